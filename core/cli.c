@@ -1,0 +1,224 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+
+void cli_usage(FILE *fp)
+{
+    fputs("usage: klab [options]            verify and time every experiment (needs a GPU)\n"
+          "       klab --list               list the plugins found, and refusals with their reason\n"
+          "       klab --validate           check every INI against its plugin (no GPU needed)\n"
+          "       klab --self-test          check the timer against spins of known length (GPU)\n"
+          "       klab report DIR           print the tables of a run folder's CSVs\n"
+          "\n"
+          "selection:\n"
+          "  --plugin NAME[,NAME]   only these experiments (e.g. softmax,rmsnorm)\n"
+          "  --case NAME[,NAME]     only these cases of their INI\n"
+          "  --dtype fp32,fp16,bf16 only these dtypes\n"
+          "  --profile NAME[,NAME]  only these profiles (the baseline must be among them for speedups)\n"
+          "  --config FILE          run this INI instead of the plugin's own (names its plugin)\n"
+          "where:\n"
+          "  --plugin-path DIR      look for plugins here first (repeatable; also KLAB_PLUGIN_PATH)\n"
+          "  --ini-dir DIR          look for <plugin>.ini here first (also KLAB_INI_PATH)\n"
+          "  --out DIR              run folders go here (default: out)\n"
+          "  --run-id ID            the run folder's name (default: date-time and commit)\n"
+          "  --device N             the CUDA device to use (default 0)\n"
+          "how:\n"
+          "  --hot                  keep L2 warm between samples (default: flush it by reading 4x its size)\n"
+          "  --graph                capture each profile into a CUDA Graph and time its replays\n"
+          "  --timeout SECONDS      a case that runs longer is killed and reported (default 120)\n"
+          "  --throttle FRACTION    discard rounds whose SM clock is under this x peak (default 0.75)\n"
+          "  --seed N               the random inputs' seed (default: from the clock; every row records it)\n"
+          "  --no-isolate           run plugins in this process, for cuda-gdb and compute-sanitizer; this\n"
+          "                         gives up isolation: a crash, a hang or a lost CUDA context in one\n"
+          "                         experiment then ends the whole run\n"
+          "  --help, --version\n"
+          "\n"
+          "exit status: 0 all passed; 1 a row failed, was incorrect or flagged, or a plugin was refused;\n"
+          "2 a bad command line or INI; 3 no usable GPU.\n",
+          fp);
+}
+
+static int split(const char *arg, char (*out)[64], int max, int *n, const char *what, char *err, size_t errlen)
+{
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        while (*t == ' ')
+            t++;
+        if (!*t)
+            continue;
+        if (*n == max) {
+            snprintf(err, errlen, "%s: more than %d names", what, max);
+            return -1;
+        }
+        if (strlen(t) >= 64) {
+            snprintf(err, errlen, "%s: '%s' is too long", what, t);
+            return -1;
+        }
+        snprintf(out[(*n)++], 64, "%s", t);
+    }
+    if (*n == 0) {
+        snprintf(err, errlen, "%s needs at least one name", what);
+        return -1;
+    }
+    return 0;
+}
+
+static int number(const char *arg, const char *what, double lo, double hi, double *out, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (!*arg || *end || errno || v < lo || v > hi) {
+        snprintf(err, errlen, "%s: '%s' is not a number in [%g, %g]", what, arg, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    o->cmd = CMD_RUN;
+    o->isolate = 1;
+    o->timeout_s = 120;
+    o->throttle = 0.75;
+    snprintf(o->out_dir, sizeof o->out_dir, "out");
+    for (int i = 0; i < argc; i++) {
+        size_t n = strlen(o->command_line);
+        snprintf(o->command_line + n, sizeof o->command_line - n, "%s%s", i ? " " : "", argv[i]);
+    }
+    enum { O_CASE = 256, O_DTYPE, O_PROFILE, O_CONFIG, O_PLUGIN_PATH, O_INI_DIR, O_OUT, O_RUN_ID, O_DEVICE,
+           O_HOT, O_GRAPH, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION };
+    static const struct option longopts[] = {
+        {"plugin", required_argument, 0, 'p'},     {"case", required_argument, 0, O_CASE},
+        {"dtype", required_argument, 0, O_DTYPE},  {"profile", required_argument, 0, O_PROFILE},
+        {"config", required_argument, 0, O_CONFIG}, {"plugin-path", required_argument, 0, O_PLUGIN_PATH},
+        {"ini-dir", required_argument, 0, O_INI_DIR}, {"out", required_argument, 0, O_OUT},
+        {"run-id", required_argument, 0, O_RUN_ID}, {"device", required_argument, 0, O_DEVICE},
+        {"hot", no_argument, 0, O_HOT},            {"graph", no_argument, 0, O_GRAPH},
+        {"timeout", required_argument, 0, O_TIMEOUT}, {"throttle", required_argument, 0, O_THROTTLE},
+        {"seed", required_argument, 0, O_SEED},    {"no-isolate", no_argument, 0, O_NO_ISOLATE},
+        {"list", no_argument, 0, O_LIST},          {"validate", no_argument, 0, O_VALIDATE},
+        {"self-test", no_argument, 0, O_SELF_TEST}, {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, O_VERSION},    {0, 0, 0, 0},
+    };
+    opterr = 0;
+    optind = 1;
+    int c;
+    double v;
+    char names[CLI_MAX][64];
+    int nn = 0;
+    while ((c = getopt_long(argc, argv, ":p:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (split(optarg, o->plugins, CLI_MAX, &o->nplugins, "--plugin", err, errlen))
+                return -1;
+            break;
+        case O_CASE:
+            if (split(optarg, o->filter.cases, FILTER_MAX, &o->filter.ncases, "--case", err, errlen))
+                return -1;
+            break;
+        case O_DTYPE:
+            nn = 0;
+            if (split(optarg, names, CLI_MAX, &nn, "--dtype", err, errlen))
+                return -1;
+            for (int i = 0; i < nn; i++) {
+                int d = dtype_parse(names[i]);
+                if (d < 0) {
+                    snprintf(err, errlen, "--dtype: unknown dtype '%s' (known: fp32, fp16, bf16)", names[i]);
+                    return -1;
+                }
+                o->filter.dtypes |= KLAB_DTYPE_BIT(d);
+            }
+            break;
+        case O_PROFILE:
+            if (split(optarg, o->filter.profiles, FILTER_MAX, &o->filter.nprofiles, "--profile", err, errlen))
+                return -1;
+            break;
+        case O_CONFIG: snprintf(o->config, sizeof o->config, "%s", optarg); break;
+        case O_PLUGIN_PATH:
+            if (o->npaths == CLI_MAX) {
+                snprintf(err, errlen, "--plugin-path: more than %d folders", CLI_MAX);
+                return -1;
+            }
+            o->plugin_paths[o->npaths++] = optarg;
+            break;
+        case O_INI_DIR: snprintf(o->ini_dir, sizeof o->ini_dir, "%s", optarg); break;
+        case O_OUT: snprintf(o->out_dir, sizeof o->out_dir, "%s", optarg); break;
+        case O_RUN_ID:
+            if (!*optarg || strchr(optarg, '/') || strlen(optarg) >= sizeof o->run_id) {
+                snprintf(err, errlen, "--run-id: '%s' must be a plain name under 64 characters", optarg);
+                return -1;
+            }
+            snprintf(o->run_id, sizeof o->run_id, "%s", optarg);
+            break;
+        case O_DEVICE:
+            if (number(optarg, "--device", 0, 1024, &v, err, errlen))
+                return -1;
+            if (v != (int)v) {
+                snprintf(err, errlen, "--device: '%s' is not a device number", optarg);
+                return -1;
+            }
+            o->device = (int)v;
+            break;
+        case O_HOT: o->hot = 1; break;
+        case O_GRAPH: o->graph = 1; break;
+        case O_TIMEOUT:
+            if (number(optarg, "--timeout", 0.1, 86400, &o->timeout_s, err, errlen))
+                return -1;
+            break;
+        case O_THROTTLE:
+            if (number(optarg, "--throttle", 0, 1, &o->throttle, err, errlen))
+                return -1;
+            break;
+        case O_SEED: {
+            char *end;
+            errno = 0;
+            unsigned long long s = strtoull(optarg, &end, 0);
+            if (!*optarg || *end || errno || s == 0) {
+                snprintf(err, errlen, "--seed: '%s' is not a positive whole number", optarg);
+                return -1;
+            }
+            o->seed = s;
+            break;
+        }
+        case O_NO_ISOLATE: o->isolate = 0; break;
+        case O_LIST: o->cmd = CMD_LIST; break;
+        case O_VALIDATE: o->cmd = CMD_VALIDATE; break;
+        case O_SELF_TEST: o->cmd = CMD_SELF_TEST; break;
+        case 'h': o->cmd = CMD_HELP; return 0;
+        case O_VERSION: o->cmd = CMD_VERSION; return 0;
+        case ':':
+            snprintf(err, errlen, "%s needs a value", argv[optind - 1]);
+            return -1;
+        default:
+            snprintf(err, errlen, "unknown option '%s' (see klab --help)", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        if (strcmp(argv[optind], "report") == 0 && optind + 2 == argc) {
+            o->cmd = CMD_REPORT;
+            snprintf(o->report_dir, sizeof o->report_dir, "%s", argv[optind + 1]);
+            return 0;
+        }
+        if (strcmp(argv[optind], "report") == 0)
+            snprintf(err, errlen, "report takes one run folder: klab report out/RUN_ID");
+        else
+            snprintf(err, errlen, "unexpected argument '%s' (see klab --help)", argv[optind]);
+        return -1;
+    }
+    if (o->config[0] && o->nplugins) {
+        snprintf(err, errlen, "--config names its plugin itself; give either --config or --plugin");
+        return -1;
+    }
+    return 0;
+}

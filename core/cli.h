@@ -1,0 +1,47 @@
+/* The command line: what to do and with which options. Parsing only: no side effects. */
+#ifndef KLAB_CLI_H
+#define KLAB_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "runner.h"
+
+typedef enum cli_cmd { CMD_RUN, CMD_LIST, CMD_VALIDATE, CMD_SELF_TEST, CMD_REPORT, CMD_HELP, CMD_VERSION } cli_cmd;
+
+#define CLI_MAX 32
+
+typedef struct cli_opts {
+    cli_cmd cmd;
+    int nplugins;
+    char plugins[CLI_MAX][64];
+    run_filter filter;
+    char config[4096];
+    int npaths;
+    const char *plugin_paths[CLI_MAX];
+    char ini_dir[4096];
+    char run_id[64];
+    char out_dir[4096];
+    char report_dir[4096];
+    int device;
+    int hot, graph, isolate;
+    double timeout_s;
+    double throttle;
+    uint64_t seed; /* 0: pick one from the clock */
+    char command_line[2048];
+} cli_opts;
+
+/* Exit codes (also in --help). */
+enum {
+    EXIT_OK = 0,
+    EXIT_FAILED_ROWS = 1, /* a row failed, was incorrect or flagged, or a plugin was refused */
+    EXIT_USAGE = 2,       /* bad command line or INI */
+    EXIT_NO_GPU = 3       /* no usable GPU for a command that needs one */
+};
+
+/* Returns 0, or -1 with one sentence in err. */
+int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen);
+
+void cli_usage(FILE *fp);
+
+#endif

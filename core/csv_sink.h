@@ -1,0 +1,32 @@
+/* CSV evidence, written so that no reader ever sees half a file: rows go to "<path>.partial", which
+ * is flushed, synced and renamed to <path> only when the plugin's rows are complete. A crash leaves at
+ * most a file whose name says it is partial. Quoting is libcsv's. */
+#ifndef KLAB_CSV_SINK_H
+#define KLAB_CSV_SINK_H
+
+#include <stdio.h>
+
+#include "row.h"
+
+typedef struct csv_sink {
+    FILE *fp;
+    char path[4096];
+    char partial[4100];
+    int rows;
+} csv_sink;
+
+/* Creates missing directories on the way. Returns 0, or -1 with the reason in err. */
+int csv_sink_open(csv_sink *s, const char *path, char *err, size_t errlen);
+int csv_sink_row(csv_sink *s, const klab_row *r);
+/* Completes the file (fsync + rename). Returns 0, or -1 with the reason. */
+int csv_sink_commit(csv_sink *s, char *err, size_t errlen);
+/* Gives up: removes the partial file. */
+void csv_sink_discard(csv_sink *s);
+
+/* Writes one field, quoted by libcsv only when it holds a comma, quote or line break. */
+int csv_field(FILE *fp, const char *text);
+
+/* mkdir -p. Returns 0 or -1 with errno set. */
+int make_dirs(const char *path);
+
+#endif

@@ -1,0 +1,27 @@
+/* What the lab needs to know about the GPU it measures on, queried in the worker and carried to the
+   parent over the wire (so it is plain data). */
+#ifndef KLAB_DEVICE_INFO_H
+#define KLAB_DEVICE_INFO_H
+
+#include <stddef.h>
+
+typedef struct device_info {
+    int ordinal;
+    char name[128];
+    int cc;              /* major*10 + minor */
+    int sms;
+    int clock_khz;       /* peak SM clock */
+    int mem_clock_khz;   /* peak memory clock */
+    int bus_width_bits;
+    int l2_bytes;
+    int persisting_l2_max;
+    double total_mem_bytes;
+    int driver_version;  /* 13000 = 13.0 */
+    int runtime_version;
+} device_info;
+
+/* 0 on success; otherwise -1 with one plain sentence in `err` ("no CUDA device: ...",
+   "device 3 does not exist: this machine has 1"). The first call initialises CUDA. */
+int device_info_query(int ordinal, device_info *out, char *err, size_t errlen);
+
+#endif

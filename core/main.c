@@ -1,0 +1,34 @@
+/* klab: a CUDA kernel lab. See README.md; `klab --help` for the command line. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "klab/plugin.h"
+#include "lab.h"
+#include "version.h"
+
+int main(int argc, char **argv)
+{
+    cli_opts o;
+    char err[1024] = "";
+    if (cli_parse(argc, argv, &o, err, sizeof err) != 0) {
+        fprintf(stderr, "klab: %s\n", err);
+        return EXIT_USAGE;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    switch (o.cmd) {
+    case CMD_HELP:
+        cli_usage(stdout);
+        return EXIT_OK;
+    case CMD_VERSION:
+        printf("klab %s (commit %s), plugin ABI %d.%d, CSV schema 1\n", KLAB_VERSION, KLAB_GIT_COMMIT,
+               KLAB_ABI_MAJOR, KLAB_ABI_MINOR);
+        return EXIT_OK;
+    case CMD_LIST: return lab_list(&o);
+    case CMD_VALIDATE: return lab_validate(&o);
+    case CMD_SELF_TEST: return lab_self_test(&o);
+    case CMD_REPORT: return lab_report(&o);
+    case CMD_RUN: return lab_run(&o);
+    }
+    return EXIT_USAGE;
+}

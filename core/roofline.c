@@ -1,0 +1,35 @@
+#include "roofline.h"
+
+#include <stdio.h>
+
+/* Dense fp16 tensor-core operations per SM per clock (an FMA counts two), by architecture. */
+static double tensor_ops_per_sm_clock(int cc)
+{
+    if (cc >= 100) return 8192; /* Blackwell */
+    if (cc >= 90) return 4096;  /* Hopper */
+    if (cc == 80) return 2048;  /* A100 */
+    if (cc >= 75) return 1024;  /* Turing, GA10x, Ada with fp16 accumulation */
+    if (cc >= 70) return 1024;  /* Volta */
+    return 256;                 /* no tensor cores: 128 fp32 lanes x FMA, generously */
+}
+
+void roofline_from_device(const device_info *d, roofline *out)
+{
+    out->mem_gbps = 2.0 * d->mem_clock_khz * 1e3 * (d->bus_width_bits / 8.0) / 1e9;
+    out->tensor_tflops = d->sms * (d->clock_khz * 1e3) * tensor_ops_per_sm_clock(d->cc) / 1e12;
+}
+
+int roofline_exceeds(const roofline *r, double gbps, double tflops, char *why, size_t whylen)
+{
+    if (r->mem_gbps > 0 && gbps > r->mem_gbps) {
+        snprintf(why, whylen, "exceeds roofline: %.0f GB/s over the datasheet's %.0f GB/s", gbps,
+                 r->mem_gbps);
+        return 1;
+    }
+    if (r->tensor_tflops > 0 && tflops > r->tensor_tflops) {
+        snprintf(why, whylen, "exceeds roofline: %.1f TFLOP/s over the peak %.1f TFLOP/s", tflops,
+                 r->tensor_tflops);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,53 @@
+#include "run_meta.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "version.h"
+
+int run_meta_write(const char *path, const char *run_id, const char *started, const cli_opts *o,
+                   uint64_t seed, const wire_device *dev, char *err, size_t errlen)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.partial", path);
+    FILE *fp = fopen(tmp, "w");
+    if (!fp) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    fprintf(fp, "; written by klab %s; the CSV columns are described in README.md\n", KLAB_VERSION);
+    fprintf(fp, "[run]\nid = %s\nstarted = %s\ncommand = %s\nklab_version = %s\ncommit = %s\ncsv_schema = 1\n"
+                "seed = %llu\n",
+            run_id, started, o->command_line, KLAB_VERSION, KLAB_GIT_COMMIT, (unsigned long long)seed);
+    if (dev) {
+        const device_info *d = &dev->info;
+        fprintf(fp, "\n[device]\nordinal = %d\nname = %s\ncompute_capability = %d.%d\nsms = %d\n"
+                    "sm_clock_peak_mhz = %.0f\nmem_clock_peak_mhz = %.0f\nbus_width_bits = %d\nl2_mib = %.1f\n"
+                    "memory_gib = %.1f\ndatasheet_gbps = %.0f\ntensor_peak_tflops = %.1f\n"
+                    "driver = %d.%d\nruntime = %d.%d\n",
+                d->ordinal, d->name, d->cc / 10, d->cc % 10, d->sms, d->clock_khz / 1e3, d->mem_clock_khz / 1e3,
+                d->bus_width_bits, d->l2_bytes / 1048576.0, d->total_mem_bytes / 1073741824.0, dev->mem_gbps,
+                dev->tensor_tflops, d->driver_version / 1000, d->driver_version % 1000 / 10,
+                d->runtime_version / 1000, d->runtime_version % 1000 / 10);
+        fprintf(fp, "\n[method]\n");
+        if (o->hot)
+            fprintf(fp, "l2 = hot: no flush between samples (a 20 us spin keeps the host ahead)\n");
+        else
+            fprintf(fp, "l2 = cold: before each sample a kernel reads %.0f MiB (4x L2), leaving only clean lines\n",
+                    dev->flush_bytes / 1048576.0);
+        fprintf(fp, "launch = %s\ntimer = CUDA events around each sample, profiles interleaved in rounds\n"
+                    "launch_floor_us = %.2f\nescape_span_floor_us = %.2f\nthrottle = %.2f\nisolated = %s\n",
+                o->graph ? "graph: each profile captured once, replays timed" : "stream",
+                dev->launch_floor_ms * 1e3, dev->span_floor_ms * 1e3, o->throttle, o->isolate ? "yes" : "no");
+    }
+    int bad = fflush(fp) != 0 || fsync(fileno(fp)) != 0;
+    bad |= fclose(fp) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot complete %s: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}

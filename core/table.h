@@ -1,0 +1,18 @@
+/* The short readable table on the terminal, and `klab report DIR`, which prints the same table from a
+ * run folder's CSV files (read back with libcsv). */
+#ifndef KLAB_TABLE_H
+#define KLAB_TABLE_H
+
+#include <stdio.h>
+
+#include "row.h"
+
+void table_print(FILE *fp, const char *title, const klab_row *rows, int n);
+
+/* Reads one klab CSV into rows (malloc'd). Returns the count, or -1 with the reason in err. */
+int table_read_csv(const char *path, klab_row **rows, char *err, size_t errlen);
+
+/* Prints every *.csv of a run folder, with its meta.ini header. Returns 0, or -1 with err. */
+int table_report(FILE *fp, const char *dir, char *err, size_t errlen);
+
+#endif

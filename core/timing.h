@@ -1,0 +1,114 @@
+/* How klab times: the one code path every row goes through, klab's kernels and PyTorch's alike.
+ *
+ * A case's subjects (its profiles, and klab's copy at the same bytes) are sampled in ROUNDS: each
+ * round takes one sample of every subject, starting at a rotating position, so clock or thermal drift
+ * touches all of them alike. One sample is
+ *
+ *     [poison outputs]  L2 flush (cold) or 20 us spin (hot)  event  run  event  [copy outputs out]
+ *
+ * on one non-blocking stream. The cold flush READS a buffer of 4x the L2 (at least 256 MiB), so L2
+ * holds only clean lines and the timed kernel pays no write-back for anyone else (see docs/timing.md
+ * for the measurement that chose this). Before a case the persisting-L2 limit is reset to 0.
+ *
+ * Each round is bracketed by two clock stamps on SM 0; a round whose average SM clock is under
+ * `throttle` x the peak clock is discarded for every subject (nvbench discards throttled samples
+ * too). Sampling stops when every subject has min_reps accepted samples and noise <= target, or at
+ * max_reps, or when the budget is spent.
+ *
+ * One random round per subject poisons the outputs first and checks them after: an output computed
+ * only before timing, or broken after the first run, fails the row.
+ *
+ * After sampling, each subject is run a few more times inside a device-synchronised %globaltimer span;
+ * span minus event time, less the same for an empty launch, is device work the events did not see:
+ * work launched outside the timed stream. Such a row reports no time. */
+#ifndef KLAB_TIMING_H
+#define KLAB_TIMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device_info.h"
+#include "klab/plugin.h"
+#include "stopping.h"
+
+/* What a subject is to the timer. launch is required; the three verification calls may be NULL for a
+   subject with nothing to check (then no sample is poisoned for it). Each returns 0, or -1 with the
+   reason in err; check returns 1 for wrong numbers (reason in err). */
+typedef struct subject_ops {
+    int (*launch)(void *self, klab_stream s, char *err, size_t errlen);
+    int (*poison)(void *self, klab_stream s, char *err, size_t errlen);
+    int (*stage)(void *self, klab_stream s, char *err, size_t errlen);
+    int (*check)(void *self, char *err, size_t errlen);
+} subject_ops;
+
+typedef enum subject_state {
+    SUBJ_OK = 0,
+    SUBJ_FAILED,    /* an error: why[] */
+    SUBJ_INCORRECT, /* the verified timed sample was wrong: why[] */
+    SUBJ_ESCAPED    /* device work outside the timed stream: why[] */
+} subject_state;
+
+typedef struct subject {
+    const char *label;
+    const subject_ops *ops;
+    void *self;
+
+    /* results */
+    subject_state state;
+    char why[512];
+    double *samples; /* accepted, in ms */
+    size_t n, cap;
+    stop_acc acc;
+    int discarded;   /* samples dropped with throttled rounds */
+    double clock_mhz; /* median SM clock over the accepted rounds; 0 = unknown */
+    stop_reason stopped;
+    int verify_round; /* the round whose output was checked; -1 if none */
+    double escape_excess_ms;
+
+    /* private to timing.c */
+    void *priv;
+} subject;
+
+typedef struct timing_opts {
+    int hot;          /* no flush between samples */
+    int graph;        /* capture one run into a CUDA Graph and time its replays */
+    int warmup;       /* untimed runs per subject */
+    stop_rule stop;
+    double throttle;  /* fraction of the peak SM clock below which a round is discarded (0.75) */
+    uint64_t seed;    /* picks the verified rounds */
+    int escape_checks; /* bracketed runs per subject (0 disables the check) */
+} timing_opts;
+
+typedef struct timing_env {
+    klab_stream stream;
+    void *flush_buf;
+    size_t flush_bytes;
+    unsigned long long *slots; /* device scratch for stamps */
+    int sms;
+    double peak_clock_mhz;
+    double launch_floor_ms;  /* event time of an empty launch */
+    double span_floor_ms;    /* span minus event time of an empty launch in the escape bracket */
+    int sticky;              /* a CUDA error that poisons the context was seen: code, else 0 */
+} timing_env;
+
+/* Creates the stream and flush buffer and measures the floors. 0, or -1 with the reason. */
+int timing_env_init(timing_env *env, const device_info *dev, char *err, size_t errlen);
+void timing_env_free(timing_env *env);
+
+/* Resets the persisting-L2 limit and lines, so no window set by anyone survives into a case. */
+int timing_reset_l2(timing_env *env, char *err, size_t errlen);
+
+/* Samples the subjects. Per-subject outcomes land in each subject; returns -1 only when the context
+   itself is lost (env->sticky set, reason in err). Free samples with timing_subject_free. */
+int timing_measure(timing_env *env, subject *subs, int n, const timing_opts *o, char *err, size_t errlen);
+
+void timing_subject_free(subject *s);
+
+/* The order of round r over n subjects: position j takes subject (j + r) mod n. */
+int timing_round_order(int n, int round, int j);
+
+/* 1 when the CUDA error poisons the context for every later call (illegal address, launch failure,
+   ...): the worker must end and a fresh one take the remaining cases. */
+int cuda_error_is_sticky(int code);
+
+#endif

@@ -1,0 +1,35 @@
+/* rmsnorm: y = x / sqrt(mean(x^2) + eps) * w over the last dimension, in two versions:
+ *   baseline  the unfused sequence a framework runs (square, mean, rsqrt, two multiplies), each a
+ *             kernel with its intermediate in device memory;
+ *   fused     one pass: the row read once with 16-byte loads and kept in registers, float
+ *             accumulation, one rounding of the output. */
+#ifndef RMSNORM_H
+#define RMSNORM_H
+
+#include <stddef.h>
+
+#include "klab/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { RMS_BASELINE = 0, RMS_FUSED };
+
+#define RMS_DEFAULT_EPS 1e-6
+
+/* Scratch the baseline needs: sq (rows*cols floats), inv (rows floats), t (rows*cols elements of d). */
+int rmsnorm_baseline_launch(klab_dtype d, const void *x, const void *w, void *y, float *sq, float *inv,
+                            void *t, size_t rows, size_t cols, float eps, klab_stream s);
+
+int rmsnorm_fused_launch(klab_dtype d, const void *x, const void *w, void *y, size_t rows, size_t cols,
+                         float eps, klab_stream s);
+
+/* The float64 result. */
+void rmsnorm_reference(const double *x, const double *w, double *y, size_t rows, size_t cols, double eps);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,104 @@
+/* Unfused RMSNorm, the sequence a framework runs op by op, every intermediate in device memory:
+ *   sq  = float(x)^2            (rows x cols floats)
+ *   ms  = mean(sq, last dim)    (rows floats, kept in `inv`)
+ *   inv = rsqrt(ms + eps)
+ *   t   = dtype(float(x) * inv) (rows x cols elements)
+ *   y   = dtype(float(t) * float(w))
+ * Five launches, about 5x the ideal bytes: what fusion removes. */
+#include <cuda_runtime.h>
+
+#include "rmsnorm.h"
+#include "rmsnorm_numeric.cuh"
+
+namespace {
+
+constexpr int THREADS = 256;
+
+unsigned grid_for(size_t n)
+{
+    size_t b = (n + THREADS - 1) / THREADS;
+    return (unsigned)(b < 65536 ? (b ? b : 1) : 65536);
+}
+
+template <typename T> __global__ void square_kernel(const T *__restrict__ x, float *__restrict__ sq, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        float v = to_f(x[i]);
+        sq[i] = v * v;
+    }
+}
+
+__global__ void row_mean_kernel(const float *__restrict__ sq, float *__restrict__ ms, size_t cols)
+{
+    __shared__ float scratch[33];
+    const float *r = sq + (size_t)blockIdx.x * cols;
+    float s = 0.f;
+    for (size_t c = threadIdx.x; c < cols; c += blockDim.x)
+        s += r[c];
+    s = block_sum(s, scratch);
+    if (threadIdx.x == 0)
+        ms[blockIdx.x] = s / (float)cols;
+}
+
+__global__ void rsqrt_kernel(float *__restrict__ v, size_t n, float eps)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        v[i] = rsqrtf(v[i] + eps);
+}
+
+template <typename T>
+__global__ void normalize_kernel(const T *__restrict__ x, const float *__restrict__ inv, T *__restrict__ t,
+                                 size_t n, size_t cols)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        t[i] = from_f<T>(to_f(x[i]) * inv[i / cols]);
+}
+
+template <typename T>
+__global__ void scale_kernel(const T *__restrict__ t, const T *__restrict__ w, T *__restrict__ y, size_t n,
+                             size_t cols)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        y[i] = from_f<T>(to_f(t[i]) * to_f(w[i % cols]));
+}
+
+template <typename T>
+int launch(const T *x, const T *w, T *y, float *sq, float *inv, T *t, size_t rows, size_t cols, float eps,
+           cudaStream_t s)
+{
+    if (rows == 0 || rows > 0x7fffffffu || cols == 0)
+        return (int)cudaErrorInvalidValue;
+    size_t n = rows * cols;
+    cudaError_t e;
+    square_kernel<T><<<grid_for(n), THREADS, 0, s>>>(x, sq, n);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return (int)e;
+    row_mean_kernel<<<(unsigned)rows, THREADS, 0, s>>>(sq, inv, cols);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return (int)e;
+    rsqrt_kernel<<<grid_for(rows), THREADS, 0, s>>>(inv, rows, eps);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return (int)e;
+    normalize_kernel<T><<<grid_for(n), THREADS, 0, s>>>(x, inv, t, n, cols);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return (int)e;
+    scale_kernel<T><<<grid_for(n), THREADS, 0, s>>>(t, w, y, n, cols);
+    return (int)cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" int rmsnorm_baseline_launch(klab_dtype d, const void *x, const void *w, void *y, float *sq, float *inv,
+                                       void *t, size_t rows, size_t cols, float eps, klab_stream s)
+{
+    switch (d) {
+    case KLAB_FP32:
+        return launch((const float *)x, (const float *)w, (float *)y, sq, inv, (float *)t, rows, cols, eps, s);
+    case KLAB_FP16:
+        return launch((const __half *)x, (const __half *)w, (__half *)y, sq, inv, (__half *)t, rows, cols, eps, s);
+    case KLAB_BF16:
+        return launch((const __nv_bfloat16 *)x, (const __nv_bfloat16 *)w, (__nv_bfloat16 *)y, sq, inv,
+                      (__nv_bfloat16 *)t, rows, cols, eps, s);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}

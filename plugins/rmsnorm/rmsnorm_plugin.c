@@ -1,0 +1,132 @@
+/* rmsnorm.so: the descriptor and hooks. Kernels: rmsnorm_fused.cu and rmsnorm_baseline.cu; float64
+ * reference: rmsnorm_reference.c. */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "klab/cuda.h"
+#include "klab/plugin.h"
+#include "rmsnorm.h"
+
+typedef struct rms_state {
+    klab_ctx *ctx;
+    const klab_host *host;
+    klab_dtype dtype;
+    size_t rows, cols;
+    float eps;
+    void *x, *w, *y, *t;
+    float *sq, *inv;
+} rms_state;
+
+/* The last dimension is normalised; all leading ones are rows. */
+static void shape(const klab_case *k, size_t *rows, size_t *cols)
+{
+    *cols = (size_t)k->dims[k->rank - 1];
+    *rows = 1;
+    for (int i = 0; i < k->rank - 1; i++)
+        *rows *= (size_t)k->dims[i];
+}
+
+static double case_eps(const klab_case *k)
+{
+    for (int i = 0; i < k->nparams; i++)
+        if (strcmp(k->params[i].key, "eps") == 0)
+            return strtod(k->params[i].value, NULL);
+    return RMS_DEFAULT_EPS;
+}
+
+static klab_status rms_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
+{
+    if (k->rank < 2)
+        return host->error(ctx, "rmsnorm needs a shape ROWSxCOLS, got rank %d", k->rank);
+    double eps = case_eps(k);
+    if (!(eps > 0 && eps < 1))
+        return host->error(ctx, "param.eps must be in (0, 1)");
+    rms_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return host->error(ctx, "out of memory");
+    st->ctx = ctx;
+    st->host = host;
+    st->dtype = k->dtype;
+    st->eps = (float)eps;
+    shape(k, &st->rows, &st->cols);
+    size_t n = st->rows * st->cols;
+    if ((st->x = host->tensor(ctx, "x", KLAB_INPUT, k->dtype, n)) &&
+        (st->w = host->tensor(ctx, "w", KLAB_INPUT, k->dtype, st->cols)) &&
+        (st->y = host->tensor(ctx, "y", KLAB_OUTPUT, k->dtype, n)) &&
+        (st->sq = host->tensor(ctx, "sq", KLAB_SCRATCH, KLAB_FP32, n)) &&
+        (st->inv = host->tensor(ctx, "inv", KLAB_SCRATCH, KLAB_FP32, st->rows)) &&
+        (st->t = host->tensor(ctx, "t", KLAB_SCRATCH, k->dtype, n))) {
+        *state = st;
+        return KLAB_OK;
+    }
+    free(st);
+    return KLAB_ERROR;
+}
+
+static klab_status rms_run(void *state, int profile, klab_stream s)
+{
+    rms_state *st = state;
+    int e = profile == RMS_FUSED
+                ? rmsnorm_fused_launch(st->dtype, st->x, st->w, st->y, st->rows, st->cols, st->eps, s)
+                : rmsnorm_baseline_launch(st->dtype, st->x, st->w, st->y, st->sq, st->inv, st->t, st->rows,
+                                          st->cols, st->eps, s);
+    KLAB_CUDA(st->host, st->ctx, (cudaError_t)e);
+    return KLAB_OK;
+}
+
+static klab_status rms_verify(void *state, const klab_case *k, const klab_verify_io *io)
+{
+    rms_state *st = state;
+    (void)k;
+    rmsnorm_reference(io->in[0], io->in[1], io->out[0], st->rows, st->cols, st->eps);
+    return KLAB_OK;
+}
+
+static void rms_teardown(void *state)
+{
+    free(state);
+}
+
+static void rms_work(const klab_case *k, klab_work *w)
+{
+    size_t rows, cols;
+    shape(k, &rows, &cols);
+    double elem = k->dtype == KLAB_FP32 ? 4 : 2;
+    w->bytes = (2.0 * rows * cols + cols) * elem; /* x read, y written, w read once */
+    w->flops = 4.0 * rows * cols;                 /* square-add, then two multiplies, per element */
+}
+
+static const klab_profile profiles[] = {
+    {"baseline", "unfused: square, mean, rsqrt, two multiplies; 5 kernels, intermediates in memory"},
+    {"fused", "one pass: 16-byte loads, row in registers, float accumulation, one rounding"},
+    {NULL, NULL},
+};
+
+static const char *const params[] = {"eps", NULL};
+
+static const klab_plugin descriptor = {
+    .abi_major = KLAB_ABI_MAJOR,
+    .abi_minor = KLAB_ABI_MINOR,
+    .struct_size = sizeof(klab_plugin),
+    .name = "rmsnorm",
+    .version = "1.0.0",
+    .summary = "RMSNorm over the last dimension: y = x / sqrt(mean(x^2) + eps) * w",
+    .profiles = profiles,
+    .baseline = "baseline",
+    .dtypes = KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16),
+    .min_cc = 0,
+    .params = params,
+    .setup = rms_setup,
+    .run = rms_run,
+    .verify = rms_verify,
+    .teardown = rms_teardown,
+    .work = rms_work,
+    .tolerance = NULL,
+};
+
+KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
+{
+    (void)host_abi_minor;
+    return host_abi_major == KLAB_ABI_MAJOR ? &descriptor : NULL;
+}

@@ -1,0 +1,16 @@
+#include <math.h>
+
+#include "rmsnorm.h"
+
+void rmsnorm_reference(const double *x, const double *w, double *y, size_t rows, size_t cols, double eps)
+{
+    for (size_t r = 0; r < rows; r++) {
+        const double *xr = x + r * cols;
+        double ss = 0;
+        for (size_t c = 0; c < cols; c++)
+            ss += xr[c] * xr[c];
+        double inv = 1.0 / sqrt(ss / (double)cols + eps);
+        for (size_t c = 0; c < cols; c++)
+            y[r * cols + c] = xr[c] * inv * w[c];
+    }
+}

@@ -1,0 +1,34 @@
+/* vector_add: the memory primitives, op = copy (c = a), add (c = a + b) or triad (c = a + 3 b), chosen
+ * per case with param.op. Its vectorized copy is also how the lab measures the device's bandwidth
+ * ceiling: every row's "fraction of limit" is against it, at the same bytes, in the same rounds. */
+#ifndef VECTOR_ADD_H
+#define VECTOR_ADD_H
+
+#include <stddef.h>
+
+#include "klab/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { VA_COPY = 0, VA_ADD, VA_TRIAD };
+enum { VA_NAIVE = 0, VA_VECTORIZED, VA_MEMCPY }; /* profiles, in the descriptor's order */
+
+#define VA_TRIAD_SCALAR 3.0
+
+/* Returns the op named by "copy", "add" or "triad", or -1. */
+int vector_add_op(const char *name);
+
+/* Launches `op` with the kernel of `profile` (not memcpy); returns the launch's cudaError_t as int. */
+int vector_add_launch(int profile, int op, klab_dtype d, const void *a, const void *b, void *c, size_t n,
+                      klab_stream s);
+
+/* The float64 result of op over n elements. */
+void vector_add_reference(int op, const double *a, const double *b, double *c, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

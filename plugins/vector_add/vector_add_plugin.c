@@ -1,0 +1,134 @@
+/* vector_add.so: the descriptor and hooks. Kernels: vector_add_kernels.cu; float64 reference:
+ * vector_add_reference.c. */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "klab/cuda.h"
+#include "klab/plugin.h"
+#include "vector_add.h"
+
+typedef struct va_state {
+    klab_ctx *ctx;
+    const klab_host *host;
+    int op;
+    klab_dtype dtype;
+    size_t n;
+    void *a, *b, *c;
+} va_state;
+
+static size_t elements(const klab_case *k)
+{
+    size_t n = 1;
+    for (int i = 0; i < k->rank; i++)
+        n *= (size_t)k->dims[i];
+    return n;
+}
+
+/* param.op, copy when absent; -1 when it names no op. */
+static int case_op(const klab_case *k)
+{
+    for (int i = 0; i < k->nparams; i++)
+        if (strcmp(k->params[i].key, "op") == 0)
+            return vector_add_op(k->params[i].value);
+    return VA_COPY;
+}
+
+static klab_status va_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
+{
+    int op = case_op(k);
+    if (op < 0)
+        return host->error(ctx, "param.op must be copy, add or triad");
+    va_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return host->error(ctx, "out of memory");
+    st->ctx = ctx;
+    st->host = host;
+    st->op = op;
+    st->dtype = k->dtype;
+    st->n = elements(k);
+    st->a = host->tensor(ctx, "a", KLAB_INPUT, k->dtype, st->n);
+    if (st->a && op != VA_COPY)
+        st->b = host->tensor(ctx, "b", KLAB_INPUT, k->dtype, st->n);
+    if (st->a && (op == VA_COPY || st->b))
+        st->c = host->tensor(ctx, "c", KLAB_OUTPUT, k->dtype, st->n);
+    if (!st->c) {
+        free(st);
+        return KLAB_ERROR;
+    }
+    *state = st;
+    return KLAB_OK;
+}
+
+static klab_status va_run(void *state, int profile, klab_stream stream)
+{
+    va_state *st = state;
+    if (profile == VA_MEMCPY) {
+        if (st->op != VA_COPY) {
+            st->host->error(st->ctx, "memcpy does only op = copy");
+            return KLAB_UNSUPPORTED;
+        }
+        KLAB_CUDA(st->host, st->ctx, cudaMemcpyAsync(st->c, st->a, st->n * (st->dtype == KLAB_FP32 ? 4 : 2),
+                                                     cudaMemcpyDeviceToDevice, stream));
+        return KLAB_OK;
+    }
+    KLAB_CUDA(st->host, st->ctx,
+              (cudaError_t)vector_add_launch(profile, st->op, st->dtype, st->a, st->b, st->c, st->n, stream));
+    return KLAB_OK;
+}
+
+static klab_status va_verify(void *state, const klab_case *k, const klab_verify_io *io)
+{
+    (void)k;
+    va_state *st = state;
+    vector_add_reference(st->op, io->in[0], st->op == VA_COPY ? NULL : io->in[1], io->out[0], io->out_count[0]);
+    return KLAB_OK;
+}
+
+static void va_teardown(void *state)
+{
+    free(state);
+}
+
+static void va_work(const klab_case *k, klab_work *w)
+{
+    int op = case_op(k);
+    double n = (double)elements(k), bytes = n * (k->dtype == KLAB_FP32 ? 4 : 2);
+    w->bytes = (op == VA_COPY ? 2 : 3) * bytes;
+    w->flops = op == VA_ADD ? n : op == VA_TRIAD ? 2 * n : 0;
+}
+
+static const klab_profile profiles[] = {
+    {"naive", "one element a thread"},
+    {"vectorized", "16-byte loads/stores, 4 vectors in flight a thread, streaming hints"},
+    {"memcpy", "cudaMemcpyAsync device to device (op = copy only)"},
+    {NULL, NULL},
+};
+
+static const char *const params[] = {"op", NULL};
+
+static const klab_plugin descriptor = {
+    .abi_major = KLAB_ABI_MAJOR,
+    .abi_minor = KLAB_ABI_MINOR,
+    .struct_size = sizeof(klab_plugin),
+    .name = "vector_add",
+    .version = "1.0.0",
+    .summary = "memory primitives (param.op = copy, add, triad); its copy is the lab's bandwidth ceiling",
+    .profiles = profiles,
+    .baseline = "naive",
+    .dtypes = KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16),
+    .min_cc = 0,
+    .params = params,
+    .setup = va_setup,
+    .run = va_run,
+    .verify = va_verify,
+    .teardown = va_teardown,
+    .work = va_work,
+    .tolerance = NULL,
+};
+
+KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
+{
+    (void)host_abi_minor;
+    return host_abi_major == KLAB_ABI_MAJOR ? &descriptor : NULL;
+}
