@@ -111,7 +111,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         {"version", no_argument, 0, O_VERSION},    {0, 0, 0, 0},
     };
     opterr = 0;
-    optind = 1;
+    optind = 0; /* glibc: 0 re-initialises fully; 1 would keep the rest of a previous "-hx" pending */
     int c;
     double v;
     char names[CLI_MAX][64];
@@ -200,7 +200,10 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
             snprintf(err, errlen, "%s needs a value", argv[optind - 1]);
             return -1;
         default:
-            snprintf(err, errlen, "unknown option '%s' (see klab --help)", argv[optind - 1]);
+            if (optopt > 0 && optopt < 256) /* a short option, maybe inside a group like -xh */
+                snprintf(err, errlen, "unknown option '-%c' (see klab --help)", optopt);
+            else
+                snprintf(err, errlen, "unknown option '%s' (see klab --help)", argv[optind - 1]);
             return -1;
         }
     }

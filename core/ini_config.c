@@ -101,7 +101,8 @@ int cfg_parse_shape(const char *s, int64_t dims[KLAB_MAX_RANK], char *why, size_
         char *end;
         long long v = strtoll(p, &end, 10);
         if (*end == '^') {
-            long long e = strtoll(end + 1, &end, 10);
+            /* the exponent must be digits: strtoll alone would read "2^" as 2^0 and skip a sign */
+            long long e = isdigit((unsigned char)end[1]) ? strtoll(end + 1, &end, 10) : -1;
             if (v != 2 || e < 0 || e > 40) {
                 snprintf(why, whylen, "'%s': only powers of two up to 2^40 are written with ^", s);
                 return -1;
@@ -174,8 +175,19 @@ static int parse_double(parse_state *ps, const char *key, const char *v, double 
 static int split_list(parse_state *ps, const char *key, char *v, char **items, int max)
 {
     int n = 0;
-    for (char *tok = strtok(v, ","); tok; tok = strtok(NULL, ",")) {
+    if (!*v) {
+        fail(ps, "[%s] key '%s': empty list", ps->section, key);
+        return -1;
+    }
+    /* split at every comma: strtok would merge "a,,b" into "a,b". A trailing comma stays allowed, so
+       "a,\n    b" gets the continuation-line error on the line that needs it. */
+    for (char *tok = v, *next; tok; tok = next) {
+        next = strchr(tok, ',');
+        if (next)
+            *next++ = 0;
         tok = trim(tok);
+        if (!*tok && !next && n > 0)
+            break;
         if (!*tok) {
             fail(ps, "[%s] key '%s': empty item in the list", ps->section, key);
             return -1;
@@ -186,9 +198,7 @@ static int split_list(parse_state *ps, const char *key, char *v, char **items, i
         }
         items[n++] = tok;
     }
-    if (n == 0)
-        fail(ps, "[%s] key '%s': empty list", ps->section, key);
-    return n ? n : -1;
+    return n;
 }
 
 static void case_key(parse_state *ps, cfg_case *c, const char *key, const char *value)

@@ -77,8 +77,8 @@ void row_cell(const klab_row *r, int i, char *buf, size_t len)
     case 16: num(buf, len, t, r->max_ms); break;
     case 17: num(buf, len, t, r->mean_ms); break;
     case 18: num(buf, len, t, r->noise); break;
-    case 19: num(buf, len, r->bytes > 0, r->bytes); break;
-    case 20: num(buf, len, r->flops > 0, r->flops); break;
+    case 19: if (r->bytes > 0) snprintf(buf, len, "%.0f", r->bytes); break; /* exact: counts, not measurements */
+    case 20: if (r->flops > 0) snprintf(buf, len, "%.0f", r->flops); break;
     case 21: num(buf, len, t && r->bytes > 0, r->gbps); break;
     case 22: num(buf, len, t && r->flops > 0, r->tflops); break;
     case 23: if (t && r->has_limit) snprintf(buf, len, "%s", r->limit); break;

@@ -1,0 +1,12 @@
+# CPU unit tests of the host's pure-C units, one program per core unit. None needs a GPU (timing's
+# pure parts only need the CUDA runtime library linked).
+klab_test(test_ini_config SOURCES test_ini_config.c LABELS unit)
+klab_test(test_csv_sink SOURCES test_csv_sink.c LABELS unit)
+klab_test(test_stats SOURCES test_stats.c LABELS unit)
+klab_test(test_verify SOURCES test_verify.c LABELS unit)
+klab_test(test_checksum SOURCES test_checksum.c LABELS unit)
+klab_test(test_roofline SOURCES test_roofline.c LABELS unit)
+klab_test(test_row SOURCES test_row.c LABELS unit)
+klab_test(test_timing_order SOURCES test_timing_order.c LABELS unit)
+klab_test(test_cli SOURCES test_cli.c LABELS unit)
+klab_test(test_discovery SOURCES test_discovery.c LABELS unit)
