@@ -1,0 +1,235 @@
+/*
+ * saxpy.so: out = a * x + y, the klab SDK's out-of-tree example. One file: descriptor, hooks, kernels
+ * and the float64 reference. Build it with CMake (find_package(klab)) or with one nvcc line through
+ * pkg-config: see README.md.
+ *
+ *   param.a      the scalar, 2.0 when the INI does not set it
+ *   dtypes       fp32, fp16 (the arithmetic is in float; fp16 rounds once, at the store)
+ *   naive        one element a thread, scalar loads
+ *   vectorized   16-byte loads and stores (4 fp32 or 8 fp16 a vector), a scalar tail for the rest
+ *
+ * The output is a separate tensor (not y in place): the host poisons it before every verified run and
+ * checksums x and y, so a kernel that skips elements or writes its inputs is caught.
+ */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "klab/cuda.h"
+#include "klab/plugin.h"
+
+namespace {
+
+enum { SAXPY_NAIVE = 0, SAXPY_VECTORIZED = 1 }; /* profiles, in the descriptor's order */
+
+constexpr int THREADS = 256;
+constexpr unsigned MAX_BLOCKS = 1u << 20; /* grid-stride loops cover anything longer */
+constexpr double DEFAULT_A = 2.0;
+
+struct saxpy_state {
+    klab_ctx *ctx;
+    const klab_host *host;
+    klab_dtype dtype;
+    size_t n;
+    float a;
+    void *x, *y, *out;
+};
+
+size_t elements(const klab_case *k)
+{
+    size_t n = 1;
+    for (int i = 0; i < k->rank; i++)
+        n *= (size_t)k->dims[i];
+    return n;
+}
+
+size_t dtype_bytes(klab_dtype d)
+{
+    return d == KLAB_FP32 ? 4 : 2;
+}
+
+/* param.a, DEFAULT_A when absent. Returns 0, or -1 when the value is not a finite number. */
+int case_a(const klab_case *k, double *a)
+{
+    *a = DEFAULT_A;
+    for (int i = 0; i < k->nparams; i++)
+        if (strcmp(k->params[i].key, "a") == 0) {
+            char *end;
+            *a = strtod(k->params[i].value, &end);
+            if (end == k->params[i].value || *end || !isfinite(*a))
+                return -1;
+        }
+    return 0;
+}
+
+/* ---- kernels ---- */
+
+template <typename T> __device__ __forceinline__ float to_f(T v) { return (float)v; }
+template <> __device__ __forceinline__ float to_f<__half>(__half v) { return __half2float(v); }
+template <> __device__ __forceinline__ float to_f<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <typename T> __device__ __forceinline__ T from_f(float v) { return (T)v; }
+template <> __device__ __forceinline__ __half from_f<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+template <typename T> __device__ __forceinline__ T axpy(float a, T x, T y)
+{
+    return from_f<T>(fmaf(a, to_f(x), to_f(y)));
+}
+
+template <typename T>
+__global__ void naive_kernel(float a, const T *__restrict__ x, const T *__restrict__ y, T *__restrict__ out, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        out[i] = axpy(a, x[i], y[i]);
+}
+
+/* n16 whole 16-byte vectors, then the tail [n16 * PER, n) element by element. */
+template <typename T>
+__global__ void vectorized_kernel(float a, const T *__restrict__ x, const T *__restrict__ y, T *__restrict__ out,
+                                  size_t n16, size_t n)
+{
+    constexpr int PER = 16 / sizeof(T);
+    const uint4 *x4 = reinterpret_cast<const uint4 *>(x);
+    const uint4 *y4 = reinterpret_cast<const uint4 *>(y);
+    uint4 *o4 = reinterpret_cast<uint4 *>(out);
+    size_t stride = (size_t)gridDim.x * blockDim.x, first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (size_t v = first; v < n16; v += stride) {
+        uint4 vx = x4[v], vy = y4[v], vo;
+        const T *px = reinterpret_cast<const T *>(&vx);
+        const T *py = reinterpret_cast<const T *>(&vy);
+        T *po = reinterpret_cast<T *>(&vo);
+#pragma unroll
+        for (int e = 0; e < PER; e++)
+            po[e] = axpy(a, px[e], py[e]);
+        o4[v] = vo;
+    }
+    for (size_t i = n16 * PER + first; i < n; i += stride)
+        out[i] = axpy(a, x[i], y[i]);
+}
+
+unsigned blocks_for(size_t items)
+{
+    size_t b = (items + THREADS - 1) / THREADS;
+    return b == 0 ? 1u : b > MAX_BLOCKS ? MAX_BLOCKS : (unsigned)b;
+}
+
+bool aligned16(const void *p)
+{
+    return ((uintptr_t)p & 15u) == 0;
+}
+
+template <typename T> void launch(int profile, const saxpy_state *st, cudaStream_t s)
+{
+    const T *x = static_cast<const T *>(st->x), *y = static_cast<const T *>(st->y);
+    T *out = static_cast<T *>(st->out);
+    if (profile == SAXPY_NAIVE) {
+        naive_kernel<T><<<blocks_for(st->n), THREADS, 0, s>>>(st->a, x, y, out, st->n);
+        return;
+    }
+    constexpr size_t PER = 16 / sizeof(T);
+    /* cudaMalloc'd tensors are 256-byte aligned; were one not, the tail loop would do it all */
+    size_t n16 = aligned16(x) && aligned16(y) && aligned16(out) ? st->n / PER : 0;
+    vectorized_kernel<T><<<blocks_for(n16 ? n16 : st->n), THREADS, 0, s>>>(st->a, x, y, out, n16, st->n);
+}
+
+/* ---- hooks ---- */
+
+klab_status saxpy_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
+{
+    double a;
+    if (case_a(k, &a) != 0)
+        return host->error(ctx, "param.a must be a finite number");
+    saxpy_state *st = static_cast<saxpy_state *>(calloc(1, sizeof *st));
+    if (!st)
+        return host->error(ctx, "out of memory");
+    st->ctx = ctx;
+    st->host = host;
+    st->dtype = k->dtype;
+    st->n = elements(k);
+    st->a = (float)a;
+    if ((st->x = host->tensor(ctx, "x", KLAB_INPUT, k->dtype, st->n)) &&
+        (st->y = host->tensor(ctx, "y", KLAB_INPUT, k->dtype, st->n)) &&
+        (st->out = host->tensor(ctx, "out", KLAB_OUTPUT, k->dtype, st->n))) {
+        *state = st;
+        return KLAB_OK;
+    }
+    free(st);
+    return KLAB_ERROR; /* host->tensor recorded why */
+}
+
+klab_status saxpy_run(void *state, int profile, klab_stream stream)
+{
+    const saxpy_state *st = static_cast<const saxpy_state *>(state);
+    KLAB_DISPATCH(st->dtype, T, {
+        launch<T>(profile, st, stream);
+        KLAB_LAUNCHED(st->host, st->ctx);
+        return KLAB_OK;
+    })
+    return st->host->error(st->ctx, "dtype %d is not one saxpy declared", (int)st->dtype);
+}
+
+/* The float64 reference: out = a * x + y on the inputs exactly as the device saw them. */
+klab_status saxpy_verify(void *state, const klab_case *k, const klab_verify_io *io)
+{
+    (void)state;
+    double a;
+    if (case_a(k, &a) != 0)
+        return KLAB_ERROR;
+    const double *x = io->in[0], *y = io->in[1];
+    double *out = io->out[0];
+    for (size_t i = 0; i < io->out_count[0]; i++)
+        out[i] = a * x[i] + y[i];
+    return KLAB_OK;
+}
+
+void saxpy_teardown(void *state)
+{
+    free(state);
+}
+
+/* Ideal traffic: read x and y, write out, once each; one multiply and one add an element. */
+void saxpy_work(const klab_case *k, klab_work *w)
+{
+    double n = (double)elements(k);
+    w->bytes = 3 * n * (double)dtype_bytes(k->dtype);
+    w->flops = 2 * n;
+}
+
+const klab_profile profiles[] = {
+    {"naive", "one element a thread, scalar loads"},
+    {"vectorized", "16-byte loads and stores, scalar tail"},
+    {NULL, NULL},
+};
+
+const char *const params[] = {"a", NULL};
+
+/* In declaration order (C++17 has no designated initializers). */
+const klab_plugin descriptor = {
+    KLAB_ABI_MAJOR,                                         /* abi_major */
+    KLAB_ABI_MINOR,                                         /* abi_minor */
+    sizeof(klab_plugin),                                    /* struct_size */
+    "saxpy",                                                /* name: the file is saxpy.so */
+    "1.0.0",                                                /* version */
+    "out = a * x + y (param.a, default 2): the SDK example", /* summary */
+    profiles,                                               /* profiles */
+    "naive",                                                /* baseline */
+    KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16),  /* dtypes */
+    0,                                                      /* min_cc: any */
+    params,                                                 /* params */
+    saxpy_setup,
+    saxpy_run,
+    saxpy_verify,
+    saxpy_teardown,
+    saxpy_work,
+    NULL, /* tolerance: the host's default for the dtype */
+};
+
+} // namespace
+
+extern "C" KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
+{
+    (void)host_abi_minor;
+    return host_abi_major == KLAB_ABI_MAJOR ? &descriptor : NULL;
+}

@@ -1,0 +1,54 @@
+# Plugin tests: the loader's refusals, fault isolation through the klab binary, and the SDK used from
+# outside the tree. Their plugins are built with klab_add_plugin() into build/tests/plugins
+# (KLAB_PLUGIN_OUTPUT_DIR, set in tests/CMakeLists.txt), never beside the real ones.
+
+# ---- tests/plugins/abi: one plugin per refusal of core/loader.c, and good ones ----
+set(KLAB_ABI_PLUGINS
+  abi_no_entry abi_null_entry abi_major2 abi_small_struct abi_no_profiles abi_bad_baseline abi_dtype0
+  abi_name_mismatch abi_good abi_short_struct)
+foreach(p ${KLAB_ABI_PLUGINS})
+  klab_add_plugin(${p} SOURCES plugins/abi/${p}.c)
+endforeach()
+# each required hook left NULL in turn: abi_no_setup.so ... abi_no_teardown.so
+foreach(hook setup run verify teardown)
+  klab_add_plugin(abi_no_${hook} SOURCES plugins/abi/abi_missing_hook.c)
+  target_compile_definitions(abi_no_${hook} PRIVATE ABI_PLUGIN_NAME="abi_no_${hook}" ABI_MISSING_${hook})
+  list(APPEND KLAB_ABI_PLUGINS abi_no_${hook})
+endforeach()
+# two plugins exporting host-named functions (stats_compute, checksum_update), for RTLD_LOCAL
+klab_add_plugin(abi_interpose_a SOURCES plugins/abi/abi_interpose.c)
+target_compile_definitions(abi_interpose_a PRIVATE ABI_PLUGIN_NAME="abi_interpose_a" INTERPOSE_MARK=111)
+klab_add_plugin(abi_interpose_b SOURCES plugins/abi/abi_interpose.c)
+target_compile_definitions(abi_interpose_b PRIVATE ABI_PLUGIN_NAME="abi_interpose_b" INTERPOSE_MARK=222)
+list(APPEND KLAB_ABI_PLUGINS abi_interpose_a abi_interpose_b)
+# not an ELF file at all, under a plugin's name: a text file copied to not_elf.so at build time
+add_custom_command(OUTPUT ${KLAB_PLUGIN_OUTPUT_DIR}/not_elf.so
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${KLAB_PLUGIN_OUTPUT_DIR}
+  COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_CURRENT_SOURCE_DIR}/plugins/abi/not_elf.txt
+          ${KLAB_PLUGIN_OUTPUT_DIR}/not_elf.so
+  DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/plugins/abi/not_elf.txt
+  COMMENT "Writing a plugin that is not an ELF file: not_elf.so" VERBATIM)
+add_custom_target(abi_not_elf ALL DEPENDS ${KLAB_PLUGIN_OUTPUT_DIR}/not_elf.so)
+list(APPEND KLAB_ABI_PLUGINS abi_not_elf)
+
+klab_test(test_loader SOURCES test_loader.c LABELS plugins)
+add_dependencies(test_loader ${KLAB_ABI_PLUGINS})
+
+# ---- tests/plugins/crash: plugins that crash or hang in a worker, run through the klab binary ----
+set(KLAB_CRASH_PLUGINS crash_entry crash_ctor crash_hang crash_good)
+foreach(p ${KLAB_CRASH_PLUGINS})
+  klab_add_plugin(${p} SOURCES plugins/crash/${p}.c)
+endforeach()
+
+klab_test(test_isolation SOURCES test_isolation.c LABELS plugins)
+add_dependencies(test_isolation klab vector_add ${KLAB_CRASH_PLUGINS})
+# the hang test waits out a 2 s watchdog; the rest is fast
+set_tests_properties(test_isolation PROPERTIES TIMEOUT 120)
+
+# ---- the SDK from outside: install, then build plugin-sdk/examples/saxpy with CMake and pkg-config ----
+add_test(NAME sdk_out_of_tree
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sdk_out_of_tree.sh ${PROJECT_BINARY_DIR}
+          ${PROJECT_SOURCE_DIR}/plugin-sdk/examples/saxpy)
+set_tests_properties(sdk_out_of_tree PROPERTIES
+  TIMEOUT 600 LABELS "plugins;sdk"
+  ENVIRONMENT "CMAKE_COMMAND=${CMAKE_COMMAND};KLAB_NVCC=${CMAKE_CUDA_COMPILER};KLAB_CMAKE_GENERATOR=${CMAKE_GENERATOR}")

@@ -1,0 +1,42 @@
+/* crash_hang.so: a valid descriptor whose optional work hook never returns. klab --validate calls
+ * work (on the CPU, in a worker: runner.c job_validate), so the watchdog must kill that worker after
+ * --timeout seconds and the validation go on with the next INI. */
+#define _POSIX_C_SOURCE 200809L
+#include <unistd.h>
+
+#include "../stub_hooks.h"
+
+static void hang_work(const klab_case *kcase, klab_work *work)
+{
+    (void)kcase;
+    (void)work;
+    for (;;)
+        pause(); /* no signal handler is installed: only a signal that kills ends this */
+}
+
+static const klab_profile profiles[] = STUB_PROFILES;
+
+static const klab_plugin descriptor = {
+    .abi_major = KLAB_ABI_MAJOR,
+    .abi_minor = KLAB_ABI_MINOR,
+    .struct_size = sizeof(klab_plugin),
+    .name = "crash_hang",
+    .version = "0",
+    .summary = "its work hook never returns",
+    .profiles = profiles,
+    .dtypes = KLAB_DTYPE_BIT(KLAB_FP32),
+    .setup = stub_setup,
+    .run = stub_run,
+    .verify = stub_verify,
+    .teardown = stub_teardown,
+    .work = hang_work,
+};
+
+KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t host_abi_major, uint32_t host_abi_minor);
+
+KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
+{
+    (void)host_abi_major;
+    (void)host_abi_minor;
+    return &descriptor;
+}
