@@ -46,6 +46,36 @@ typedef struct job_out {
     void *user;
 } job_out;
 
+/* Work timed beside a plugin's profiles, in the same rounds, that is not a plugin: PyTorch called
+   through libklab_bench (tools/torch_rows.py). */
+#define MAX_EXTERNAL 8
+typedef struct external_subject {
+    char label[64];
+    /* Enqueues one execution on `s`; 0 or -1. */
+    int (*launch)(void *user, klab_stream s);
+    /* Runs it once and gives its output (device pointer, klab_dtype, element count) to be compared with
+       the case's float64 reference; 0 or -1. NULL: the row says not-verified. */
+    int (*result)(void *user, void **ptr, int *dtype, size_t *count);
+    void *user;
+} external_subject;
+
+/* A plugin loaded on a device with its timing environment, and one unit of it at a time:
+     unit_begin   sets up the case, computes the reference, verifies each selected profile
+     unit_tensor  a tensor of the unit, for an external subject to compute on the same data
+     unit_add_external  verifies an external subject and adds it to the unit's timing
+     unit_finish  times every verified subject in interleaved rounds, sends the rows, tears down;
+                  -1 when the CUDA context was lost (the process must end)
+   job_execute(JOB_RUN) is this loop over the INI's units; libklab_bench drives it from Python. */
+typedef struct run_session run_session;
+typedef struct run_unit run_unit;
+run_session *session_open(const job *j, const job_out *out, int *fatal);
+void session_close(run_session *s);
+klab_stream run_session_stream(const run_session *s);
+run_unit *unit_begin(run_session *s, int unit, const cfg_case *c, klab_dtype dtype);
+int unit_tensor(const run_unit *u, const char *name, void **dev, klab_dtype *dtype, size_t *count);
+int unit_add_external(run_unit *u, const external_subject *e);
+int unit_finish(run_unit *u);
+
 /* Runs the job; returns the worker's exit code: 0, WIRE_EXIT_CONTEXT_LOST, or 1 after a FATAL. */
 int job_execute(const job *j, const job_out *out);
 

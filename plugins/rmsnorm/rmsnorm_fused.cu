@@ -4,9 +4,9 @@
  * block). So the kernel must (1) keep the whole row in registers between the sum of squares and the
  * scaling, never re-reading x; (2) have many 16-byte loads in flight per SM; (3) round once.
  * Each thread holds VPT 16-byte vectors of x and of w; VPT is a template parameter so the arrays stay
- * in registers (a run-time index would send them to local memory). Rows whose length is not a whole
- * number of vectors, or too long for registers, take the two-pass fallback (the second read of the
- * row comes from L2). */
+ * in registers (a run-time index would send them to local memory); up to 8 a thread and 256 threads,
+ * so rows of up to 16384 fp16 or 8192 fp32 elements. Rows whose length is not a whole number of
+ * vectors, or longer, take the two-pass fallback (the second read of the row comes from L2). */
 #include <cuda_runtime.h>
 
 #include "rmsnorm.h"
@@ -14,10 +14,12 @@
 
 namespace {
 
-constexpr int MAX_THREADS = 1024;
+/* At most 256 threads a block: the launch bound then leaves up to 255 registers a thread for the
+   2 x VPT vectors (a bound of 1024 caps it at 64 and sent bf16 rows to local memory). */
+constexpr int VEC_THREADS = 256;
 
 template <typename T, int VPT>
-__global__ void __launch_bounds__(MAX_THREADS) fused_vec_kernel(const T *__restrict__ x, const T *__restrict__ w,
+__global__ void __launch_bounds__(VEC_THREADS) fused_vec_kernel(const T *__restrict__ x, const T *__restrict__ w,
                                                                 T *__restrict__ y, int cols, float eps)
 {
     constexpr int PER = 16 / sizeof(T);
@@ -43,12 +45,11 @@ __global__ void __launch_bounds__(MAX_THREADS) fused_vec_kernel(const T *__restr
     float ss = 0.f;
 #pragma unroll
     for (int k = 0; k < VPT; k++) {
-        const T *e = reinterpret_cast<const T *>(&xv[k]);
+        float f[PER];
+        vec16<T>::unpack(xv[k], f);
 #pragma unroll
-        for (int j = 0; j < PER; j++) {
-            float v = to_f(e[j]);
-            ss = fmaf(v, v, ss);
-        }
+        for (int j = 0; j < PER; j++)
+            ss = fmaf(f[j], f[j], ss);
     }
     const float r = rsqrtf(block_sum(ss, scratch) / (float)cols + eps);
 #pragma unroll
@@ -56,14 +57,13 @@ __global__ void __launch_bounds__(MAX_THREADS) fused_vec_kernel(const T *__restr
         int i = k * blockDim.x + threadIdx.x;
         if (i >= nvec)
             continue;
-        const T *e = reinterpret_cast<const T *>(&xv[k]);
-        const T *g = reinterpret_cast<const T *>(&wv[k]);
-        uint4 out;
-        T *o = reinterpret_cast<T *>(&out);
+        float f[PER], g[PER];
+        vec16<T>::unpack(xv[k], f);
+        vec16<T>::unpack(wv[k], g);
 #pragma unroll
         for (int j = 0; j < PER; j++)
-            o[j] = from_f<T>(to_f(e[j]) * r * to_f(g[j]));
-        __stcs(yr + i, out);
+            f[j] = f[j] * r * g[j];
+        __stcs(yr + i, vec16<T>::pack(f));
     }
 }
 
@@ -101,18 +101,15 @@ int launch(const T *x, const T *w, T *y, size_t rows, size_t cols, float eps, cu
     /* VPT: the fewest vectors a thread that keep the block at or under 256 threads (8 warps: enough
        blocks per SM to cover latency, few enough that the block reduction stays cheap). */
     if (cols % PER == 0) {
-        for (int vpt = 1; vpt <= 16; vpt *= 2) {
+        for (int vpt = 1; vpt <= 8; vpt *= 2) {
             int threads = round_up_warp((nvec + vpt - 1) / vpt);
-            if (threads > 256 && vpt < 16)
+            if (threads > VEC_THREADS)
                 continue;
-            if (threads > MAX_THREADS)
-                break;
             switch (vpt) {
             case 1: fused_vec_kernel<T, 1><<<grid, threads, 0, s>>>(x, w, y, (int)cols, eps); break;
             case 2: fused_vec_kernel<T, 2><<<grid, threads, 0, s>>>(x, w, y, (int)cols, eps); break;
             case 4: fused_vec_kernel<T, 4><<<grid, threads, 0, s>>>(x, w, y, (int)cols, eps); break;
-            case 8: fused_vec_kernel<T, 8><<<grid, threads, 0, s>>>(x, w, y, (int)cols, eps); break;
-            default: fused_vec_kernel<T, 16><<<grid, threads, 0, s>>>(x, w, y, (int)cols, eps); break;
+            default: fused_vec_kernel<T, 8><<<grid, threads, 0, s>>>(x, w, y, (int)cols, eps); break;
             }
             return (int)cudaGetLastError();
         }

@@ -1,8 +1,11 @@
-/* The memory primitives in two versions (llm.c style, naive to fast):
+/* The memory primitives in versions (llm.c style, naive to fast):
  *   naive       one element a thread, the first thing anyone writes
- *   vectorized  16-byte loads and stores, UNROLL independent vectors in flight a thread (every load
- *               issued before the first store), streaming cache hints, a scalar tail for lengths that
- *               are not a multiple of the vector width */
+ *   vectorized  16-byte loads and stores, 4 independent vectors in flight a thread (every load issued
+ *               before the first store), streaming cache hints, a scalar tail for lengths that are not
+ *               a multiple of the vector width
+ *   vec4_plain  the same without cache hints
+ *   vec8        8 vectors a thread
+ *   persistent  vectorized, over a grid of what fits on the GPU at once, striding */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -12,7 +15,6 @@
 namespace {
 
 constexpr int THREADS = 256;
-constexpr int UNROLL = 4;
 
 template <typename T> __device__ __forceinline__ float to_f(T v) { return (float)v; }
 template <> __device__ __forceinline__ float to_f<__half>(__half v) { return __half2float(v); }
@@ -38,24 +40,33 @@ __global__ void naive_kernel(const T *__restrict__ a, const T *__restrict__ b, T
         c[i] = apply<OP, T>(a[i], OP == VA_COPY ? a[i] : b[i]);
 }
 
-/* n16: whole 16-byte vectors; the tail [n16 * PER, n) is done scalar-wise by the last block. */
-template <int OP, typename T>
-__global__ void __launch_bounds__(THREADS) vectorized_kernel(const T *__restrict__ a, const T *__restrict__ b,
-                                                             T *__restrict__ c, size_t n16, size_t n)
+enum { HINT_NONE = 0, HINT_STREAM = 1 };
+
+template <int HINT> __device__ __forceinline__ uint4 load16(const uint4 *p)
+{
+    return HINT == HINT_STREAM ? __ldcs(p) : *p;
+}
+template <int HINT> __device__ __forceinline__ void store16(uint4 *p, uint4 v)
+{
+    if (HINT == HINT_STREAM)
+        __stcs(p, v);
+    else
+        *p = v;
+}
+
+/* UNROLL vectors from `base`, THREADS apart: every load issued before the first store. */
+template <int OP, typename T, int UNROLL, int HINT>
+__device__ __forceinline__ void vec_step(const uint4 *a4, const uint4 *b4, uint4 *c4, size_t base, size_t n16)
 {
     constexpr int PER = 16 / sizeof(T);
-    const uint4 *a4 = reinterpret_cast<const uint4 *>(a);
-    const uint4 *b4 = reinterpret_cast<const uint4 *>(b);
-    uint4 *c4 = reinterpret_cast<uint4 *>(c);
-    size_t base = (size_t)blockIdx.x * THREADS * UNROLL + threadIdx.x;
     uint4 va[UNROLL], vb[UNROLL];
 #pragma unroll
     for (int k = 0; k < UNROLL; k++) {
         size_t i = base + (size_t)k * THREADS;
         if (i < n16) {
-            va[k] = __ldcs(a4 + i); /* read once: no reason to keep it in L2 */
+            va[k] = load16<HINT>(a4 + i);
             if (OP != VA_COPY)
-                vb[k] = __ldcs(b4 + i);
+                vb[k] = load16<HINT>(b4 + i);
         }
     }
 #pragma unroll
@@ -72,31 +83,71 @@ __global__ void __launch_bounds__(THREADS) vectorized_kernel(const T *__restrict
             for (int e = 0; e < PER; e++)
                 po[e] = apply<OP, T>(pa[e], pb[e]);
         }
-        __stcs(c4 + i, out);
+        store16<HINT>(c4 + i, out);
     }
+}
+
+/* n16: whole 16-byte vectors; the tail [n16 * PER, n) is done scalar-wise by the last block. With
+   PERSISTENT the grid is what fits on the GPU at once and strides over the array; otherwise one
+   block per THREADS * UNROLL vectors. */
+template <int OP, typename T, int UNROLL, int HINT, bool PERSISTENT>
+__global__ void __launch_bounds__(THREADS) vectorized_kernel(const T *__restrict__ a, const T *__restrict__ b,
+                                                             T *__restrict__ c, size_t n16, size_t n)
+{
+    constexpr int PER = 16 / sizeof(T);
+    const uint4 *a4 = reinterpret_cast<const uint4 *>(a);
+    const uint4 *b4 = reinterpret_cast<const uint4 *>(b);
+    uint4 *c4 = reinterpret_cast<uint4 *>(c);
+    const size_t step = (size_t)THREADS * UNROLL;
+    size_t base = (size_t)blockIdx.x * step + threadIdx.x;
+    if (PERSISTENT)
+        for (; base < n16; base += (size_t)gridDim.x * step)
+            vec_step<OP, T, UNROLL, HINT>(a4, b4, c4, base, n16);
+    else
+        vec_step<OP, T, UNROLL, HINT>(a4, b4, c4, base, n16);
     if (blockIdx.x == gridDim.x - 1)
         for (size_t i = n16 * PER + threadIdx.x; i < n; i += THREADS)
             c[i] = apply<OP, T>(a[i], OP == VA_COPY ? a[i] : b[i]);
 }
 
+template <int OP, typename T, int UNROLL, int HINT, bool PERSISTENT>
+int launch_vec(const T *a, const T *b, T *c, size_t n, cudaStream_t s)
+{
+    constexpr int PER = 16 / sizeof(T);
+    size_t n16 = n / PER, per_block = (size_t)THREADS * UNROLL;
+    size_t blocks = (n16 + per_block - 1) / per_block;
+    if (PERSISTENT) {
+        int dev = 0, sms = 0, per_sm = 0;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, vectorized_kernel<OP, T, UNROLL, HINT, true>, THREADS, 0);
+        size_t resident = (size_t)sms * (per_sm > 0 ? per_sm : 1);
+        blocks = blocks < resident ? blocks : resident;
+    }
+    if (blocks == 0)
+        blocks = 1;
+    if (blocks > 0x7fffffffu)
+        return (int)cudaErrorInvalidConfiguration;
+    vectorized_kernel<OP, T, UNROLL, HINT, PERSISTENT><<<(unsigned)blocks, THREADS, 0, s>>>(a, b, c, n16, n);
+    return (int)cudaGetLastError();
+}
+
 template <int OP, typename T> int launch_op(int profile, const T *a, const T *b, T *c, size_t n, cudaStream_t s)
 {
-    if (profile == VA_NAIVE) {
+    switch (profile) {
+    case VA_NAIVE: {
         size_t blocks = (n + THREADS - 1) / THREADS;
         if (blocks > 0x7fffffffu)
             return (int)cudaErrorInvalidConfiguration;
         naive_kernel<OP, T><<<(unsigned)blocks, THREADS, 0, s>>>(a, b, c, n);
-    } else {
-        constexpr int PER = 16 / sizeof(T);
-        size_t n16 = n / PER, per_block = (size_t)THREADS * UNROLL;
-        size_t blocks = (n16 + per_block - 1) / per_block;
-        if (blocks == 0)
-            blocks = 1;
-        if (blocks > 0x7fffffffu)
-            return (int)cudaErrorInvalidConfiguration;
-        vectorized_kernel<OP, T><<<(unsigned)blocks, THREADS, 0, s>>>(a, b, c, n16, n);
+        return (int)cudaGetLastError();
     }
-    return (int)cudaGetLastError();
+    case VA_VECTORIZED: return launch_vec<OP, T, 4, HINT_STREAM, false>(a, b, c, n, s);
+    case VA_VEC4_PLAIN: return launch_vec<OP, T, 4, HINT_NONE, false>(a, b, c, n, s);
+    case VA_VEC8: return launch_vec<OP, T, 8, HINT_STREAM, false>(a, b, c, n, s);
+    case VA_PERSISTENT: return launch_vec<OP, T, 4, HINT_STREAM, true>(a, b, c, n, s);
+    default: return (int)cudaErrorInvalidValue;
+    }
 }
 
 template <typename T> int launch_t(int profile, int op, const void *a, const void *b, void *c, size_t n, cudaStream_t s)

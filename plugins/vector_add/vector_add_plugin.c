@@ -102,6 +102,9 @@ static const klab_profile profiles[] = {
     {"naive", "one element a thread"},
     {"vectorized", "16-byte loads/stores, 4 vectors in flight a thread, streaming hints"},
     {"memcpy", "cudaMemcpyAsync device to device (op = copy only)"},
+    {"vec4_plain", "vectorized without the streaming cache hints"},
+    {"vec8", "vectorized with 8 vectors in flight a thread"},
+    {"persistent", "vectorized over a resident grid that strides"},
     {NULL, NULL},
 };
 

@@ -1,0 +1,223 @@
+#include "klab_bench.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_sink.h"
+#include "dtype.h"
+#include "runner.h"
+#include "table.h"
+
+struct kb_session {
+    job j;
+    run_session *rs;
+    run_unit *unit;
+    int units;
+    cfg_case cases[CFG_MAX_CASES]; /* a unit keeps pointing at its case until kb_finish */
+    csv_sink sink;
+    klab_row *rows;
+    int nrows, cap;
+    char err[1200];
+};
+
+static char open_error[1200];
+
+static void set_err(kb_session *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s ? s->err : open_error, sizeof open_error, fmt, ap);
+    va_end(ap);
+}
+
+static int on_send(void *user, wire_type type, const void *payload, uint32_t length)
+{
+    (void)length;
+    kb_session *s = user;
+    switch (type) {
+    case WIRE_ROW:
+        csv_sink_row(&s->sink, payload);
+        if (s->nrows == s->cap) {
+            int cap = s->cap ? 2 * s->cap : 64;
+            klab_row *p = realloc(s->rows, (size_t)cap * sizeof *p);
+            if (!p)
+                return -1;
+            s->rows = p;
+            s->cap = cap;
+        }
+        s->rows[s->nrows++] = *(const klab_row *)payload;
+        break;
+    case WIRE_NOTE: fprintf(stderr, "note: %s\n", ((const wire_text *)payload)->text); break;
+    case WIRE_REFUSED:
+    case WIRE_FATAL: set_err(s, "%s", ((const wire_text *)payload)->text); break;
+    default: break;
+    }
+    return 0;
+}
+
+static job_out *out_of(kb_session *s)
+{
+    static job_out out;
+    out.send = on_send;
+    out.user = s;
+    return &out;
+}
+
+kb_session *kb_open(const char *plugin_path, const char *ceiling_path, int device, const char *csv_path,
+                    const char *run_id, unsigned long long seed)
+{
+    kb_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        set_err(NULL, "out of memory");
+        return NULL;
+    }
+    s->j.kind = JOB_RUN;
+    s->j.device = device;
+    snprintf(s->j.plugin_path, sizeof s->j.plugin_path, "%s", plugin_path);
+    snprintf(s->j.ceiling_path, sizeof s->j.ceiling_path, "%s", ceiling_path ? ceiling_path : "");
+    snprintf(s->j.run_id, sizeof s->j.run_id, "%s", run_id ? run_id : "bench");
+    s->j.topts.throttle = 0.75;
+    s->j.topts.seed = seed ? seed : 1;
+    s->j.topts.escape_checks = 5;
+    char err[1200];
+    if (csv_sink_open(&s->sink, csv_path, err, sizeof err) != 0) {
+        set_err(NULL, "%s", err);
+        free(s);
+        return NULL;
+    }
+    int fatal = 0;
+    s->rs = session_open(&s->j, out_of(s), &fatal);
+    if (!s->rs) {
+        set_err(NULL, "%s", s->err[0] ? s->err : "cannot open the plugin or the device");
+        csv_sink_discard(&s->sink);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int kb_begin(kb_session *s, const char *case_name, const char *shape, const char *dtype, const char *params,
+             double budget_ms)
+{
+    if (s->unit) {
+        set_err(s, "kb_begin: the previous case is not finished");
+        return -1;
+    }
+    if (s->units == CFG_MAX_CASES) {
+        set_err(s, "kb_begin: more than %d cases in one session", CFG_MAX_CASES);
+        return -1;
+    }
+    cfg_case *c = &s->cases[s->units];
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", case_name);
+    snprintf(c->shape, sizeof c->shape, "%s", shape);
+    char why[256];
+    if ((c->rank = cfg_parse_shape(shape, c->dims, why, sizeof why)) < 0) {
+        set_err(s, "kb_begin: %s", why);
+        return -1;
+    }
+    int d = dtype_parse(dtype);
+    if (d < 0) {
+        set_err(s, "kb_begin: unknown dtype '%s'", dtype);
+        return -1;
+    }
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", params ? params : "");
+    char *save = NULL;
+    for (char *kv = strtok_r(buf, ";", &save); kv && c->nparams < CFG_MAX_PARAMS; kv = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq) {
+            set_err(s, "kb_begin: parameter '%s' is not key=value", kv);
+            return -1;
+        }
+        *eq = 0;
+        snprintf(c->param_key[c->nparams], CFG_NAME, "%s", kv);
+        snprintf(c->param_val[c->nparams], sizeof c->param_val[0], "%s", eq + 1);
+        c->nparams++;
+    }
+    c->ndtypes = 1;
+    c->dtypes[0] = (klab_dtype)d;
+    c->warmup = 10;
+    c->stop = (stop_rule){20, 5000, 0.005, budget_ms > 0 ? budget_ms : 1500};
+    s->unit = unit_begin(s->rs, s->units, c, (klab_dtype)d);
+    s->units++;
+    if (!s->unit) {
+        set_err(s, "kb_begin: out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+void *kb_tensor(kb_session *s, const char *name, int *dtype, size_t *count)
+{
+    void *dev = NULL;
+    klab_dtype d;
+    if (!s->unit || unit_tensor(s->unit, name, &dev, &d, count) != 0) {
+        set_err(s, "kb_tensor: no tensor '%s' in a case that was set up and verified", name);
+        return NULL;
+    }
+    *dtype = (int)d;
+    return dev;
+}
+
+void *kb_stream(kb_session *s)
+{
+    return run_session_stream(s->rs);
+}
+
+int kb_add_external(kb_session *s, const char *label, kb_launch_fn launch, kb_result_fn result, void *user)
+{
+    external_subject e;
+    memset(&e, 0, sizeof e);
+    snprintf(e.label, sizeof e.label, "%s", label);
+    e.launch = (int (*)(void *, klab_stream))launch;
+    e.result = result;
+    e.user = user;
+    if (!s->unit || unit_add_external(s->unit, &e) != 0) {
+        set_err(s, "kb_add_external: no case ready, or more than %d external subjects", MAX_EXTERNAL);
+        return -1;
+    }
+    return 0;
+}
+
+int kb_finish(kb_session *s)
+{
+    if (!s->unit) {
+        set_err(s, "kb_finish: no case begun");
+        return -1;
+    }
+    int first = s->nrows;
+    int rc = unit_finish(s->unit);
+    s->unit = NULL;
+    if (s->nrows > first)
+        table_print(stdout, s->rows[first].kcase, s->rows + first, s->nrows - first);
+    fflush(stdout);
+    if (rc != 0) {
+        set_err(s, "the CUDA context was lost: end this process");
+        return -1;
+    }
+    return 0;
+}
+
+int kb_close(kb_session *s)
+{
+    char err[1200];
+    int rc = 0;
+    if (s->unit)
+        unit_finish(s->unit);
+    session_close(s->rs);
+    if (csv_sink_commit(&s->sink, err, sizeof err) != 0) {
+        fprintf(stderr, "kb_close: %s\n", err);
+        rc = -1;
+    }
+    free(s->rows);
+    free(s);
+    return rc;
+}
+
+const char *kb_error(const kb_session *s)
+{
+    return s ? s->err : open_error;
+}

@@ -1,0 +1,47 @@
+/* libklab_bench: klab's verification and timer for work that is not a plugin, above all PyTorch,
+ * driven from Python through ctypes (tools/torch_rows.py). An external subject computes on the
+ * plugin case's own tensors, is compared with the same float64 reference, and is sampled in the same
+ * rounds, after the same L2 flush, between the same events as the plugin's profiles and klab's copy:
+ * a PyTorch row and a klab row of one case are measured by one method in one run.
+ *
+ *   kb_open      a plugin on a device; rows go to a CSV (the same columns as klab's)
+ *   kb_begin     one case and dtype: setup, reference, the plugin's profiles verified
+ *   kb_tensor    a tensor of that case (device pointer, dtype, elements), to wrap in Python
+ *   kb_stream    the timed stream: launch on it (torch.cuda.ExternalStream)
+ *   kb_add_external  a callable: verified once now, then timed with the rest
+ *   kb_finish    times everything in interleaved rounds, writes the rows
+ *   kb_close     completes the CSV
+ * Every call returns 0 (or a pointer) on success; kb_error says why not. */
+#ifndef KLAB_BENCH_H
+#define KLAB_BENCH_H
+
+#include <stddef.h>
+
+#include "klab/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kb_session kb_session;
+typedef int (*kb_launch_fn)(void *user, void *stream);
+typedef int (*kb_result_fn)(void *user, void **ptr, int *dtype, size_t *count);
+
+KLAB_EXPORT kb_session *kb_open(const char *plugin_path, const char *ceiling_path, int device, const char *csv_path,
+                                const char *run_id, unsigned long long seed);
+KLAB_EXPORT int kb_begin(kb_session *s, const char *case_name, const char *shape, const char *dtype,
+                         const char *params, double budget_ms);
+KLAB_EXPORT void *kb_tensor(kb_session *s, const char *name, int *dtype, size_t *count);
+KLAB_EXPORT void *kb_stream(kb_session *s);
+KLAB_EXPORT int kb_add_external(kb_session *s, const char *label, kb_launch_fn launch, kb_result_fn result,
+                                void *user);
+KLAB_EXPORT int kb_finish(kb_session *s);
+KLAB_EXPORT int kb_close(kb_session *s);
+/* The last failure, or "" (a session that failed to open still answers through kb_error(NULL)). */
+KLAB_EXPORT const char *kb_error(const kb_session *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
