@@ -1,0 +1,173 @@
+"""PyTorch beside klab, measured by klab: the same cases, the same tensors, the same float64 reference,
+sampled in the same rounds after the same L2 flush between the same CUDA events (libklab_bench).
+
+    python3 tools/torch_rows.py --build build-gpu --out out/torch [--quick]
+
+Writes <out>/vector_add.csv and <out>/rmsnorm.csv in klab's CSV columns: klab's profiles, klab's copy
+at the same bytes (limit_gbps), and the PyTorch callables as extra rows (flags 'external'). A claim
+"klab beats torch.compile" is a ratio of two rows of one file.
+"""
+import argparse
+import ctypes
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+import torch._dynamo
+
+torch._dynamo.config.recompile_limit = 256
+torch._dynamo.config.accumulated_recompile_limit = 4096
+
+DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+CODES = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}
+LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+RESULT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                          ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_size_t))
+
+
+def load(build):
+    lib = ctypes.CDLL(os.path.join(build, "libklab_bench.so"))
+    lib.kb_open.restype = ctypes.c_void_p
+    lib.kb_open.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
+                            ctypes.c_ulonglong]
+    lib.kb_begin.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                             ctypes.c_double]
+    lib.kb_tensor.restype = ctypes.c_void_p
+    lib.kb_tensor.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int),
+                              ctypes.POINTER(ctypes.c_size_t)]
+    lib.kb_stream.restype = ctypes.c_void_p
+    lib.kb_stream.argtypes = [ctypes.c_void_p]
+    lib.kb_add_external.argtypes = [ctypes.c_void_p, ctypes.c_char_p, LAUNCH, RESULT, ctypes.c_void_p]
+    lib.kb_finish.argtypes = [ctypes.c_void_p]
+    lib.kb_close.argtypes = [ctypes.c_void_p]
+    lib.kb_error.restype = ctypes.c_char_p
+    lib.kb_error.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+class Tensor:
+    """A klab tensor seen by torch without a copy (__cuda_array_interface__; bf16 travels as int16)."""
+
+    def __init__(self, ptr, count, dtype, shape):
+        typestr = {torch.float32: "<f4", torch.float16: "<f2", torch.bfloat16: "<i2"}[dtype]
+        self.__cuda_array_interface__ = {"shape": tuple(shape), "typestr": typestr, "data": (ptr, False),
+                                         "version": 3, "strides": None}
+        self.dtype = dtype
+
+    def torch(self):
+        t = torch.as_tensor(self, device="cuda")
+        return t.view(torch.bfloat16) if self.dtype == torch.bfloat16 else t
+
+
+class Bench:
+    def __init__(self, lib, build, plugin, csv, run_id, seed):
+        self.lib = lib
+        self.keep = []  # ctypes callbacks and outputs must outlive the C side's use of them
+        path = os.path.join(build, "plugins", plugin + ".so").encode()
+        ceiling = os.path.join(build, "plugins", "vector_add.so").encode()
+        self.s = lib.kb_open(path, ceiling, 0, csv.encode(), run_id.encode(), seed)
+        if not self.s:
+            sys.exit("kb_open: " + lib.kb_error(None).decode())
+        self.streams = {}
+
+    def check(self, rc, what):
+        if rc != 0:
+            sys.exit(f"{what}: {self.lib.kb_error(self.s).decode()}")
+
+    def begin(self, name, shape, dtype, params="", budget_ms=1500):
+        self.check(self.lib.kb_begin(self.s, name.encode(), shape.encode(), dtype.encode(), params.encode(),
+                                     budget_ms), "kb_begin")
+
+    def tensor(self, name, shape):
+        code, count = ctypes.c_int(), ctypes.c_size_t()
+        ptr = self.lib.kb_tensor(self.s, name.encode(), ctypes.byref(code), ctypes.byref(count))
+        if not ptr:
+            sys.exit("kb_tensor: " + self.lib.kb_error(self.s).decode())
+        dtype = [k for k, v in CODES.items() if v == code.value][0]
+        return Tensor(ptr, count.value, dtype, shape).torch()
+
+    def external(self, label, fn):
+        """fn() computes the case's output; it is run once and verified, then timed on klab's stream."""
+        def launch(user, stream):
+            try:
+                s = self.streams.get(stream)
+                if s is None:
+                    s = self.streams[stream] = torch.cuda.ExternalStream(stream)
+                with torch.cuda.stream(s):
+                    fn()
+                return 0
+            except Exception as e:  # a Python error must not unwind through C
+                print(f"{label}: {e}", file=sys.stderr)
+                return -1
+
+        def result(user, pptr, pdtype, pcount):
+            try:
+                out = fn()
+                torch.cuda.synchronize()
+                self.keep.append(out)
+                pptr[0] = out.data_ptr()
+                pdtype[0] = CODES[out.dtype]
+                pcount[0] = out.numel()
+                return 0
+            except Exception as e:
+                print(f"{label}: {e}", file=sys.stderr)
+                return -1
+
+        cl, cr = LAUNCH(launch), RESULT(result)
+        self.keep += [cl, cr]
+        self.check(self.lib.kb_add_external(self.s, label.encode(), cl, cr, None), "kb_add_external")
+
+    def finish(self):
+        self.check(self.lib.kb_finish(self.s), "kb_finish")
+        self.keep = [k for k in self.keep if isinstance(k, (LAUNCH, RESULT))]
+
+    def close(self):
+        self.check(self.lib.kb_close(self.s), "kb_close")
+
+
+def rms_eager(x, w, eps):
+    """The framework's sequence, as the anchors define it: float math, two roundings."""
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype) * w
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--out", default="out/torch")
+    ap.add_argument("--seed", type=int, default=20261122)
+    ap.add_argument("--quick", action="store_true", help="fp16 only, two shapes")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    lib = load(a.build)
+    print(f"# torch {torch.__version__}, {torch.cuda.get_device_name(0)}", flush=True)
+    eps = 1e-6
+    rms_compiled = torch.compile(rms_eager, dynamic=False)
+
+    b = Bench(lib, a.build, "vector_add", os.path.join(a.out, "vector_add.csv"), "torch", a.seed)
+    for shape in ("2^28", "2^24"):
+        for dt in ("fp32",) if a.quick else ("fp32", "fp16"):
+            b.begin(f"copy-{shape}", shape, dt, "op=copy")
+            n = int(2 ** int(shape[2:]))
+            x, y = b.tensor("a", (n,)), b.tensor("c", (n,))
+            out = torch.empty_like(y)
+            b.external("torch.copy_", lambda: out.copy_(x))
+            b.finish()
+    b.close()
+
+    b = Bench(lib, a.build, "rmsnorm", os.path.join(a.out, "rmsnorm.csv"), "torch", a.seed)
+    shapes = ((4096, 4096), (4096, 8192)) if a.quick else ((4096, 4096), (4096, 8192), (16384, 8192), (4096, 5120), (1024, 4093))
+    for rows, cols in shapes:
+        for dt in ("fp16",) if a.quick else ("fp16", "bf16", "fp32"):
+            b.begin(f"{rows}x{cols}", f"{rows}x{cols}", dt, f"eps={eps}")
+            x, w = b.tensor("x", (rows, cols)), b.tensor("w", (cols,))
+            b.external("torch.compile", lambda: rms_compiled(x, w, eps))
+            b.external("F.rms_norm", lambda: F.rms_norm(x, (cols,), w, eps))
+            b.external("torch.eager", lambda: rms_eager(x, w, eps))
+            b.finish()
+    b.close()
+
+
+if __name__ == "__main__":
+    main()
