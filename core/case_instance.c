@@ -186,6 +186,14 @@ int inst_poison(case_instance *in, klab_stream s, char *err, size_t errlen)
 
 int inst_stage(case_instance *in, klab_stream s, char *err, size_t errlen)
 {
+    /* Outputs are read once every stream of the device is idle: verification judges the values, and
+       work left on another stream is the escape check's business (it flags the row's timing). */
+    cudaError_t se = cudaDeviceSynchronize();
+    if (se != cudaSuccess) {
+        snprintf(err, errlen, "CUDA error %d %s: %s%s", (int)se, cudaGetErrorName(se), cudaGetErrorString(se),
+                 cuda_error_is_sticky(se) ? " (context lost)" : "");
+        return -1;
+    }
     size_t off = 0;
     for (int i = 0; i < in->ctx->ntensors; i++) {
         const ctx_tensor *t = &in->ctx->tensors[i];
@@ -248,9 +256,11 @@ int inst_verify_profile(case_instance *in, int profile, klab_stream s, int *cuda
         snprintf(err, errlen, "run: %s", ctx_error(in->ctx, "failed without a reason"));
         return INST_ERROR;
     }
-    if (inst_stage(in, s, err, errlen) != 0)
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess && inst_stage(in, s, err, errlen) != 0)
         return INST_ERROR;
-    cudaError_t e = cudaStreamSynchronize(s);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(s);
     if (e == cudaSuccess)
         e = cudaGetLastError();
     if (e != cudaSuccess) {

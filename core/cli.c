@@ -30,6 +30,7 @@ void cli_usage(FILE *fp)
           "how:\n"
           "  --hot                  keep L2 warm between samples (default: flush it by reading 4x its size)\n"
           "  --graph                capture each profile into a CUDA Graph and time its replays\n"
+          "  --verify-only          set up and verify every case, time nothing (for compute-sanitizer)\n"
           "  --timeout SECONDS      a case that runs longer is killed and reported (default 120)\n"
           "  --throttle FRACTION    discard rounds whose SM clock is under this x peak (default 0.75)\n"
           "  --seed N               the random inputs' seed (default: from the clock; every row records it)\n"
@@ -96,7 +97,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         snprintf(o->command_line + n, sizeof o->command_line - n, "%s%s", i ? " " : "", argv[i]);
     }
     enum { O_CASE = 256, O_DTYPE, O_PROFILE, O_CONFIG, O_PLUGIN_PATH, O_INI_DIR, O_OUT, O_RUN_ID, O_DEVICE,
-           O_HOT, O_GRAPH, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION };
+           O_HOT, O_GRAPH, O_VERIFY_ONLY, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION };
     static const struct option longopts[] = {
         {"plugin", required_argument, 0, 'p'},     {"case", required_argument, 0, O_CASE},
         {"dtype", required_argument, 0, O_DTYPE},  {"profile", required_argument, 0, O_PROFILE},
@@ -104,6 +105,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         {"ini-dir", required_argument, 0, O_INI_DIR}, {"out", required_argument, 0, O_OUT},
         {"run-id", required_argument, 0, O_RUN_ID}, {"device", required_argument, 0, O_DEVICE},
         {"hot", no_argument, 0, O_HOT},            {"graph", no_argument, 0, O_GRAPH},
+        {"verify-only", no_argument, 0, O_VERIFY_ONLY},
         {"timeout", required_argument, 0, O_TIMEOUT}, {"throttle", required_argument, 0, O_THROTTLE},
         {"seed", required_argument, 0, O_SEED},    {"no-isolate", no_argument, 0, O_NO_ISOLATE},
         {"list", no_argument, 0, O_LIST},          {"validate", no_argument, 0, O_VALIDATE},
@@ -171,6 +173,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
             break;
         case O_HOT: o->hot = 1; break;
         case O_GRAPH: o->graph = 1; break;
+        case O_VERIFY_ONLY: o->verify_only = 1; break;
         case O_TIMEOUT:
             if (number(optarg, "--timeout", 0.1, 86400, &o->timeout_s, err, errlen))
                 return -1;

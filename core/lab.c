@@ -362,6 +362,7 @@ static void run_plugin(const cli_opts *o, const discovery *d, const found_plugin
     j.cfg = cfg;
     j.filter = o->filter;
     j.device = o->device;
+    j.verify_only = o->verify_only;
     snprintf(j.run_id, sizeof j.run_id, "%s", run_id);
     snprintf(j.plugin_path, sizeof j.plugin_path, "%s", f->path);
     snprintf(j.plugin_name, sizeof j.plugin_name, "%s", f->name);

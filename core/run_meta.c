@@ -37,6 +37,8 @@ int run_meta_write(const char *path, const char *run_id, const char *started, co
         else
             fprintf(fp, "l2 = cold: before each sample a kernel reads %.0f MiB (4x L2), leaving only clean lines\n",
                     dev->flush_bytes / 1048576.0);
+        if (o->verify_only)
+            fprintf(fp, "verify_only = yes: nothing was timed\n");
         fprintf(fp, "launch = %s\ntimer = CUDA events around each sample, profiles interleaved in rounds\n"
                     "launch_floor_us = %.2f\nescape_span_floor_us = %.2f\nthrottle = %.2f\nisolated = %s\n",
                 o->graph ? "graph: each profile captured once, replays timed" : "stream",

@@ -535,7 +535,11 @@ int unit_finish(run_unit *u)
     int nsub = 0, copy_at = -1;
     case_instance *copy = NULL;
     memset(subs, 0, sizeof subs);
-    int timed = u->ready && (u->ns > 0 || u->next > 0);
+    int timed = u->ready && (u->ns > 0 || u->next > 0) && !ss->j->verify_only;
+    if (u->ready && ss->j->verify_only)
+        for (int i = 0; i < u->nrows; i++)
+            if (u->rows[i].status == ROW_PASSED)
+                row_add_flag(&u->rows[i], "verify-only");
     if (timed) {
         char note[1300] = "";
         copy = ceiling_setup(ss, u->inst.work.bytes, seed_mix(ss->j->topts.seed, "copy"), note, sizeof note);

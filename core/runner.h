@@ -38,6 +38,7 @@ typedef struct job {
     timing_opts topts;
     int device;
     int start_unit; /* resume here after a worker died */
+    int verify_only; /* set up, verify, tear down: no timing (for compute-sanitizer and quick checks) */
     char run_id[64];
 } job;
 

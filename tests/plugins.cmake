@@ -40,7 +40,7 @@ foreach(p ${KLAB_CRASH_PLUGINS})
   klab_add_plugin(${p} SOURCES plugins/crash/${p}.c)
 endforeach()
 
-klab_test(test_isolation SOURCES test_isolation.c LABELS plugins)
+klab_test(test_isolation SOURCES test_isolation.c klab_run.c LABELS plugins)
 add_dependencies(test_isolation klab vector_add ${KLAB_CRASH_PLUGINS})
 # the hang test waits out a 2 s watchdog; the rest is fast
 set_tests_properties(test_isolation PROPERTIES TIMEOUT 120)

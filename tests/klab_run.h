@@ -1,0 +1,34 @@
+/* Running the real klab binary from a test: a private temporary folder, plugin folders of symlinks,
+ * INI files, and klab's exit status and output (echoed as TAP comments, so ctest --output-on-failure
+ * shows them). Shared by the isolation and GPU tests. */
+#ifndef KLAB_RUN_H
+#define KLAB_RUN_H
+
+#include <limits.h>
+#include <stddef.h>
+
+typedef struct klab_result {
+    int rc;       /* exit status; 128 + signal if klab itself was killed */
+    char *out;    /* stdout and stderr together */
+    double secs;  /* wall time */
+} klab_result;
+
+/* This test's temporary folder (real path), made by kr_setup_tmp and removed by kr_teardown_tmp
+   (cmocka setup/teardown signatures). */
+extern char kr_tmp[PATH_MAX];
+int kr_setup_tmp(void **state);
+int kr_teardown_tmp(void **state);
+
+const char *kr_mkdir(const char *rel, char *buf, size_t len); /* kr_tmp/rel, made */
+void kr_link_plugin(const char *dir, const char *target);     /* dir/basename(target) -> target */
+void kr_write_file(const char *path, const char *text);
+
+/* Runs KLAB_EXE with args (NULL-terminated) in kr_tmp, no core files, without the caller's
+   KLAB_PLUGIN_PATH / KLAB_INI_PATH. */
+klab_result kr_run(const char *const *args);
+#define KLAB(...) kr_run((const char *const[]){__VA_ARGS__, NULL})
+
+void kr_expect_in(const char *haystack, const char *needle);
+void kr_expect_not_in(const char *haystack, const char *needle);
+
+#endif

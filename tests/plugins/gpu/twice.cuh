@@ -1,0 +1,91 @@
+/* What the GPU test plugins compute, honestly or not: y = 2 x over fp32. Shared setup, verify and
+ * teardown; each plugin's run() is where it misbehaves. */
+#ifndef TWICE_CUH
+#define TWICE_CUH
+
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "klab/cuda.h"
+#include "klab/plugin.h"
+
+struct twice_state {
+    klab_ctx *ctx;
+    const klab_host *host;
+    size_t n;
+    float *x, *y;
+    int runs[8];       /* per profile */
+    cudaStream_t own;  /* for plugins that keep a private stream */
+    void *handle;      /* for plugins that keep a library handle */
+    int bad;           /* param.bad */
+};
+
+__global__ void twice_kernel(const float *__restrict__ x, float *__restrict__ y, size_t n, float k)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        y[i] = k * x[i];
+}
+
+static inline unsigned twice_grid(size_t n)
+{
+    size_t b = (n + 255) / 256;
+    return (unsigned)(b < 4096 ? (b ? b : 1) : 4096);
+}
+
+static size_t twice_elements(const klab_case *k)
+{
+    size_t n = 1;
+    for (int i = 0; i < k->rank; i++)
+        n *= (size_t)k->dims[i];
+    return n;
+}
+
+static klab_status twice_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
+{
+    twice_state *st = (twice_state *)calloc(1, sizeof *st);
+    if (!st)
+        return host->error(ctx, "out of memory");
+    st->ctx = ctx;
+    st->host = host;
+    st->n = twice_elements(k);
+    for (int i = 0; i < k->nparams; i++)
+        if (strcmp(k->params[i].key, "bad") == 0)
+            st->bad = atoi(k->params[i].value);
+    st->x = (float *)host->tensor(ctx, "x", KLAB_INPUT, KLAB_FP32, st->n);
+    st->y = st->x ? (float *)host->tensor(ctx, "y", KLAB_OUTPUT, KLAB_FP32, st->n) : NULL;
+    if (!st->y) {
+        free(st);
+        return KLAB_ERROR;
+    }
+    *state = st;
+    return KLAB_OK;
+}
+
+static klab_status twice_verify(void *state, const klab_case *k, const klab_verify_io *io)
+{
+    (void)state;
+    (void)k;
+    for (size_t i = 0; i < io->out_count[0]; i++)
+        io->out[0][i] = 2.0 * io->in[0][i];
+    return KLAB_OK;
+}
+
+static void twice_teardown(void *state)
+{
+    free(state);
+}
+
+#define TWICE_DESCRIPTOR(NAME, SUMMARY, PROFILES, SETUP, RUN, TEARDOWN, MIN_CC)                      \
+    static const char *const twice_params[] = {"bad", NULL};                                         \
+    static const klab_plugin twice_descriptor = {KLAB_ABI_MAJOR, KLAB_ABI_MINOR, sizeof(klab_plugin), \
+                                                 NAME, "test", SUMMARY, PROFILES, NULL,               \
+                                                 KLAB_DTYPE_BIT(KLAB_FP32), MIN_CC, twice_params,     \
+                                                 SETUP, RUN, twice_verify, TEARDOWN, NULL, NULL};     \
+    extern "C" KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t major, uint32_t minor)     \
+    {                                                                                                \
+        (void)minor;                                                                                 \
+        return major == KLAB_ABI_MAJOR ? &twice_descriptor : NULL;                                   \
+    }
+
+#endif

@@ -1,0 +1,281 @@
+/* The lab on a GPU, through the real klab binary: the shipped plugins verify and time (streams,
+ * graphs, cold and hot L2), and every way a kernel can lie is caught (issues "Fault isolation" and
+ * "Timing integrity"):
+ *
+ *   context loss   an out-of-bounds write fails its case with the CUDA error named; the plugin's
+ *                  next case runs in a fresh worker and a plugin after it verifies and times
+ *   hang           a kernel that never ends is killed by the watchdog, the run goes on
+ *   escapes        work on the legacy stream, a private stream or an unbound cuBLAS handle is
+ *                  flagged and given no time; the honest profile beside it is timed
+ *   cheats         writing nothing, writing zeros, changing the inputs, and breaking after the
+ *                  first run each fail the row
+ *   wrong GPU      a plugin needing a newer GPU is skipped with a sentence saying so
+ *   self-test      the timer against spins of known length
+ *
+ * Without a GPU the whole program is skipped with the reason (exit 77). Test plugins live in
+ * tests/plugins/gpu, their INI files in tests/gpu_ini; shapes are small: this checks behaviour, the
+ * speed targets live in tools/gpu-run.sh and docs/. */
+#include <cuda_runtime.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "klab_run.h"
+#include "klab_test.h"
+#include "table.h"
+
+static char plugin_dir[PATH_MAX], out_dir[PATH_MAX];
+
+/* A folder holding only the named plugins (test plugins, else the build's own). */
+static void use_plugins(const char *const *names)
+{
+    kr_mkdir("plugins", plugin_dir, sizeof plugin_dir);
+    snprintf(out_dir, sizeof out_dir, "%s/out", kr_tmp);
+    for (; *names; names++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s.so", KLAB_TEST_PLUGINS, *names);
+        if (access(path, R_OK) != 0)
+            snprintf(path, sizeof path, "%s/plugins/%s.so", KLAB_BINARY_DIR, *names);
+        kr_link_plugin(plugin_dir, path);
+    }
+}
+#define USE_PLUGINS(...) use_plugins((const char *const[]){__VA_ARGS__, NULL})
+
+/* klab with the test plugin folder, the test INI files and a run folder of its own. */
+#define RUN(run_id, ...)                                                                                   \
+    KLAB("--plugin-path", plugin_dir, "--ini-dir", KLAB_TEST_DATA "/gpu_ini", "--out", out_dir, "--run-id", \
+         run_id, __VA_ARGS__)
+
+typedef struct csv {
+    klab_row *rows;
+    int n;
+} csv;
+
+static csv read_rows(const char *run_id, const char *plugin)
+{
+    char path[PATH_MAX + 200], err[1200];
+    snprintf(path, sizeof path, "%s/%s/%s.csv", out_dir, run_id, plugin);
+    csv c = {NULL, 0};
+    c.n = table_read_csv(path, &c.rows, err, sizeof err);
+    if (c.n < 0)
+        fail_msg("%s", err);
+    return c;
+}
+
+static const klab_row *row(const csv *c, const char *kcase, const char *dtype, const char *profile)
+{
+    for (int i = 0; i < c->n; i++)
+        if (!strcmp(c->rows[i].kcase, kcase) && !strcmp(c->rows[i].dtype, dtype) && !strcmp(c->rows[i].profile, profile))
+            return &c->rows[i];
+    fail_msg("no row %s %s %s", kcase, dtype, profile);
+    return NULL;
+}
+
+static void expect_status(const klab_row *r, row_status st, const char *reason_part)
+{
+    if (r->status != st)
+        fail_msg("%s %s %s: status %s (%s), expected %s", r->kcase, r->dtype, r->profile, row_status_name(r->status),
+                 r->reason, row_status_name(st));
+    if (reason_part && !strstr(r->reason, reason_part))
+        fail_msg("%s %s %s: reason \"%s\" lacks \"%s\"", r->kcase, r->dtype, r->profile, r->reason, reason_part);
+}
+
+static void expect_all_timed(const csv *c)
+{
+    assert_true(c->n > 0);
+    for (int i = 0; i < c->n; i++) {
+        const klab_row *r = &c->rows[i];
+        expect_status(r, ROW_PASSED, NULL);
+        if (!r->has_time || !(r->median_ms > 0) || r->reps < 1)
+            fail_msg("%s %s %s: passed without a time", r->kcase, r->dtype, r->profile);
+        if (!r->has_err || !(r->rel_l2_err <= r->tol))
+            fail_msg("%s %s %s: no error figures within tolerance", r->kcase, r->dtype, r->profile);
+    }
+}
+
+static void test_shipped_plugins_verify_and_time(void **state)
+{
+    (void)state;
+    USE_PLUGINS("vector_add", "rmsnorm");
+    klab_result r = RUN("main", "--plugin", "vector_add,rmsnorm");
+    assert_int_equal(r.rc, 0);
+    csv va = read_rows("main", "vector_add"), rms = read_rows("main", "rmsnorm");
+    expect_all_timed(&va);
+    expect_all_timed(&rms);
+    assert_int_equal(va.n, 11);
+    assert_int_equal(rms.n, 30);
+    /* every memory-bound row is measured against klab's copy at its bytes, in the same rounds */
+    for (int i = 0; i < rms.n; i++)
+        if (!rms.rows[i].has_limit || strcmp(rms.rows[i].limit, "copy") || !(rms.rows[i].limit_gbps > 0))
+            fail_msg("rmsnorm %s %s %s: no copy limit", rms.rows[i].kcase, rms.rows[i].dtype, rms.rows[i].profile);
+    assert_true(row(&rms, "256x4096", "fp16", "fused")->has_speedup);
+    free(va.rows);
+    free(rms.rows);
+    free(r.out);
+}
+
+static void test_graph_replays(void **state)
+{
+    (void)state;
+    USE_PLUGINS("rmsnorm");
+    klab_result r = RUN("graph", "--plugin", "rmsnorm", "--dtype", "fp16", "--graph");
+    assert_int_equal(r.rc, 0);
+    csv c = read_rows("graph", "rmsnorm");
+    expect_all_timed(&c);
+    for (int i = 0; i < c.n; i++)
+        assert_string_equal(c.rows[i].launch, "graph");
+    free(c.rows);
+    free(r.out);
+}
+
+static void test_cold_l2_times_slower_than_hot(void **state)
+{
+    (void)state;
+    USE_PLUGINS("vector_add");
+    klab_result cold = RUN("cold", "--plugin", "vector_add", "--case", "copy-l2");
+    klab_result hot = RUN("hot", "--plugin", "vector_add", "--case", "copy-l2", "--hot");
+    assert_int_equal(cold.rc, 0);
+    assert_int_equal(hot.rc, 0);
+    csv c = read_rows("cold", "vector_add"), h = read_rows("hot", "vector_add");
+    const klab_row *rc = row(&c, "copy-l2", "fp32", "vectorized"), *rh = row(&h, "copy-l2", "fp32", "vectorized");
+    assert_string_equal(rc->l2, "cold");
+    assert_string_equal(rh->l2, "hot");
+    /* 8 MiB moved fits in L2: the flushed run must pay HBM, the hot one need not */
+    if (!(rc->median_ms > rh->median_ms))
+        fail_msg("cold %.5f ms is not slower than hot %.5f ms: the flush does not flush", rc->median_ms, rh->median_ms);
+    free(c.rows);
+    free(h.rows);
+    free(cold.out);
+    free(hot.out);
+}
+
+static void test_lost_context_costs_one_case(void **state)
+{
+    (void)state;
+    USE_PLUGINS("gpu_oob", "vector_add");
+    klab_result r = RUN("oob", "--plugin", "gpu_oob,vector_add");
+    assert_int_equal(r.rc, 1);
+    csv oob = read_rows("oob", "gpu_oob"), va = read_rows("oob", "vector_add");
+    const klab_row *bad = row(&oob, "bad", "fp32", "write");
+    expect_status(bad, ROW_FAILED, "CUDA error 700");
+    expect_status(bad, ROW_FAILED, "context lost");
+    expect_status(row(&oob, "good", "fp32", "write"), ROW_PASSED, NULL); /* in a fresh worker */
+    expect_all_timed(&va);
+    kr_expect_in(r.out, "FAILED gpu_oob bad fp32 write: failed:");
+    free(oob.rows);
+    free(va.rows);
+    free(r.out);
+}
+
+static void test_hung_kernel_is_killed(void **state)
+{
+    (void)state;
+    USE_PLUGINS("gpu_hang", "vector_add");
+    klab_result r = RUN("hang", "--plugin", "gpu_hang,vector_add", "--timeout", "5");
+    assert_int_equal(r.rc, 1);
+    csv h = read_rows("hang", "gpu_hang"), va = read_rows("hang", "vector_add");
+    expect_status(row(&h, "forever", "fp32", "spin"), ROW_FAILED, "timed out after 5 s in verify");
+    expect_all_timed(&va);
+    free(h.rows);
+    free(va.rows);
+    free(r.out);
+}
+
+static void test_escaped_work_is_flagged(void **state)
+{
+    (void)state;
+    USE_PLUGINS("gpu_escape");
+    klab_result r = RUN("escape", "--plugin", "gpu_escape");
+    assert_int_equal(r.rc, 1);
+    csv c = read_rows("escape", "gpu_escape");
+    const klab_row *honest = row(&c, "2^26", "fp32", "honest");
+    expect_status(honest, ROW_PASSED, NULL);
+    assert_true(honest->has_time);
+    static const char *const cheats[] = {"stream0", "private", "cublas_unbound"};
+    for (int i = 0; i < 3; i++) {
+        const klab_row *x = row(&c, "2^26", "fp32", cheats[i]);
+        expect_status(x, ROW_FLAGGED, "work outside the timed stream");
+        if (x->has_time)
+            fail_msg("%s was flagged but still shows a time", cheats[i]);
+    }
+    free(c.rows);
+    free(r.out);
+}
+
+static void test_cheating_outputs_fail(void **state)
+{
+    (void)state;
+    USE_PLUGINS("gpu_cheats");
+    klab_result r = RUN("cheats", "--plugin", "gpu_cheats");
+    assert_int_equal(r.rc, 1);
+    csv c = read_rows("cheats", "gpu_cheats");
+    expect_status(row(&c, "2^20", "fp32", "nothing"), ROW_INCORRECT, "not finite");
+    expect_status(row(&c, "2^20", "fp32", "zeros"), ROW_INCORRECT, "all zeros");
+    expect_status(row(&c, "2^20", "fp32", "modifies_input"), ROW_INCORRECT, "input modified");
+    expect_status(row(&c, "2^20", "fp32", "breaks_later"), ROW_INCORRECT, "timed repetition");
+    for (int i = 0; i < c.n; i++)
+        assert_false(c.rows[i].has_time);
+    free(c.rows);
+    free(r.out);
+}
+
+static void test_wrong_gpu_is_said_plainly(void **state)
+{
+    (void)state;
+    USE_PLUGINS("gpu_future");
+    klab_result r = RUN("future", "--plugin", "gpu_future");
+    assert_int_equal(r.rc, 0); /* skipped is not failed */
+    csv c = read_rows("future", "gpu_future");
+    const klab_row *x = row(&c, "small", "fp32", "plain");
+    expect_status(x, ROW_SKIPPED, "needs compute capability 12.7; device 0 (");
+    free(c.rows);
+    free(r.out);
+}
+
+static void test_verify_only_times_nothing(void **state)
+{
+    (void)state;
+    USE_PLUGINS("rmsnorm");
+    klab_result r = RUN("verify", "--plugin", "rmsnorm", "--verify-only");
+    assert_int_equal(r.rc, 0);
+    csv c = read_rows("verify", "rmsnorm");
+    assert_int_equal(c.n, 30);
+    for (int i = 0; i < c.n; i++) {
+        expect_status(&c.rows[i], ROW_PASSED, NULL);
+        assert_false(c.rows[i].has_time);
+        assert_non_null(strstr(c.rows[i].flags, "verify-only"));
+        assert_true(c.rows[i].has_err);
+    }
+    free(c.rows);
+    free(r.out);
+}
+
+static void test_timer_self_test(void **state)
+{
+    (void)state;
+    klab_result r = KLAB("--self-test");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "self-test passed");
+    free(r.out);
+}
+
+int main(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0)
+        KLAB_SKIP_ALL("no CUDA device (%s): the GPU tests run on the GPU machine (tools/gpu-run.sh)",
+                      e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_shipped_plugins_verify_and_time, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_graph_replays, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_cold_l2_times_slower_than_hot, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_lost_context_costs_one_case, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_hung_kernel_is_killed, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_escaped_work_is_flagged, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_cheating_outputs_fail, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_wrong_gpu_is_said_plainly, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_verify_only_times_nothing, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_timer_self_test, kr_setup_tmp, kr_teardown_tmp),
+    };
+    KLAB_RUN_TESTS(tests);
+}
