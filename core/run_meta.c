@@ -40,9 +40,9 @@ int run_meta_write(const char *path, const char *run_id, const char *started, co
         if (o->verify_only)
             fprintf(fp, "verify_only = yes: nothing was timed\n");
         fprintf(fp, "launch = %s\ntimer = CUDA events around each sample, profiles interleaved in rounds\n"
-                    "launch_floor_us = %.2f\nescape_span_floor_us = %.2f\nthrottle = %.2f\nisolated = %s\n",
+                    "launch_floor_us = %.2f\nthrottle = %.2f\nisolated = %s\n",
                 o->graph ? "graph: each profile captured once, replays timed" : "stream",
-                dev->launch_floor_ms * 1e3, dev->span_floor_ms * 1e3, o->throttle, o->isolate ? "yes" : "no");
+                dev->launch_floor_ms * 1e3, o->throttle, o->isolate ? "yes" : "no");
     }
     int bad = fflush(fp) != 0 || fsync(fileno(fp)) != 0;
     bad |= fclose(fp) != 0;

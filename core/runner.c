@@ -636,7 +636,6 @@ static int init_device(const job *j, const job_out *out, device_info *dev, timin
     memset(&wd, 0, sizeof wd);
     wd.info = *dev;
     wd.launch_floor_ms = env->launch_floor_ms;
-    wd.span_floor_ms = env->span_floor_ms;
     wd.flush_bytes = (double)env->flush_bytes;
     roofline r;
     roofline_from_device(dev, &r);

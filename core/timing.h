@@ -87,7 +87,6 @@ typedef struct timing_env {
     int sms;
     double peak_clock_mhz;
     double launch_floor_ms;  /* event time of an empty launch */
-    double span_floor_ms;    /* span minus event time of an empty launch in the escape bracket */
     int sticky;              /* a CUDA error that poisons the context was seen: code, else 0 */
 } timing_env;
 

@@ -63,7 +63,7 @@ typedef struct wire_plugin {
 
 typedef struct wire_device {
     device_info info;
-    double launch_floor_ms, span_floor_ms, flush_bytes;
+    double launch_floor_ms, flush_bytes;
     double mem_gbps, tensor_tflops; /* datasheet */
 } wire_device;
 

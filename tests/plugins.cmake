@@ -16,9 +16,9 @@ foreach(hook setup run verify teardown)
   list(APPEND KLAB_ABI_PLUGINS abi_no_${hook})
 endforeach()
 # two plugins exporting host-named functions (stats_compute, checksum_update), for RTLD_LOCAL
-klab_add_plugin(abi_interpose_a SOURCES plugins/abi/abi_interpose.c)
+klab_add_plugin(abi_interpose_a SOURCES plugins/abi/abi_interpose.c KEEP_EXPORTS)
 target_compile_definitions(abi_interpose_a PRIVATE ABI_PLUGIN_NAME="abi_interpose_a" INTERPOSE_MARK=111)
-klab_add_plugin(abi_interpose_b SOURCES plugins/abi/abi_interpose.c)
+klab_add_plugin(abi_interpose_b SOURCES plugins/abi/abi_interpose.c KEEP_EXPORTS)
 target_compile_definitions(abi_interpose_b PRIVATE ABI_PLUGIN_NAME="abi_interpose_b" INTERPOSE_MARK=222)
 list(APPEND KLAB_ABI_PLUGINS abi_interpose_a abi_interpose_b)
 # not an ELF file at all, under a plugin's name: a text file copied to not_elf.so at build time

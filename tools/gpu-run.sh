@@ -20,7 +20,9 @@ mkdir -p "$OUT/runs"
 log="$OUT/log.txt"
 : >"$log"
 say() { echo "== $*" | tee -a "$log"; }
-run() { say "$*"; "$@" 2>&1 | tee -a "$log"; return "${PIPESTATUS[0]}"; }
+# every step re-packs the results, so a call cut off at its time limit still returns what it measured
+save() { tar -C "$OUT" -czf "$OUT/results.tgz.tmp" runs && mv "$OUT/results.tgz.tmp" "$OUT/results.tgz"; }
+run() { say "$*"; "$@" 2>&1 | tee -a "$log"; local rc=${PIPESTATUS[0]}; save; return $rc; }
 summary=()
 note() { summary+=("$*"); }
 
@@ -70,7 +72,7 @@ if [ "$mode" = bench ] || [ "$mode" = all ]; then
   run $K --plugin rmsnorm,vector_add --case 4096x4096,copy-2^24 --dtype fp16,fp32 --out "$R" --run-id hot --hot
 fi
 
-tar -C "$OUT" -czf "$OUT/results.tgz" runs && rm -rf "$R"
+save && rm -rf "$R"
 echo
 echo "== summary"
 printf '%s\n' "${summary[@]}"
