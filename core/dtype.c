@@ -1,6 +1,7 @@
 #include "dtype.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -46,6 +47,22 @@ static double bf16_to_double(uint16_t b)
     return f;
 }
 
+/* Every fp16 bit pattern widened once: the gigabyte references decode 134M elements at a time, and
+   the table makes that a load instead of an ldexp (2.8 s to 0.2 s on the development machine). */
+static const double *half_table(void)
+{
+    static double *table;
+    if (!table) {
+        double *t = malloc(65536 * sizeof *t);
+        if (!t)
+            return NULL;
+        for (unsigned h = 0; h < 65536; h++)
+            t[h] = half_to_double((uint16_t)h);
+        table = t;
+    }
+    return table;
+}
+
 double dtype_load(klab_dtype d, const void *src, size_t i)
 {
     switch (d) {
@@ -71,6 +88,17 @@ double dtype_load(klab_dtype d, const void *src, size_t i)
 
 void dtype_to_double(klab_dtype d, const void *src, double *dst, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        dst[i] = dtype_load(d, src, i);
+    const double *t = d == KLAB_FP16 ? half_table() : NULL;
+    if (t) {
+        const uint16_t *h = src;
+        for (size_t i = 0; i < n; i++)
+            dst[i] = t[h[i]];
+    } else if (d == KLAB_FP32) {
+        const float *f = src;
+        for (size_t i = 0; i < n; i++)
+            dst[i] = f[i];
+    } else {
+        for (size_t i = 0; i < n; i++)
+            dst[i] = dtype_load(d, src, i);
+    }
 }

@@ -63,11 +63,12 @@ if [ "$mode" = tests ] || [ "$mode" = all ]; then
 fi
 
 if [ "$mode" = bench ] || [ "$mode" = all ]; then
+  # PyTorch and klab in the same rounds first: it is the comparison every claim rests on
+  run env PYTHONUNBUFFERED=1 python3 tools/torch_rows.py --build $B --out "$R/torch"
+  note "torch_rows: exit $?"
   run $K --plugin vector_add,rmsnorm --out "$R" --run-id main
   note "klab main run: exit $?"
   run $K --config experiments/copy_variants.ini --out "$R" --run-id copy-variants
-  run env PYTHONUNBUFFERED=1 python3 tools/torch_rows.py --build $B --out "$R/torch"
-  note "torch_rows: exit $?"
   run $K --plugin rmsnorm --case 4096x4096,4096x8192,ragged --dtype fp16 --out "$R" --run-id graph --graph
   run $K --plugin rmsnorm,vector_add --case 4096x4096,copy-2^24 --dtype fp16,fp32 --out "$R" --run-id hot --hot
 fi

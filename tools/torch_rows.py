@@ -75,7 +75,7 @@ class Bench:
         if rc != 0:
             sys.exit(f"{what}: {self.lib.kb_error(self.s).decode()}")
 
-    def begin(self, name, shape, dtype, params="", budget_ms=1500):
+    def begin(self, name, shape, dtype, params="", budget_ms=1000):
         self.check(self.lib.kb_begin(self.s, name.encode(), shape.encode(), dtype.encode(), params.encode(),
                                      budget_ms), "kb_begin")
 
@@ -145,9 +145,10 @@ def main():
     eps = 1e-6
     rms_compiled = torch.compile(rms_eager, dynamic=False)
 
+    # torch's copy_ of one contiguous tensor into another is the driver's memcpy; fp32 at two sizes says so
     b = Bench(lib, a.build, "vector_add", os.path.join(a.out, "vector_add.csv"), "torch", a.seed)
     for shape in ("2^28", "2^24"):
-        for dt in ("fp32",) if a.quick else ("fp32", "fp16"):
+        for dt in ("fp32",):
             b.begin(f"copy-{shape}", shape, dt, "op=copy")
             n = int(2 ** int(shape[2:]))
             x, y = b.tensor("a", (n,)), b.tensor("c", (n,))

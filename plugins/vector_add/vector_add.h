@@ -13,7 +13,8 @@ extern "C" {
 #endif
 
 enum { VA_COPY = 0, VA_ADD, VA_TRIAD };
-enum { VA_NAIVE = 0, VA_VECTORIZED, VA_MEMCPY, VA_VEC4_PLAIN, VA_VEC8, VA_PERSISTENT }; /* profiles, in the descriptor's order */
+/* profiles, in the descriptor's order */
+enum { VA_NAIVE = 0, VA_VECTORIZED, VA_MEMCPY, VA_STREAMING, VA_VEC8, VA_L2_PREFETCH, VA_PERSISTENT };
 
 #define VA_TRIAD_SCALAR 3.0
 

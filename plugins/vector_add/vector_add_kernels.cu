@@ -1,11 +1,12 @@
 /* The memory primitives in versions (llm.c style, naive to fast):
- *   naive       one element a thread, the first thing anyone writes
- *   vectorized  16-byte loads and stores, 4 independent vectors in flight a thread (every load issued
- *               before the first store), streaming cache hints, a scalar tail for lengths that are not
- *               a multiple of the vector width
- *   vec4_plain  the same without cache hints
- *   vec8        8 vectors a thread
- *   persistent  vectorized, over a grid of what fits on the GPU at once, striding */
+ *   naive        one element a thread, the first thing anyone writes
+ *   vectorized   16-byte loads and stores, 4 independent vectors in flight a thread (every load issued
+ *                before the first store), a scalar tail for lengths that are not a multiple of the
+ *                vector width: the lab's copy, which every "fraction of limit" is measured against
+ *   streaming    vectorized with evict-first hints (ld/st.global.cs)
+ *   vec8         8 vectors in flight a thread
+ *   l2_prefetch  vectorized with a 256-byte L2 prefetch on each load
+ *   persistent   vectorized over a grid of what fits on the GPU at once, striding */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -40,11 +41,23 @@ __global__ void naive_kernel(const T *__restrict__ a, const T *__restrict__ b, T
         c[i] = apply<OP, T>(a[i], OP == VA_COPY ? a[i] : b[i]);
 }
 
-enum { HINT_NONE = 0, HINT_STREAM = 1 };
+/* How a 16-byte vector is loaded and stored: plainly; with the streaming (evict-first) hints, which
+   cost 3-5 % at every size on the H200 (docs/notes/vector_add.md); or plainly with a 256-byte L2
+   prefetch on each load (ld.global.nc.L2::256B). */
+enum { HINT_NONE = 0, HINT_STREAM = 1, HINT_L2_256 = 2 };
 
 template <int HINT> __device__ __forceinline__ uint4 load16(const uint4 *p)
 {
-    return HINT == HINT_STREAM ? __ldcs(p) : *p;
+    if (HINT == HINT_STREAM)
+        return __ldcs(p);
+    if (HINT == HINT_L2_256) {
+        uint4 v;
+        asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "l"(p));
+        return v;
+    }
+    return *p;
 }
 template <int HINT> __device__ __forceinline__ void store16(uint4 *p, uint4 v)
 {
@@ -142,10 +155,11 @@ template <int OP, typename T> int launch_op(int profile, const T *a, const T *b,
         naive_kernel<OP, T><<<(unsigned)blocks, THREADS, 0, s>>>(a, b, c, n);
         return (int)cudaGetLastError();
     }
-    case VA_VECTORIZED: return launch_vec<OP, T, 4, HINT_STREAM, false>(a, b, c, n, s);
-    case VA_VEC4_PLAIN: return launch_vec<OP, T, 4, HINT_NONE, false>(a, b, c, n, s);
-    case VA_VEC8: return launch_vec<OP, T, 8, HINT_STREAM, false>(a, b, c, n, s);
-    case VA_PERSISTENT: return launch_vec<OP, T, 4, HINT_STREAM, true>(a, b, c, n, s);
+    case VA_VECTORIZED: return launch_vec<OP, T, 4, HINT_NONE, false>(a, b, c, n, s);
+    case VA_STREAMING: return launch_vec<OP, T, 4, HINT_STREAM, false>(a, b, c, n, s);
+    case VA_VEC8: return launch_vec<OP, T, 8, HINT_NONE, false>(a, b, c, n, s);
+    case VA_L2_PREFETCH: return launch_vec<OP, T, 4, HINT_L2_256, false>(a, b, c, n, s);
+    case VA_PERSISTENT: return launch_vec<OP, T, 4, HINT_NONE, true>(a, b, c, n, s);
     default: return (int)cudaErrorInvalidValue;
     }
 }

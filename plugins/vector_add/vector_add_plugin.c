@@ -100,10 +100,11 @@ static void va_work(const klab_case *k, klab_work *w)
 
 static const klab_profile profiles[] = {
     {"naive", "one element a thread"},
-    {"vectorized", "16-byte loads/stores, 4 vectors in flight a thread, streaming hints"},
+    {"vectorized", "16-byte loads/stores, 4 vectors in flight a thread: the lab's copy"},
     {"memcpy", "cudaMemcpyAsync device to device (op = copy only)"},
-    {"vec4_plain", "vectorized without the streaming cache hints"},
+    {"streaming", "vectorized with evict-first hints (ld/st.global.cs)"},
     {"vec8", "vectorized with 8 vectors in flight a thread"},
+    {"l2_prefetch", "vectorized with a 256-byte L2 prefetch on each load"},
     {"persistent", "vectorized over a resident grid that strides"},
     {NULL, NULL},
 };
