@@ -22,8 +22,18 @@ enum { RMS_BASELINE = 0, RMS_FUSED };
 int rmsnorm_baseline_launch(klab_dtype d, const void *x, const void *w, void *y, float *sq, float *inv,
                             void *t, size_t rows, size_t cols, float eps, klab_stream s);
 
+/* How the fused kernel launches, from the case's params (an autotuning sweep is a set of cases):
+     param.threads   threads a row (default 0: up to 256); vectors a thread follow from it
+     param.w_late    1: load w after the reduction (fewer registers held across it)
+     param.prefetch  1: load x with a 256-byte L2 prefetch */
+typedef struct rmsnorm_tuning {
+    int threads;
+    int w_late;
+    int prefetch;
+} rmsnorm_tuning;
+
 int rmsnorm_fused_launch(klab_dtype d, const void *x, const void *w, void *y, size_t rows, size_t cols,
-                         float eps, klab_stream s);
+                         float eps, const rmsnorm_tuning *t, klab_stream s);
 
 /* The float64 result. */
 void rmsnorm_reference(const double *x, const double *w, double *y, size_t rows, size_t cols, double eps);

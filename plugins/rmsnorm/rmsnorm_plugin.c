@@ -14,6 +14,7 @@ typedef struct rms_state {
     klab_dtype dtype;
     size_t rows, cols;
     float eps;
+    rmsnorm_tuning tuning;
     void *x, *w, *y, *t;
     float *sq, *inv;
 } rms_state;
@@ -27,19 +28,26 @@ static void shape(const klab_case *k, size_t *rows, size_t *cols)
         *rows *= (size_t)k->dims[i];
 }
 
-static double case_eps(const klab_case *k)
+static const char *param(const klab_case *k, const char *key)
 {
     for (int i = 0; i < k->nparams; i++)
-        if (strcmp(k->params[i].key, "eps") == 0)
-            return strtod(k->params[i].value, NULL);
-    return RMS_DEFAULT_EPS;
+        if (strcmp(k->params[i].key, key) == 0)
+            return k->params[i].value;
+    return NULL;
+}
+
+static int int_param(const klab_case *k, const char *key, int dflt)
+{
+    const char *v = param(k, key);
+    return v ? atoi(v) : dflt;
 }
 
 static klab_status rms_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
 {
     if (k->rank < 2)
         return host->error(ctx, "rmsnorm needs a shape ROWSxCOLS, got rank %d", k->rank);
-    double eps = case_eps(k);
+    const char *e = param(k, "eps");
+    double eps = e ? strtod(e, NULL) : RMS_DEFAULT_EPS;
     if (!(eps > 0 && eps < 1))
         return host->error(ctx, "param.eps must be in (0, 1)");
     rms_state *st = calloc(1, sizeof *st);
@@ -49,6 +57,13 @@ static klab_status rms_setup(klab_ctx *ctx, const klab_host *host, const klab_ca
     st->host = host;
     st->dtype = k->dtype;
     st->eps = (float)eps;
+    st->tuning.threads = int_param(k, "threads", 0);
+    st->tuning.w_late = int_param(k, "w_late", 0);
+    st->tuning.prefetch = int_param(k, "prefetch", 0);
+    if (st->tuning.threads < 0 || st->tuning.threads > 1024) {
+        free(st);
+        return host->error(ctx, "param.threads must be 0 (automatic) or 32..1024");
+    }
     shape(k, &st->rows, &st->cols);
     size_t n = st->rows * st->cols;
     if ((st->x = host->tensor(ctx, "x", KLAB_INPUT, k->dtype, n)) &&
@@ -68,7 +83,7 @@ static klab_status rms_run(void *state, int profile, klab_stream s)
 {
     rms_state *st = state;
     int e = profile == RMS_FUSED
-                ? rmsnorm_fused_launch(st->dtype, st->x, st->w, st->y, st->rows, st->cols, st->eps, s)
+                ? rmsnorm_fused_launch(st->dtype, st->x, st->w, st->y, st->rows, st->cols, st->eps, &st->tuning, s)
                 : rmsnorm_baseline_launch(st->dtype, st->x, st->w, st->y, st->sq, st->inv, st->t, st->rows,
                                           st->cols, st->eps, s);
     KLAB_CUDA(st->host, st->ctx, (cudaError_t)e);
@@ -103,7 +118,7 @@ static const klab_profile profiles[] = {
     {NULL, NULL},
 };
 
-static const char *const params[] = {"eps", NULL};
+static const char *const params[] = {"eps", "threads", "w_late", "prefetch", NULL};
 
 static const klab_plugin descriptor = {
     .abi_major = KLAB_ABI_MAJOR,
