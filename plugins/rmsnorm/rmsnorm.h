@@ -24,7 +24,8 @@ int rmsnorm_baseline_launch(klab_dtype d, const void *x, const void *w, void *y,
 
 /* How the fused kernel launches, from the case's params (an autotuning sweep is a set of cases):
      param.threads   threads a row (default 0: up to 256); vectors a thread follow from it
-     param.w_late    1: load w after the reduction (fewer registers held across it)
+     param.w_late    1 (default): load w after the reduction, holding fewer registers across it;
+                     0: load it beside x
      param.prefetch  1: load x with a 256-byte L2 prefetch */
 typedef struct rmsnorm_tuning {
     int threads;
