@@ -9,6 +9,9 @@
 #                            PyTorch in the same rounds (tools/torch_rows.py); --graph and --hot rows
 #   tools/gpu-run.sh all     both
 #
+# The device tool copies the working tree without its git history: say the commit, so that every
+# meta.ini records it:  KLAB_COMMIT=<hash> bash tools/gpu-run.sh all
+#
 # Everything lands under $OUT: log.txt (the whole output) and results.tgz (CSV files and meta.ini of
 # every run); a short table is printed last. The GPU host reaches no package registry: inih, libcsv
 # and cmocka travel as Debian packages in .deps/ (tools/bootstrap.sh --device-deps) and are unpacked
