@@ -35,7 +35,7 @@ int run_meta_write(const char *path, const char *run_id, const char *started, co
         if (o->hot)
             fprintf(fp, "l2 = hot: no flush between samples (a 20 us spin keeps the host ahead)\n");
         else
-            fprintf(fp, "l2 = cold: before each sample a kernel reads %.0f MiB (4x L2), leaving only clean lines\n",
+            fprintf(fp, "l2 = cold: before each sample a kernel reads %.0f MiB (at least 4x the L2), leaving only clean lines\n",
                     dev->flush_bytes / 1048576.0);
         if (o->verify_only)
             fprintf(fp, "verify_only = yes: nothing was timed\n");
