@@ -44,4 +44,27 @@ static inline void stub_teardown(void *state)
 /* One profile, "only": enough for a descriptor the loader accepts. */
 #define STUB_PROFILES {{"only", "does nothing"}, {NULL, NULL}}
 
+/* A descriptor that keeps every rule: version "0", fp32, the one profile, the stub hooks. */
+static inline klab_plugin stub_descriptor(const char *name, const char *summary)
+{
+    static const klab_profile profiles[] = STUB_PROFILES;
+    klab_plugin d = {KLAB_ABI_MAJOR, KLAB_ABI_MINOR, sizeof(klab_plugin), name, "0", summary, profiles, NULL,
+                     KLAB_DTYPE_BIT(KLAB_FP32), 0, NULL, stub_setup, stub_run, stub_verify, stub_teardown, NULL, NULL};
+    return d;
+}
+
+/* A plugin's entry that returns stub_descriptor(NAME, SUMMARY) after the statements given, which break
+   the one rule the plugin is about by changing `stub`:
+       STUB_ENTRY("abi_major2", "built for a future ABI", stub.abi_major = 2; stub.abi_minor = 3) */
+#define STUB_ENTRY(NAME, SUMMARY, ...)                                                                \
+    static klab_plugin stub;                                                                          \
+    KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t host_abi_major, uint32_t host_abi_minor) \
+    {                                                                                                 \
+        (void)host_abi_major;                                                                         \
+        (void)host_abi_minor;                                                                         \
+        stub = stub_descriptor(NAME, SUMMARY);                                                        \
+        __VA_ARGS__;                                                                                  \
+        return &stub;                                                                                 \
+    }
+
 #endif

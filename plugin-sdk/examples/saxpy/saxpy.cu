@@ -228,8 +228,4 @@ const klab_plugin descriptor = {
 
 } // namespace
 
-extern "C" KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
-{
-    (void)host_abi_minor;
-    return host_abi_major == KLAB_ABI_MAJOR ? &descriptor : NULL;
-}
+KLAB_PLUGIN_ENTRY(descriptor)

@@ -234,6 +234,22 @@ typedef struct klab_plugin {
  * and everything it points to MUST stay valid until the plugin is unloaded. */
 typedef const klab_plugin *(*klab_entry_fn)(uint32_t host_abi_major, uint32_t host_abi_minor);
 
+/* The usual entry, in one line after the descriptor: KLAB_PLUGIN_ENTRY(descriptor) defines
+   klab_plugin_entry with C linkage, giving the descriptor to a host of the same ABI major and
+   declining (NULL) any other. */
+#ifdef __cplusplus
+#define KLAB_EXTERN_C extern "C"
+#else
+#define KLAB_EXTERN_C
+#endif
+#define KLAB_PLUGIN_ENTRY(descriptor)                                                                   \
+    KLAB_EXTERN_C KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t host_abi_major,             \
+                                                                   uint32_t host_abi_minor)             \
+    {                                                                                                   \
+        (void)host_abi_minor;                                                                           \
+        return host_abi_major == KLAB_ABI_MAJOR ? &(descriptor) : NULL;                                 \
+    }
+
 #ifdef __cplusplus
 }
 #endif

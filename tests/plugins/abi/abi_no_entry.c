@@ -2,22 +2,7 @@
  * klab_plugin_entry, so the loader finds no entry (a C++ plugin without extern "C" looks the same). */
 #include "../stub_hooks.h"
 
-static const klab_profile profiles[] = STUB_PROFILES;
-
-static const klab_plugin descriptor = {
-    .abi_major = KLAB_ABI_MAJOR,
-    .abi_minor = KLAB_ABI_MINOR,
-    .struct_size = sizeof(klab_plugin),
-    .name = "abi_no_entry",
-    .version = "0",
-    .summary = "exports the wrong symbol",
-    .profiles = profiles,
-    .dtypes = KLAB_DTYPE_BIT(KLAB_FP32),
-    .setup = stub_setup,
-    .run = stub_run,
-    .verify = stub_verify,
-    .teardown = stub_teardown,
-};
+static klab_plugin descriptor;
 
 KLAB_EXPORT const klab_plugin *klab_entry(uint32_t host_abi_major, uint32_t host_abi_minor);
 
@@ -25,5 +10,6 @@ KLAB_EXPORT const klab_plugin *klab_entry(uint32_t host_abi_major, uint32_t host
 {
     (void)host_abi_major;
     (void)host_abi_minor;
+    descriptor = stub_descriptor("abi_no_entry", "exports the wrong symbol");
     return &descriptor;
 }

@@ -1,28 +1,5 @@
 /* abi_no_profiles.so: a profile list that holds only its terminator. */
 #include "../stub_hooks.h"
 
-static const klab_profile profiles[] = {{NULL, NULL}};
-
-static const klab_plugin descriptor = {
-    .abi_major = KLAB_ABI_MAJOR,
-    .abi_minor = KLAB_ABI_MINOR,
-    .struct_size = sizeof(klab_plugin),
-    .name = "abi_no_profiles",
-    .version = "0",
-    .summary = "has nothing to time",
-    .profiles = profiles,
-    .dtypes = KLAB_DTYPE_BIT(KLAB_FP32),
-    .setup = stub_setup,
-    .run = stub_run,
-    .verify = stub_verify,
-    .teardown = stub_teardown,
-};
-
-KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t host_abi_major, uint32_t host_abi_minor);
-
-KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
-{
-    (void)host_abi_major;
-    (void)host_abi_minor;
-    return &descriptor;
-}
+static const klab_profile none[] = {{NULL, NULL}};
+STUB_ENTRY("abi_no_profiles", "has nothing to time", stub.profiles = none)

@@ -32,11 +32,4 @@ static const klab_plugin descriptor = {
     .work = hang_work,
 };
 
-KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t host_abi_major, uint32_t host_abi_minor);
-
-KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t host_abi_major, uint32_t host_abi_minor)
-{
-    (void)host_abi_major;
-    (void)host_abi_minor;
-    return &descriptor;
-}
+KLAB_PLUGIN_ENTRY(descriptor)

@@ -82,10 +82,6 @@ static void twice_teardown(void *state)
                                                  NAME, "test", SUMMARY, PROFILES, NULL,               \
                                                  KLAB_DTYPE_BIT(KLAB_FP32), MIN_CC, twice_params,     \
                                                  SETUP, RUN, twice_verify, TEARDOWN, NULL, NULL};     \
-    extern "C" KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t major, uint32_t minor)     \
-    {                                                                                                \
-        (void)minor;                                                                                 \
-        return major == KLAB_ABI_MAJOR ? &twice_descriptor : NULL;                                   \
-    }
+    KLAB_PLUGIN_ENTRY(twice_descriptor)
 
 #endif
