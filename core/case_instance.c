@@ -254,6 +254,10 @@ int inst_verify_profile(case_instance *in, int profile, klab_stream s, int *cuda
     }
     if (st != KLAB_OK) {
         snprintf(err, errlen, "run: %s", ctx_error(in->ctx, "failed without a reason"));
+        /* the plugin may have met a lost context and said only "error": the caller must know */
+        cudaError_t e = cudaDeviceSynchronize();
+        if (e != cudaSuccess && cuda_error_is_sticky(e))
+            *cuda_err = (int)e;
         return INST_ERROR;
     }
     cudaError_t e = cudaDeviceSynchronize();
@@ -275,6 +279,7 @@ int inst_verify_profile(case_instance *in, int profile, klab_stream s, int *cuda
 int inst_inputs_changed(case_instance *in, klab_stream s, char *err, size_t errlen)
 {
     uint64_t h;
+    err[0] = 0;
     if (cudaStreamSynchronize(s) != cudaSuccess || input_checksum(in, &h, err, errlen) != 0) {
         if (!err[0])
             snprintf(err, errlen, "reading inputs back failed");

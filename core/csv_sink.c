@@ -87,12 +87,15 @@ int csv_sink_row(csv_sink *s, const klab_row *r)
 
 int csv_sink_commit(csv_sink *s, char *err, size_t errlen)
 {
-    int bad = fflush(s->fp) != 0 || fsync(fileno(s->fp)) != 0;
+    int bad = ferror(s->fp) || fflush(s->fp) != 0;
+    /* fsync is refused by some file systems (EINVAL): the data are written, only not forced out */
+    if (!bad && fsync(fileno(s->fp)) != 0 && errno != EINVAL && errno != ENOTSUP)
+        bad = 1;
     bad |= fclose(s->fp) != 0;
     s->fp = NULL;
     if (bad || rename(s->partial, s->path) != 0) {
-        snprintf(err, errlen, "cannot complete %s: %s", s->path, strerror(errno));
-        unlink(s->partial);
+        /* the rows stay in the .partial file: its name says it may be incomplete */
+        snprintf(err, errlen, "cannot complete %s (rows kept in %s): %s", s->path, s->partial, strerror(errno));
         return -1;
     }
     return 0;

@@ -18,7 +18,8 @@ typedef struct csv_sink {
 /* Creates missing directories on the way. Returns 0, or -1 with the reason in err. */
 int csv_sink_open(csv_sink *s, const char *path, char *err, size_t errlen);
 int csv_sink_row(csv_sink *s, const klab_row *r);
-/* Completes the file (fsync + rename). Returns 0, or -1 with the reason. */
+/* Completes the file (fsync + rename). Returns 0, or -1 with the reason (the rows stay in the
+   .partial file). */
 int csv_sink_commit(csv_sink *s, char *err, size_t errlen);
 /* Gives up: removes the partial file. */
 void csv_sink_discard(csv_sink *s);

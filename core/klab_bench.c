@@ -12,6 +12,7 @@
 
 struct kb_session {
     job j;
+    job_out out; /* this session's own: rows of two sessions never mix */
     run_session *rs;
     run_unit *unit;
     int units;
@@ -57,14 +58,6 @@ static int on_send(void *user, wire_type type, const void *payload, uint32_t len
     return 0;
 }
 
-static job_out *out_of(kb_session *s)
-{
-    static job_out out;
-    out.send = on_send;
-    out.user = s;
-    return &out;
-}
-
 kb_session *kb_open(const char *plugin_path, const char *ceiling_path, int device, const char *csv_path,
                     const char *run_id, unsigned long long seed)
 {
@@ -88,7 +81,9 @@ kb_session *kb_open(const char *plugin_path, const char *ceiling_path, int devic
         return NULL;
     }
     int fatal = 0;
-    s->rs = session_open(&s->j, out_of(s), &fatal);
+    s->out.send = on_send;
+    s->out.user = s;
+    s->rs = session_open(&s->j, &s->out, &fatal);
     if (!s->rs) {
         set_err(NULL, "%s", s->err[0] ? s->err : "cannot open the plugin or the device");
         csv_sink_discard(&s->sink);
@@ -145,6 +140,14 @@ int kb_begin(kb_session *s, const char *case_name, const char *shape, const char
     s->units++;
     if (!s->unit) {
         set_err(s, "kb_begin: out of memory");
+        return -1;
+    }
+    if (!unit_ready(s->unit)) {
+        /* set up or verified badly: its rows say why; the session goes on with the next case */
+        int lost = unit_finish(s->unit);
+        s->unit = NULL;
+        set_err(s, "kb_begin: case %s %s did not set up and verify (see its rows)%s", case_name, dtype,
+                lost ? "; the CUDA context was lost: end this process" : "");
         return -1;
     }
     return 0;

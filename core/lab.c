@@ -323,30 +323,46 @@ static int probe(const cli_opts *o, wire_device *dev)
     return EXIT_NO_GPU;
 }
 
-static void crash_rows(job_state *s, const job *j, const char *how)
+/* Failed rows for the profiles of unit `u` that have not reported (all of them when `reported` is 0). */
+static void fail_unit(job_state *s, const job *j, const wire_unit *u, int reported, const char *reason)
 {
-    char done_profiles[16] = {0};
-    for (int r = s->nrows - s->unit_rows; r < s->nrows; r++)
-        for (int k = 0; k < s->unit.nprofiles; k++)
-            if (strcmp(s->rows[r].profile, s->unit.profiles[k]) == 0)
-                done_profiles[k] = 1;
-    for (int k = 0; k < s->unit.nprofiles; k++) {
-        if (done_profiles[k])
+    for (int k = 0; k < u->nprofiles; k++) {
+        int done = 0;
+        for (int r = s->nrows - reported; r < s->nrows; r++)
+            done |= strcmp(s->rows[r].profile, u->profiles[k]) == 0;
+        if (done)
             continue;
         klab_row r;
         memset(&r, 0, sizeof r);
         snprintf(r.run_id, sizeof r.run_id, "%s", j->run_id);
         snprintf(r.plugin, sizeof r.plugin, "%s", j->plugin_name);
-        snprintf(r.kcase, sizeof r.kcase, "%s", s->unit.kcase);
-        snprintf(r.shape, sizeof r.shape, "%s", s->unit.shape);
-        snprintf(r.dtype, sizeof r.dtype, "%s", s->unit.dtype);
-        snprintf(r.profile, sizeof r.profile, "%s", s->unit.profiles[k]);
+        snprintf(r.kcase, sizeof r.kcase, "%s", u->kcase);
+        snprintf(r.shape, sizeof r.shape, "%s", u->shape);
+        snprintf(r.dtype, sizeof r.dtype, "%s", u->dtype);
+        snprintf(r.profile, sizeof r.profile, "%s", u->profiles[k]);
         snprintf(r.l2, sizeof r.l2, "%s", j->topts.hot ? "hot" : "cold");
         snprintf(r.launch, sizeof r.launch, "%s", j->topts.graph ? "graph" : "stream");
         r.seed = j->topts.seed;
-        row_fail(&r, ROW_FAILED, "worker %s in %s", how, s->phase);
+        row_fail(&r, ROW_FAILED, "%s", reason);
         add_row(s, &r);
     }
+}
+
+/* Unit k as a worker would announce it, from the INI and the plugin's profiles. */
+static void describe_unit(const job *j, const wire_plugin *p, int k, wire_unit *u)
+{
+    int ci;
+    klab_dtype dt;
+    job_units(j->cfg, &j->filter, k, &ci, &dt);
+    const cfg_case *c = &j->cfg->cases[ci];
+    memset(u, 0, sizeof *u);
+    u->unit = k;
+    snprintf(u->kcase, sizeof u->kcase, "%s", c->name);
+    snprintf(u->shape, sizeof u->shape, "%s", c->shape);
+    snprintf(u->dtype, sizeof u->dtype, "%s", dtype_name(dt));
+    for (int i = 0; i < p->nprofiles; i++)
+        if (job_keeps_profile(c, &j->filter, p->profiles[i]))
+            snprintf(u->profiles[u->nprofiles++], sizeof u->profiles[0], "%s", p->profiles[i]);
 }
 
 typedef struct run_totals {
@@ -397,6 +413,19 @@ static void run_plugin(const cli_opts *o, const discovery *d, const found_plugin
             break;
         char how[128];
         worker_outcome_text(&w, how, sizeof how);
+        if (j.start_unit > 0 && !s.done && !s.in_unit) {
+            /* the fresh worker after a failed unit did not reach its first case: say so for each */
+            char reason[1300];
+            snprintf(reason, sizeof reason, "not run: the worker started after an earlier case failed %s before this case%s%s",
+                     how[0] ? how : "stopped", s.fatal || s.refused ? ": " : "",
+                     s.fatal ? s.fatal_msg : s.refused ? s.refusal : "");
+            for (int k = j.start_unit; k < s.units_total && s.have_plugin; k++) {
+                wire_unit wu;
+                describe_unit(&j, &s.plugin, k, &wu);
+                fail_unit(&s, &j, &wu, 0, reason);
+            }
+            break;
+        }
         if (s.refused || s.fatal || !s.in_unit) {
             if (!s.done && !s.refused && !s.fatal)
                 snprintf(s.refusal, sizeof s.refusal, "%s: the worker %s before its first case", f->path,
@@ -413,7 +442,9 @@ static void run_plugin(const cli_opts *o, const discovery *d, const found_plugin
         if (s.done)
             break;
         /* The worker died inside a unit (or lost its context): charge that unit, go on after it. */
-        crash_rows(&s, &j, how[0] ? how : "stopped");
+        char reason[300];
+        snprintf(reason, sizeof reason, "worker %s in %s", how[0] ? how : "stopped", s.phase);
+        fail_unit(&s, &j, &s.unit, s.unit_rows, reason);
         j.start_unit = s.unit.unit + 1;
         if (j.start_unit >= s.units_total)
             break;

@@ -89,6 +89,10 @@ int loader_open(const char *path, const char *expected, loaded_plugin *p, char *
     }
     p->baseline = -1;
     for (int i = 0; k->profiles[i].name; i++) {
+        if (i == LOADER_MAX_PROFILES) {
+            snprintf(why, sizeof why, "declares more than %d profiles", LOADER_MAX_PROFILES);
+            return refuse(p, err, errlen, why);
+        }
         if (!valid_ident(k->profiles[i].name)) {
             snprintf(why, sizeof why, "profile name '%s' is not [a-z0-9_]+", k->profiles[i].name);
             return refuse(p, err, errlen, why);

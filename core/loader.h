@@ -7,6 +7,9 @@
 
 #include "klab/plugin.h"
 
+/* Profiles a plugin may declare: a case's rows are kept in fixed arrays of this many. */
+#define LOADER_MAX_PROFILES 16
+
 typedef struct loaded_plugin {
     void *handle;
     char path[4096];

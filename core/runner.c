@@ -106,8 +106,8 @@ static int load(const job *j, const job_out *out, loaded_plugin *lp)
 
 static int check_config(const job *j, const job_out *out, const loaded_plugin *lp)
 {
-    const char *names[64];
-    for (int i = 0; i < lp->nprofiles && i < 64; i++)
+    const char *names[LOADER_MAX_PROFILES];
+    for (int i = 0; i < lp->nprofiles; i++)
         names[i] = lp->desc.profiles[i].name;
     char err[1200];
     if (cfg_check_plugin(j->cfg, names, lp->nprofiles, lp->desc.dtypes, lp->desc.params, err, sizeof err) != 0) {
@@ -133,6 +133,7 @@ typedef struct profile_subject {
 static int ps_launch(void *self, klab_stream s, char *err, size_t errlen)
 {
     profile_subject *p = self;
+    p->inst->ctx->has_err = 0; /* this launch's reason, not an earlier one's */
     klab_status st = p->inst->lp->desc.run(p->inst->state, p->profile, s);
     if (st != KLAB_OK) {
         snprintf(err, errlen, "run: %s", ctx_error(p->inst->ctx, "failed without a reason"));
@@ -172,7 +173,7 @@ struct run_session {
     roofline roof;
 };
 
-#define MAX_PROFILES 16
+#define MAX_PROFILES LOADER_MAX_PROFILES
 #define MAX_SUBJECTS (MAX_PROFILES + MAX_EXTERNAL + 1)
 
 typedef struct external_entry {
@@ -412,15 +413,20 @@ run_unit *unit_begin(run_session *ss, int unit, const cfg_case *c, klab_dtype dt
             row_fail(r, ROW_SKIPPED, "%s", err);
             continue;
         }
+        if (rc == INST_ERROR && cuda_err && cuda_error_is_sticky(cuda_err)) {
+            row_fail(r, ROW_FAILED, "%s", err);
+            char msg[1300];
+            snprintf(msg, sizeof msg, "not run: profile '%s' lost the CUDA context before it", r->profile);
+            fail_open_rows(u, ROW_FAILED, "%s", msg);
+            u->lost = 1;
+            return u;
+        }
+        /* Whatever the run's verdict, its inputs are checked and refilled if it changed them, so a
+           broken profile cannot fail the profiles after it. */
+        char why[1200] = "";
+        int changed = inst_inputs_changed(&u->inst, ss->env.stream, why, sizeof why);
         if (rc == INST_ERROR) {
             row_fail(r, ROW_FAILED, "%s", err);
-            if (cuda_err && cuda_error_is_sticky(cuda_err)) {
-                char msg[1300];
-                snprintf(msg, sizeof msg, "not run: profile '%s' lost the CUDA context before it", r->profile);
-                fail_open_rows(u, ROW_FAILED, "%s", msg);
-                u->lost = 1;
-                return u;
-            }
             continue;
         }
         r->has_err = 1;
@@ -428,13 +434,12 @@ run_unit *unit_begin(run_session *ss, int unit, const cfg_case *c, klab_dtype dt
         r->max_abs_err = u->inst.last.max_abs_err;
         r->tol = u->inst.tol;
         if (rc == INST_MISMATCH) {
-            row_fail(r, ROW_INCORRECT, "%s", err);
+            row_fail(r, ROW_INCORRECT, "%s%s", err, changed > 0 ? "; and it changed its inputs" : "");
             continue;
         }
-        int changed = inst_inputs_changed(&u->inst, ss->env.stream, err, sizeof err);
         if (changed != 0) {
             row_fail(r, changed > 0 ? ROW_INCORRECT : ROW_FAILED, "%s",
-                     changed > 0 ? "input modified: run changed its inputs (checksum differs after one run)" : err);
+                     changed > 0 ? "input modified: run changed its inputs (checksum differs after one run)" : why);
             continue;
         }
         u->psub[u->ns].inst = &u->inst;
@@ -444,6 +449,11 @@ run_unit *unit_begin(run_session *ss, int unit, const cfg_case *c, klab_dtype dt
     }
     u->ready = 1;
     return u;
+}
+
+int unit_ready(const run_unit *u)
+{
+    return u->ready;
 }
 
 int unit_tensor(const run_unit *u, const char *name, void **dev, klab_dtype *dtype, size_t *count)
@@ -606,6 +616,16 @@ int unit_finish(run_unit *u)
     }
     if (u->np)
         phase(u, "teardown");
+    if (!u->lost && u->inst_made) {
+        /* a plugin may have lost the context and said only "error": find out before tearing down */
+        cudaError_t e = cudaDeviceSynchronize();
+        if (e != cudaSuccess && cuda_error_is_sticky(e)) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "CUDA error %d: %s (context lost)", (int)e, cudaGetErrorString(e));
+            fail_open_rows(u, ROW_FAILED, "%s", msg);
+            u->lost = 1;
+        }
+    }
     if (!u->lost) {
         if (copy)
             inst_teardown(copy);
@@ -662,6 +682,7 @@ run_session *session_open(const job *j, const job_out *out, int *fatal)
         return NULL; /* reported; the parent goes on with the next plugin */
     }
     if (init_device(j, out, &ss->dev, &ss->env) != 0) {
+        timing_env_free(&ss->env);
         free(ss);
         *fatal = 1;
         return NULL;

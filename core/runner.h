@@ -73,6 +73,7 @@ run_session *session_open(const job *j, const job_out *out, int *fatal);
 void session_close(run_session *s);
 klab_stream run_session_stream(const run_session *s);
 run_unit *unit_begin(run_session *s, int unit, const cfg_case *c, klab_dtype dtype);
+int unit_ready(const run_unit *u); /* set up, referenced and verified */
 int unit_tensor(const run_unit *u, const char *name, void **dev, klab_dtype *dtype, size_t *count);
 int unit_add_external(run_unit *u, const external_subject *e);
 int unit_finish(run_unit *u);

@@ -2,6 +2,7 @@
 #include "supervisor.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,7 +50,8 @@ int supervise(const job *j, int isolate, double timeout_s, const supervise_hooks
         return 0;
     }
     int fds[2];
-    if (pipe(fds) != 0)
+    /* close-on-exec: a process a plugin starts must not hold the pipe open after its worker dies */
+    if (pipe2(fds, O_CLOEXEC) != 0)
         return -1;
     fflush(stdout);
     fflush(stderr);

@@ -283,9 +283,10 @@ static void pick_verify_rounds(subject *subs, int n, const timing_opts *o)
 static int bracket(timing_env *env, subject *s, cudaEvent_t ev0, cudaEvent_t ev1, const timing_opts *o,
                    double *excess, double *event_ms, char *why, size_t whylen)
 {
-    if (!o->hot && pre_sample(env, o) != 0)
-        return cuda_fail(env, cudaGetLastError(), "flush", why, whylen);
-    cudaError_t e = cudaDeviceSynchronize();
+    cudaError_t e = o->hot ? cudaSuccess : (cudaError_t)pre_sample(env, o);
+    if (e != cudaSuccess)
+        return cuda_fail(env, e, "L2 flush launch", why, whylen);
+    e = cudaDeviceSynchronize();
     if (e != cudaSuccess)
         return cuda_fail(env, e, "escape check", why, whylen);
     gpu_stamp_time(env->slots + SLOT_SPAN_A, env->stream);
@@ -389,7 +390,7 @@ int timing_measure(timing_env *env, subject *subs, int n, const timing_opts *o, 
         /* Every subject has had the same rounds, so one reaching max_reps or the budget ends the
            case for all; otherwise it ends when each has met its noise target and had its verified
            round. */
-        int all_done = 1, hard_stop = 0;
+        int all_done = 1, hard_stop = 0, pending_check = 0;
         double elapsed = now_ms() - t0 - checking_ms;
         for (int i = 0; i < n; i++) {
             if (subs[i].state != SUBJ_OK)
@@ -397,10 +398,13 @@ int timing_measure(timing_env *env, subject *subs, int n, const timing_opts *o, 
             subs[i].stopped = stop_check(&o->stop, &subs[i].acc, elapsed);
             if (subs[i].stopped == STOP_BUDGET || subs[i].stopped == STOP_MAX)
                 hard_stop = 1;
-            if (subs[i].stopped == STOP_NOT_YET || subs[i].verify_round >= round)
+            if (subs[i].stopped == STOP_NOT_YET)
                 all_done = 0;
+            pending_check |= subs[i].ops->check && subs[i].verify_round >= round;
         }
-        if (hard_stop || all_done)
+        /* A verified round is never skipped: neither the budget nor max_reps ends the case before
+           every subject's has come (at most max(min_reps, subjects) rounds). */
+        if ((hard_stop || all_done) && !pending_check)
             break;
 
         cudaMemsetAsync(env->slots, 0, 4 * sizeof *env->slots, env->stream);
@@ -415,8 +419,16 @@ int timing_measure(timing_env *env, subject *subs, int n, const timing_opts *o, 
                 subject_fail(s, SUBJ_FAILED, why);
                 continue;
             }
-            if (pre_sample(env, o) != 0)
-                break; /* reported at the synchronisation below */
+            cudaError_t fe = (cudaError_t)pre_sample(env, o);
+            if (fe != cudaSuccess) { /* the launch already cleared it: report it here */
+                free(round_mhz);
+                cuda_fail(env, fe, o->hot ? "spin launch" : "L2 flush launch", err, errlen);
+                if (env->sticky)
+                    return -1;
+                for (int i = 0; i < n; i++)
+                    subject_fail(&subs[i], SUBJ_FAILED, err);
+                return 0;
+            }
             cudaEventRecord(p->ev0, env->stream);
             if (run_once(env, s, why, sizeof why) != 0) {
                 if (env->sticky) {

@@ -13,14 +13,15 @@
  * Each round is bracketed by two clock stamps on SM 0; a round whose average SM clock is under
  * `throttle` x the peak clock is discarded for every subject (nvbench discards throttled samples
  * too). Sampling stops when every subject has min_reps accepted samples and noise <= target, or at
- * max_reps, or when the budget is spent.
+ * max_reps, or when the budget is spent, but never before every subject's verified round (below).
  *
  * One random round per subject poisons the outputs first and checks them after: an output computed
  * only before timing, or broken after the first run, fails the row.
  *
- * After sampling, each subject is run a few more times inside a device-synchronised %globaltimer span;
- * span minus event time, less the same for an empty launch, is device work the events did not see:
- * work launched outside the timed stream. Such a row reports no time. */
+ * Before sampling, each subject is run a few times inside device-synchronised %globaltimer spans,
+ * each paired with an empty launch spanned the same way; span minus event time, less the empty
+ * launch's, is device work the events did not see: work launched outside the timed stream. Such a
+ * subject is flagged, not sampled, and its row reports no time. */
 #ifndef KLAB_TIMING_H
 #define KLAB_TIMING_H
 

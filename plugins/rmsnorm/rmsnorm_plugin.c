@@ -60,7 +60,7 @@ static klab_status rms_setup(klab_ctx *ctx, const klab_host *host, const klab_ca
     st->tuning.threads = int_param(k, "threads", 0);
     st->tuning.w_late = int_param(k, "w_late", 1); /* the H200 sweep's choice (docs/notes/rmsnorm.md) */
     st->tuning.prefetch = int_param(k, "prefetch", 0);
-    if (st->tuning.threads < 0 || st->tuning.threads > 1024) {
+    if (st->tuning.threads != 0 && (st->tuning.threads < 32 || st->tuning.threads > 1024)) {
         free(st);
         return host->error(ctx, "param.threads must be 0 (automatic) or 32..1024");
     }
