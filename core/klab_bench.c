@@ -40,16 +40,7 @@ static int on_send(void *user, wire_type type, const void *payload, uint32_t len
     switch (type) {
     case WIRE_ROW:
         csv_sink_row(&s->sink, payload);
-        if (s->nrows == s->cap) {
-            int cap = s->cap ? 2 * s->cap : 64;
-            klab_row *p = realloc(s->rows, (size_t)cap * sizeof *p);
-            if (!p)
-                return -1;
-            s->rows = p;
-            s->cap = cap;
-        }
-        s->rows[s->nrows++] = *(const klab_row *)payload;
-        break;
+        return row_push(&s->rows, &s->nrows, &s->cap, payload);
     case WIRE_NOTE: fprintf(stderr, "note: %s\n", ((const wire_text *)payload)->text); break;
     case WIRE_REFUSED:
     case WIRE_FATAL: set_err(s, "%s", ((const wire_text *)payload)->text); break;

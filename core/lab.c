@@ -54,15 +54,7 @@ static void progress(const job_state *s)
 
 static void add_row(job_state *s, const klab_row *r)
 {
-    if (s->nrows == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 64;
-        klab_row *p = realloc(s->rows, (size_t)cap * sizeof *p);
-        if (!p)
-            return;
-        s->rows = p;
-        s->cap = cap;
-    }
-    s->rows[s->nrows++] = *r;
+    row_push(&s->rows, &s->nrows, &s->cap, r); /* for the table; the CSV gets it regardless */
     if (s->sink && s->sink->fp)
         csv_sink_row(s->sink, r);
 }

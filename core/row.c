@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *row_status_name(row_status s)
@@ -35,6 +36,20 @@ void row_fail(klab_row *r, row_status s, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(r->reason, sizeof r->reason, fmt, ap);
     va_end(ap);
+}
+
+int row_push(klab_row **rows, int *n, int *cap, const klab_row *r)
+{
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 64;
+        klab_row *p = realloc(*rows, (size_t)c * sizeof *p);
+        if (!p)
+            return -1;
+        *rows = p;
+        *cap = c;
+    }
+    (*rows)[(*n)++] = *r;
+    return 0;
 }
 
 const char *const row_columns[ROW_NCOLUMNS] = {

@@ -63,6 +63,9 @@ void row_fail(klab_row *r, row_status s, const char *fmt, ...)
 #endif
     ;
 
+/* Appends a copy of r to a growing array; 0, or -1 when out of memory (the array is kept). */
+int row_push(klab_row **rows, int *n, int *cap, const klab_row *r);
+
 /* The CSV columns, in order, and the text of column `i` for a row (empty where not applicable). */
 #define ROW_NCOLUMNS 34
 extern const char *const row_columns[ROW_NCOLUMNS];

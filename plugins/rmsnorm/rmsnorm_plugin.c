@@ -2,7 +2,6 @@
  * reference: rmsnorm_reference.c. */
 #include <cuda_runtime.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "klab/cuda.h"
 #include "klab/plugin.h"
@@ -28,17 +27,9 @@ static void shape(const klab_case *k, size_t *rows, size_t *cols)
         *rows *= (size_t)k->dims[i];
 }
 
-static const char *param(const klab_case *k, const char *key)
-{
-    for (int i = 0; i < k->nparams; i++)
-        if (strcmp(k->params[i].key, key) == 0)
-            return k->params[i].value;
-    return NULL;
-}
-
 static int int_param(const klab_case *k, const char *key, int dflt)
 {
-    const char *v = param(k, key);
+    const char *v = klab_case_param(k, key);
     return v ? atoi(v) : dflt;
 }
 
@@ -46,7 +37,7 @@ static klab_status rms_setup(klab_ctx *ctx, const klab_host *host, const klab_ca
 {
     if (k->rank < 2)
         return host->error(ctx, "rmsnorm needs a shape ROWSxCOLS, got rank %d", k->rank);
-    const char *e = param(k, "eps");
+    const char *e = klab_case_param(k, "eps");
     double eps = e ? strtod(e, NULL) : RMS_DEFAULT_EPS;
     if (!(eps > 0 && eps < 1))
         return host->error(ctx, "param.eps must be in (0, 1)");

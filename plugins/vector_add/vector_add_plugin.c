@@ -2,7 +2,6 @@
  * vector_add_reference.c. */
 #include <cuda_runtime.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "klab/cuda.h"
 #include "klab/plugin.h"
@@ -17,21 +16,11 @@ typedef struct va_state {
     void *a, *b, *c;
 } va_state;
 
-static size_t elements(const klab_case *k)
-{
-    size_t n = 1;
-    for (int i = 0; i < k->rank; i++)
-        n *= (size_t)k->dims[i];
-    return n;
-}
-
 /* param.op, copy when absent; -1 when it names no op. */
 static int case_op(const klab_case *k)
 {
-    for (int i = 0; i < k->nparams; i++)
-        if (strcmp(k->params[i].key, "op") == 0)
-            return vector_add_op(k->params[i].value);
-    return VA_COPY;
+    const char *op = klab_case_param(k, "op");
+    return op ? vector_add_op(op) : VA_COPY;
 }
 
 static klab_status va_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
@@ -46,7 +35,7 @@ static klab_status va_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     st->host = host;
     st->op = op;
     st->dtype = k->dtype;
-    st->n = elements(k);
+    st->n = klab_case_elements(k);
     st->a = host->tensor(ctx, "a", KLAB_INPUT, k->dtype, st->n);
     if (st->a && op != VA_COPY)
         st->b = host->tensor(ctx, "b", KLAB_INPUT, k->dtype, st->n);
@@ -93,7 +82,7 @@ static void va_teardown(void *state)
 static void va_work(const klab_case *k, klab_work *w)
 {
     int op = case_op(k);
-    double n = (double)elements(k), bytes = n * (k->dtype == KLAB_FP32 ? 4 : 2);
+    double n = (double)klab_case_elements(k), bytes = n * (k->dtype == KLAB_FP32 ? 4 : 2);
     w->bytes = (op == VA_COPY ? 2 : 3) * bytes;
     w->flops = op == VA_ADD ? n : op == VA_TRIAD ? 2 * n : 0;
 }

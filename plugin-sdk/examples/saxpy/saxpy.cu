@@ -15,7 +15,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "klab/cuda.h"
 #include "klab/plugin.h"
@@ -37,14 +36,6 @@ struct saxpy_state {
     void *x, *y, *out;
 };
 
-size_t elements(const klab_case *k)
-{
-    size_t n = 1;
-    for (int i = 0; i < k->rank; i++)
-        n *= (size_t)k->dims[i];
-    return n;
-}
-
 size_t dtype_bytes(klab_dtype d)
 {
     return d == KLAB_FP32 ? 4 : 2;
@@ -54,14 +45,12 @@ size_t dtype_bytes(klab_dtype d)
 int case_a(const klab_case *k, double *a)
 {
     *a = DEFAULT_A;
-    for (int i = 0; i < k->nparams; i++)
-        if (strcmp(k->params[i].key, "a") == 0) {
-            char *end;
-            *a = strtod(k->params[i].value, &end);
-            if (end == k->params[i].value || *end || !isfinite(*a))
-                return -1;
-        }
-    return 0;
+    const char *v = klab_case_param(k, "a");
+    if (!v)
+        return 0;
+    char *end;
+    *a = strtod(v, &end);
+    return end == v || *end || !isfinite(*a) ? -1 : 0;
 }
 
 /* ---- kernels ---- */
@@ -147,7 +136,7 @@ klab_status saxpy_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k
     st->ctx = ctx;
     st->host = host;
     st->dtype = k->dtype;
-    st->n = elements(k);
+    st->n = klab_case_elements(k);
     st->a = (float)a;
     if ((st->x = host->tensor(ctx, "x", KLAB_INPUT, k->dtype, st->n)) &&
         (st->y = host->tensor(ctx, "y", KLAB_INPUT, k->dtype, st->n)) &&
@@ -192,7 +181,7 @@ void saxpy_teardown(void *state)
 /* Ideal traffic: read x and y, write out, once each; one multiply and one add an element. */
 void saxpy_work(const klab_case *k, klab_work *w)
 {
-    double n = (double)elements(k);
+    double n = (double)klab_case_elements(k);
     w->bytes = 3 * n * (double)dtype_bytes(k->dtype);
     w->flops = 2 * n;
 }

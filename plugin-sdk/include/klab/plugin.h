@@ -46,6 +46,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -110,6 +112,26 @@ typedef enum klab_role {
                          compared against the reference */
     KLAB_SCRATCH = 3  /* poisoned once, never compared: intermediates of an unfused profile */
 } klab_role;
+
+/* Conveniences every plugin needs (header-only, not part of the ABI). */
+
+/* The number of elements of the case's shape. */
+static inline size_t klab_case_elements(const klab_case *kcase)
+{
+    size_t n = 1;
+    for (int i = 0; i < kcase->rank; i++)
+        n *= (size_t)kcase->dims[i];
+    return n;
+}
+
+/* The value of param.KEY in the case, or NULL when the INI does not set it. */
+static inline const char *klab_case_param(const klab_case *kcase, const char *key)
+{
+    for (int i = 0; i < kcase->nparams; i++)
+        if (strcmp(kcase->params[i].key, key) == 0)
+            return kcase->params[i].value;
+    return NULL;
+}
 
 /* Opaque: one per setup(). Pass it back to the host services. */
 typedef struct klab_ctx klab_ctx;

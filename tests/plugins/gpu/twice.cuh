@@ -33,14 +33,6 @@ static inline unsigned twice_grid(size_t n)
     return (unsigned)(b < 4096 ? (b ? b : 1) : 4096);
 }
 
-static size_t twice_elements(const klab_case *k)
-{
-    size_t n = 1;
-    for (int i = 0; i < k->rank; i++)
-        n *= (size_t)k->dims[i];
-    return n;
-}
-
 static klab_status twice_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
 {
     twice_state *st = (twice_state *)calloc(1, sizeof *st);
@@ -48,10 +40,9 @@ static klab_status twice_setup(klab_ctx *ctx, const klab_host *host, const klab_
         return host->error(ctx, "out of memory");
     st->ctx = ctx;
     st->host = host;
-    st->n = twice_elements(k);
-    for (int i = 0; i < k->nparams; i++)
-        if (strcmp(k->params[i].key, "bad") == 0)
-            st->bad = atoi(k->params[i].value);
+    st->n = klab_case_elements(k);
+    const char *bad = klab_case_param(k, "bad");
+    st->bad = bad ? atoi(bad) : 0;
     st->x = (float *)host->tensor(ctx, "x", KLAB_INPUT, KLAB_FP32, st->n);
     st->y = st->x ? (float *)host->tensor(ctx, "y", KLAB_OUTPUT, KLAB_FP32, st->n) : NULL;
     if (!st->y) {
