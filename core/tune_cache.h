@@ -1,0 +1,64 @@
+/* The tuning cache: the best configuration found by `klab --tune` for each (GPU, plugin, plugin
+ * version, case, dtype, profile), kept in one INI file (out/tune-cache.ini by default) that later runs
+ * read, so a row says which configuration it ran and why (`config` column). The key holds the plugin's
+ * version and the case's signature (shape, params, dims): a changed kernel or case never inherits a
+ * stale choice.
+ *
+ *   [entry 1]
+ *   gpu = NVIDIA H200
+ *   plugin = rmsnorm
+ *   version = 2.0.0
+ *   case = 4096x8192
+ *   signature = 4096x8192;eps=1e-6
+ *   dtype = fp16
+ *   profile = fused
+ *   config = threads=256,vec=8
+ *   median_ms = 0.0331
+ *   run_id = 20261122-101500
+ *
+ * The file is rewritten whole (temporary file, then rename), so a crash never leaves half of it. */
+#ifndef KLAB_TUNE_CACHE_H
+#define KLAB_TUNE_CACHE_H
+
+#include <stddef.h>
+
+typedef struct tune_key {
+    char gpu[128];
+    char plugin[64];
+    char version[64];
+    char kcase[64];
+    char signature[512];
+    char dtype[16];
+    char profile[64];
+} tune_key;
+
+typedef struct tune_entry {
+    tune_key key;
+    char config[128];
+    double median_ms;
+    char run_id[64];
+} tune_entry;
+
+typedef struct tune_cache {
+    char path[4096];
+    tune_entry *e;
+    int n, cap;
+} tune_cache;
+
+/* Reads `path` into c. A missing file is an empty cache (0). -1 with "path:line: why" in err for a file
+   that exists but is malformed (never silently dropped: a bad cache is the user's to fix or delete). */
+int tune_cache_load(const char *path, tune_cache *c, char *err, size_t errlen);
+
+/* The entry for k, or NULL. */
+const tune_entry *tune_cache_find(const tune_cache *c, const tune_key *k);
+
+/* Adds e, replacing an entry with the same key. -1 when a field cannot be stored in the file (a control
+   character, '[', ']', ';' or '#') or out of memory, with the reason. */
+int tune_cache_put(tune_cache *c, const tune_entry *e, char *err, size_t errlen);
+
+/* Writes the cache to c->path (temporary file + rename). 0 or -1 with the reason. */
+int tune_cache_save(const tune_cache *c, char *err, size_t errlen);
+
+void tune_cache_free(tune_cache *c);
+
+#endif
