@@ -8,7 +8,7 @@
  *   PLUGIN  a descriptor summary (list, validate and run jobs)
  *   REFUSED the plugin could not be loaded: why
  *   DEVICE  the GPU and the timer's floors (probe and run jobs)
- *   UNIT    a (case, dtype) begins: the watchdog restarts, and a crash is charged to it
+ *   UNIT    a (case, dtype) begins: a crash from here on is charged to it
  *   PHASE   which step of the unit is running (setup, reference, verify, timing, teardown)
  *   ROW     one result row
  *   NOTE    a line for the terminal (validation results, warnings)
@@ -17,7 +17,8 @@
  *   LOST    the CUDA context is lost: the worker's last message, sent just before it exits with
  *           WIRE_EXIT_CONTEXT_LOST (an exit status alone cannot say it: a plugin may call exit(10))
  * A worker whose CUDA context is lost sends its rows, then LOST; the parent starts a fresh worker at
- * the next unit. Every type has one payload size (wire_payload_size); the parent refuses any other. */
+ * the next unit. Every message restarts the parent's watchdog (it times silence). Every type has one
+ * payload size (wire_payload_size); the parent refuses any other. */
 #ifndef KLAB_WIRE_H
 #define KLAB_WIRE_H
 
