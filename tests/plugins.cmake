@@ -47,7 +47,7 @@ set_tests_properties(test_isolation PROPERTIES TIMEOUT 120)
 
 # workers that die with their parent, SIGINT/SIGTERM to klab, the silence watchdog, protocol refusals;
 # the run with a partial CSV needs a GPU and skips that one test without one
-klab_test(test_supervisor SOURCES test_supervisor.c klab_run.c LABELS plugins)
+klab_test(test_supervisor SOURCES test_supervisor.c klab_run.c klab_bg.c LABELS plugins)
 add_dependencies(test_supervisor klab ${KLAB_CRASH_PLUGINS})
 set_tests_properties(test_supervisor PROPERTIES TIMEOUT 120)
 

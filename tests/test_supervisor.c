@@ -19,37 +19,19 @@
  * outlives klab becomes this process's child and can be waited for, and killed if it must be. */
 #define _GNU_SOURCE /* prctl's PR_SET_CHILD_SUBREAPER */
 #include <cuda_runtime.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "klab_bg.h"
 #include "klab_run.h"
 #include "klab_test.h"
 #include "supervisor.h"
 #include "table.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
 
 /* ==== supervise_fn in this process ==== */
 
@@ -91,7 +73,7 @@ static int chatty(void *arg, const job_out *o)
     (void)arg;
     for (int i = 0; i < 12; i++) {
         note(o, "tick");
-        sleep_s(0.1);
+        kb_sleep(0.1);
     }
     int status = 0;
     o->send(o->user, WIRE_DONE, &status, sizeof status);
@@ -102,7 +84,7 @@ static int goes_silent(void *arg, const job_out *o)
 {
     (void)arg;
     note(o, "then nothing");
-    sleep_s(30);
+    kb_sleep(30);
     return 0;
 }
 
@@ -125,7 +107,7 @@ static int sends_short_row(void *arg, const job_out *o)
     (void)arg;
     char twelve[12] = "not a row";
     o->send(o->user, WIRE_ROW, twelve, sizeof twelve);
-    sleep_s(30); /* the parent's SIGKILL ends this at once */
+    kb_sleep(30); /* the parent's SIGKILL ends this at once */
     return 0;
 }
 
@@ -135,9 +117,9 @@ static void test_watchdog_times_silence_not_the_job(void **state)
     seen s = {0};
     supervise_hooks h = {on_message, &s};
     worker_outcome w;
-    double t0 = now_s();
+    double t0 = kb_now();
     assert_int_equal(supervise_fn(chatty, NULL, 1, 0.5, &h, &w), 0);
-    double took = now_s() - t0;
+    double took = kb_now() - t0;
     char how[200];
     worker_outcome_text(&w, how, sizeof how);
     printf("# chatty worker: %.2f s under a 0.5 s watchdog: \"%s\"\n", took, how);
@@ -148,9 +130,9 @@ static void test_watchdog_times_silence_not_the_job(void **state)
     assert_int_equal(s.last, WIRE_DONE);
 
     memset(&s, 0, sizeof s);
-    t0 = now_s();
+    t0 = kb_now();
     assert_int_equal(supervise_fn(goes_silent, NULL, 1, 0.5, &h, &w), 0);
-    took = now_s() - t0;
+    took = kb_now() - t0;
     worker_outcome_text(&w, how, sizeof how);
     printf("# silent worker: ended after %.2f s: \"%s\"\n", took, how);
     assert_true(w.timed_out);
@@ -196,9 +178,9 @@ static void test_wrong_length_is_refused_and_the_worker_killed(void **state)
     supervise_hooks h = {on_message, &s};
     worker_outcome w;
     char how[300], want[300];
-    double t0 = now_s();
+    double t0 = kb_now();
     assert_int_equal(supervise_fn(sends_short_row, NULL, 1, 30, &h, &w), 0);
-    double took = now_s() - t0;
+    double took = kb_now() - t0;
     worker_outcome_text(&w, how, sizeof how);
     printf("# \"%s\" after %.2f s\n", how, took);
     assert_true(w.broken);
@@ -215,7 +197,7 @@ static int raise_on_note(void *arg, const job_out *o)
 {
     (void)arg;
     note(o, "running");
-    sleep_s(30); /* the parent's handler ends this at once */
+    kb_sleep(30); /* the parent's handler ends this at once */
     return 0;
 }
 
@@ -246,10 +228,10 @@ static int sigterm_during_a_worker(void)
     seen s = {0};
     supervise_hooks h = {raise_sigterm, &s};
     worker_outcome w;
-    double t0 = now_s();
+    double t0 = kb_now();
     if (supervise_fn(raise_on_note, NULL, 1, 30, &h, &w) != 0)
         return 2;
-    if (now_s() - t0 > 5)
+    if (kb_now() - t0 > 5)
         return 3; /* the 30 s watchdog, not the handler, ended it */
     char how[200];
     worker_outcome_text(&w, how, sizeof how);
@@ -286,170 +268,6 @@ static void test_signals_stop_the_worker_then_klab(void **state)
                  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
-/* ==== the klab binary, in the background ==== */
-
-typedef struct bg {
-    pid_t pid;
-    int fd;
-    char out[1 << 16];
-    size_t len;
-} bg;
-
-static void bg_start(bg *b, const char *const *args)
-{
-    const char *argv[64];
-    int n = 0;
-    argv[n++] = KLAB_EXE;
-    for (; *args && n < 63; args++)
-        argv[n++] = *args;
-    argv[n] = NULL;
-    printf("# $ klab");
-    for (int i = 1; i < n; i++)
-        printf(" %s", argv[i]);
-    printf(" &\n");
-    fflush(stdout);
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    b->len = 0;
-    b->out[0] = 0;
-    b->pid = fork();
-    assert_true(b->pid >= 0);
-    if (b->pid == 0) {
-        struct rlimit no_core = {0, 0};
-        setrlimit(RLIMIT_CORE, &no_core);
-        unsetenv("KLAB_PLUGIN_PATH");
-        unsetenv("KLAB_INI_PATH");
-        dup2(fds[1], STDOUT_FILENO);
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        if (chdir(kr_tmp) != 0)
-            _exit(126);
-        execv(KLAB_EXE, (char *const *)argv);
-        _exit(127);
-    }
-    close(fds[1]);
-    b->fd = fds[0];
-    fcntl(b->fd, F_SETFL, O_NONBLOCK);
-}
-#define BG(b, ...) bg_start(b, (const char *const[]){__VA_ARGS__, NULL})
-
-/* Reads klab's output for at most `secs`: 1 once `text` is in it, 0 if not by then, -1 at its end
-   (every writer gone) without it. text NULL: read to the end. */
-static int bg_read(bg *b, const char *text, double secs)
-{
-    double end = now_s() + secs;
-    for (;;) {
-        if (text && strstr(b->out, text))
-            return 1;
-        double left = end - now_s();
-        if (left <= 0)
-            return 0;
-        struct pollfd p = {b->fd, POLLIN, 0};
-        if (poll(&p, 1, (int)(left * 1000) + 1) <= 0)
-            continue;
-        ssize_t got = read(b->fd, b->out + b->len, sizeof b->out - 1 - b->len);
-        if (got < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (got <= 0)
-            return text && strstr(b->out, text) ? 1 : -1;
-        b->len += (size_t)got;
-        b->out[b->len] = 0;
-    }
-}
-
-/* klab's exit status (128 + signal if killed), waiting at most `secs`; -1 if it had to be killed. Its
-   output is then echoed as TAP comments. */
-static int bg_wait(bg *b, double secs)
-{
-    double end = now_s() + secs;
-    int status = 0, rc = -1;
-    for (;;) {
-        pid_t r = waitpid(b->pid, &status, WNOHANG);
-        if (r == b->pid) {
-            rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-            break;
-        }
-        if (now_s() > end) {
-            kill(b->pid, SIGKILL);
-            waitpid(b->pid, &status, 0);
-            break;
-        }
-        sleep_s(0.005);
-    }
-    bg_read(b, NULL, 0.5); /* an orphaned worker would hold the pipe open: never wait long */
-    close(b->fd);
-    for (char *line = b->out; *line;) {
-        char *nl = strchr(line, '\n');
-        int l = nl ? (int)(nl - line) : (int)strlen(line);
-        printf("#   %.*s\n", l, line);
-        line += l + (nl ? 1 : 0);
-    }
-    printf("# exit status %d\n", rc);
-    fflush(stdout);
-    return rc;
-}
-
-/* The child of `parent` (klab's worker), looked for in /proc for at most `secs`; 0 if none. */
-static pid_t child_of(pid_t parent, double secs)
-{
-    double end = now_s() + secs;
-    do {
-        DIR *d = opendir("/proc");
-        assert_non_null(d);
-        for (struct dirent *e; (e = readdir(d));) {
-            char path[300], buf[512];
-            if (e->d_name[0] < '1' || e->d_name[0] > '9')
-                continue;
-            snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-            int fd = open(path, O_RDONLY);
-            if (fd < 0)
-                continue;
-            ssize_t n = read(fd, buf, sizeof buf - 1);
-            close(fd);
-            if (n <= 0)
-                continue;
-            buf[n] = 0;
-            const char *rp = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
-            char st;
-            int ppid;
-            if (rp && sscanf(rp + 1, " %c %d", &st, &ppid) == 2 && ppid == parent) {
-                pid_t pid = atoi(e->d_name);
-                closedir(d);
-                return pid;
-            }
-        }
-        closedir(d);
-        sleep_s(0.01);
-    } while (now_s() < end);
-    return 0;
-}
-
-/* 1 when `pid` no longer exists within `secs`. A worker orphaned by klab's death is this process's
-   child (the subreaper): it is reaped here, and *status is its wait status (else -1). A worker still
-   there after `secs` is killed, so that no test leaves one behind. */
-static int gone_within(pid_t pid, double secs, int *status)
-{
-    double end = now_s() + secs;
-    *status = -1;
-    for (;;) {
-        int st;
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid) {
-            *status = st;
-            return 1;
-        }
-        if (r < 0 && errno == ECHILD && kill(pid, 0) < 0 && errno == ESRCH)
-            return 1;
-        if (now_s() > end)
-            break;
-        sleep_s(0.005);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    return 0;
-}
-
 /* A plugin folder with crash_hang.so and an INI for it: `klab --validate` of it hangs in a worker. */
 static void hang_setup(char *dir, char *inis)
 {
@@ -476,12 +294,12 @@ static void test_worker_dies_with_killed_klab(void **state)
         bg_wait(&b, 0);
         fail_msg("klab started no worker");
     }
-    sleep_s(0.2); /* into the hanging hook */
+    kb_sleep(0.2); /* into the hanging hook */
     assert_int_equal(kill(b.pid, SIGKILL), 0);
-    double t0 = now_s();
+    double t0 = kb_now();
     int st;
     int gone = gone_within(worker, 1.0, &st);
-    double took = now_s() - t0;
+    double took = kb_now() - t0;
     assert_int_equal(bg_wait(&b, 5), 128 + SIGKILL);
     if (!gone)
         fail_msg("worker %d still ran 1 s after klab was killed", (int)worker);
@@ -503,13 +321,13 @@ static void stop_validate_with(int sig, int want_rc, const char *line)
         bg_wait(&b, 0);
         fail_msg("klab started no worker");
     }
-    sleep_s(0.2);
+    kb_sleep(0.2);
     assert_int_equal(kill(b.pid, sig), 0);
-    double t0 = now_s();
+    double t0 = kb_now();
     int rc = bg_wait(&b, 5);
     int st;
     int gone = gone_within(worker, 1.0, &st);
-    printf("# klab ended %.3f s after the signal\n", now_s() - t0);
+    printf("# klab ended %.3f s after the signal\n", kb_now() - t0);
     assert_int_equal(rc, want_rc);
     if (!gone)
         fail_msg("worker %d outlived klab", (int)worker);
@@ -582,7 +400,7 @@ static pid_t stall_run(bg *b, char *out)
         bg_wait(b, 0);
         fail_msg("no worker");
     }
-    sleep_s(0.2); /* into the stalled setup */
+    kb_sleep(0.2); /* into the stalled setup */
     return worker;
 }
 
