@@ -31,7 +31,8 @@ void cli_usage(FILE *fp)
           "  --hot                  keep L2 warm between samples (default: flush it by reading 4x its size)\n"
           "  --graph                capture each profile into a CUDA Graph and time its replays\n"
           "  --verify-only          set up and verify every case, time nothing (for compute-sanitizer)\n"
-          "  --timeout SECONDS      a case that runs longer is killed and reported (default 120)\n"
+          "  --timeout SECONDS      a worker silent this long (no case, phase or row reported) is killed\n"
+          "                         and its case reported (default 120)\n"
           "  --throttle FRACTION    discard rounds whose SM clock is under this x peak (default 0.75)\n"
           "  --seed N               the random inputs' seed (default: from the clock; every row records it)\n"
           "  --no-isolate           run plugins in this process, for cuda-gdb and compute-sanitizer; this\n"
@@ -40,7 +41,8 @@ void cli_usage(FILE *fp)
           "  --help, --version\n"
           "\n"
           "exit status: 0 all passed; 1 a row failed, was incorrect or flagged, or a plugin was refused;\n"
-          "2 a bad command line or INI; 3 no usable GPU.\n",
+          "2 a bad command line or INI; 3 no usable GPU; 130 or 143 stopped by SIGINT or SIGTERM (a run's\n"
+          "rows so far are kept in <plugin>.csv.partial; a second SIGINT ends klab at once).\n",
           fp);
 }
 

@@ -1,5 +1,6 @@
 #include "lab.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,15 +112,25 @@ static void on_message(void *user, const wire_header *h, const void *payload)
     }
 }
 
+/* -1 also when SIGINT/SIGTERM stopped (or forbade) the worker: the caller then ends with interrupted(). */
 static int spawn(const job *j, const cli_opts *o, double timeout_s, job_state *s, worker_outcome *w)
 {
     supervise_hooks hooks = {on_message, s};
-    if (supervise(j, o->isolate, timeout_s, &hooks, w) != 0) {
+    int rc = supervise(j, o->isolate, timeout_s, &hooks, w);
+    if (rc != 0 && !w->interrupted)
         fprintf(stderr, "klab: cannot start a worker process\n");
-        return -1;
-    }
-    return 0;
+    return rc != 0 || w->interrupted ? -1 : 0;
 }
+
+/* After SIGINT/SIGTERM: one line saying so and what became of the evidence; 128 + the signal. */
+static int interrupted(const char *what)
+{
+    int sig = supervise_interrupted();
+    fprintf(stderr, "%sklab: interrupted by %s: %s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "",
+            sig == SIGINT ? "SIGINT" : "SIGTERM", what);
+    return EXIT_SIGNALED + sig;
+}
+#define WORKER_STOPPED "the worker was stopped; nothing was written"
 
 static void set_discovery(const cli_opts *o, discovery *d)
 {
@@ -178,7 +189,7 @@ int lab_list(const cli_opts *o)
         memset(&s, 0, sizeof s);
         worker_outcome w;
         if (spawn(&j, o, o->timeout_s, &s, &w) != 0)
-            return EXIT_FAILED_ROWS;
+            return supervise_interrupted() ? interrupted(WORKER_STOPPED) : EXIT_FAILED_ROWS;
         char how[128];
         worker_outcome_text(&w, how, sizeof how);
         if (!s.have_plugin || s.refused || !s.done) {
@@ -270,6 +281,8 @@ int lab_validate(const cli_opts *o)
     if (o->config[0]) {
         validate_one(o, o->config, &d, &bad_ini, &bad_plugin);
         checked++;
+        if (supervise_interrupted())
+            return interrupted(WORKER_STOPPED);
     } else {
         const found_plugin *sel[DISC_MAX_PLUGINS];
         int n;
@@ -283,6 +296,8 @@ int lab_validate(const cli_opts *o)
             }
             validate_one(o, ini, &d, &bad_ini, &bad_plugin);
             checked++;
+            if (supervise_interrupted())
+                return interrupted(WORKER_STOPPED);
         }
     }
     printf("\n%d INI file%s checked: %d invalid, %d plugin%s refused\n", checked, checked == 1 ? "" : "s",
@@ -302,7 +317,7 @@ static int probe(const cli_opts *o, wire_device *dev)
     memset(&s, 0, sizeof s);
     worker_outcome w;
     if (spawn(&j, o, o->timeout_s, &s, &w) != 0)
-        return EXIT_FAILED_ROWS;
+        return supervise_interrupted() ? interrupted(WORKER_STOPPED) : EXIT_FAILED_ROWS;
     if (s.have_device && s.done) {
         *dev = s.device;
         return EXIT_OK;
@@ -359,6 +374,7 @@ static void describe_unit(const job *j, const wire_plugin *p, int k, wire_unit *
 
 typedef struct run_totals {
     int plugins, refused, rows, bad_rows, bad_ini;
+    int stopped; /* the exit status after SIGINT/SIGTERM, 0 before */
 } run_totals;
 
 static void run_plugin(const cli_opts *o, const discovery *d, const found_plugin *f, const cfg_experiment *cfg,
@@ -440,6 +456,16 @@ static void run_plugin(const cli_opts *o, const discovery *d, const found_plugin
         j.start_unit = s.unit.unit + 1;
         if (j.start_unit >= s.units_total)
             break;
+    }
+    if (supervise_interrupted() && !s.done) {
+        /* no final CSV: the rows so far stay in the file whose name says it is incomplete */
+        char what[9000];
+        snprintf(what, sizeof what, "the worker was stopped; %s's rows so far (%d) are in %s, and there is no %s.csv",
+                 f->name, sink.rows, sink.partial, f->name);
+        fclose(sink.fp);
+        t->stopped = interrupted(what);
+        free(s.rows);
+        return;
     }
     if (isatty(STDERR_FILENO))
         fputs("\r\033[K", stderr);
@@ -551,9 +577,17 @@ int lab_run(const cli_opts *o)
            KLAB_GIT_COMMIT, run_id, dev.info.name, dev.info.ordinal, dev.info.sms, dev.info.cc / 10, dev.info.cc % 10,
            o->hot ? "hot" : "flushed by a read before each sample", (unsigned long long)seed);
 
-    run_totals t = {0, 0, 0, 0, bad_ini};
-    for (int i = 0; i < n; i++)
+    run_totals t = {0, 0, 0, 0, bad_ini, 0};
+    for (int i = 0; i < n && !t.stopped; i++) {
+        if (supervise_interrupted()) {
+            char what[4400];
+            snprintf(what, sizeof what, "stopped before %s; the complete CSVs are in %s", sel[i]->name, run_dir);
+            return interrupted(what);
+        }
         run_plugin(o, &d, sel[i], &cfgs[i], run_dir, run_id, seed, &t);
+    }
+    if (t.stopped)
+        return t.stopped;
 
     printf("\nrun %s: %d plugin%s, %d rows, %d not passed, %d refused -> %s\n", run_id, t.plugins,
            t.plugins == 1 ? "" : "s", t.rows, t.bad_rows, t.refused, run_dir);
@@ -576,7 +610,7 @@ int lab_self_test(const cli_opts *o)
     s.notes_to_stdout = 1;
     worker_outcome w;
     if (spawn(&j, o, o->timeout_s, &s, &w) != 0)
-        return EXIT_FAILED_ROWS;
+        return supervise_interrupted() ? interrupted(WORKER_STOPPED) : EXIT_FAILED_ROWS;
     if (s.fatal) {
         fprintf(stderr, "klab: %s.\nklab: the self-test needs a GPU.\n", s.fatal_msg);
         return EXIT_NO_GPU;

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "klab/plugin.h"
 #include "lab.h"
+#include "supervisor.h"
 #include "version.h"
 
 int main(int argc, char **argv)
@@ -16,6 +17,10 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* commands that start workers stop them on SIGINT/SIGTERM and say so (--no-isolate: the job runs
+       here, and the signal's default action ends it) */
+    if (o.isolate && o.cmd != CMD_HELP && o.cmd != CMD_VERSION && o.cmd != CMD_REPORT && supervise_trap_signals() != 0)
+        perror("klab: cannot install the SIGINT/SIGTERM handlers");
     switch (o.cmd) {
     case CMD_HELP:
         cli_usage(stdout);

@@ -1,8 +1,59 @@
 #include "wire.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+static const struct {
+    const char *name;
+    long size;
+} types[] = {
+    [WIRE_HELLO] = {"HELLO", sizeof(int)},
+    [WIRE_PLUGIN] = {"PLUGIN", sizeof(wire_plugin)},
+    [WIRE_REFUSED] = {"REFUSED", sizeof(wire_text)},
+    [WIRE_DEVICE] = {"DEVICE", sizeof(wire_device)},
+    [WIRE_UNIT] = {"UNIT", sizeof(wire_unit)},
+    [WIRE_PHASE] = {"PHASE", sizeof(wire_text)},
+    [WIRE_ROW] = {"ROW", sizeof(klab_row)},
+    [WIRE_NOTE] = {"NOTE", sizeof(wire_text)},
+    [WIRE_FATAL] = {"FATAL", sizeof(wire_text)},
+    [WIRE_DONE] = {"DONE", sizeof(int)},
+    [WIRE_LOST] = {"LOST", 0},
+};
+
+const char *wire_type_name(unsigned type)
+{
+    return type < sizeof types / sizeof types[0] ? types[type].name : NULL;
+}
+
+long wire_payload_size(unsigned type)
+{
+    return wire_type_name(type) ? types[type].size : -1;
+}
+
+int wire_check(const wire_header *h, char *err, size_t errlen)
+{
+    if (h->magic != WIRE_MAGIC) {
+        snprintf(err, errlen, "sent something that is not a klab message (magic 0x%08x)", (unsigned)h->magic);
+        return -1;
+    }
+    if (h->version != WIRE_VERSION) {
+        snprintf(err, errlen, "speaks protocol version %u, this klab %d", (unsigned)h->version, WIRE_VERSION);
+        return -1;
+    }
+    long want = wire_payload_size(h->type);
+    if (want < 0) {
+        snprintf(err, errlen, "sent a message of unknown type %u", (unsigned)h->type);
+        return -1;
+    }
+    if ((long)h->length != want) {
+        snprintf(err, errlen, "sent a %s of %lu bytes, expected %ld", wire_type_name(h->type),
+                 (unsigned long)h->length, want);
+        return -1;
+    }
+    return 0;
+}
 
 static int write_all(int fd, const void *p, size_t n)
 {
@@ -44,14 +95,23 @@ int wire_send(int fd, wire_type type, const void *payload, uint32_t length)
     return length ? write_all(fd, payload, length) : 0;
 }
 
-int wire_recv(int fd, wire_header *h, void *buf, size_t cap)
+int wire_recv(int fd, wire_header *h, void *buf, size_t cap, char *err, size_t errlen)
 {
     int rc = read_all(fd, h, sizeof *h);
+    if (rc < 0)
+        snprintf(err, errlen, "ended in the middle of a message header");
     if (rc <= 0)
         return rc;
-    if (h->magic != WIRE_MAGIC || h->version != WIRE_VERSION || h->length > cap)
+    if (wire_check(h, err, errlen) != 0)
         return -1;
-    if (h->length && read_all(fd, buf, h->length) != 1)
+    if (h->length > cap) {
+        snprintf(err, errlen, "sent a %s of %lu bytes, more than the reader's %zu", wire_type_name(h->type),
+                 (unsigned long)h->length, cap);
         return -1;
+    }
+    if (h->length && read_all(fd, buf, h->length) != 1) {
+        snprintf(err, errlen, "ended in the middle of a %s", wire_type_name(h->type));
+        return -1;
+    }
     return 1;
 }

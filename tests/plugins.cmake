@@ -35,7 +35,7 @@ klab_test(test_loader SOURCES test_loader.c LABELS plugins)
 add_dependencies(test_loader ${KLAB_ABI_PLUGINS})
 
 # ---- tests/plugins/crash: plugins that crash or hang in a worker, run through the klab binary ----
-set(KLAB_CRASH_PLUGINS crash_entry crash_ctor crash_hang crash_good)
+set(KLAB_CRASH_PLUGINS crash_entry crash_ctor crash_hang crash_good crash_exit10 crash_stall)
 foreach(p ${KLAB_CRASH_PLUGINS})
   klab_add_plugin(${p} SOURCES plugins/crash/${p}.c)
 endforeach()
@@ -44,6 +44,12 @@ klab_test(test_isolation SOURCES test_isolation.c klab_run.c LABELS plugins)
 add_dependencies(test_isolation klab vector_add ${KLAB_CRASH_PLUGINS})
 # the hang test waits out a 2 s watchdog; the rest is fast
 set_tests_properties(test_isolation PROPERTIES TIMEOUT 120)
+
+# workers that die with their parent, SIGINT/SIGTERM to klab, the silence watchdog, protocol refusals;
+# the run with a partial CSV needs a GPU and skips that one test without one
+klab_test(test_supervisor SOURCES test_supervisor.c klab_run.c klab_bg.c LABELS plugins)
+add_dependencies(test_supervisor klab ${KLAB_CRASH_PLUGINS})
+set_tests_properties(test_supervisor PROPERTIES TIMEOUT 120)
 
 # ---- the SDK from outside: install, then build plugin-sdk/examples/saxpy with CMake and pkg-config ----
 add_test(NAME sdk_out_of_tree

@@ -173,7 +173,7 @@ static void test_hung_kernel_is_killed(void **state)
     klab_result r = RUN("hang", "--plugin", "gpu_hang,vector_add", "--timeout", "5");
     assert_int_equal(r.rc, 1);
     csv h = read_rows("hang", "gpu_hang"), va = read_rows("hang", "vector_add");
-    expect_status(row(&h, "forever", "fp32", "spin"), ROW_FAILED, "timed out after 5 s in verify");
+    expect_status(row(&h, "forever", "fp32", "spin"), ROW_FAILED, "timed out after 5 s of silence in verify");
     expect_all_timed(&va);
     free(h.rows);
     free(va.rows);

@@ -1,0 +1,177 @@
+/* See klab_bg.h. */
+#define _GNU_SOURCE
+#include "klab_bg.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "klab_run.h"
+#include "klab_test.h"
+
+double kb_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void kb_sleep(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+void bg_start(bg *b, const char *const *args)
+{
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = KLAB_EXE;
+    for (; *args && n < 63; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    printf("# $ klab");
+    for (int i = 1; i < n; i++)
+        printf(" %s", argv[i]);
+    printf(" &\n");
+    fflush(stdout);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    b->len = 0;
+    b->out[0] = 0;
+    b->pid = fork();
+    assert_true(b->pid >= 0);
+    if (b->pid == 0) {
+        struct rlimit no_core = {0, 0};
+        setrlimit(RLIMIT_CORE, &no_core);
+        unsetenv("KLAB_PLUGIN_PATH");
+        unsetenv("KLAB_INI_PATH");
+        dup2(fds[1], STDOUT_FILENO);
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        if (chdir(kr_tmp) != 0)
+            _exit(126);
+        execv(KLAB_EXE, (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    b->fd = fds[0];
+    fcntl(b->fd, F_SETFL, O_NONBLOCK);
+}
+
+int bg_read(bg *b, const char *text, double secs)
+{
+    double end = kb_now() + secs;
+    for (;;) {
+        if (text && strstr(b->out, text))
+            return 1;
+        double left = end - kb_now();
+        if (left <= 0)
+            return 0;
+        struct pollfd p = {b->fd, POLLIN, 0};
+        if (poll(&p, 1, (int)(left * 1000) + 1) <= 0)
+            continue;
+        ssize_t got = read(b->fd, b->out + b->len, sizeof b->out - 1 - b->len);
+        if (got < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (got <= 0)
+            return text && strstr(b->out, text) ? 1 : -1;
+        b->len += (size_t)got;
+        b->out[b->len] = 0;
+    }
+}
+
+int bg_wait(bg *b, double secs)
+{
+    double end = kb_now() + secs;
+    int status = 0, rc = -1;
+    for (;;) {
+        pid_t r = waitpid(b->pid, &status, WNOHANG);
+        if (r == b->pid) {
+            rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            break;
+        }
+        if (kb_now() > end) {
+            kill(b->pid, SIGKILL);
+            waitpid(b->pid, &status, 0);
+            break;
+        }
+        kb_sleep(0.005);
+    }
+    bg_read(b, NULL, 0.5); /* an orphaned worker would hold the pipe open: never wait long */
+    close(b->fd);
+    for (char *line = b->out; *line;) {
+        char *nl = strchr(line, '\n');
+        int l = nl ? (int)(nl - line) : (int)strlen(line);
+        printf("#   %.*s\n", l, line);
+        line += l + (nl ? 1 : 0);
+    }
+    printf("# exit status %d\n", rc);
+    fflush(stdout);
+    return rc;
+}
+
+pid_t child_of(pid_t parent, double secs)
+{
+    double end = kb_now() + secs;
+    do {
+        DIR *d = opendir("/proc");
+        assert_non_null(d);
+        for (struct dirent *e; (e = readdir(d));) {
+            char path[300], buf[512];
+            if (e->d_name[0] < '1' || e->d_name[0] > '9')
+                continue;
+            snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+            int fd = open(path, O_RDONLY);
+            if (fd < 0)
+                continue;
+            ssize_t n = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            if (n <= 0)
+                continue;
+            buf[n] = 0;
+            const char *rp = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+            char st;
+            int ppid;
+            if (rp && sscanf(rp + 1, " %c %d", &st, &ppid) == 2 && ppid == parent) {
+                pid_t pid = atoi(e->d_name);
+                closedir(d);
+                return pid;
+            }
+        }
+        closedir(d);
+        kb_sleep(0.01);
+    } while (kb_now() < end);
+    return 0;
+}
+
+int gone_within(pid_t pid, double secs, int *status)
+{
+    double end = kb_now() + secs;
+    *status = -1;
+    for (;;) {
+        int st;
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid) {
+            *status = st;
+            return 1;
+        }
+        if (r < 0 && errno == ECHILD && kill(pid, 0) < 0 && errno == ESRCH)
+            return 1;
+        if (kb_now() > end)
+            break;
+        kb_sleep(0.005);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return 0;
+}
