@@ -465,6 +465,35 @@ static void run_plugin(const cli_opts *o, const discovery *d, const found_plugin
     free(s.rows);
 }
 
+/* on_message without the validation job's notes: its case summaries are for --validate. */
+static void on_check_message(void *user, const wire_header *h, const void *payload)
+{
+    if (h->type != WIRE_NOTE)
+        on_message(user, h, payload);
+}
+
+/* --validate's check of a parsed INI against its plugin, in a worker that loads the plugin and
+   touches no GPU. Returns -1 (printed) when the INI asks for what the plugin lacks; 0 otherwise: a
+   plugin that cannot be checked is refused by the run, as before. */
+static int check_ini_before_gpu(const cli_opts *o, const found_plugin *f, const cfg_experiment *cfg)
+{
+    job j;
+    memset(&j, 0, sizeof j);
+    j.kind = JOB_VALIDATE;
+    j.cfg = cfg;
+    snprintf(j.plugin_path, sizeof j.plugin_path, "%s", f->path);
+    snprintf(j.plugin_name, sizeof j.plugin_name, "%s", f->name);
+    job_state s;
+    memset(&s, 0, sizeof s);
+    supervise_hooks hooks = {on_check_message, &s};
+    worker_outcome w;
+    if (supervise(&j, o->isolate, o->timeout_s, &hooks, &w) != 0 || !s.refused ||
+        strncmp(s.refusal, cfg->path, strlen(cfg->path)) != 0)
+        return 0;
+    text_printf(stderr, "klab: %s\n", s.refusal);
+    return -1;
+}
+
 static uint64_t pick_seed(const cli_opts *o)
 {
     if (o->seed)
@@ -479,7 +508,8 @@ int lab_run(const cli_opts *o)
 {
     discovery d;
     set_discovery(o, &d);
-    /* Every INI is parsed before any GPU work: a broken file is reported on any machine. */
+    /* Every INI is parsed, and checked against its plugin, before any GPU work: a broken file is
+       reported on any machine. */
     static cfg_experiment cfgs[DISC_MAX_PLUGINS];
     const found_plugin *sel[DISC_MAX_PLUGINS];
     int n = 0, bad_ini = 0;
@@ -494,6 +524,8 @@ int lab_run(const cli_opts *o)
                         o->config, cfgs[0].plugin_line, cfgs[0].plugin);
             return EXIT_USAGE;
         }
+        if (check_ini_before_gpu(o, sel[0], &cfgs[0]) != 0)
+            return EXIT_USAGE;
         n = 1;
     } else {
         const found_plugin *all[DISC_MAX_PLUGINS];
@@ -515,6 +547,10 @@ int lab_run(const cli_opts *o)
                 bad_ini++;
                 continue;
             }
+            if (check_ini_before_gpu(o, all[i], &cfgs[n]) != 0) {
+                bad_ini++;
+                continue;
+            }
             sel[n++] = all[i];
         }
     }
@@ -526,7 +562,7 @@ int lab_run(const cli_opts *o)
     wire_device dev;
     int rc = probe(o, &dev);
     if (rc != EXIT_OK)
-        return rc;
+        return bad_ini ? EXIT_USAGE : rc; /* a bad INI is the first thing to fix, on any machine */
 
     char run_id[64], started[64], run_dir[4200];
     time_t now = time(NULL);
