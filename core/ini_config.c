@@ -347,7 +347,7 @@ static void case_key(parse_state *ps, cfg_case *c, const char *key, const char *
         bit = CFG_SET_CONFIG;
     } else {
         fail(ps, "[%s] unknown key '%s' (known: shape, dtypes, profiles, warmup, min_reps, max_reps, "
-                 "noise, budget_ms, param.NAME)",
+                 "noise, budget_ms, steps, config, param.NAME, dim.NAME)",
              ps->section, key);
         return;
     }

@@ -224,7 +224,7 @@ static void test_unknown_key(void **state)
     (void)state;
     BAD("bad_unknown_key.ini",
         ":4: [case 4096x8192] unknown key 'warmpu' (known: shape, dtypes, profiles, warmup, min_reps, "
-        "max_reps, noise, budget_ms, param.NAME)");
+        "max_reps, noise, budget_ms, steps, config, param.NAME, dim.NAME)");
     BAD("bad_unknown_experiment_key.ini", ":3: [experiment] unknown key 'plugins' (known: plugin, question)");
 }
 
