@@ -15,10 +15,23 @@
  *   noise = 0.005         ; stop once stddev/mean <= 0.5 %
  *   budget_ms = 1500      ; wall time for the case, all profiles together
  *   param.eps = 1e-6      ; plugin-specific, checked against the plugin's list
+ *   dim.k = 4096          ; a named dimension (NAME [a-z][a-z0-9_]*, 1..2^40, 16 at most), checked
+ *                         ; against the names the plugin takes
+ *   steps = 100           ; 1..1000000, for plugins that run in steps; 0 (not given): the plugin's own
+ *   config = bm=128,bn=256,stages=4   ; a tuning configuration: a-z 0-9 _ = , . (127 at most)
  *
  *   [case 4096x8192]      ; shape defaults to the name when the name is a shape
  *   [case odd]
  *   shape = 4096x5120
+ *   [case gemm]           ; no shape: sized by its dim.NAME keys alone (rank 0, shape "")
+ *   dim.m = 8192
+ *   dim.n = 8192
+ *
+ * What is refused, each with file, line and (where there is one) key: a path that is not a regular
+ * file, or one over 1 MiB (ini_source.h); a line over 196 characters; a NUL byte, a control character
+ * other than tab, or a byte that is not UTF-8 anywhere in a line; a name or value longer than the
+ * field that keeps it (CFG_NAME - 1 for names and shapes, 127 for param values and config), which is
+ * never cut. A UTF-8 byte order mark at the start is skipped.
  */
 #ifndef KLAB_INI_CONFIG_H
 #define KLAB_INI_CONFIG_H
@@ -32,6 +45,8 @@
 #define CFG_MAX_CASES 64
 #define CFG_MAX_LIST 16
 #define CFG_MAX_PARAMS 16
+#define CFG_MAX_DIMS 16
+#define CFG_MAX_KEYS 16 /* known keys (shape, dtypes, ...), for their lines */
 #define CFG_NAME 64
 
 typedef struct cfg_case {
@@ -50,6 +65,13 @@ typedef struct cfg_case {
     char param_key[CFG_MAX_PARAMS][CFG_NAME];
     char param_val[CFG_MAX_PARAMS][128];
     int param_line[CFG_MAX_PARAMS];
+    int ndims_named; /* dim.NAME keys, own and inherited */
+    char dim_key[CFG_MAX_DIMS][32];
+    int64_t dim_val[CFG_MAX_DIMS];
+    int dim_line[CFG_MAX_DIMS];
+    int steps;        /* 0: the plugin's default */
+    char config[128]; /* "": none */
+    int key_line[CFG_MAX_KEYS]; /* line of each known key, in the case or in [defaults]; 0: not given */
     unsigned set; /* which keys this section gave (CFG_SET_*), to inherit the rest from [defaults] */
 } cfg_case;
 
@@ -70,9 +92,12 @@ int cfg_load(const char *path, cfg_experiment *out, char *err, size_t errlen);
 int cfg_parse_shape(const char *s, int64_t dims[KLAB_MAX_RANK], char *why, size_t whylen);
 
 /* Checks the experiment against a plugin's descriptor: profiles it names exist, dtypes are
-   supported, param keys are ones the plugin takes. Returns 0 or -1 with file:line in err. */
+   supported, param.NAME and dim.NAME keys are ones the plugin takes (params and dims: NULL-terminated
+   lists, NULL for none). Returns 0, or -1 with "file:line: [section] key '...': why" in err, the line
+   being the key's own (in [defaults] when the case inherited it). */
 int cfg_check_plugin(const cfg_experiment *e, const char *const *profile_names, int nprofiles,
-                     uint32_t dtypes, const char *const *params, char *err, size_t errlen);
+                     uint32_t dtypes, const char *const *params, const char *const *dims, char *err,
+                     size_t errlen);
 
 /* Number of (case, dtype, profile) rows the file asks for, given the plugin's profile count. */
 long cfg_row_count(const cfg_experiment *e, int plugin_profiles);

@@ -14,6 +14,7 @@
 #include "run_meta.h"
 #include "supervisor.h"
 #include "table.h"
+#include "text.h"
 #include "version.h"
 
 /* ---- what the parent learns from one worker ---- */
@@ -96,11 +97,11 @@ static void on_message(void *user, const wire_header *h, const void *payload)
         break;
     case WIRE_NOTE:
         if (s->notes_to_stdout) {
-            printf("%s\n", ((const wire_text *)payload)->text);
+            text_printf(stdout, "%s\n", ((const wire_text *)payload)->text);
         } else {
             if (s->label && isatty(STDERR_FILENO))
                 fputs("\r\033[K", stderr);
-            fprintf(stderr, "note: %s\n", ((const wire_text *)payload)->text);
+            text_printf(stderr, "note: %s\n", ((const wire_text *)payload)->text);
         }
         break;
     case WIRE_DONE:
@@ -150,9 +151,9 @@ static int select_plugins(const cli_opts *o, const discovery *d, const found_plu
     for (int i = 0; i < o->nplugins; i++) {
         const found_plugin *f = discovery_find(d, o->plugins[i]);
         if (!f) {
-            fprintf(stderr, "klab: no plugin '%s' found (found:", o->plugins[i]);
+            text_printf(stderr, "klab: no plugin '%s' found (found:", o->plugins[i]);
             for (int k = 0; k < d->nplugins; k++)
-                fprintf(stderr, " %s", d->plugins[k].name);
+                text_printf(stderr, " %s", d->plugins[k].name);
             fprintf(stderr, "%s); see klab --list\n", d->nplugins ? "" : " none");
             return -1;
         }
@@ -194,8 +195,8 @@ int lab_list(const cli_opts *o)
         worker_outcome_text(&w, how, sizeof how);
         if (!s.have_plugin || s.refused || !s.done) {
             refused++;
-            printf("\n  REFUSED %s: %s\n", sel[i]->path,
-                   s.refused ? s.refusal : how[0] ? how : "the worker ended without describing it");
+            text_printf(stdout, "\n  REFUSED %s: %s\n", sel[i]->path,
+                        s.refused ? s.refusal : how[0] ? how : "the worker ended without describing it");
             if (how[0] && s.refused == 0)
                 printf("          (it crashed while loading: its library constructor or %s)\n", KLAB_ENTRY_SYMBOL);
             continue;
@@ -203,11 +204,11 @@ int lab_list(const cli_opts *o)
         const wire_plugin *p = &s.plugin;
         char ini[4200];
         int has_ini = discovery_ini(&d, p->name, ini, sizeof ini) == 0;
-        printf("\n  %-14s %s  (plugin ABI %u.%u)\n      %s\n", p->name, p->version, p->abi_major, p->abi_minor,
-               p->summary);
+        text_printf(stdout, "\n  %-14s %s  (plugin ABI %u.%u)\n      %s\n", p->name, p->version, p->abi_major,
+                    p->abi_minor, p->summary);
         for (int k = 0; k < p->nprofiles; k++)
-            printf("      profile %-12s %s%s\n", p->profiles[k], p->profile_summary[k],
-                   strcmp(p->profiles[k], p->baseline) == 0 ? "  [baseline]" : "");
+            text_printf(stdout, "      profile %-12s %s%s\n", p->profiles[k], p->profile_summary[k],
+                        strcmp(p->profiles[k], p->baseline) == 0 ? "  [baseline]" : "");
         printf("      dtypes:");
         for (int k = 0; k < KLAB_DTYPE_COUNT; k++)
             if (p->dtypes & KLAB_DTYPE_BIT(k))
@@ -215,10 +216,11 @@ int lab_list(const cli_opts *o)
         if (p->min_cc)
             printf("   needs compute capability %d.%d or newer", p->min_cc / 10, p->min_cc % 10);
         if (p->params[0])
-            printf("   params: %s", p->params);
-        printf("\n      file: %s\n      ini:  %s\n", p->path, has_ini ? ini : "(none: it runs only with --config FILE)");
+            text_printf(stdout, "   params: %s", p->params);
+        text_printf(stdout, "\n      file: %s\n      ini:  %s\n", p->path,
+                    has_ini ? ini : "(none: it runs only with --config FILE)");
         if (sel[i]->shadows[0])
-            printf("      shadows: %s\n", sel[i]->shadows);
+            text_printf(stdout, "      shadows: %s\n", sel[i]->shadows);
     }
     printf("\n%d plugin%s, %d refused\n", n - refused, n - refused == 1 ? "" : "s", refused);
     return refused ? EXIT_FAILED_ROWS : EXIT_OK;
@@ -231,14 +233,14 @@ static int validate_one(const cli_opts *o, const char *ini, const discovery *d, 
     static cfg_experiment cfg;
     char err[1200];
     if (cfg_load(ini, &cfg, err, sizeof err) != 0) {
-        printf("INVALID %s\n", err);
+        text_printf(stdout, "INVALID %s\n", err);
         (*bad_ini)++;
         return -1;
     }
     const found_plugin *f = discovery_find(d, cfg.plugin);
     if (!f) {
-        printf("INVALID %s:%d: [experiment] key 'plugin': no plugin '%s' found (see klab --list)\n", ini,
-               cfg.plugin_line, cfg.plugin);
+        text_printf(stdout, "INVALID %s:%d: [experiment] key 'plugin': no plugin '%s' found (see klab --list)\n",
+                    ini, cfg.plugin_line, cfg.plugin);
         (*bad_ini)++;
         return -1;
     }
@@ -251,7 +253,7 @@ static int validate_one(const cli_opts *o, const char *ini, const discovery *d, 
     job_state s;
     memset(&s, 0, sizeof s);
     s.notes_to_stdout = 1;
-    printf("%s (%s)\n", ini, cfg.plugin);
+    text_printf(stdout, "%s (%s)\n", ini, cfg.plugin);
     worker_outcome w;
     if (spawn(&j, o, o->timeout_s, &s, &w) != 0)
         return -1;
@@ -260,16 +262,16 @@ static int validate_one(const cli_opts *o, const char *ini, const discovery *d, 
     if (s.refused) {
         /* a refusal that names the INI is the INI's fault; anything else is the plugin's */
         int ini_fault = strncmp(s.refusal, ini, strlen(ini)) == 0;
-        printf("INVALID %s\n", s.refusal);
+        text_printf(stdout, "INVALID %s\n", s.refusal);
         (*(ini_fault ? bad_ini : bad_plugin))++;
         return -1;
     }
     if (!s.done) {
-        printf("FAILED  %s: the worker %s while checking it\n", f->path, how[0] ? how : "stopped");
+        text_printf(stdout, "FAILED  %s: the worker %s while checking it\n", f->path, how[0] ? how : "stopped");
         (*bad_plugin)++;
         return -1;
     }
-    printf("ok      %s\n", ini);
+    text_printf(stdout, "ok      %s\n", ini);
     return 0;
 }
 
@@ -439,8 +441,9 @@ static void run_plugin(const cli_opts *o, const discovery *d, const found_plugin
                 snprintf(s.refusal, sizeof s.refusal, "%s: the worker %s before its first case", f->path,
                          how[0] ? how : "stopped");
             if (!s.done) {
-                fprintf(stderr, "%sklab: %s REFUSED: %s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "", f->name,
-                        s.fatal ? s.fatal_msg : s.refusal);
+                if (isatty(STDERR_FILENO))
+                    fputs("\r\033[K", stderr); /* klab's own sequence: past the escaping below */
+                text_printf(stderr, "klab: %s REFUSED: %s\n", f->name, s.fatal ? s.fatal_msg : s.refusal);
                 t->refused++;
                 if (strncmp(s.refusal, cfg->path, strlen(cfg->path)) == 0)
                     t->bad_ini++; /* the plugin is fine; its INI asks for what it does not have */
@@ -481,11 +484,40 @@ static void run_plugin(const cli_opts *o, const discovery *d, const found_plugin
         t->rows++;
         if (r->status != ROW_PASSED && r->status != ROW_SKIPPED) {
             t->bad_rows++;
-            fprintf(stderr, "FAILED %s %s %s %s: %s: %s\n", r->plugin, r->kcase, r->dtype, r->profile,
-                    row_status_name(r->status), r->reason);
+            text_printf(stderr, "FAILED %s %s %s %s: %s: %s\n", r->plugin, r->kcase, r->dtype, r->profile,
+                        row_status_name(r->status), r->reason);
         }
     }
     free(s.rows);
+}
+
+/* on_message without the validation job's notes: its case summaries are for --validate. */
+static void on_check_message(void *user, const wire_header *h, const void *payload)
+{
+    if (h->type != WIRE_NOTE)
+        on_message(user, h, payload);
+}
+
+/* --validate's check of a parsed INI against its plugin, in a worker that loads the plugin and
+   touches no GPU. Returns -1 (printed) when the INI asks for what the plugin lacks; 0 otherwise: a
+   plugin that cannot be checked is refused by the run, as before. */
+static int check_ini_before_gpu(const cli_opts *o, const found_plugin *f, const cfg_experiment *cfg)
+{
+    job j;
+    memset(&j, 0, sizeof j);
+    j.kind = JOB_VALIDATE;
+    j.cfg = cfg;
+    snprintf(j.plugin_path, sizeof j.plugin_path, "%s", f->path);
+    snprintf(j.plugin_name, sizeof j.plugin_name, "%s", f->name);
+    job_state s;
+    memset(&s, 0, sizeof s);
+    supervise_hooks hooks = {on_check_message, &s};
+    worker_outcome w;
+    if (supervise(&j, o->isolate, o->timeout_s, &hooks, &w) != 0 || !s.refused ||
+        strncmp(s.refusal, cfg->path, strlen(cfg->path)) != 0)
+        return 0;
+    text_printf(stderr, "klab: %s\n", s.refusal);
+    return -1;
 }
 
 static uint64_t pick_seed(const cli_opts *o)
@@ -502,21 +534,24 @@ int lab_run(const cli_opts *o)
 {
     discovery d;
     set_discovery(o, &d);
-    /* Every INI is parsed before any GPU work: a broken file is reported on any machine. */
+    /* Every INI is parsed, and checked against its plugin, before any GPU work: a broken file is
+       reported on any machine. */
     static cfg_experiment cfgs[DISC_MAX_PLUGINS];
     const found_plugin *sel[DISC_MAX_PLUGINS];
     int n = 0, bad_ini = 0;
     char err[1200];
     if (o->config[0]) {
         if (cfg_load(o->config, &cfgs[0], err, sizeof err) != 0) {
-            fprintf(stderr, "klab: %s\n", err);
+            text_printf(stderr, "klab: %s\n", err);
             return EXIT_USAGE;
         }
         if (!(sel[0] = discovery_find(&d, cfgs[0].plugin))) {
-            fprintf(stderr, "klab: %s:%d: [experiment] key 'plugin': no plugin '%s' found (see klab --list)\n",
-                    o->config, cfgs[0].plugin_line, cfgs[0].plugin);
+            text_printf(stderr, "klab: %s:%d: [experiment] key 'plugin': no plugin '%s' found (see klab --list)\n",
+                        o->config, cfgs[0].plugin_line, cfgs[0].plugin);
             return EXIT_USAGE;
         }
+        if (check_ini_before_gpu(o, sel[0], &cfgs[0]) != 0)
+            return EXIT_USAGE;
         n = 1;
     } else {
         const found_plugin *all[DISC_MAX_PLUGINS];
@@ -534,7 +569,11 @@ int lab_run(const cli_opts *o)
                 continue;
             }
             if (cfg_load(ini, &cfgs[n], err, sizeof err) != 0) {
-                fprintf(stderr, "klab: %s\n", err);
+                text_printf(stderr, "klab: %s\n", err);
+                bad_ini++;
+                continue;
+            }
+            if (check_ini_before_gpu(o, all[i], &cfgs[n]) != 0) {
                 bad_ini++;
                 continue;
             }
@@ -549,7 +588,7 @@ int lab_run(const cli_opts *o)
     wire_device dev;
     int rc = probe(o, &dev);
     if (rc != EXIT_OK)
-        return rc;
+        return bad_ini ? EXIT_USAGE : rc; /* a bad INI is the first thing to fix, on any machine */
 
     char run_id[64], started[64], run_dir[4200];
     time_t now = time(NULL);

@@ -110,7 +110,7 @@ static int check_config(const job *j, const job_out *out, const loaded_plugin *l
     for (int i = 0; i < lp->nprofiles; i++)
         names[i] = lp->desc.profiles[i].name;
     char err[1200];
-    if (cfg_check_plugin(j->cfg, names, lp->nprofiles, lp->desc.dtypes, lp->desc.params, err, sizeof err) != 0) {
+    if (cfg_check_plugin(j->cfg, names, lp->nprofiles, lp->desc.dtypes, lp->desc.params, NULL, err, sizeof err) != 0) {
         send_text(out, WIRE_REFUSED, "%s", err);
         return -1;
     }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
+
 static void us(char *buf, size_t len, int valid, double ms)
 {
     if (valid)
@@ -16,7 +18,8 @@ static void us(char *buf, size_t len, int valid, double ms)
 
 void table_print(FILE *fp, const char *title, const klab_row *rows, int n)
 {
-    fprintf(fp, "\n%s\n", title);
+    /* names come from INI files, reasons from plugins, and `klab report` reads any CSV: escaped */
+    text_printf(fp, "\n%s\n", title);
     fprintf(fp, "%-16s %-5s %-14s %-6s %10s %10s %9s %7s %8s  %s\n", "case", "dtype", "profile", "mode",
             "median us", "p95 us", "GB/s", "limit", "vs base", "status");
     for (int i = 0; i < n; i++) {
@@ -33,10 +36,10 @@ void table_print(FILE *fp, const char *title, const klab_row *rows, int n)
         snprintf(mode, sizeof mode, "%s%s", r->l2, strcmp(r->launch, "graph") == 0 ? "+g" : "");
         char status[160];
         snprintf(status, sizeof status, "%s%s%s", row_status_name(r->status), r->flags[0] ? " " : "", r->flags);
-        fprintf(fp, "%-16s %-5s %-14s %-6s %10s %10s %9s %7s %8s  %s\n", r->kcase, r->dtype, r->profile, mode,
-                med, p95, gbps, lim, sp, status);
+        text_printf(fp, "%-16s %-5s %-14s %-6s %10s %10s %9s %7s %8s  %s\n", r->kcase, r->dtype, r->profile, mode,
+                    med, p95, gbps, lim, sp, status);
         if (r->reason[0])
-            fprintf(fp, "%18s%s\n", "", r->reason);
+            text_printf(fp, "%18s%s\n", "", r->reason);
         else if (r->has_time && r->launch_floor_ms > 0)
             fprintf(fp, "%18sunder 10 us: the empty launch alone takes %.2f us (try --graph)\n", "",
                     r->launch_floor_ms * 1e3);

@@ -1,10 +1,18 @@
 /* cli_parse: the command line, parsed with no side effects; every error one exact sentence. Many
- * parses run in one process, so getopt's global state must be reset by cli_parse itself. */
+ * parses run in one process, so getopt's global state must be reset by cli_parse itself.
+ *
+ * Then bad input through the klab binary, as a new user would give it: an INI that asks a plugin for
+ * what it lacks is an error with file, line and key (exit 2) before any GPU work, on a machine with a
+ * GPU or without one; INI paths that are not INI files end at once; text from a plugin's descriptor
+ * reaches the terminal escaped. */
 #include "klab_test.h"
 
+#include <cuda_runtime.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
+#include "klab_run.h"
 
 static cli_opts opts; /* ~60 KiB: off the stack */
 static char err[512];
@@ -200,6 +208,169 @@ static void test_repeated_parses_are_independent(void **state)
     assert_int_equal(opts.cmd, CMD_RUN);
 }
 
+/* ---- bad input through the binary ---- */
+
+static char plugins[PATH_MAX], out_dir[PATH_MAX + 16];
+
+/* kr_tmp with plugins/ (vector_add, crash_good) and the out/ path a run would make. */
+static int setup_bin(void **state)
+{
+    if (kr_setup_tmp(state) != 0)
+        return -1;
+    kr_mkdir("plugins", plugins, sizeof plugins);
+    kr_link_plugin(plugins, KLAB_BINARY_DIR "/plugins/vector_add.so");
+    kr_link_plugin(plugins, KLAB_TEST_PLUGINS "/crash_good.so");
+    snprintf(out_dir, sizeof out_dir, "%s/out", kr_tmp);
+    return 0;
+}
+
+/* kr_tmp/name with text; returns the path (valid until the next call). */
+static const char *ini_file(const char *name, const char *text)
+{
+    static char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", kr_tmp, name);
+    kr_write_file(path, text);
+    return path;
+}
+
+/* `klab --config ini` and `klab --validate --config ini` both exit 2 with "ini<rest>", and the run
+   neither looks for a GPU nor makes a run folder. */
+static void config_refused(const char *ini, const char *rest)
+{
+    char want[PATH_MAX + 512];
+    struct stat st;
+    klab_result r = KLAB("--config", ini, "--plugin-path", plugins, "--out", out_dir);
+    snprintf(want, sizeof want, "klab: %s%s\n", ini, rest);
+    kr_expect_in(r.out, want);
+    kr_expect_not_in(r.out, "no CUDA device");
+    kr_expect_not_in(r.out, "timing needs a GPU");
+    assert_int_equal(r.rc, 2);
+    assert_int_equal(stat(out_dir, &st), -1);
+    free(r.out);
+
+    r = KLAB("--validate", "--config", ini, "--plugin-path", plugins);
+    snprintf(want, sizeof want, "INVALID %s%s\n", ini, rest);
+    kr_expect_in(r.out, want);
+    assert_int_equal(r.rc, 2);
+    free(r.out);
+}
+
+static void test_config_is_checked_against_its_plugin_before_gpu_work(void **state)
+{
+    (void)state;
+    config_refused(ini_file("profile.ini", "[experiment]\nplugin = vector_add\n\n[case small]\nshape = 2^10\n"
+                                           "profiles = naive, nosuch\n"),
+                   ":6: [case small] key 'profiles': plugin 'vector_add' has no profile 'nosuch' (it has: "
+                   "naive, vectorized, memcpy, streaming, vec8, l2_prefetch, persistent)");
+    /* crash_good has fp32 and fp16: the line is that of [defaults], where the case got its dtypes */
+    config_refused(ini_file("dtype.ini", "[experiment]\nplugin = crash_good\n[defaults]\ndtypes = fp32, bf16\n"
+                                         "[case a]\nshape = 64\n"),
+                   ":4: [defaults] key 'dtypes': plugin 'crash_good' does not support bf16");
+    config_refused(ini_file("param.ini", "[experiment]\nplugin = vector_add\n[case a]\nshape = 64\nparam.opp = add\n"),
+                   ":5: key 'param.opp': plugin 'vector_add' takes no such parameter");
+    config_refused(ini_file("dim.ini", "[experiment]\nplugin = vector_add\n[case a]\nshape = 64\ndim.m = 64\n"),
+                   ":5: key 'dim.m': plugin 'vector_add' takes no dimension 'm' (it takes: none)");
+    config_refused(ini_file("reps.ini", "[experiment]\nplugin = vector_add\n[defaults]\nmin_reps = 50\n"
+                                        "[case a]\nshape = 64\nmax_reps = 10\n"),
+                   ":7: [case a] key 'max_reps': 10 is less than min_reps 50");
+}
+
+/* Without --config: each selected plugin's INI is checked before the GPU; with every one refused there
+   is nothing to run. */
+static void test_every_ini_is_checked_before_gpu_work(void **state)
+{
+    (void)state;
+    char inis[PATH_MAX], want[PATH_MAX + 256];
+    kr_mkdir("ini", inis, sizeof inis);
+    snprintf(want, sizeof want, "%s/vector_add.ini", inis);
+    kr_write_file(want, "[experiment]\nplugin = vector_add\n[case a]\nshape = 64\nprofiles = nosuch\n");
+    snprintf(want, sizeof want, "%s/crash_good.ini", inis);
+    kr_write_file(want, "[experiment]\nplugin = crash_good\n[case a]\nshape = 64\ndtypes = bf16\n");
+    klab_result r = KLAB("--plugin", "vector_add,crash_good", "--plugin-path", plugins, "--ini-dir", inis, "--out",
+                         out_dir);
+    snprintf(want, sizeof want, "klab: %s/vector_add.ini:5: [case a] key 'profiles': plugin 'vector_add' has no "
+             "profile 'nosuch'", inis);
+    kr_expect_in(r.out, want);
+    snprintf(want, sizeof want, "klab: %s/crash_good.ini:5: [case a] key 'dtypes': plugin 'crash_good' does not "
+             "support bf16\n", inis);
+    kr_expect_in(r.out, want);
+    kr_expect_in(r.out, "klab: nothing to run (see the errors above)");
+    kr_expect_not_in(r.out, "no CUDA device");
+    assert_int_equal(r.rc, 2);
+    free(r.out);
+}
+
+/* One bad INI beside a good one: the good one would run, but on a machine without a GPU the bad INI
+   is still what the exit status says (2, not 3). */
+static void test_bad_ini_beside_a_good_one_without_gpu(void **state)
+{
+    (void)state;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) {
+        printf("# this machine has %d CUDA device(s): the good INI would run; not this test's business\n", count);
+        skip();
+    }
+    char inis[PATH_MAX], want[PATH_MAX + 256];
+    kr_mkdir("ini", inis, sizeof inis);
+    snprintf(want, sizeof want, "%s/vector_add.ini", inis);
+    kr_write_file(want, "[experiment]\nplugin = vector_add\n[case a]\nshape = 64\nprofiles = nosuch\n");
+    snprintf(want, sizeof want, "%s/crash_good.ini", inis);
+    kr_write_file(want, "[experiment]\nplugin = crash_good\n[case a]\nshape = 64\n");
+    klab_result r = KLAB("--plugin", "vector_add,crash_good", "--plugin-path", plugins, "--ini-dir", inis, "--out",
+                         out_dir);
+    snprintf(want, sizeof want, "klab: %s/vector_add.ini:5: [case a] key 'profiles'", inis);
+    kr_expect_in(r.out, want);
+    kr_expect_in(r.out, "no CUDA device");
+    assert_int_equal(r.rc, 2);
+    free(r.out);
+}
+
+/* Paths and bytes that are not an INI file: an error at once, naming the file (and line and key). */
+static void test_bad_ini_files(void **state)
+{
+    (void)state;
+    char want[PATH_MAX + 256];
+    klab_result r = KLAB("--config", kr_tmp, "--plugin-path", plugins, "--out", out_dir);
+    snprintf(want, sizeof want, "klab: %s: is a directory, not an INI file\n", kr_tmp);
+    kr_expect_in(r.out, want);
+    assert_int_equal(r.rc, 2);
+    free(r.out);
+
+    r = KLAB("--validate", "--config", "/dev/zero", "--plugin-path", plugins);
+    kr_expect_in(r.out, "INVALID /dev/zero: is a character device, not an INI file\n");
+    assert_int_equal(r.rc, 2);
+    assert_true(r.secs < 30);
+    free(r.out);
+
+    /* a byte order mark first: accepted */
+    const char *ini = ini_file("bom.ini", "\xef\xbb\xbf[experiment]\nplugin = vector_add\n[case 64]\n");
+    r = KLAB("--validate", "--config", ini, "--plugin-path", plugins);
+    snprintf(want, sizeof want, "ok      %s\n", ini);
+    kr_expect_in(r.out, want);
+    assert_int_equal(r.rc, 0);
+    free(r.out);
+
+    /* a control character: refused, and shown escaped, not sent to the terminal */
+    config_refused(ini_file("esc.ini", "[experiment]\nplugin = vector_add\nquestion = \x1b[2Jwhy?\n[case 64]\n"),
+                   ":3: [experiment] key 'question': control character \\x1b in the value (tab is the only one "
+                   "allowed)");
+}
+
+static void test_descriptor_text_is_escaped(void **state)
+{
+    (void)state;
+    kr_link_plugin(plugins, KLAB_TEST_PLUGINS "/ctl_text.so");
+    klab_result r = KLAB("--list", "--plugin-path", plugins, "--plugin", "ctl_text");
+    kr_expect_in(r.out, "ctl_text       1.0\\x07  (plugin ABI 1.0)\n      clears \\x1b[2Jthe screen\n");
+    kr_expect_in(r.out, "profile plain        returns\\x0dOVERWRITTEN  [baseline]\n");
+    kr_expect_in(r.out, "params: k\\x1b[31m\n");
+    for (const char *p = r.out; *p; p++)
+        if ((unsigned char)*p < 0x20 && *p != '\n')
+            fail_msg("a raw control character \\x%02x reached the output at offset %d", *p, (int)(p - r.out));
+    assert_int_equal(r.rc, 0);
+    free(r.out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -211,6 +382,12 @@ int main(void)
         cmocka_unit_test(test_other_options),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_repeated_parses_are_independent),
+        cmocka_unit_test_setup_teardown(test_config_is_checked_against_its_plugin_before_gpu_work, setup_bin,
+                                        kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_every_ini_is_checked_before_gpu_work, setup_bin, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_bad_ini_beside_a_good_one_without_gpu, setup_bin, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_bad_ini_files, setup_bin, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_descriptor_text_is_escaped, setup_bin, kr_teardown_tmp),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -3,7 +3,10 @@
  * The golden files live in tests/ini/. */
 #include "klab_test.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ini_config.h"
 
@@ -221,7 +224,7 @@ static void test_unknown_key(void **state)
     (void)state;
     BAD("bad_unknown_key.ini",
         ":4: [case 4096x8192] unknown key 'warmpu' (known: shape, dtypes, profiles, warmup, min_reps, "
-        "max_reps, noise, budget_ms, param.NAME)");
+        "max_reps, noise, budget_ms, steps, config, param.NAME, dim.NAME)");
     BAD("bad_unknown_experiment_key.ini", ":3: [experiment] unknown key 'plugins' (known: plugin, question)");
 }
 
@@ -359,7 +362,9 @@ static void test_case_name_not_a_shape(void **state)
 static void test_max_reps_below_min_reps(void **state)
 {
     (void)state;
-    BAD("bad_reps.ini", ":7: [case a] key 'max_reps': 40 is less than min_reps 50");
+    /* the line of the key that made them disagree: max_reps in [case a], min_reps in [defaults] */
+    BAD("bad_reps.ini", ":9: [case a] key 'max_reps': 40 is less than min_reps 50");
+    BAD("bad_min_reps.ini", ":7: [case a] key 'min_reps': 200 is more than max_reps 100");
 }
 
 /* ---- checks against a plugin's descriptor ---- */
@@ -375,24 +380,304 @@ static void test_check_plugin(void **state)
     const char *params_eps[] = {"eps", NULL};
     uint32_t all = KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16);
 
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, params_all, err, sizeof err), 0);
+    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, params_all, NULL, err, sizeof err), 0);
 
-    assert_int_equal(cfg_check_plugin(&cfg, only_baseline, 1, all, params_all, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_full.ini:16: [case 4096x8192] key 'profiles': plugin 'rmsnorm' "
+    assert_int_equal(cfg_check_plugin(&cfg, only_baseline, 1, all, params_all, NULL, err, sizeof err), -1);
+    /* [case 4096x8192] inherits its profiles: the line that wrote them is in [defaults] */
+    assert_string_equal(err, INI_DIR "good_full.ini:8: [defaults] key 'profiles': plugin 'rmsnorm' "
                              "has no profile 'fused' (it has: baseline)");
 
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all & ~KLAB_DTYPE_BIT(KLAB_BF16), params_all, err,
-                                      sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_full.ini:16: [case 4096x8192] key 'dtypes': plugin 'rmsnorm' "
+    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all & ~KLAB_DTYPE_BIT(KLAB_BF16), params_all, NULL,
+                                      err, sizeof err), -1);
+    assert_string_equal(err, INI_DIR "good_full.ini:7: [defaults] key 'dtypes': plugin 'rmsnorm' "
                              "does not support bf16");
 
     /* 'extra' is given in [case big], at line 24 */
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, params_eps, err, sizeof err), -1);
+    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, params_eps, NULL, err, sizeof err), -1);
     assert_string_equal(err, INI_DIR "good_full.ini:24: key 'param.extra': plugin 'rmsnorm' takes no such parameter");
 
     /* a plugin with no params list: the inherited eps is reported at the [defaults] line it came from */
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, NULL, err, sizeof err), -1);
+    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, NULL, NULL, err, sizeof err), -1);
     assert_string_equal(err, INI_DIR "good_full.ini:14: key 'param.eps': plugin 'rmsnorm' takes no such parameter");
+}
+
+/* Each error names the line of the key itself: the case's own, or the [defaults] line it inherited. */
+static void test_check_plugin_names_the_key_line(void **state)
+{
+    (void)state;
+    char err[1024] = "";
+    const char *baseline[] = {"baseline"}, *fused[] = {"fused"}, *both[] = {"baseline", "fused"};
+    uint32_t all = KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16);
+    load_ok(INI_DIR "good_key_lines.ini");
+    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, NULL, NULL, err, sizeof err), 0);
+
+    assert_int_equal(cfg_check_plugin(&cfg, baseline, 1, all, NULL, NULL, err, sizeof err), -1);
+    assert_string_equal(err, INI_DIR "good_key_lines.ini:12: [case own] key 'profiles': plugin 'rmsnorm' "
+                             "has no profile 'fused' (it has: baseline)");
+    assert_int_equal(cfg_check_plugin(&cfg, fused, 1, all, NULL, NULL, err, sizeof err), -1);
+    assert_string_equal(err, INI_DIR "good_key_lines.ini:7: [defaults] key 'profiles': plugin 'rmsnorm' "
+                             "has no profile 'baseline' (it has: fused)");
+    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all & ~KLAB_DTYPE_BIT(KLAB_BF16), NULL, NULL, err,
+                                      sizeof err), -1);
+    assert_string_equal(err, INI_DIR "good_key_lines.ini:11: [case own] key 'dtypes': plugin 'rmsnorm' "
+                             "does not support bf16");
+    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all & ~KLAB_DTYPE_BIT(KLAB_FP16), NULL, NULL, err,
+                                      sizeof err), -1);
+    assert_string_equal(err, INI_DIR "good_key_lines.ini:6: [defaults] key 'dtypes': plugin 'rmsnorm' "
+                             "does not support fp16");
+
+    /* no dtypes anywhere: the built-in fp32, reported at the case's header */
+    load_ok(INI_DIR "good_no_dtypes.ini");
+    assert_int_equal(cfg_check_plugin(&cfg, both, 2, KLAB_DTYPE_BIT(KLAB_FP16), NULL, NULL, err, sizeof err), -1);
+    assert_string_equal(err, INI_DIR "good_no_dtypes.ini:4: [case 64] key 'dtypes' is not given, so fp32: "
+                             "plugin 'rmsnorm' does not support it");
+}
+
+/* ---- dim.NAME, steps, config ---- */
+
+static void test_good_dims_steps_config(void **state)
+{
+    (void)state;
+    load_ok(INI_DIR "good_dims.ini");
+    assert_int_equal(cfg.ncases, 3);
+
+    const cfg_case *c = &cfg.cases[0]; /* no shape: its dimensions alone */
+    assert_string_equal(c->name, "gemm");
+    assert_int_equal(c->rank, 0);
+    assert_string_equal(c->shape, "");
+    assert_int_equal(c->ndims_named, 3);
+    assert_string_equal(c->dim_key[0], "m");
+    assert_int_equal(c->dim_val[0], 8192);
+    assert_int_equal(c->dim_line[0], 11);
+    assert_string_equal(c->dim_key[1], "n");
+    assert_int_equal(c->dim_val[1], 2048);
+    assert_int_equal(c->dim_line[1], 12);
+    assert_string_equal(c->dim_key[2], "k"); /* inherited, with the line it was written on */
+    assert_int_equal(c->dim_val[2], 4096);
+    assert_int_equal(c->dim_line[2], 6);
+    assert_int_equal(c->steps, 50);
+    assert_string_equal(c->config, "bm=128,bn=256,stages=4");
+
+    c = &cfg.cases[1]; /* a shape by its name, and its own k, steps and config */
+    assert_int_equal(c->rank, 2);
+    assert_string_equal(c->shape, "64x64");
+    assert_int_equal(c->ndims_named, 1);
+    assert_string_equal(c->dim_key[0], "k");
+    assert_int_equal(c->dim_val[0], (int64_t)1 << 40);
+    assert_int_equal(c->dim_line[0], 15);
+    assert_int_equal(c->steps, 1000000);
+    assert_string_equal(c->config, "split_k=2");
+
+    c = &cfg.cases[2];
+    assert_string_equal(c->shape, "100");
+    assert_int_equal(c->ndims_named, 1);
+    assert_int_equal(c->steps, 50);
+
+    /* not given anywhere: 0 steps (the plugin's own) and no configuration */
+    load_ok(INI_DIR "good_minimal.ini");
+    assert_int_equal(cfg.cases[0].steps, 0);
+    assert_string_equal(cfg.cases[0].config, "");
+    assert_int_equal(cfg.cases[0].ndims_named, 0);
+}
+
+static void test_bad_dims_steps_config(void **state)
+{
+    (void)state;
+    BAD("bad_dim_name.ini",
+        ":4: [case 64] key 'dim.M': a dimension is dim.NAME, NAME of a-z, 0-9 and _ starting with a letter");
+    BAD("bad_dim_empty_name.ini",
+        ":4: [case 64] key 'dim.': a dimension is dim.NAME, NAME of a-z, 0-9 and _ starting with a letter");
+    BAD("bad_dim_value.ini", ":4: [case 64] key 'dim.m': '4k' is not a whole number");
+    BAD("bad_dim_zero.ini", ":4: [case 64] key 'dim.m': 0 is outside 1..2^40");
+    BAD("bad_dim_range.ini", ":4: [defaults] key 'dim.m': 1099511627777 is outside 1..2^40");
+    BAD("bad_dim_twice.ini", ":6: [case 64] key 'dim.m' given twice");
+    BAD("bad_dim_long_name.ini", ":4: [case 64] key 'dim.dddddddddddddddddddddddddddddddd': the dimension's "
+                                 "name is 32 characters; the limit is 31");
+    BAD("bad_dims_too_many.ini", ":20: [case 64] key 'dim.d16': more than 16 dimensions");
+    BAD("bad_dims_inherited.ini", ":14: [case 64]: more than 16 dimensions with those inherited from [defaults]");
+    BAD("bad_params_inherited.ini",
+        ":13: [case 64]: more than 16 parameters with those inherited from [defaults]");
+    BAD("bad_steps.ini", ":4: [case 64] key 'steps': 0 is outside 1..1000000");
+    BAD("bad_steps_word.ini", ":4: [defaults] key 'steps': 'many' is not a whole number");
+    BAD("bad_config.ini", ":4: [case 64] key 'config': 'BM=128 BN=256' is not a configuration like "
+                          "bm=128,bn=256 (a-z 0-9 _ = , . only)");
+    BAD("bad_config_empty.ini",
+        ":4: [case 64] key 'config': '' is not a configuration like bm=128,bn=256 (a-z 0-9 _ = , . only)");
+    BAD("bad_config_long.ini", ":4: [case 64] key 'config': the configuration is 128 characters; the limit is 127");
+}
+
+/* A dim.NAME the plugin does not take names its line and the names it does take. */
+static void test_check_plugin_dims(void **state)
+{
+    (void)state;
+    char err[1024] = "";
+    const char *profiles[] = {"naive"};
+    const char *mnk[] = {"m", "n", "k", NULL}, *mn[] = {"m", "n", NULL};
+    load_ok(INI_DIR "good_dims.ini");
+    assert_int_equal(cfg_check_plugin(&cfg, profiles, 1, 1, NULL, mnk, err, sizeof err), 0);
+    assert_int_equal(cfg_check_plugin(&cfg, profiles, 1, 1, NULL, mn, err, sizeof err), -1);
+    assert_string_equal(err, INI_DIR "good_dims.ini:6: key 'dim.k': plugin 'gemm' takes no dimension 'k' "
+                                     "(it takes: m, n)");
+    assert_int_equal(cfg_check_plugin(&cfg, profiles, 1, 1, NULL, NULL, err, sizeof err), -1);
+    assert_string_equal(err, INI_DIR "good_dims.ini:11: key 'dim.m': plugin 'gemm' takes no dimension 'm' "
+                                     "(it takes: none)");
+}
+
+/* ---- names and values that would not fit: refused, never cut ---- */
+
+static void test_too_long_is_refused(void **state)
+{
+    (void)state;
+    /* two names alike in their first 63 characters used to become one, and then a duplicate */
+    BAD("bad_long_case_name.ini", ":3: [case ccccccccccccccccccccccccccccccccccccccccccccccccccc"
+                                  "ccccccccccccccccccc]: case name is 70 characters; the limit is 63");
+    BAD("bad_long_shape.ini", ":4: [case c] key 'shape': the shape is 70 characters; the limit is 63");
+    BAD("bad_long_param_value.ini", ":4: [defaults] key 'param.note': the value is 128 characters; the limit is 127");
+    BAD("bad_long_param_name.ini", ":4: [case 64] key 'param.pppppppppppppppppppppppppppppppppppppppppppppppppppp"
+                                   "pppppppppppp': the parameter's name is 64 characters; the limit is 63");
+    BAD("bad_long_profile.ini", ":4: [case 64] key 'profiles': a profile name is 64 characters; the limit is 63");
+    BAD("bad_long_plugin.ini", ":2: [experiment] key 'plugin': the plugin name is 64 characters; the limit is 63");
+}
+
+/* ---- bytes that are not INI text, and paths that are not INI files ---- */
+
+static char tmp_dir[64];
+
+static int make_tmp(void **state)
+{
+    (void)state;
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/klab-ini-XXXXXX");
+    return mkdtemp(tmp_dir) ? 0 : -1;
+}
+
+static int remove_tmp(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Writes len bytes to tmp_dir/name; returns the path (valid until the next call). */
+static const char *tmp_file(const char *name, const char *bytes, size_t len)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp_dir, name);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(bytes, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+    return path;
+}
+
+#define TMP_FILE(name, literal) tmp_file(name, literal, sizeof literal - 1)
+
+/* The message for a file in tmp_dir must be "<path><rest>". */
+static void tmp_fails(const char *path, const char *rest)
+{
+    char want[1024];
+    snprintf(want, sizeof want, "%s%s", path, rest);
+    load_fails(path, want);
+}
+
+static void test_bom_is_skipped(void **state)
+{
+    (void)state;
+    load_ok(INI_DIR "good_bom.ini");
+    assert_string_equal(cfg.plugin, "vector_add");
+    assert_int_equal(cfg.plugin_line, 3);
+    assert_int_equal(cfg.ncases, 1);
+    assert_string_equal(cfg.cases[0].name, "1024");
+    /* only at the start: elsewhere U+FEFF is text, and a key cannot be named with it */
+    tmp_fails(TMP_FILE("bom_late.ini", "[experiment]\n\xef\xbb\xbfplugin = vector_add\n[case 64]\n"),
+              ":2: [experiment] unknown key '\xef\xbb\xbfplugin' (known: plugin, question)");
+}
+
+static void test_nul_byte_is_refused(void **state)
+{
+    (void)state;
+    /* it would have run as shape 4096 */
+    tmp_fails(TMP_FILE("nul.ini", "[experiment]\nplugin = vector_add\n[case x]\nshape = 4096\0x8192\n"),
+              ":4: [case x] key 'shape': NUL byte in the value (an INI file is text)");
+    tmp_fails(TMP_FILE("nul_comment.ini", "[experiment]\n; a comment\0\nplugin = vector_add\n[case 64]\n"),
+              ":2: NUL byte in a comment (an INI file is text)");
+    tmp_fails(TMP_FILE("nul_section.ini", "[experiment]\nplugin = vector_add\n[case 64\0]\n"),
+              ":3: NUL byte in a section header (an INI file is text)");
+    tmp_fails(TMP_FILE("nul_key.ini", "[experiment]\nplug\0in = vector_add\n[case 64]\n"),
+              ":2: [experiment] NUL byte before the '=' of a key (an INI file is text)");
+    /* in the last line, with no line ending after it */
+    tmp_fails(TMP_FILE("nul_end.ini", "[experiment]\nplugin = vector_add\n[case 64]\nwarmup = 1\0"),
+              ":4: [case 64] key 'warmup': NUL byte in the value (an INI file is text)");
+}
+
+#define TAB_ONLY " (tab is the only one allowed)"
+#define NOT_UTF8 " (not UTF-8, or a C1 control character)"
+
+static void test_control_characters_are_refused(void **state)
+{
+    (void)state;
+    tmp_fails(TMP_FILE("esc.ini", "[experiment]\nplugin = vector_add\nquestion = a \x1b[31mred\x1b[0m\n[case 64]\n"),
+              ":3: [experiment] key 'question': control character \\x1b in the value" TAB_ONLY);
+    tmp_fails(TMP_FILE("bel.ini", "[experiment]\nplugin = vector_add\n[case a\x07]\n"),
+              ":3: control character \\x07 in a section header" TAB_ONLY);
+    tmp_fails(TMP_FILE("cr.ini", "[experiment]\nplugin = vector_add\r[case 64]\n"),
+              ":2: [experiment] key 'plugin': control character \\x0d in the value" TAB_ONLY);
+    tmp_fails(TMP_FILE("del.ini", "[experiment]\nplugin = vector_add\n[case 64]\nparam.op = co\x7fpy\n"),
+              ":4: [case 64] key 'param.op': control character \\x7f in the value" TAB_ONLY);
+    /* C1 controls (U+009B is CSI to some terminals) and bytes that are not UTF-8 */
+    tmp_fails(TMP_FILE("c1.ini", "[experiment]\nplugin = vector_add\nquestion = \xc2\x9b" "31m\n[case 64]\n"),
+              ":3: [experiment] key 'question': byte \\xc2 in the value" NOT_UTF8);
+    tmp_fails(TMP_FILE("latin1.ini", "[experiment]\nplugin = vector_add\nquestion = caf\xe9\n[case 64]\n"),
+              ":3: [experiment] key 'question': byte \\xe9 in the value" NOT_UTF8);
+}
+
+/* What stays allowed: tabs, CRLF line endings, UTF-8 text. */
+static void test_tabs_crlf_and_utf8_load(void **state)
+{
+    (void)state;
+    load_ok(TMP_FILE("ok.ini", "[experiment]\r\nplugin =\tvector_add\r\n"
+                               "question = caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x9a\x80?\r\n"
+                               "[defaults]\r\ndtypes = fp16,\tbf16\r\n[case 64]\r\n"));
+    assert_string_equal(cfg.plugin, "vector_add");
+    assert_string_equal(cfg.question, "caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x9a\x80?");
+    assert_int_equal(cfg.cases[0].ndtypes, 2);
+    assert_int_equal(cfg.cases[0].line, 6);
+}
+
+static void test_paths_that_are_not_ini_files(void **state)
+{
+    (void)state;
+    tmp_fails(tmp_dir, ": is a directory, not an INI file");
+    tmp_fails("/dev/zero", ": is a character device, not an INI file");
+    /* a FIFO is refused by its type, without waiting for a writer */
+    char fifo[256];
+    snprintf(fifo, sizeof fifo, "%s/fifo.ini", tmp_dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    tmp_fails(fifo, ": is a FIFO, not an INI file");
+}
+
+/* 1 MiB is accepted; a byte more is refused before it is read. */
+static void test_size_limit(void **state)
+{
+    (void)state;
+    const size_t mib = 1u << 20;
+    char *big = malloc(mib + 1);
+    assert_non_null(big);
+    const char *head = "[experiment]\nplugin = vector_add\n[case 64]\n";
+    size_t n = strlen(head);
+    memcpy(big, head, n);
+    while (n < mib) { /* comment lines up to exactly 1 MiB */
+        size_t line = mib - n < 100 ? mib - n : 100;
+        memset(big + n, ' ', line);
+        big[n] = ';';
+        big[n + line - 1] = '\n';
+        n += line;
+    }
+    load_ok(tmp_file("mib.ini", big, mib));
+    assert_int_equal(cfg.ncases, 1);
+    big[mib] = '\n';
+    tmp_fails(tmp_file("mib_plus.ini", big, mib + 1), ": 1048577 bytes: INI files over 1 MiB are refused");
+    free(big);
 }
 
 static void test_row_count(void **state)
@@ -502,6 +787,17 @@ int main(void)
         cmocka_unit_test(test_case_name_not_a_shape),
         cmocka_unit_test(test_max_reps_below_min_reps),
         cmocka_unit_test(test_check_plugin),
+        cmocka_unit_test(test_check_plugin_names_the_key_line),
+        cmocka_unit_test(test_good_dims_steps_config),
+        cmocka_unit_test(test_bad_dims_steps_config),
+        cmocka_unit_test(test_check_plugin_dims),
+        cmocka_unit_test(test_too_long_is_refused),
+        cmocka_unit_test_setup_teardown(test_bom_is_skipped, make_tmp, remove_tmp),
+        cmocka_unit_test_setup_teardown(test_nul_byte_is_refused, make_tmp, remove_tmp),
+        cmocka_unit_test_setup_teardown(test_control_characters_are_refused, make_tmp, remove_tmp),
+        cmocka_unit_test_setup_teardown(test_tabs_crlf_and_utf8_load, make_tmp, remove_tmp),
+        cmocka_unit_test_setup_teardown(test_paths_that_are_not_ini_files, make_tmp, remove_tmp),
+        cmocka_unit_test_setup_teardown(test_size_limit, make_tmp, remove_tmp),
         cmocka_unit_test(test_row_count),
         cmocka_unit_test(test_parse_shape_good),
         cmocka_unit_test(test_parse_shape_bad),

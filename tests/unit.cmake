@@ -9,9 +9,16 @@ klab_test(test_roofline SOURCES test_roofline.c LABELS unit)
 klab_test(test_row SOURCES test_row.c LABELS unit)
 klab_test(test_timing_order SOURCES test_timing_order.c LABELS unit)
 klab_test(test_cli SOURCES test_cli.c LABELS unit)
+# test_cli also runs the klab binary: bad INI input is reported before any GPU work, and a plugin
+# whose descriptor holds control characters is listed with them escaped
+klab_add_plugin(ctl_text SOURCES plugins/cli/ctl_text.c)
+target_sources(test_cli PRIVATE klab_run.c)
+add_dependencies(test_cli klab vector_add crash_good ctl_text)
 klab_test(test_discovery SOURCES test_discovery.c LABELS unit)
 klab_test(test_tune_cache SOURCES test_tune_cache.c LABELS unit)
 klab_test(test_wire SOURCES test_wire.c LABELS unit)
+klab_test(test_text SOURCES test_text.c LABELS unit)
+klab_test(test_table SOURCES test_table.c LABELS unit)
 
 # the plugins' float64 references, linked in from plugins/ (plain C, no GPU)
 klab_test(test_references SOURCES test_references.c ../plugins/rmsnorm/rmsnorm_reference.c
