@@ -332,8 +332,8 @@ static void fail_unit(job_state *s, const job *j, const wire_unit *u, int report
         snprintf(r.shape, sizeof r.shape, "%s", u->shape);
         snprintf(r.dtype, sizeof r.dtype, "%s", u->dtype);
         snprintf(r.profile, sizeof r.profile, "%s", u->profiles[k]);
-        snprintf(r.l2, sizeof r.l2, "%s", j->topts.hot ? "hot" : "cold");
-        snprintf(r.launch, sizeof r.launch, "%s", j->topts.graph ? "graph" : "stream");
+        snprintf(r.l2, sizeof r.l2, "%s", j->topts.mode == TIMING_HOT ? "hot" : "cold");
+        snprintf(r.launch, sizeof r.launch, "%s", j->topts.mode == TIMING_BATCHED ? "batched" : "stream");
         r.seed = j->topts.seed;
         row_fail(&r, ROW_FAILED, "%s", reason);
         add_row(s, &r);
@@ -377,8 +377,7 @@ static void run_plugin(const cli_opts *o, const discovery *d, const found_plugin
     const found_plugin *ceiling = discovery_find(d, "vector_add");
     if (ceiling)
         snprintf(j.ceiling_path, sizeof j.ceiling_path, "%s", ceiling->path);
-    j.topts.hot = o->hot;
-    j.topts.graph = o->graph;
+    j.topts.mode = o->hot ? TIMING_HOT : o->batched ? TIMING_BATCHED : TIMING_PLAIN;
     j.topts.throttle = o->throttle;
     j.topts.seed = seed;
     j.topts.escape_checks = 5;
@@ -568,7 +567,7 @@ int lab_self_test(const cli_opts *o)
     memset(&j, 0, sizeof j);
     j.kind = JOB_SELF_TEST;
     j.device = o->device;
-    j.topts.hot = o->hot;
+    j.topts.mode = o->hot ? TIMING_HOT : o->batched ? TIMING_BATCHED : TIMING_PLAIN;
     j.topts.throttle = o->throttle;
     j.topts.seed = 1;
     job_state s;

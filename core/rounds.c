@@ -67,8 +67,10 @@ int rounds_init(rounds *r, int n, const stop_rule *rule, uint64_t seed, const in
 void rounds_free(rounds *r)
 {
     if (r->m)
-        for (int i = 0; i < r->n; i++)
+        for (int i = 0; i < r->n; i++) {
             free(r->m[i].samples);
+            free(r->m[i].tags);
+        }
     free(r->m);
     free(r->order);
     memset(r, 0, sizeof *r);
@@ -183,7 +185,7 @@ int rounds_verified(const rounds *r, int subj)
     return r->round >= 0 && r->m[subj].in_round && r->m[subj].verify_round == r->round;
 }
 
-int rounds_add(rounds *r, int subj, double ms)
+int rounds_add(rounds *r, int subj, double ms, int64_t tag)
 {
     rounds_member *m = &r->m[subj];
     size_t at = m->n_kept + m->n_pending;
@@ -193,9 +195,14 @@ int rounds_add(rounds *r, int subj, double ms)
         if (!p)
             return -1;
         m->samples = p;
+        int64_t *t = realloc(m->tags, cap * sizeof *t);
+        if (!t)
+            return -1;
+        m->tags = t;
         m->cap = cap;
     }
     m->samples[at] = ms;
+    m->tags[at] = tag;
     m->n_pending++;
     return 0;
 }
@@ -228,19 +235,23 @@ void rounds_end(rounds *r, int throttled)
     }
 }
 
-const double *rounds_samples(const rounds *r, int subj, size_t *n)
+const double *rounds_samples(const rounds *r, int subj, size_t *n, const int64_t **tags)
 {
     *n = r->m[subj].n_kept;
+    if (tags)
+        *tags = r->m[subj].tags;
     return r->m[subj].samples;
 }
 
-double *rounds_take_samples(rounds *r, int subj, size_t *n, size_t *cap)
+double *rounds_take_samples(rounds *r, int subj, size_t *n, size_t *cap, int64_t **tags)
 {
     rounds_member *m = &r->m[subj];
     double *p = m->samples;
     *n = m->n_kept;
     *cap = m->cap;
+    *tags = m->tags;
     m->samples = NULL;
+    m->tags = NULL;
     m->n_kept = m->n_pending = m->cap = 0;
     return p;
 }

@@ -11,7 +11,7 @@
  *   rounds_at     the subject at position j of this round, -1 when that subject sits it out
  *   rounds_turn   a step subject's turn: restore first?, the first step, how many steps
  *   rounds_verified  this round is the subject's verified one (poisoned, staged and checked)
- *   rounds_add    a sample of this round (held until the round ends)
+ *   rounds_add    a sample of this round, tagged (its step, or its round), held until the round ends
  *   rounds_fail   the subject failed: no more turns
  *   rounds_end    the round ends: its samples are kept, or all of them discarded (throttled)
  *
@@ -49,8 +49,9 @@ typedef struct rounds_member {
     int turn_restore;
     int64_t turn_first, turn_count;
 
-    /* samples: accepted ones first, then this round's pending ones (n_kept.. n_kept+n_pending) */
+    /* samples and their tags: accepted ones first, then this round's pending ones */
     double *samples;
+    int64_t *tags;
     size_t n_kept, n_pending, cap;
 } rounds_member;
 
@@ -73,15 +74,15 @@ int rounds_next(rounds *r, double elapsed_ms);
 int rounds_at(const rounds *r, int j);
 void rounds_turn(const rounds *r, int subj, int *restore, int64_t *first, int64_t *count);
 int rounds_verified(const rounds *r, int subj);
-int rounds_add(rounds *r, int subj, double ms); /* 0, or -1 out of memory */
+int rounds_add(rounds *r, int subj, double ms, int64_t tag); /* 0, or -1 out of memory */
 void rounds_fail(rounds *r, int subj);
 void rounds_end(rounds *r, int throttled);
 
-/* The accepted samples of subject i, in the order they were taken. */
-const double *rounds_samples(const rounds *r, int subj, size_t *n);
+/* The accepted samples of subject i, in the order they were taken (and their tags, if tags). */
+const double *rounds_samples(const rounds *r, int subj, size_t *n, const int64_t **tags);
 
-/* Gives subject i's accepted samples to the caller (free() them); the scheduler forgets them. */
-double *rounds_take_samples(rounds *r, int subj, size_t *n, size_t *cap);
+/* Gives subject i's accepted samples and tags to the caller (free() both); the scheduler forgets them. */
+double *rounds_take_samples(rounds *r, int subj, size_t *n, size_t *cap, int64_t **tags);
 
 /* The position rule alone: in round r over n subjects, position j holds subject (j + r) mod n. */
 int rounds_position(int n, int round, int j);

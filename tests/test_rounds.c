@@ -25,7 +25,7 @@ static void play_round(rounds *r, int throttled, int *seen)
         int64_t first, count;
         rounds_turn(r, s, &restore, &first, &count);
         for (int64_t i = 0; i < count; i++)
-            assert_int_equal(rounds_add(r, s, 1.0 + 0.001 * (double)s), 0);
+            assert_int_equal(rounds_add(r, s, 1.0 + 0.001 * (double)s, r->m[s].steps ? first + i : r->round), 0);
     }
     seen[k] = -1;
     rounds_end(r, throttled);
@@ -144,7 +144,7 @@ static void test_throttled_round_is_discarded_for_all(void **state)
     play_round(&r, 0, seen);
     for (int s = 0; s < 3; s++) {
         size_t n;
-        rounds_samples(&r, s, &n);
+        rounds_samples(&r, s, &n, NULL);
         assert_int_equal(n, 2);
         assert_int_equal(r.m[s].acc.n, 2);
         assert_int_equal(r.m[s].discarded, 1);
@@ -185,7 +185,7 @@ static void test_max_reps_of_one_stops_the_group(void **state)
         for (int j = 0; j < 2; j++) {
             int s = rounds_at(&r, j);
             if (s >= 0)
-                assert_int_equal(rounds_add(&r, s, s ? 1.0 : 1.0 + (rounds_run % 2)), 0);
+                assert_int_equal(rounds_add(&r, s, s ? 1.0 : 1.0 + (rounds_run % 2), rounds_run), 0);
         }
         rounds_end(&r, 0);
         rounds_run++;
@@ -246,9 +246,9 @@ static void test_failed_subject_sits_out(void **state)
         play_round(&r, 0, seen);
     }
     size_t n;
-    rounds_samples(&r, 1, &n);
+    rounds_samples(&r, 1, &n, NULL);
     assert_int_equal(n, 0);
-    rounds_samples(&r, 0, &n);
+    rounds_samples(&r, 0, &n, NULL);
     assert_int_equal(n, 20);
     rounds_free(&r);
 }
@@ -287,12 +287,26 @@ static void test_step_subject_reaches_1000_in_whole_sequences(void **state)
     }
     assert_int_equal(verified_turns, 1);
     size_t n;
-    rounds_samples(&r, 1, &n);
+    const int64_t *tags;
+    rounds_samples(&r, 1, &n, &tags);
     assert_true(n >= ROUNDS_STEP_MIN);
+    int64_t per_step[300] = {0};
+    for (size_t i = 0; i < n; i++) {
+        assert_true(tags[i] >= 0 && tags[i] < 300);
+        per_step[tags[i]]++;
+    }
+    /* whole sequences only: every step of the sequence was sampled the same number of times, except
+       the steps a verified turn cut short before re-running them from the start */
+    int64_t lo = per_step[0], hi = per_step[0];
+    for (int i = 1; i < 300; i++) {
+        lo = per_step[i] < lo ? per_step[i] : lo;
+        hi = per_step[i] > hi ? per_step[i] : hi;
+    }
+    assert_true(hi - lo <= 1);
     assert_int_equal(r.m[1].pos, 300); /* stopped at the end of a sequence */
     assert_false(r.m[1].few);
     assert_true(restores >= 4);
-    rounds_samples(&r, 0, &n); /* the ordinary subject stopped at its own rule long before */
+    rounds_samples(&r, 0, &n, NULL); /* the ordinary subject stopped at its own rule long before */
     assert_int_equal(n, 20);
     rounds_free(&r);
 }
@@ -310,7 +324,7 @@ static void test_budget_stops_a_step_subject_short(void **state)
         round++;
     }
     size_t n;
-    rounds_samples(&r, 0, &n);
+    rounds_samples(&r, 0, &n, NULL);
     assert_true(n < ROUNDS_STEP_MIN);
     assert_true(r.m[0].few);
     assert_int_equal(r.m[0].reason, STOP_BUDGET);
@@ -327,13 +341,18 @@ static void test_take_samples(void **state)
     while (rounds_next(&r, 0))
         play_round(&r, 0, seen);
     size_t n, cap;
-    double *s = rounds_take_samples(&r, 0, &n, &cap);
+    int64_t *tags;
+    double *s = rounds_take_samples(&r, 0, &n, &cap, &tags);
     assert_non_null(s);
+    assert_non_null(tags);
     assert_int_equal(n, 20);
     assert_true(cap >= n);
     assert_true(s[0] == 1.0);
+    for (size_t i = 0; i < n; i++) /* an ordinary subject's samples are tagged with their round */
+        assert_int_equal(tags[i], (int64_t)i);
     free(s);
-    rounds_samples(&r, 0, &n);
+    free(tags);
+    rounds_samples(&r, 0, &n, NULL);
     assert_int_equal(n, 0);
     rounds_free(&r);
 }
