@@ -11,6 +11,7 @@
 #include "dtype.h"
 #include "ini_config.h"
 #include "run_meta.h"
+#include "samples_file.h"
 #include "supervisor.h"
 #include "table.h"
 #include "version.h"
@@ -106,6 +107,12 @@ static void on_message(void *user, const wire_header *h, const void *payload)
         s->done = 1;
         memcpy(&s->done_status, payload, sizeof s->done_status);
         break;
+    case WIRE_SAMPLES: { /* beside the CSV; a run without one (a list, a probe) has no rows to sample */
+        char err[1200];
+        if (s->sink && samples_file_add(s->sink->path, payload, h->length, err, sizeof err) != 0)
+            fprintf(stderr, "klab: %s\n", err);
+        break;
+    }
     default:
         break;
     }

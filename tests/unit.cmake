@@ -9,6 +9,7 @@ klab_test(test_roofline SOURCES test_roofline.c LABELS unit)
 klab_test(test_row SOURCES test_row.c LABELS unit)
 klab_test(test_timing_order SOURCES test_timing_order.c LABELS unit)
 klab_test(test_rounds SOURCES test_rounds.c LABELS unit)
+klab_test(test_samples_file SOURCES test_samples_file.c LABELS unit)
 klab_test(test_cli SOURCES test_cli.c LABELS unit)
 klab_test(test_discovery SOURCES test_discovery.c LABELS unit)
 
