@@ -24,7 +24,7 @@ typedef struct cli_opts {
     char out_dir[4096];
     char report_dir[4096];
     int device;
-    int hot, graph, isolate, verify_only;
+    int hot, batched, isolate, verify_only; /* hot, batched: timing modes (timing.h), at most one */
     double timeout_s;
     double throttle;
     uint64_t seed; /* 0: pick one from the clock */

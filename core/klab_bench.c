@@ -84,6 +84,21 @@ kb_session *kb_open(const char *plugin_path, const char *ceiling_path, int devic
     return s;
 }
 
+int kb_set_mode(kb_session *s, const char *mode)
+{
+    if (strcmp(mode, "plain") == 0)
+        s->j.topts.mode = TIMING_PLAIN;
+    else if (strcmp(mode, "batched") == 0)
+        s->j.topts.mode = TIMING_BATCHED;
+    else if (strcmp(mode, "hot") == 0)
+        s->j.topts.mode = TIMING_HOT;
+    else {
+        set_err(s, "kb_set_mode: '%s' is not a timing mode (plain, batched, hot)", mode);
+        return -1;
+    }
+    return 0;
+}
+
 int kb_begin(kb_session *s, const char *case_name, const char *shape, const char *dtype, const char *params,
              double budget_ms)
 {

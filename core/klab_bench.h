@@ -5,6 +5,7 @@
  * a PyTorch row and a klab row of one case are measured by one method in one run.
  *
  *   kb_open      a plugin on a device; rows go to a CSV (the same columns as klab's)
+ *   kb_set_mode  "plain" (the default), "batched" or "hot", as klab's --batched and --hot
  *   kb_begin     one case and dtype: setup, reference, the plugin's profiles verified
  *   kb_tensor    a tensor of that case (device pointer, dtype, elements), to wrap in Python
  *   kb_stream    the timed stream: launch on it (torch.cuda.ExternalStream)
@@ -29,6 +30,7 @@ typedef int (*kb_result_fn)(void *user, void **ptr, int *dtype, size_t *count);
 
 KLAB_EXPORT kb_session *kb_open(const char *plugin_path, const char *ceiling_path, int device, const char *csv_path,
                                 const char *run_id, unsigned long long seed);
+KLAB_EXPORT int kb_set_mode(kb_session *s, const char *mode); /* for the cases begun after it */
 KLAB_EXPORT int kb_begin(kb_session *s, const char *case_name, const char *shape, const char *dtype,
                          const char *params, double budget_ms);
 KLAB_EXPORT void *kb_tensor(kb_session *s, const char *name, int *dtype, size_t *count);

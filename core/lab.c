@@ -12,6 +12,7 @@
 #include "dtype.h"
 #include "ini_config.h"
 #include "run_meta.h"
+#include "samples_file.h"
 #include "supervisor.h"
 #include "table.h"
 #include "text.h"
@@ -108,6 +109,12 @@ static void on_message(void *user, const wire_header *h, const void *payload)
         s->done = 1;
         memcpy(&s->done_status, payload, sizeof s->done_status);
         break;
+    case WIRE_SAMPLES: { /* beside the CSV; a run without one (a list, a probe) has no rows to sample */
+        char err[1200];
+        if (s->sink && samples_file_add(s->sink->path, payload, h->length, err, sizeof err) != 0)
+            fprintf(stderr, "klab: %s\n", err);
+        break;
+    }
     default:
         break;
     }
@@ -349,8 +356,8 @@ static void fail_unit(job_state *s, const job *j, const wire_unit *u, int report
         snprintf(r.shape, sizeof r.shape, "%s", u->shape);
         snprintf(r.dtype, sizeof r.dtype, "%s", u->dtype);
         snprintf(r.profile, sizeof r.profile, "%s", u->profiles[k]);
-        snprintf(r.l2, sizeof r.l2, "%s", j->topts.hot ? "hot" : "cold");
-        snprintf(r.launch, sizeof r.launch, "%s", j->topts.graph ? "graph" : "stream");
+        snprintf(r.l2, sizeof r.l2, "%s", j->topts.mode == TIMING_HOT ? "hot" : "cold");
+        snprintf(r.launch, sizeof r.launch, "%s", j->topts.mode == TIMING_BATCHED ? "batched" : "stream");
         r.seed = j->topts.seed;
         row_fail(&r, ROW_FAILED, "%s", reason);
         add_row(s, &r);
@@ -395,8 +402,7 @@ static void run_plugin(const cli_opts *o, const discovery *d, const found_plugin
     const found_plugin *ceiling = discovery_find(d, "vector_add");
     if (ceiling)
         snprintf(j.ceiling_path, sizeof j.ceiling_path, "%s", ceiling->path);
-    j.topts.hot = o->hot;
-    j.topts.graph = o->graph;
+    j.topts.mode = o->hot ? TIMING_HOT : o->batched ? TIMING_BATCHED : TIMING_PLAIN;
     j.topts.throttle = o->throttle;
     j.topts.seed = seed;
     j.topts.escape_checks = 5;
@@ -641,7 +647,7 @@ int lab_self_test(const cli_opts *o)
     memset(&j, 0, sizeof j);
     j.kind = JOB_SELF_TEST;
     j.device = o->device;
-    j.topts.hot = o->hot;
+    j.topts.mode = o->hot ? TIMING_HOT : o->batched ? TIMING_BATCHED : TIMING_PLAIN;
     j.topts.throttle = o->throttle;
     j.topts.seed = 1;
     job_state s;

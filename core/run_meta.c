@@ -33,7 +33,7 @@ int run_meta_write(const char *path, const char *run_id, const char *started, co
                 d->runtime_version / 1000, d->runtime_version % 1000 / 10);
         fprintf(fp, "\n[method]\n");
         if (o->hot)
-            fprintf(fp, "l2 = hot: no flush between samples (a 20 us spin keeps the host ahead)\n");
+            fprintf(fp, "l2 = hot: each sample right after an untimed run of the same subject, no flush\n");
         else
             fprintf(fp, "l2 = cold: before each sample a kernel reads %.0f MiB (at least 4x the L2), leaving only clean lines\n",
                     dev->flush_bytes / 1048576.0);
@@ -41,7 +41,8 @@ int run_meta_write(const char *path, const char *run_id, const char *started, co
             fprintf(fp, "verify_only = yes: nothing was timed\n");
         fprintf(fp, "launch = %s\ntimer = CUDA events around each sample, profiles interleaved in rounds\n"
                     "launch_floor_us = %.2f\nthrottle = %.2f\nisolated = %s\n",
-                o->graph ? "graph: each profile captured once, replays timed" : "stream",
+                o->batched ? "batched: N runs per sample (one graph, or queued), N copies rotated, time / N"
+                           : "stream",
                 dev->launch_floor_ms * 1e3, o->throttle, o->isolate ? "yes" : "no");
     }
     int bad = fflush(fp) != 0 || fsync(fileno(fp)) != 0;

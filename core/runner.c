@@ -130,9 +130,11 @@ typedef struct profile_subject {
     int profile;
 } profile_subject;
 
-static int ps_launch(void *self, klab_stream s, char *err, size_t errlen)
+static int ps_launch(void *self, klab_stream s, int replica, int64_t step, char *err, size_t errlen)
 {
     profile_subject *p = self;
+    (void)replica; /* ABI 1: one set of tensors, no steps (the ABI 2 runner replaces this) */
+    (void)step;
     p->inst->ctx->has_err = 0; /* this launch's reason, not an earlier one's */
     klab_status st = p->inst->lp->desc.run(p->inst->state, p->profile, s);
     if (st != KLAB_OK) {
@@ -142,8 +144,9 @@ static int ps_launch(void *self, klab_stream s, char *err, size_t errlen)
     return 0;
 }
 
-static int ps_poison(void *self, klab_stream s, char *err, size_t errlen)
+static int ps_poison(void *self, klab_stream s, int replica, char *err, size_t errlen)
 {
+    (void)replica;
     return inst_poison(((profile_subject *)self)->inst, s, err, errlen);
 }
 
@@ -157,7 +160,7 @@ static int ps_check(void *self, char *err, size_t errlen)
     return inst_compare(((profile_subject *)self)->inst, err, errlen) == INST_OK ? 0 : 1;
 }
 
-static const subject_ops profile_ops = {ps_launch, ps_poison, ps_stage, ps_check};
+static const subject_ops profile_ops = {ps_launch, ps_poison, ps_stage, ps_check, NULL, NULL};
 
 /* ---- a session: one plugin on one device; a unit: one case and dtype, all selected profiles ---- */
 
@@ -239,7 +242,7 @@ static void fill_timing(klab_row *r, const subject *s, const run_session *ss, co
         row_add_flag(r, "launch-bound");
     }
     char why[256];
-    if (!o->hot && roofline_exceeds(&ss->roof, r->gbps, r->tflops, why, sizeof why)) {
+    if (o->mode != TIMING_HOT && roofline_exceeds(&ss->roof, r->gbps, r->tflops, why, sizeof why)) {
         row_add_flag(r, "exceeds-roofline");
         r->status = ROW_FLAGGED;
         snprintf(r->reason, sizeof r->reason, "%s: cannot support a decision", why);
@@ -322,8 +325,8 @@ static klab_row *new_row(run_unit *u, const char *profile)
     snprintf(r->shape, sizeof r->shape, "%s", u->c->shape);
     snprintf(r->dtype, sizeof r->dtype, "%s", dtype_name(u->dtype));
     snprintf(r->profile, sizeof r->profile, "%s", profile);
-    snprintf(r->l2, sizeof r->l2, "%s", ss->j->topts.hot ? "hot" : "cold");
-    snprintf(r->launch, sizeof r->launch, "%s", ss->j->topts.graph ? "graph" : "stream");
+    snprintf(r->l2, sizeof r->l2, "%s", ss->j->topts.mode == TIMING_HOT ? "hot" : "cold");
+    snprintf(r->launch, sizeof r->launch, "%s", ss->j->topts.mode == TIMING_BATCHED ? "batched" : "stream");
     r->seed = ss->j->topts.seed;
     return r;
 }
@@ -475,9 +478,11 @@ typedef struct ext_self {
     const external_subject *e;
 } ext_self;
 
-static int ext_launch(void *self, klab_stream s, char *err, size_t errlen)
+static int ext_launch(void *self, klab_stream s, int replica, int64_t step, char *err, size_t errlen)
 {
     const external_subject *e = self;
+    (void)replica;
+    (void)step;
     if (e->launch(e->user, s) != 0) {
         snprintf(err, errlen, "%s: its launch failed", e->label);
         return -1;
@@ -485,7 +490,7 @@ static int ext_launch(void *self, klab_stream s, char *err, size_t errlen)
     return 0;
 }
 
-static const subject_ops external_ops = {ext_launch, NULL, NULL, NULL};
+static const subject_ops external_ops = {ext_launch, NULL, NULL, NULL, NULL, NULL};
 
 int unit_add_external(run_unit *u, const external_subject *e)
 {
@@ -569,6 +574,7 @@ int unit_finish(run_unit *u)
             subs[nsub].label = u->ext[k].e.label;
             subs[nsub].ops = &external_ops;
             subs[nsub].self = &u->ext[k].e;
+            subs[nsub].owns_graph = 1; /* PyTorch cannot be captured into klab's graph: queued instead */
             nsub++;
         }
         profile_subject copy_ps = {copy, ss->ceiling_profile};
@@ -606,6 +612,13 @@ int unit_finish(run_unit *u)
                     continue;
                 }
                 fill_timing(r, sb, ss, &u->to);
+                int batch;
+                double footprint;
+                char note[256];
+                timing_row_mode(sb, &u->to, r->l2, sizeof r->l2, r->launch, sizeof r->launch, &batch, &footprint,
+                                note, sizeof note);
+                if (note[0])
+                    row_add_flag(r, "not-rotated");
                 fill_limit(r, copy_at >= 0 ? &subs[copy_at] : NULL, ss);
                 if (have_base && r->has_time) {
                     r->has_speedup = 1;
@@ -776,9 +789,11 @@ typedef struct spin_subject {
     unsigned long long *measured; /* device slot */
 } spin_subject;
 
-static int spin_launch(void *self, klab_stream s, char *err, size_t errlen)
+static int spin_launch(void *self, klab_stream s, int replica, int64_t step, char *err, size_t errlen)
 {
     spin_subject *sp = self;
+    (void)replica;
+    (void)step;
     int e = gpu_spin_ns(sp->ns, sp->measured, s);
     if (e) {
         snprintf(err, errlen, "spin launch: %s", cudaGetErrorString((cudaError_t)e));
@@ -787,7 +802,7 @@ static int spin_launch(void *self, klab_stream s, char *err, size_t errlen)
     return 0;
 }
 
-static const subject_ops spin_ops = {spin_launch, NULL, NULL, NULL};
+static const subject_ops spin_ops = {spin_launch, NULL, NULL, NULL, NULL, NULL};
 
 static int job_self_test(const job *j, const job_out *out)
 {
@@ -831,7 +846,8 @@ static int job_self_test(const job *j, const job_out *out)
         /* Every event-timed sample carries the empty launch's event time (the floor) on top of the
            kernel's own; the check is that nothing else does. */
         double want = measured / 1e6, raw = 100 * (st.median - want) / want;
-        double net = 100 * (st.median - env.launch_floor_ms - want) / want;
+        double floor_ms = o.mode == TIMING_BATCHED ? 0 : env.launch_floor_ms; /* batched: paid once per N */
+        double net = 100 * (st.median - floor_ms - want) / want;
         int ok = net <= 3 && net >= -3;
         bad |= !ok;
         send_text(out, WIRE_NOTE,

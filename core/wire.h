@@ -16,9 +16,11 @@
  *   DONE    the job ended normally
  *   LOST    the CUDA context is lost: the worker's last message, sent just before it exits with
  *           WIRE_EXIT_CONTEXT_LOST (an exit status alone cannot say it: a plugin may call exit(10))
+ *   SAMPLES a step subject's raw samples, for its row's samples file (variable length)
  * A worker whose CUDA context is lost sends its rows, then LOST; the parent starts a fresh worker at
- * the next unit. Every message restarts the parent's watchdog (it times silence). Every type has one
- * payload size (wire_payload_size); the parent refuses any other. */
+ * the next unit. Every message restarts the parent's watchdog (it times silence). Every type but
+ * SAMPLES has one payload size (wire_payload_size); the parent refuses any other, and SAMPLES must be
+ * exactly its header plus the samples it declares. */
 #ifndef KLAB_WIRE_H
 #define KLAB_WIRE_H
 
@@ -44,7 +46,8 @@ typedef enum wire_type {
     WIRE_NOTE,
     WIRE_FATAL,
     WIRE_DONE,
-    WIRE_LOST
+    WIRE_LOST,
+    WIRE_SAMPLES
 } wire_type;
 
 typedef struct wire_header {
@@ -86,12 +89,45 @@ typedef struct wire_text {
 /* "ROW", "UNIT", ...; NULL for a type this version does not have. */
 const char *wire_type_name(unsigned type);
 
-/* The payload bytes a message of this type carries; -1 for a type this version does not have. */
+/* The payload bytes a message of this type carries; -1 for a type this version does not have, -2 for
+   SAMPLES (variable: its header plus the samples it declares). */
 long wire_payload_size(unsigned type);
 
 /* 0 if h is a message of this protocol version with its type's exact payload size; else -1 and one
    phrase in err ("sent a ROW of 12 bytes, expected 2632"). */
 int wire_check(const wire_header *h, char *err, size_t errlen);
+
+
+/* SAMPLES: this header, then n wire_sample. A row's samples travel in messages of at most
+   WIRE_SAMPLES_CHUNK (each must fit the parent's receive buffer); the parent checks that a message's
+   length is exactly the header plus n samples. */
+typedef struct wire_samples {
+    char plugin[64], kcase[64], dtype[8], profile[64]; /* the row */
+    uint32_t first; /* index of this message's first sample in the row */
+    uint32_t n;     /* samples in this message */
+    uint32_t total; /* samples of the row: the file is complete with the message that reaches it */
+    uint32_t reserved;
+} wire_samples;
+
+typedef struct wire_sample {
+    int64_t step; /* the step of the sequence it timed */
+    double ms;
+} wire_sample;
+
+#define WIRE_SAMPLES_CHUNK 900 /* 216 + 900 x 16 bytes: under the parent's 16 KiB buffer */
+
+typedef int (*wire_send_fn)(void *user, wire_type type, const void *payload, uint32_t length);
+
+/* Sends a row's samples (ms[i] timed step steps[i]) as SAMPLES messages through send; a row with no
+   samples sends one empty message (its file then has only the header). 0, or -1 (out of memory, or
+   send failed). */
+int wire_send_samples(wire_send_fn send, void *user, const char *plugin, const char *kcase, const char *dtype,
+                      const char *profile, const double *ms, const int64_t *steps, size_t n);
+
+/* A received SAMPLES payload: 0 with *head and *samples pointing into it, or -1 when its length is not
+   the header plus head->n samples (or the chunk is past the row's total). */
+int wire_samples_parse(const void *payload, uint32_t length, const wire_samples **head,
+                       const wire_sample **samples);
 
 /* Writes one message; 0 or -1 with errno set (EPIPE: the parent is gone). */
 int wire_send(int fd, wire_type type, const void *payload, uint32_t length);

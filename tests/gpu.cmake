@@ -9,3 +9,19 @@ target_link_libraries(gpu_escape PRIVATE CUDA::cublas)
 klab_test(test_gpu SOURCES test_gpu.c klab_run.c GPU)
 add_dependencies(test_gpu klab vector_add rmsnorm ${KLAB_GPU_TEST_PLUGINS})
 set_tests_properties(test_gpu PROPERTIES TIMEOUT 600)
+
+# Timer 2's GPU tests (batched, hot and step timing; the blind spots) and their test plugins, written
+# for plugin ABI 2: built only once plugin.h speaks it (until branch abi is merged, it does not).
+file(STRINGS ${PROJECT_SOURCE_DIR}/plugin-sdk/include/klab/plugin.h KLAB_ABI_MAJOR_LINE
+     REGEX "^#define KLAB_ABI_MAJOR [0-9]+")
+if(KLAB_ABI_MAJOR_LINE MATCHES "KLAB_ABI_MAJOR 2$")
+  set(KLAB_TIMER_TEST_PLUGINS timer_twice timer_escape timer_steps)
+  foreach(p ${KLAB_TIMER_TEST_PLUGINS})
+    klab_add_plugin(${p} SOURCES plugins/timer/${p}.cu)
+  endforeach()
+  klab_test(test_gpu_timing SOURCES test_gpu_timing.c klab_run.c GPU)
+  add_dependencies(test_gpu_timing klab ${KLAB_TIMER_TEST_PLUGINS})
+  set_tests_properties(test_gpu_timing PROPERTIES TIMEOUT 600)
+else()
+  message(STATUS "test_gpu_timing: not built: its test plugins need plugin ABI 2 (${KLAB_ABI_MAJOR_LINE})")
+endif()

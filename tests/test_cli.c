@@ -59,7 +59,7 @@ static void test_defaults(void **state)
     assert_int_equal(opts.npaths, 0);
     assert_int_equal(opts.device, 0);
     assert_int_equal(opts.hot, 0);
-    assert_int_equal(opts.graph, 0);
+    assert_int_equal(opts.batched, 0);
     assert_true(opts.seed == 0);
     assert_string_equal(opts.config, "");
     assert_string_equal(opts.run_id, "");
@@ -138,7 +138,7 @@ static void test_other_options(void **state)
 {
     (void)state;
     assert_int_equal(PARSE("--config", "my.ini", "--plugin-path", "/a", "--plugin-path", "/b", "--ini-dir", "/i",
-                           "--out", "/tmp/o", "--run-id", "r1", "--device", "3", "--hot", "--graph",
+                           "--out", "/tmp/o", "--run-id", "r1", "--device", "3", "--hot",
                            "--timeout", "2.5", "--throttle", "0.5", "--seed", "0x10", "--no-isolate"), 0);
     assert_string_equal(opts.config, "my.ini");
     assert_int_equal(opts.npaths, 2);
@@ -149,7 +149,7 @@ static void test_other_options(void **state)
     assert_string_equal(opts.run_id, "r1");
     assert_int_equal(opts.device, 3);
     assert_int_equal(opts.hot, 1);
-    assert_int_equal(opts.graph, 1);
+    assert_int_equal(opts.batched, 0);
     assert_true(opts.timeout_s == 2.5);
     assert_true(opts.throttle == 0.5);
     assert_true(opts.seed == 16);
@@ -157,6 +157,9 @@ static void test_other_options(void **state)
     assert_int_equal(opts.cmd, CMD_RUN);
     assert_int_equal(PARSE("--seed", "18446744073709551615"), 0);
     assert_true(opts.seed == UINT64_MAX);
+    assert_int_equal(PARSE("--batched"), 0);
+    assert_int_equal(opts.batched, 1);
+    assert_int_equal(opts.hot, 0);
 }
 
 static void test_errors(void **state)
@@ -184,6 +187,10 @@ static void test_errors(void **state)
     fails(PARSE("rmsnorm"), "unexpected argument 'rmsnorm' (see klab --help)");
     fails(PARSE("--list", "extra"), "unexpected argument 'extra' (see klab --help)");
     fails(PARSE("--plugin", ",,"), "--plugin needs at least one name");
+    /* --graph timed one replay per event pair, launch floor and all: it is gone, and says so */
+    fails(PARSE("--graph"), "--graph was replaced by --batched: a graph replayed once per event pair kept the "
+                            "~2.6 us launch floor in every sample; --batched times N runs per sample");
+    fails(PARSE("--hot", "--batched"), "--hot and --batched are two timing modes: choose one");
 }
 
 /* getopt keeps global state between calls: a parse that stopped inside "-hx" or "-xh" must not leak

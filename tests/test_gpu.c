@@ -1,5 +1,5 @@
 /* The lab on a GPU, through the real klab binary: the shipped plugins verify and time (streams,
- * graphs, cold and hot L2), and every way a kernel can lie is caught (issues "Fault isolation" and
+ * batches, cold and hot L2), and every way a kernel can lie is caught (issues "Fault isolation" and
  * "Timing integrity"):
  *
  *   context loss   an out-of-bounds write fails its case with the CUDA error named; the plugin's
@@ -113,16 +113,16 @@ static void test_shipped_plugins_verify_and_time(void **state)
     free(r.out);
 }
 
-static void test_graph_replays(void **state)
+static void test_batched_runs(void **state)
 {
     (void)state;
     USE_PLUGINS("rmsnorm");
-    klab_result r = RUN("graph", "--plugin", "rmsnorm", "--dtype", "fp16", "--graph");
+    klab_result r = RUN("batched", "--plugin", "rmsnorm", "--dtype", "fp16", "--batched");
     assert_int_equal(r.rc, 0);
-    csv c = read_rows("graph", "rmsnorm");
+    csv c = read_rows("batched", "rmsnorm");
     expect_all_timed(&c);
     for (int i = 0; i < c.n; i++)
-        assert_string_equal(c.rows[i].launch, "graph");
+        assert_string_equal(c.rows[i].launch, "batched");
     free(c.rows);
     free(r.out);
 }
@@ -267,7 +267,7 @@ int main(void)
                       e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_shipped_plugins_verify_and_time, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_graph_replays, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_batched_runs, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_cold_l2_times_slower_than_hot, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_lost_context_costs_one_case, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_hung_kernel_is_killed, kr_setup_tmp, kr_teardown_tmp),

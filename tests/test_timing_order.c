@@ -1,70 +1,131 @@
-/* timing's pure parts: the rotating order of subjects within a round, and which CUDA errors are
- * sticky. Needs only the CUDA runtime library linked, no GPU. */
+/* timing's pure parts: how many runs a batched sample holds, when escaped work and a too-fast median
+ * are flagged, how a row names its mode, and which CUDA errors are sticky. Needs only the CUDA runtime
+ * library linked, no GPU. (The order of subjects in a round is core/rounds.c's: tests/test_rounds.c.) */
 #include "klab_test.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "timing.h"
 
-static void test_each_round_is_a_permutation(void **state)
-{
-    (void)state;
-    for (int n = 1; n <= 6; n++)
-        for (int r = 0; r < 20; r++) {
-            int seen[6] = {0};
-            for (int j = 0; j < n; j++) {
-                int s = timing_round_order(n, r, j);
-                if (s < 0 || s >= n)
-                    fail_msg("n=%d round %d position %d: subject %d out of range", n, r, j, s);
-                seen[s]++;
-            }
-            for (int s = 0; s < n; s++)
-                if (seen[s] != 1)
-                    fail_msg("n=%d round %d: subject %d appears %d times", n, r, s, seen[s]);
-        }
-}
+#define FLOOR 0.0026 /* ms: the H200's empty launch */
 
-static void test_round_starts_at_r_mod_n(void **state)
+static void test_batch_pays_the_floor_once_per_100_floors(void **state)
 {
     (void)state;
-    for (int n = 1; n <= 6; n++)
-        for (int r = 0; r < 20; r++) {
-            assert_int_equal(timing_round_order(n, r, 0), r % n);
-            /* and the rest follow in cyclic order */
-            for (int j = 1; j < n; j++)
-                assert_int_equal(timing_round_order(n, r, j), (timing_round_order(n, r, j - 1) + 1) % n);
-        }
-}
-
-/* Over n consecutive rounds every subject goes first once and takes every position once. */
-static void test_no_subject_always_first(void **state)
-{
-    (void)state;
-    for (int n = 2; n <= 6; n++) {
-        int first[6] = {0}, pos[6][6];
-        memset(pos, 0, sizeof pos);
-        for (int r = 0; r < n; r++)
-            for (int j = 0; j < n; j++) {
-                int s = timing_round_order(n, r, j);
-                pos[s][j]++;
-                if (j == 0)
-                    first[s]++;
-            }
-        for (int s = 0; s < n; s++) {
-            assert_int_equal(first[s], 1);
-            for (int j = 0; j < n; j++)
-                assert_int_equal(pos[s][j], 1);
-        }
-        /* over 20 rounds the first places are spread evenly, to within one */
-        int counts[6] = {0};
-        for (int r = 0; r < 20; r++)
-            counts[timing_round_order(n, r, 0)]++;
-        for (int s = 0; s < n; s++)
-            assert_true(counts[s] == 20 / n || counts[s] == 20 / n + 1);
+    /* a 5 us kernel measured as 7.6 us between events: 100 floors of its 5 us is 52 runs */
+    assert_int_equal(timing_choose_batch(0.0076, FLOOR, 0), 52);
+    /* whatever the run, N runs of (run - floor) cover at least 100 floors, unless N is capped */
+    for (double run = FLOOR * 1.05; run < 10; run *= 1.7) {
+        int n = timing_choose_batch(run, FLOOR, 0);
+        assert_true(n >= 2 && n <= 1000);
+        if (n > 2 && n < 1000)
+            assert_true(n * (run - FLOOR) >= 100 * FLOOR * (1 - 1e-9));
+        if (n > 2) /* and not more than needed */
+            assert_true((n - 1) * (run - FLOOR) < 100 * FLOOR);
     }
-    /* one subject: always itself */
-    for (int r = 0; r < 20; r++)
-        assert_int_equal(timing_round_order(1, r, 0), 0);
+    /* long runs: two; an empty-looking run, or one under the floor: the most allowed */
+    assert_int_equal(timing_choose_batch(5.0, FLOOR, 0), 2);
+    assert_int_equal(timing_choose_batch(FLOOR, FLOOR, 0), 1000);
+    assert_int_equal(timing_choose_batch(FLOOR / 2, FLOOR, 0), 1000);
+    /* queued runs wait in the launch queue: fewer of them */
+    assert_int_equal(timing_choose_batch(FLOOR, FLOOR, 1), 128);
+    assert_int_equal(timing_choose_batch(0.0076, FLOOR, 1), 52);
+    /* nothing measured: the least batch, never a division by zero */
+    assert_int_equal(timing_choose_batch(NAN, FLOOR, 0), 2);
+    assert_int_equal(timing_choose_batch(0.01, 0, 0), 2);
+}
+
+static void test_escape_threshold(void **state)
+{
+    (void)state;
+    /* short runs: 2 us of escaped work is flagged, the check's own jitter (under 2 us) is not */
+    assert_false(timing_escape_flagged(0.0019, 0.003));
+    assert_true(timing_escape_flagged(0.0021, 0.003));
+    assert_false(timing_escape_flagged(-0.001, 0.003));
+    /* long runs: 3 % (the old rule let 25 % of a long kernel escape) */
+    assert_false(timing_escape_flagged(0.029, 1.0));
+    assert_true(timing_escape_flagged(0.031, 1.0));
+    assert_true(timing_escape_flagged(0.25, 1.0));
+}
+
+static void test_below_the_empty_launch(void **state)
+{
+    (void)state;
+    /* the fork-no-join cheat: 1.28 us against a 2.6 us floor */
+    assert_true(timing_below_floor(0.00128, FLOOR));
+    assert_true(timing_below_floor(0.0023, FLOOR));
+    /* an honest tiny kernel sits at the floor, give or take its measurement */
+    assert_false(timing_below_floor(0.0025, FLOOR));
+    assert_false(timing_below_floor(0.0030, FLOOR));
+    assert_false(timing_below_floor(0.001, 0)); /* no floor measured: no judgement */
+}
+
+static void row_mode(const subject *s, timing_mode mode, char *l2, char *launch, int *batch, double *fp, char *note)
+{
+    timing_opts o;
+    memset(&o, 0, sizeof o);
+    o.mode = mode;
+    timing_row_mode(s, &o, l2, 16, launch, 16, batch, fp, note, 256);
+}
+
+static void test_row_mode(void **state)
+{
+    (void)state;
+    subject s;
+    memset(&s, 0, sizeof s);
+    char l2[16], launch[16], note[256];
+    int batch;
+    double fp;
+    row_mode(&s, TIMING_PLAIN, l2, launch, &batch, &fp, note);
+    assert_string_equal(l2, "cold");
+    assert_string_equal(launch, "stream");
+    assert_int_equal(batch, 1);
+    assert_true(fp == 0);
+    assert_string_equal(note, "");
+    row_mode(&s, TIMING_HOT, l2, launch, &batch, &fp, note);
+    assert_string_equal(l2, "hot");
+    assert_string_equal(launch, "stream");
+
+    s.batch = 52;
+    s.rotated = 1;
+    s.footprint = 52 * 33554432.0;
+    row_mode(&s, TIMING_BATCHED, l2, launch, &batch, &fp, note);
+    assert_string_equal(l2, "cold");
+    assert_string_equal(launch, "batched");
+    assert_int_equal(batch, 52);
+    assert_true(fp == 52 * 33554432.0);
+    assert_string_equal(note, "");
+
+    /* a batch that could not rotate says why, and claims no footprint */
+    s.rotated = 0;
+    snprintf(s.batch_note, sizeof s.batch_note, "batched without rotation: 3 copies of 9.6 GB do not fit");
+    row_mode(&s, TIMING_BATCHED, l2, launch, &batch, &fp, note);
+    assert_string_equal(note, "batched without rotation: 3 copies of 9.6 GB do not fit");
+    assert_true(fp == 0);
+
+    s.owns_graph = 1;
+    row_mode(&s, TIMING_BATCHED, l2, launch, &batch, &fp, note);
+    assert_string_equal(launch, "queued");
+
+    /* steps are one per sample in every mode */
+    s.steps = 64;
+    row_mode(&s, TIMING_BATCHED, l2, launch, &batch, &fp, note);
+    assert_string_equal(launch, "steps");
+    assert_int_equal(batch, 1);
+    row_mode(&s, TIMING_HOT, l2, launch, &batch, &fp, note);
+    assert_string_equal(l2, "hot");
+    assert_string_equal(launch, "steps");
+
+    /* the names fit the row's current 8-byte columns */
+    char small[8];
+    s.steps = 0;
+    timing_opts o;
+    memset(&o, 0, sizeof o);
+    o.mode = TIMING_BATCHED;
+    s.owns_graph = 0;
+    timing_row_mode(&s, &o, small, sizeof small, launch, sizeof small, &batch, &fp, note, sizeof note);
+    assert_string_equal(launch, "batched");
 }
 
 static void test_sticky_errors(void **state)
@@ -82,9 +143,10 @@ static void test_sticky_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_each_round_is_a_permutation),
-        cmocka_unit_test(test_round_starts_at_r_mod_n),
-        cmocka_unit_test(test_no_subject_always_first),
+        cmocka_unit_test(test_batch_pays_the_floor_once_per_100_floors),
+        cmocka_unit_test(test_escape_threshold),
+        cmocka_unit_test(test_below_the_empty_launch),
+        cmocka_unit_test(test_row_mode),
         cmocka_unit_test(test_sticky_errors),
     };
     KLAB_RUN_TESTS(tests);

@@ -21,10 +21,11 @@ static void test_each_type_has_its_struct_size(void **state)
     assert_int_equal(wire_payload_size(WIRE_ROW), sizeof(klab_row));
     assert_int_equal(wire_payload_size(WIRE_NOTE), sizeof(wire_text));
     assert_int_equal(wire_payload_size(WIRE_FATAL), sizeof(wire_text));
+    assert_int_equal(wire_payload_size(WIRE_SAMPLES), -2); /* variable: checked by wire_samples_parse */
     assert_int_equal(wire_payload_size(WIRE_DONE), sizeof(int));
     assert_int_equal(wire_payload_size(WIRE_LOST), 0);
     assert_int_equal(wire_payload_size(0), -1);
-    assert_int_equal(wire_payload_size(WIRE_LOST + 1), -1);
+    assert_int_equal(wire_payload_size(WIRE_SAMPLES + 1), -1);
     assert_int_equal(wire_payload_size(60000), -1);
     assert_string_equal(wire_type_name(WIRE_ROW), "ROW");
     assert_string_equal(wire_type_name(WIRE_LOST), "LOST");

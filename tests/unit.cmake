@@ -8,6 +8,8 @@ klab_test(test_checksum SOURCES test_checksum.c LABELS unit)
 klab_test(test_roofline SOURCES test_roofline.c LABELS unit)
 klab_test(test_row SOURCES test_row.c LABELS unit)
 klab_test(test_timing_order SOURCES test_timing_order.c LABELS unit)
+klab_test(test_rounds SOURCES test_rounds.c LABELS unit)
+klab_test(test_samples_file SOURCES test_samples_file.c LABELS unit)
 klab_test(test_cli SOURCES test_cli.c LABELS unit)
 # test_cli also runs the klab binary: bad INI input is reported before any GPU work, and a plugin
 # whose descriptor holds control characters is listed with them escaped

@@ -1,11 +1,18 @@
 """PyTorch beside klab, measured by klab: the same cases, the same tensors, the same float64 reference,
 sampled in the same rounds after the same L2 flush between the same CUDA events (libklab_bench).
 
-    python3 tools/torch_rows.py --build build-gpu --out out/torch [--quick]
+    python3 tools/torch_rows.py --build build-gpu --out out/torch [--quick] [--mode batched|hot]
 
 Writes <out>/vector_add.csv and <out>/rmsnorm.csv in klab's CSV columns: klab's profiles, klab's copy
 at the same bytes (limit_gbps), and the PyTorch callables as extra rows (flags 'external'). A claim
 "klab beats torch.compile" is a ratio of two rows of one file.
+
+--mode batched: klab times N runs per sample. A PyTorch callable cannot go into klab's own graph (its
+caching allocator must own the capture), so each is captured once into a torch.cuda.CUDAGraph and klab
+queues N replays of that one graph behind its blocking kernel, the method it uses for its own profiles
+that launch graphs (launch column "queued"); the row's profile ends in "@cudagraph" to say so. Its
+tensors are the case's own, so its batch does not rotate copies (flag not-rotated) where klab's
+profiles may.
 """
 import argparse
 import ctypes
@@ -31,6 +38,7 @@ def load(build):
     lib.kb_open.restype = ctypes.c_void_p
     lib.kb_open.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
                             ctypes.c_ulonglong]
+    lib.kb_set_mode.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
     lib.kb_begin.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                              ctypes.c_double]
     lib.kb_tensor.restype = ctypes.c_void_p
@@ -61,7 +69,7 @@ class Tensor:
 
 
 class Bench:
-    def __init__(self, lib, build, plugin, csv, run_id, seed):
+    def __init__(self, lib, build, plugin, csv, run_id, seed, mode="plain"):
         self.lib = lib
         self.keep = []  # ctypes callbacks and outputs must outlive the C side's use of them
         path = os.path.join(build, "plugins", plugin + ".so").encode()
@@ -69,6 +77,8 @@ class Bench:
         self.s = lib.kb_open(path, ceiling, 0, csv.encode(), run_id.encode(), seed)
         if not self.s:
             sys.exit("kb_open: " + lib.kb_error(None).decode())
+        self.check(lib.kb_set_mode(self.s, mode.encode()), "kb_set_mode")
+        self.mode = mode
         self.streams = {}
 
     def check(self, rc, what):
@@ -91,7 +101,11 @@ class Bench:
         return Tensor(ptr, count.value, dtype, shape).torch()
 
     def external(self, label, fn):
-        """fn() computes the case's output; it is run once and verified, then timed on klab's stream."""
+        """fn() computes the case's output; it is run once and verified, then timed on klab's stream.
+        Batched: what is verified and timed is fn captured in a CUDA graph (see the module's note)."""
+        if self.mode == "batched":
+            label, fn = label + "@cudagraph", graphed(fn)
+
         def launch(user, stream):
             try:
                 s = self.streams.get(stream)
@@ -129,6 +143,28 @@ class Bench:
         self.check(self.lib.kb_close(self.s), "kb_close")
 
 
+def graphed(fn):
+    """fn captured once into a torch.cuda.CUDAGraph; the returned callable replays it on the current
+    stream and returns its (static) output. Warm-up on a side stream first, as torch's capture needs."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = fn()
+    torch.cuda.synchronize()
+
+    def replay():
+        g.replay()
+        return out
+
+    replay.graph = g  # keep the graph (and its memory pool) alive with the callable
+    return replay
+
+
 def rms_eager(x, w, eps):
     """The framework's sequence, as the anchors define it: float math, two roundings."""
     xf = x.float()
@@ -141,6 +177,8 @@ def main():
     ap.add_argument("--out", default="out/torch")
     ap.add_argument("--seed", type=int, default=20261122)
     ap.add_argument("--quick", action="store_true", help="fp16 only, two shapes")
+    ap.add_argument("--mode", choices=("plain", "batched", "hot"), default="plain",
+                    help="klab's timing mode (docs/timing.md); batched replays each callable's CUDA graph")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     lib = load(a.build)
@@ -149,7 +187,7 @@ def main():
     rms_compiled = torch.compile(rms_eager, dynamic=False)
 
     # torch's copy_ of one contiguous tensor into another is the driver's memcpy; fp32 at two sizes says so
-    b = Bench(lib, a.build, "vector_add", os.path.join(a.out, "vector_add.csv"), "torch", a.seed)
+    b = Bench(lib, a.build, "vector_add", os.path.join(a.out, "vector_add.csv"), "torch", a.seed, a.mode)
     try:
         for shape in ("2^28", "2^24"):
             for dt in ("fp32",):
@@ -163,7 +201,7 @@ def main():
     finally:
         b.close()
 
-    b = Bench(lib, a.build, "rmsnorm", os.path.join(a.out, "rmsnorm.csv"), "torch", a.seed)
+    b = Bench(lib, a.build, "rmsnorm", os.path.join(a.out, "rmsnorm.csv"), "torch", a.seed, a.mode)
     shapes = ((4096, 4096), (4096, 8192)) if a.quick else ((4096, 4096), (4096, 8192), (16384, 8192), (4096, 5120), (1024, 4093))
     try:
         for rows, cols in shapes:

@@ -1,0 +1,98 @@
+/* Work outside the timed stream. Events only see the stream they are recorded on; a device-wide
+ * synchronisation sees everything. So a subject's run is bracketed by two %globaltimer stamps around
+ * the events, the second one after cudaDeviceSynchronize: span minus event time is what the events
+ * missed, plus the synchronisation's own latency. An empty launch bracketed the same way, just before,
+ * measures that latency. The latency only ever adds (a host woken late, a neighbour's context torn
+ * down), so the least of several spans is close to its floor: the least excess of the subject minus
+ * the least excess of the empty launch is the work that escaped. */
+#include <math.h>
+#include <stdio.h>
+
+#include "gpu_kernels.h"
+#include "stats.h"
+#include "timing_internal.h"
+
+/* One device-synchronised span around one run (the subject's, or an empty launch when s == NULL):
+   the span's %globaltimer length minus the event time, in ms. */
+static int bracket(timing_env *env, subject *s, int64_t step, cudaEvent_t ev0, cudaEvent_t ev1,
+                   const timing_opts *o, double *excess, double *event_ms, char *why, size_t whylen)
+{
+    cudaError_t e;
+    /* the same preparation as a sample: the run cannot tell this check from a timed sample */
+    if (s && s->ops->poison && s->ops->poison(s->self, env->stream, 0, why, whylen) != 0)
+        return -1;
+    if (o->mode != TIMING_HOT && (e = (cudaError_t)timing_flush(env)) != cudaSuccess)
+        return timing_cuda_fail(env, e, "L2 flush launch", why, whylen);
+    if ((e = cudaDeviceSynchronize()) != cudaSuccess)
+        return timing_cuda_fail(env, e, "escape check", why, whylen);
+    gpu_stamp_time(env->slots + SLOT_SPAN_A, env->stream);
+    cudaEventRecord(ev0, env->stream);
+    if (s && s->ops->launch(s->self, env->stream, 0, step, why, whylen) != 0)
+        return -1;
+    if (!s && (e = (cudaError_t)gpu_empty(env->stream)) != cudaSuccess)
+        return timing_cuda_fail(env, e, "empty launch", why, whylen);
+    cudaEventRecord(ev1, env->stream);
+    /* waits for every stream of the device: work that escaped the timed stream ends before B */
+    if ((e = cudaDeviceSynchronize()) != cudaSuccess)
+        return timing_cuda_fail(env, e, "escape check", why, whylen);
+    gpu_stamp_time(env->slots + SLOT_SPAN_B, env->stream);
+    unsigned long long ab[2];
+    if ((e = cudaMemcpyAsync(ab, env->slots + SLOT_SPAN_A, sizeof ab, cudaMemcpyDeviceToHost, env->stream)) != cudaSuccess ||
+        (e = cudaStreamSynchronize(env->stream)) != cudaSuccess)
+        return timing_cuda_fail(env, e, "escape check", why, whylen);
+    float ms = 0;
+    if ((e = cudaEventElapsedTime(&ms, ev0, ev1)) != cudaSuccess)
+        return timing_cuda_fail(env, e, "escape check", why, whylen);
+    *event_ms = ms;
+    *excess = (double)(ab[1] - ab[0]) / 1e6 - ms;
+    return 0;
+}
+
+int timing_escape_check(timing_env *env, subject *s, const timing_opts *o, char *err, size_t errlen)
+{
+    enum { MAXK = 16 };
+    int k = o->escape_checks < MAXK ? o->escape_checks : MAXK;
+    if (k <= 0)
+        return 0;
+    subject_priv *p = s->priv; /* the empty launch takes the subject's second event pair */
+    double least_s = INFINITY, least_e = INFINITY, evt[MAXK];
+    char why[512] = "";
+    if (s->steps > 0 && s->ops->restore && s->ops->restore(s->self, env->stream, why, sizeof why) != 0) {
+        timing_subject_fail(s, SUBJ_FAILED, why);
+        return 0;
+    }
+    for (int i = 0; i < k; i++) {
+        int64_t step = s->steps > 0 ? i % s->steps : 0;
+        if (step == 0 && i > 0 && s->steps > 0 && s->ops->restore &&
+            s->ops->restore(s->self, env->stream, why, sizeof why) != 0) {
+            timing_subject_fail(s, SUBJ_FAILED, why);
+            return 0;
+        }
+        double ex_e = 0, ev_e = 0, ex_s = 0;
+        if (bracket(env, NULL, 0, p->ev0[1], p->ev1[1], o, &ex_e, &ev_e, why, sizeof why) != 0 ||
+            bracket(env, s, step, p->ev0[0], p->ev1[0], o, &ex_s, &evt[i], why, sizeof why) != 0) {
+            if (env->sticky) {
+                snprintf(err, errlen, "%s", why);
+                return -1;
+            }
+            timing_subject_fail(s, SUBJ_FAILED, why);
+            return 0;
+        }
+        if (ex_e < least_e)
+            least_e = ex_e;
+        if (ex_s < least_s)
+            least_s = ex_s;
+    }
+    stats ev;
+    stats_compute(evt, (size_t)k, &ev);
+    s->escape_excess_ms = least_s - least_e;
+    if (timing_escape_flagged(s->escape_excess_ms, ev.median)) {
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "work outside the timed stream: the device stayed busy %.4f ms past what the events "
+                 "measured (%.4f ms); launch everything on the stream run() is given",
+                 s->escape_excess_ms, ev.median);
+        timing_subject_fail(s, SUBJ_ESCAPED, msg);
+    }
+    return 0;
+}

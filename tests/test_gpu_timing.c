@@ -1,0 +1,286 @@
+/* Timer 2 on a GPU, through the real klab binary and the ABI 2 test plugins in tests/plugins/timer
+ * (issue "Timer 2 and integrity"):
+ *
+ *   batched     on a ~5 us kernel, N runs per sample beat one run per sample by about the launch floor
+ *   hot         on data that fits in L2, a sample right after the same subject ran is not slower than
+ *               a flushed one
+ *   steps       a step plugin gets at least 1000 single-step samples, and its samples file
+ *   poison      a plugin that skips its work wherever the output was not poisoned since its last run
+ *               is timed honestly (or caught as incorrect) in every mode
+ *   escapes     a fork-no-join at a small size is flagged, by the escape check or because its median
+ *               is under the empty launch's; a tenth of a long kernel escaping is flagged
+ *   own graph   a profile launching its own graph is batched by queueing, not captured
+ *
+ * Without a GPU the whole program is skipped with the reason (exit 77). Built only where plugin.h
+ * speaks ABI 2 (tests/gpu.cmake). */
+#include <cuda_runtime.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "klab_run.h"
+#include "klab_test.h"
+#include "table.h"
+
+static char plugin_dir[PATH_MAX], out_dir[PATH_MAX];
+
+static void use_plugins(const char *const *names)
+{
+    kr_mkdir("plugins", plugin_dir, sizeof plugin_dir);
+    snprintf(out_dir, sizeof out_dir, "%s/out", kr_tmp);
+    for (; *names; names++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s.so", KLAB_TEST_PLUGINS, *names);
+        kr_link_plugin(plugin_dir, path);
+    }
+}
+#define USE_PLUGINS(...) use_plugins((const char *const[]){__VA_ARGS__, NULL})
+
+#define RUN(run_id, ...)                                                                                   \
+    KLAB("--plugin-path", plugin_dir, "--ini-dir", KLAB_TEST_DATA "/plugins/timer", "--out", out_dir,       \
+         "--run-id", run_id, __VA_ARGS__)
+
+typedef struct csv {
+    klab_row *rows;
+    int n;
+} csv;
+
+static csv read_rows(const char *run_id, const char *plugin)
+{
+    char path[PATH_MAX + 200], err[1200];
+    snprintf(path, sizeof path, "%s/%s/%s.csv", out_dir, run_id, plugin);
+    csv c = {NULL, 0};
+    c.n = table_read_csv(path, &c.rows, err, sizeof err);
+    if (c.n < 0)
+        fail_msg("%s", err);
+    return c;
+}
+
+static const klab_row *row(const csv *c, const char *kcase, const char *profile)
+{
+    for (int i = 0; i < c->n; i++)
+        if (!strcmp(c->rows[i].kcase, kcase) && !strcmp(c->rows[i].profile, profile))
+            return &c->rows[i];
+    fail_msg("no row %s %s", kcase, profile);
+    return NULL;
+}
+
+static const klab_row *timed(const csv *c, const char *kcase, const char *profile)
+{
+    const klab_row *r = row(c, kcase, profile);
+    if (r->status != ROW_PASSED || !r->has_time || !(r->median_ms > 0))
+        fail_msg("%s %s: %s without a time (%s)", kcase, profile, row_status_name(r->status), r->reason);
+    return r;
+}
+
+static void flagged(const csv *c, const char *kcase, const char *profile, const char *why_a, const char *why_b)
+{
+    const klab_row *r = row(c, kcase, profile);
+    printf("# %s %s: %s: %s\n", kcase, profile, row_status_name(r->status), r->reason);
+    if (r->status != ROW_FLAGGED)
+        fail_msg("%s %s: %s (%s), expected flagged", kcase, profile, row_status_name(r->status), r->reason);
+    if (!strstr(r->reason, why_a) && (!why_b || !strstr(r->reason, why_b)))
+        fail_msg("%s %s: reason \"%s\" says neither \"%s\" nor \"%s\"", kcase, profile, r->reason, why_a,
+                 why_b ? why_b : why_a);
+    if (r->has_time)
+        fail_msg("%s %s was flagged but still shows a time", kcase, profile);
+}
+
+static void test_batched_beats_plain_by_the_floor(void **state)
+{
+    (void)state;
+    USE_PLUGINS("timer_twice");
+    klab_result p = RUN("plain", "--plugin", "timer_twice", "--case", "5us", "--profile", "honest");
+    klab_result b = RUN("batched", "--plugin", "timer_twice", "--case", "5us", "--profile", "honest", "--batched");
+    assert_int_equal(p.rc, 0);
+    assert_int_equal(b.rc, 0);
+    csv cp = read_rows("plain", "timer_twice"), cb = read_rows("batched", "timer_twice");
+    const klab_row *rp = timed(&cp, "5us", "honest"), *rb = timed(&cb, "5us", "honest");
+    assert_string_equal(rp->launch, "stream");
+    assert_string_equal(rb->launch, "batched");
+    assert_string_equal(rb->l2, "cold");
+    /* a plain sample carries one launch floor, a batched one 1/N of it */
+    double floor = rp->launch_floor_ms;
+    assert_true(floor > 0); /* given on rows under 10 us */
+    double gain = rp->median_ms - rb->median_ms;
+    printf("# plain %.4f ms, batched %.4f ms: %.4f ms less, floor %.4f ms\n", rp->median_ms, rb->median_ms, gain, floor);
+    if (gain < 0.5 * floor || gain > 2.0 * floor)
+        fail_msg("batched %.4f ms against plain %.4f ms: the difference %.4f ms is not about the launch floor %.4f ms",
+                 rb->median_ms, rp->median_ms, gain, floor);
+    free(cp.rows);
+    free(cb.rows);
+    free(p.out);
+    free(b.out);
+}
+
+static void test_hot_is_not_slower_than_cold(void **state)
+{
+    (void)state;
+    USE_PLUGINS("timer_twice");
+    klab_result c = RUN("cold", "--plugin", "timer_twice", "--case", "l2");
+    klab_result h = RUN("hot", "--plugin", "timer_twice", "--case", "l2", "--hot");
+    assert_int_equal(c.rc, 0);
+    assert_int_equal(h.rc, 0);
+    csv cc = read_rows("cold", "timer_twice"), ch = read_rows("hot", "timer_twice");
+    const klab_row *rc = timed(&cc, "l2", "honest"), *rh = timed(&ch, "l2", "honest");
+    assert_string_equal(rc->l2, "cold");
+    assert_string_equal(rh->l2, "hot");
+    /* 8 MiB fits in L2: the run before a hot sample left it there */
+    printf("# cold %.4f ms, hot %.4f ms\n", rc->median_ms, rh->median_ms);
+    if (rh->median_ms > 1.02 * rc->median_ms)
+        fail_msg("hot %.4f ms is slower than cold %.4f ms: the run before a hot sample is not its own",
+                 rh->median_ms, rc->median_ms);
+    free(cc.rows);
+    free(ch.rows);
+    free(c.out);
+    free(h.out);
+}
+
+static int count_lines(const char *path, int *bad_step)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return -1;
+    char line[256];
+    int n = 0;
+    *bad_step = 0;
+    if (!fgets(line, sizeof line, fp) || strcmp(line, "step,ms\n") != 0)
+        *bad_step = 1;
+    while (fgets(line, sizeof line, fp)) {
+        long step;
+        double ms;
+        if (sscanf(line, "%ld,%lf", &step, &ms) != 2 || step < 0 || step >= 64 || !(ms > 0))
+            *bad_step = 1;
+        n++;
+    }
+    fclose(fp);
+    return n;
+}
+
+static void test_step_subject_gets_1000_samples_and_a_file(void **state)
+{
+    (void)state;
+    USE_PLUGINS("timer_steps");
+    klab_result r = RUN("steps", "--plugin", "timer_steps");
+    assert_int_equal(r.rc, 0);
+    csv c = read_rows("steps", "timer_steps");
+    const klab_row *x = timed(&c, "seq", "step");
+    assert_string_equal(x->launch, "steps");
+    if (x->reps < 1000)
+        fail_msg("%d step samples, expected at least 1000", x->reps);
+    if (strstr(x->flags, "few-samples"))
+        fail_msg("flagged few-samples with %d samples", x->reps);
+    char path[PATH_MAX + 200];
+    snprintf(path, sizeof path, "%s/steps/timer_steps.samples/seq.fp32.step.csv", out_dir);
+    int bad, n = count_lines(path, &bad);
+    if (n < 0)
+        fail_msg("no samples file %s", path);
+    assert_false(bad);
+    assert_int_equal(n, x->reps);
+    free(c.rows);
+    free(r.out);
+}
+
+/* The cheat skips its work wherever the output already holds the answer: under a timer that poisons
+   only verified runs it timed ~9 % faster and passed. Poisoned before every sample, it must do the
+   work (timed like the honest profile) or be caught. */
+static void cheat_is_honest_or_caught(const char *run_id, const char *mode)
+{
+    klab_result r = mode ? RUN(run_id, "--plugin", "timer_twice", "--case", "5us", "--profile", "honest,poison_cheat", mode)
+                         : RUN(run_id, "--plugin", "timer_twice", "--case", "5us", "--profile", "honest,poison_cheat");
+    csv c = read_rows(run_id, "timer_twice");
+    const klab_row *h = timed(&c, "5us", "honest"), *x = row(&c, "5us", "poison_cheat");
+    printf("# %s: honest %.4f ms, cheat %s %.4f ms (%s)\n", mode ? mode : "plain", h->median_ms,
+           row_status_name(x->status), x->has_time ? x->median_ms : 0, x->reason);
+    if (x->status == ROW_INCORRECT) {
+        assert_int_equal(r.rc, 1);
+    } else {
+        assert_int_equal(r.rc, 0);
+        if (x->status != ROW_PASSED || !x->has_time || x->median_ms < 0.9 * h->median_ms)
+            fail_msg("%s: the poison-detecting cheat timed %.4f ms against honest %.4f ms (%s)", mode ? mode : "plain",
+                     x->median_ms, h->median_ms, row_status_name(x->status));
+    }
+    free(c.rows);
+    free(r.out);
+}
+
+static void test_poison_detecting_cheat_gains_nothing(void **state)
+{
+    (void)state;
+    USE_PLUGINS("timer_twice");
+    cheat_is_honest_or_caught("cheat-plain", NULL);
+    cheat_is_honest_or_caught("cheat-hot", "--hot");
+    cheat_is_honest_or_caught("cheat-batched", "--batched");
+}
+
+static void test_escapes_are_flagged(void **state)
+{
+    (void)state;
+    USE_PLUGINS("timer_escape");
+    klab_result r = RUN("escape", "--plugin", "timer_escape");
+    assert_int_equal(r.rc, 1);
+    csv c = read_rows("escape", "timer_escape");
+    timed(&c, "small", "honest");
+    timed(&c, "large", "honest");
+    /* small: the escaped kernel outlasts the events by about its launch, near the check's resolution,
+       so either rule may catch it first; both are right */
+    flagged(&c, "small", "fork_nojoin", "faster than an empty launch", "work outside the timed stream");
+    flagged(&c, "large", "fork_nojoin", "work outside the timed stream", NULL);
+    /* a tenth of a 130 us run, which the old 25 % rule let pass */
+    flagged(&c, "large", "tail_escapes", "work outside the timed stream", NULL);
+    free(c.rows);
+    free(r.out);
+}
+
+/* The floor rule on its own: a median under the empty launch's, whichever check fires first, never
+   reaches a row as a time, and the floor rule's sentence names both figures. */
+static void test_median_below_the_floor_is_flagged(void **state)
+{
+    (void)state;
+    USE_PLUGINS("timer_escape");
+    klab_result r = RUN("floor", "--plugin", "timer_escape", "--case", "small", "--profile", "honest,fork_nojoin");
+    assert_int_equal(r.rc, 1);
+    csv c = read_rows("floor", "timer_escape");
+    const klab_row *h = timed(&c, "small", "honest"), *x = row(&c, "small", "fork_nojoin");
+    flagged(&c, "small", "fork_nojoin", "faster than an empty launch (", "work outside the timed stream");
+    if (strstr(x->reason, "faster than an empty launch (")) {
+        double med_us, floor_us;
+        const char *p = strstr(x->reason, "(");
+        assert_int_equal(sscanf(p, "(%lf us < %lf us)", &med_us, &floor_us), 2);
+        assert_true(med_us < floor_us);
+    }
+    assert_true(h->median_ms >= 0.9 * h->launch_floor_ms); /* the honest one sits above it */
+    free(c.rows);
+    free(r.out);
+}
+
+static void test_own_graph_is_queued(void **state)
+{
+    (void)state;
+    USE_PLUGINS("timer_twice");
+    klab_result r = RUN("own", "--plugin", "timer_twice", "--case", "5us", "--profile", "honest,own_graph", "--batched");
+    assert_int_equal(r.rc, 0);
+    csv c = read_rows("own", "timer_twice");
+    assert_string_equal(timed(&c, "5us", "honest")->launch, "batched");
+    assert_string_equal(timed(&c, "5us", "own_graph")->launch, "queued");
+    free(c.rows);
+    free(r.out);
+}
+
+int main(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0)
+        KLAB_SKIP_ALL("no CUDA device (%s): the GPU tests run on the GPU machine (tools/gpu-run.sh)",
+                      e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_batched_beats_plain_by_the_floor, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_hot_is_not_slower_than_cold, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_step_subject_gets_1000_samples_and_a_file, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_poison_detecting_cheat_gains_nothing, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_escapes_are_flagged, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_median_below_the_floor_is_flagged, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_own_graph_is_queued, kr_setup_tmp, kr_teardown_tmp),
+    };
+    KLAB_RUN_TESTS(tests);
+}
