@@ -814,7 +814,7 @@ static int job_self_test(const job *j, const job_out *out)
         o.warmup = 3;
         o.stop.min_reps = 20;
         o.stop.max_reps = 200;
-        o.stop.noise = 0.001;
+        o.stop.precision = 0.001;
         o.stop.budget_ms = 1000;
         o.escape_checks = 0;
         char err[600];

@@ -119,8 +119,9 @@ static int push_sample(subject *s, double ms)
         s->samples = p;
         s->cap = cap;
     }
+    if (stop_add(&s->acc, ms) != 0)
+        return -1;
     s->samples[s->n++] = ms;
-    stop_add(&s->acc, ms);
     return 0;
 }
 
@@ -357,7 +358,7 @@ int timing_measure(timing_env *env, subject *subs, int n, const timing_opts *o, 
 {
     char why[512];
     for (int i = 0; i < n; i++) {
-        memset(&subs[i].acc, 0, sizeof subs[i].acc);
+        stop_acc_reset(&subs[i].acc);
         subs[i].n = 0;
         subs[i].discarded = 0;
         if (prepare(env, &subs[i], o, err, errlen) != 0) {
@@ -388,7 +389,7 @@ int timing_measure(timing_env *env, subject *subs, int n, const timing_opts *o, 
         if (!live)
             break;
         /* Every subject has had the same rounds, so one reaching max_reps or the budget ends the
-           case for all; otherwise it ends when each has met its noise target and had its verified
+           case for all; otherwise it ends when each has met its precision target and had its verified
            round. */
         int all_done = 1, hard_stop = 0, pending_check = 0;
         double elapsed = now_ms() - t0 - checking_ms;
@@ -532,6 +533,7 @@ void timing_subject_free(subject *s)
         free(p);
     }
     free(s->samples);
+    stop_acc_free(&s->acc);
     s->samples = NULL;
     s->priv = NULL;
     s->n = s->cap = 0;

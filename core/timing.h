@@ -12,8 +12,9 @@
  *
  * Each round is bracketed by two clock stamps on SM 0; a round whose average SM clock is under
  * `throttle` x the peak clock is discarded for every subject (nvbench discards throttled samples
- * too). Sampling stops when every subject has min_reps accepted samples and noise <= target, or at
- * max_reps, or when the budget is spent, but never before every subject's verified round (below).
+ * too). Sampling stops when every subject has min_reps accepted samples and a median whose 95 %
+ * interval is within +-precision (stopping.h), or at max_reps, or when the budget is spent, but never
+ * before every subject's verified round (below).
  *
  * One random round per subject poisons the outputs first and checks them after: an output computed
  * only before timing, or broken after the first run, fails the row.
