@@ -65,7 +65,10 @@ int csv_sink_open(csv_sink *s, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "cannot write %s: %s", s->partial, strerror(errno));
         return -1;
     }
-    if (write_record(s->fp, row_columns, ROW_NCOLUMNS) != 0) {
+    const char *names[ROW_NCOLUMNS];
+    for (int i = 0; i < ROW_NCOLUMNS; i++)
+        names[i] = row_schema[i].name;
+    if (write_record(s->fp, names, ROW_NCOLUMNS) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", s->partial, strerror(errno));
         csv_sink_discard(s);
         return -1;

@@ -19,7 +19,7 @@ enum {
     CFG_SET_WARMUP = 1u << 3,
     CFG_SET_MIN_REPS = 1u << 4,
     CFG_SET_MAX_REPS = 1u << 5,
-    CFG_SET_NOISE = 1u << 6,
+    CFG_SET_PRECISION = 1u << 6,
     CFG_SET_BUDGET = 1u << 7,
     CFG_SET_STEPS = 1u << 8,
     CFG_SET_CONFIG = 1u << 9,
@@ -337,8 +337,11 @@ static void case_key(parse_state *ps, cfg_case *c, const char *key, const char *
         bit = CFG_SET_MIN_REPS;
     } else if (strcmp(key, "max_reps") == 0) {
         bit = CFG_SET_MAX_REPS;
+    } else if (strcmp(key, "precision") == 0) {
+        bit = CFG_SET_PRECISION;
     } else if (strcmp(key, "noise") == 0) {
-        bit = CFG_SET_NOISE;
+        fail(ps, "'noise' was replaced by 'precision' (the 95 %% interval's half-width over the median)");
+        return;
     } else if (strcmp(key, "budget_ms") == 0) {
         bit = CFG_SET_BUDGET;
     } else if (strcmp(key, "steps") == 0) {
@@ -347,7 +350,7 @@ static void case_key(parse_state *ps, cfg_case *c, const char *key, const char *
         bit = CFG_SET_CONFIG;
     } else {
         fail(ps, "[%s] unknown key '%s' (known: shape, dtypes, profiles, warmup, min_reps, max_reps, "
-                 "noise, budget_ms, steps, config, param.NAME, dim.NAME)",
+                 "precision, budget_ms, steps, config, param.NAME, dim.NAME)",
              ps->section, key);
         return;
     }
@@ -422,7 +425,10 @@ static void case_key(parse_state *ps, cfg_case *c, const char *key, const char *
     case CFG_SET_WARMUP: parse_int(ps, key, v, 0, 100000, &c->warmup); break;
     case CFG_SET_MIN_REPS: parse_int(ps, key, v, 1, 1000000, &c->stop.min_reps); break;
     case CFG_SET_MAX_REPS: parse_int(ps, key, v, 1, 1000000, &c->stop.max_reps); break;
-    case CFG_SET_NOISE: parse_double(ps, key, v, 0, 1, &c->stop.noise); break;
+    case CFG_SET_PRECISION: /* (0, 1): a half-width of the whole median says nothing */
+        if (parse_double(ps, key, v, 0, 1, &c->stop.precision) == 0 && c->stop.precision >= 1)
+            fail(ps, "[%s] key '%s': %g is outside (0, 1)", ps->section, key, c->stop.precision);
+        break;
     case CFG_SET_BUDGET: parse_double(ps, key, v, 0, 3600e3, &c->stop.budget_ms); break;
     case CFG_SET_STEPS: parse_int(ps, key, v, 1, 1000000, &c->steps); break;
     case CFG_SET_CONFIG: config_value(ps, c, key, v); break;
@@ -601,7 +607,7 @@ static int inherit(cfg_case *c, const cfg_case *d)
     if (!(c->set & CFG_SET_WARMUP)) c->warmup = d->warmup;
     if (!(c->set & CFG_SET_MIN_REPS)) c->stop.min_reps = d->stop.min_reps;
     if (!(c->set & CFG_SET_MAX_REPS)) c->stop.max_reps = d->stop.max_reps;
-    if (!(c->set & CFG_SET_NOISE)) c->stop.noise = d->stop.noise;
+    if (!(c->set & CFG_SET_PRECISION)) c->stop.precision = d->stop.precision;
     if (!(c->set & CFG_SET_BUDGET)) c->stop.budget_ms = d->stop.budget_ms;
     for (int i = 0; i < d->nparams; i++) {
         int have = 0;
@@ -662,7 +668,7 @@ int cfg_load(const char *path, cfg_experiment *e, char *err, size_t errlen)
     d->warmup = 10;
     d->stop.min_reps = 20;
     d->stop.max_reps = 5000;
-    d->stop.noise = 0.005;
+    d->stop.precision = 0.005;
     d->stop.budget_ms = 1500;
 
     parse_state ps = {.e = e, .kind = SEC_NONE};

@@ -12,7 +12,7 @@
  *   warmup = 10           ; untimed runs per profile before sampling
  *   min_reps = 20         ; at least this many accepted samples
  *   max_reps = 5000
- *   noise = 0.005         ; stop once stddev/mean <= 0.5 %
+ *   precision = 0.005     ; stop once the median's 95 % interval is within +-0.5 %
  *   budget_ms = 1500      ; wall time for the case, all profiles together
  *   param.eps = 1e-6      ; plugin-specific, checked against the plugin's list
  *   dim.k = 4096          ; a named dimension (NAME [a-z][a-z0-9_]*, 1..2^40, 16 at most), checked

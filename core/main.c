@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "klab/plugin.h"
 #include "lab.h"
+#include "row.h"
 #include "supervisor.h"
 #include "version.h"
 
@@ -26,8 +27,8 @@ int main(int argc, char **argv)
         cli_usage(stdout);
         return EXIT_OK;
     case CMD_VERSION:
-        printf("klab %s (commit %s), plugin ABI %d.%d, CSV schema 1\n", KLAB_VERSION, KLAB_GIT_COMMIT,
-               KLAB_ABI_MAJOR, KLAB_ABI_MINOR);
+        printf("klab %s (commit %s), plugin ABI %d.%d, CSV schema %d\n", KLAB_VERSION, KLAB_GIT_COMMIT,
+               KLAB_ABI_MAJOR, KLAB_ABI_MINOR, ROW_SCHEMA);
         return EXIT_OK;
     case CMD_LIST: return lab_list(&o);
     case CMD_VALIDATE: return lab_validate(&o);

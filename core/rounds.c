@@ -70,6 +70,7 @@ void rounds_free(rounds *r)
         for (int i = 0; i < r->n; i++) {
             free(r->m[i].samples);
             free(r->m[i].tags);
+            stop_acc_free(&r->m[i].acc);
         }
     free(r->m);
     free(r->order);

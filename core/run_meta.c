@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "row.h"
 #include "version.h"
 
 int run_meta_write(const char *path, const char *run_id, const char *started, const cli_opts *o,
@@ -18,9 +19,10 @@ int run_meta_write(const char *path, const char *run_id, const char *started, co
         return -1;
     }
     fprintf(fp, "; written by klab %s; the CSV columns are described in README.md\n", KLAB_VERSION);
-    fprintf(fp, "[run]\nid = %s\nstarted = %s\ncommand = %s\nklab_version = %s\ncommit = %s\ncsv_schema = 1\n"
+    fprintf(fp, "[run]\nid = %s\nstarted = %s\ncommand = %s\nklab_version = %s\ncommit = %s\ncsv_schema = %d\n"
                 "seed = %llu\n",
-            run_id, started, o->command_line, KLAB_VERSION, KLAB_GIT_COMMIT, (unsigned long long)seed);
+            run_id, started, o->command_line, KLAB_VERSION, KLAB_GIT_COMMIT, ROW_SCHEMA,
+            (unsigned long long)seed);
     if (dev) {
         const device_info *d = &dev->info;
         fprintf(fp, "\n[device]\nordinal = %d\nname = %s\ncompute_capability = %d.%d\nsms = %d\n"

@@ -227,7 +227,12 @@ static void fill_timing(klab_row *r, const subject *s, const run_session *ss, co
     r->reps = (int)st.n;
     r->discarded = s->discarded;
     r->median_ms = st.median;
+    r->has_ci = st.has_ci;
+    r->median_lo = st.median_lo;
+    r->median_hi = st.median_hi;
+    r->precision = st.precision;
     r->p95_ms = st.p95;
+    r->p99_ms = st.p99;
     r->min_ms = st.min;
     r->max_ms = st.max;
     r->mean_ms = st.mean;
@@ -235,6 +240,8 @@ static void fill_timing(klab_row *r, const subject *s, const run_session *ss, co
     r->gbps = r->bytes / st.median / 1e6;
     r->tflops = r->flops / st.median / 1e9;
     r->sm_mhz = s->clock_mhz;
+    if (r->batch == 0)
+        r->batch = 1; /* a plain launch: one run a sample */
     if ((int)st.n < o->stop.min_reps)
         row_add_flag(r, "few-samples");
     if (st.median < LAUNCH_BOUND_MS) {
@@ -623,6 +630,8 @@ int unit_finish(run_unit *u)
                 if (have_base && r->has_time) {
                     r->has_speedup = 1;
                     r->speedup = bs.median / r->median_ms;
+                    r->has_speedup_ci = stats_ratio_interval(base->samples, base->n, sb->samples, sb->n,
+                                                             &r->speedup_lo, &r->speedup_hi) == 0;
                 }
             }
         }
@@ -829,7 +838,7 @@ static int job_self_test(const job *j, const job_out *out)
         o.warmup = 3;
         o.stop.min_reps = 20;
         o.stop.max_reps = 200;
-        o.stop.noise = 0.001;
+        o.stop.precision = 0.001;
         o.stop.budget_ms = 1000;
         o.escape_checks = 0;
         char err[600];

@@ -8,41 +8,45 @@
 
 #include "text.h"
 
-static void us(char *buf, size_t len, int valid, double ms)
+/* The columns the schema marks for the terminal (row.h), in its order; the status column goes last,
+   since its width varies, and notes go on a line of their own under the row. */
+static int fixed_column(int i)
 {
-    if (valid)
-        snprintf(buf, len, "%.2f", ms * 1e3);
-    else
-        snprintf(buf, len, "-");
+    row_show sh = row_schema[i].show;
+    return sh != SHOW_NO && sh != SHOW_STATUS && sh != SHOW_NOTE;
 }
 
 void table_print(FILE *fp, const char *title, const klab_row *rows, int n)
 {
     /* names come from INI files, reasons from plugins, and `klab report` reads any CSV: escaped */
     text_printf(fp, "\n%s\n", title);
-    fprintf(fp, "%-16s %-5s %-14s %-6s %10s %10s %9s %7s %8s  %s\n", "case", "dtype", "profile", "mode",
-            "median us", "p95 us", "GB/s", "limit", "vs base", "status");
-    for (int i = 0; i < n; i++) {
-        const klab_row *r = &rows[i];
-        char med[32], p95[32], gbps[32] = "-", lim[32] = "-", sp[32] = "-", mode[16];
-        us(med, sizeof med, r->has_time, r->median_ms);
-        us(p95, sizeof p95, r->has_time, r->p95_ms);
-        if (r->has_time && r->bytes > 0)
-            snprintf(gbps, sizeof gbps, "%.0f", r->gbps);
-        if (r->has_time && r->has_limit)
-            snprintf(lim, sizeof lim, "%.1f%%", 100 * r->frac_limit);
-        if (r->has_time && r->has_speedup)
-            snprintf(sp, sizeof sp, "%.2fx", r->speedup);
-        snprintf(mode, sizeof mode, "%s%s", r->l2, strcmp(r->launch, "graph") == 0 ? "+g" : "");
-        char status[160];
-        snprintf(status, sizeof status, "%s%s%s", row_status_name(r->status), r->flags[0] ? " " : "", r->flags);
-        text_printf(fp, "%-16s %-5s %-14s %-6s %10s %10s %9s %7s %8s  %s\n", r->kcase, r->dtype, r->profile, mode,
-                    med, p95, gbps, lim, sp, status);
-        if (r->reason[0])
-            text_printf(fp, "%18s%s\n", "", r->reason);
-        else if (r->has_time && r->launch_floor_ms > 0)
-            fprintf(fp, "%18sunder 10 us: the empty launch alone takes %.2f us (try --graph)\n", "",
-                    r->launch_floor_ms * 1e3);
+    for (int i = 0; i < ROW_NCOLUMNS; i++)
+        if (fixed_column(i))
+            fprintf(fp, "%*s ", row_schema[i].width, row_schema[i].head);
+    for (int i = 0; i < ROW_NCOLUMNS; i++)
+        if (row_schema[i].show == SHOW_STATUS)
+            fprintf(fp, " %s", row_schema[i].head);
+    fputc('\n', fp);
+    for (int k = 0; k < n; k++) {
+        const klab_row *r = &rows[k];
+        char cell[600];
+        for (int i = 0; i < ROW_NCOLUMNS; i++)
+            if (fixed_column(i)) {
+                row_term(r, i, cell, sizeof cell);
+                text_printf(fp, "%*s ", row_schema[i].width, cell);
+            }
+        for (int i = 0; i < ROW_NCOLUMNS; i++)
+            if (row_schema[i].show == SHOW_STATUS) {
+                row_term(r, i, cell, sizeof cell);
+                text_printf(fp, " %s", cell);
+            }
+        fputc('\n', fp);
+        for (int i = 0; i < ROW_NCOLUMNS; i++)
+            if (row_schema[i].show == SHOW_NOTE) {
+                row_term(r, i, cell, sizeof cell);
+                if (cell[0])
+                    text_printf(fp, "%18s%s\n", "", cell);
+            }
     }
 }
 
@@ -51,7 +55,7 @@ void table_print(FILE *fp, const char *title, const klab_row *rows, int n)
 typedef struct reader {
     int col;          /* current column */
     int line;         /* records seen */
-    int map[64];      /* csv column -> row_columns index, -1 unknown */
+    int map[128];     /* csv column -> row_schema index, -1 unknown */
     int ncols;
     klab_row cur;
     klab_row *rows;
@@ -59,74 +63,17 @@ typedef struct reader {
     int failed;
 } reader;
 
-static double dnum(const char *s, int *valid)
-{
-    if (!*s)
-        return 0;
-    *valid = 1;
-    return strtod(s, NULL);
-}
-
-static void set_cell(klab_row *r, int idx, const char *s)
-{
-    int v = 0;
-    switch (idx) {
-    case 0: snprintf(r->run_id, sizeof r->run_id, "%s", s); break;
-    case 1: snprintf(r->plugin, sizeof r->plugin, "%s", s); break;
-    case 2: snprintf(r->kcase, sizeof r->kcase, "%s", s); break;
-    case 3: snprintf(r->shape, sizeof r->shape, "%s", s); break;
-    case 4: snprintf(r->dtype, sizeof r->dtype, "%s", s); break;
-    case 5: snprintf(r->profile, sizeof r->profile, "%s", s); break;
-    case 6: snprintf(r->l2, sizeof r->l2, "%s", s); break;
-    case 7: snprintf(r->launch, sizeof r->launch, "%s", s); break;
-    case 8:
-        for (int k = ROW_PASSED; k <= ROW_REFUSED; k++)
-            if (strcmp(s, row_status_name((row_status)k)) == 0)
-                r->status = (row_status)k;
-        break;
-    case 9: snprintf(r->reason, sizeof r->reason, "%s", s); break;
-    case 10: snprintf(r->flags, sizeof r->flags, "%s", s); break;
-    case 11: r->reps = atoi(s); break;
-    case 12: r->discarded = atoi(s); break;
-    case 13: r->median_ms = dnum(s, &r->has_time); break;
-    case 14: r->p95_ms = dnum(s, &v); break;
-    case 15: r->min_ms = dnum(s, &v); break;
-    case 16: r->max_ms = dnum(s, &v); break;
-    case 17: r->mean_ms = dnum(s, &v); break;
-    case 18: r->noise = dnum(s, &v); break;
-    case 19: r->bytes = dnum(s, &v); break;
-    case 20: r->flops = dnum(s, &v); break;
-    case 21: r->gbps = dnum(s, &v); break;
-    case 22: r->tflops = dnum(s, &v); break;
-    case 23: snprintf(r->limit, sizeof r->limit, "%s", s); break;
-    case 24: r->limit_gbps = dnum(s, &v); break;
-    case 25: r->frac_limit = dnum(s, &r->has_limit); break;
-    case 26: r->speedup = dnum(s, &r->has_speedup); break;
-    case 27: r->sm_mhz = dnum(s, &v); break;
-    case 28: r->launch_floor_ms = dnum(s, &v); break;
-    case 29: r->rel_l2_err = dnum(s, &r->has_err); break;
-    case 30: r->max_abs_err = dnum(s, &v); break;
-    case 31: r->tol = dnum(s, &v); break;
-    case 32: r->seed = strtoull(s, NULL, 10); break;
-    default: break;
-    }
-}
-
 static void on_field(void *data, size_t len, void *user)
 {
     reader *rd = user;
     char s[1024];
     snprintf(s, sizeof s, "%.*s", (int)(len < sizeof s ? len : sizeof s - 1), data ? (const char *)data : "");
     if (rd->line == 0) {
-        int idx = -1;
-        for (int i = 0; i < ROW_NCOLUMNS; i++)
-            if (strcmp(s, row_columns[i]) == 0)
-                idx = i;
-        if (rd->col < 64)
-            rd->map[rd->col] = idx;
+        if (rd->col < 128)
+            rd->map[rd->col] = row_column_index(s);
         rd->ncols = rd->col + 1;
-    } else if (rd->col < rd->ncols && rd->col < 64 && rd->map[rd->col] >= 0) {
-        set_cell(&rd->cur, rd->map[rd->col], s);
+    } else if (rd->col < rd->ncols && rd->col < 128 && rd->map[rd->col] >= 0) {
+        row_parse(&rd->cur, rd->map[rd->col], s);
     }
     rd->col++;
 }
@@ -182,7 +129,7 @@ int table_read_csv(const char *path, klab_row **rows, char *err, size_t errlen)
         free(rd.rows);
         return -1;
     }
-    if (rd.line == 0 || rd.map[0] != 0) {
+    if (rd.line == 0 || rd.map[0] != row_column_index("run_id")) {
         snprintf(err, errlen, "%s: not a klab CSV (no run_id header)", path);
         free(rd.rows);
         return -1;

@@ -49,7 +49,6 @@ static int prepare(timing_env *env, subject *s, char *err, size_t errlen)
     s->n = s->cap = 0;
     s->samples = NULL;
     s->sample_tags = NULL;
-    memset(&s->acc, 0, sizeof s->acc);
     s->discarded = 0;
     s->clock_mhz = 0;
     s->stopped = STOP_NOT_YET;
@@ -480,7 +479,6 @@ int timing_measure(timing_env *env, subject *subs, int n, const timing_opts *o, 
         subject *s = &subs[i];
         const rounds_member *m = &r.m[i];
         s->samples = rounds_take_samples(&r, i, &s->n, &s->cap, &s->sample_tags);
-        s->acc = m->acc;
         s->discarded = m->discarded;
         s->stopped = m->reason;
         s->few_samples = m->few;

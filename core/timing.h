@@ -15,7 +15,10 @@
  * fresh pattern before every sample, timed or verified alike, so a plugin cannot tell them apart.
  *
  * Each round is bracketed by two clock stamps on SM 0; a round whose average SM clock is under
- * `throttle` x the peak clock is discarded for every subject (nvbench discards throttled samples too).
+ * `throttle` x the peak clock is discarded for every subject (nvbench discards throttled samples
+ * too). Sampling stops when every subject has min_reps accepted samples and a median whose 95 %
+ * interval is within +-precision (stopping.h), or at max_reps, or when the budget is spent, but never
+ * before every subject's verified round.
  *
  * Before sampling, each subject is run a few times inside device-synchronised %globaltimer spans,
  * each paired with an empty launch spanned the same way; span minus event time, less the empty
@@ -77,7 +80,6 @@ typedef struct subject {
     double *samples;      /* accepted, ms per run, in the order taken */
     int64_t *sample_tags; /* beside each sample: its step (step subjects), else its round */
     size_t n, cap;
-    stop_acc acc;
     int discarded;        /* samples dropped with throttled rounds */
     double clock_mhz;     /* median SM clock over the accepted rounds; 0 = unknown */
     stop_reason stopped;

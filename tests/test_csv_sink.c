@@ -75,8 +75,14 @@ static void passed_row(klab_row *r)
     r->has_time = 1;
     r->reps = 120;
     r->discarded = 3;
+    r->batch = 1;
     r->median_ms = 0.125;
+    r->has_ci = 1;
+    r->median_lo = 0.12;
+    r->median_hi = 0.13;
+    r->precision = 0.02;
     r->p95_ms = 0.25;
+    r->p99_ms = 0.4;
     r->min_ms = 0.1;
     r->max_ms = 0.5;
     r->mean_ms = 0.15;
@@ -121,7 +127,7 @@ static void test_header_and_one_line_per_row(void **state)
     char want_header[2048] = "";
     for (int i = 0; i < ROW_NCOLUMNS; i++) {
         strcat(want_header, i ? "," : "");
-        strcat(want_header, row_columns[i]);
+        strcat(want_header, row_schema[i].name);
     }
     strcat(want_header, "\n");
 
@@ -132,12 +138,13 @@ static void test_header_and_one_line_per_row(void **state)
         lines += *p == '\n';
     assert_int_equal(lines, 3);
     const char *row1 = text + strlen(want_header);
-    const char *want_row1 = "run-1,rmsnorm,4096x8192,4096x8192,fp16,fused,cold,stream,passed,,,120,3,0.125,0.25,"
-                            "0.1,0.5,0.15,0.004,4096000,,1073.74,,,,,,,,0.0001,0.002,0.002,42,1\n";
+    const char *want_row1 = "run-1,rmsnorm,4096x8192,4096x8192,fp16,fused,,cold,stream,1,,passed,,,120,3,0.125,"
+                            "0.12,0.13,0.25,0.4,0.1,0.5,0.15,0.004,0.02,4096000,,1073.74,,,,,,,,,,0.0001,0.002,"
+                            "0.002,,42,2,\n";
     assert_true(strncmp(row1, want_row1, strlen(want_row1)) == 0);
     const char *row2 = row1 + strlen(want_row1);
-    assert_string_equal(row2, "run-1,rmsnorm,4096x8192,4096x8192,fp16,baseline,cold,stream,failed,hook error,,,,,,"
-                              ",,,,4096000,,,,,,,,,,,,,42,1\n");
+    assert_string_equal(row2, "run-1,rmsnorm,4096x8192,4096x8192,fp16,baseline,,cold,stream,,,failed,hook error,,"
+                              ",,,,,,,,,,,,4096000,,,,,,,,,,,,,,,,42,2,\n");
     free(text);
 
     klab_row *rows = NULL;
@@ -220,11 +227,10 @@ static int split_line(char *line, char **cells, int max)
 
 static int column(const char *name)
 {
-    for (int i = 0; i < ROW_NCOLUMNS; i++)
-        if (strcmp(row_columns[i], name) == 0)
-            return i;
-    fail_msg("no column %s", name);
-    return -1;
+    int i = row_column_index(name);
+    if (i < 0)
+        fail_msg("no column %s", name);
+    return i;
 }
 
 static void test_failed_row_numbers_empty(void **state)
@@ -242,6 +248,9 @@ static void test_failed_row_numbers_empty(void **state)
     r.frac_limit = 0.5;
     r.has_speedup = 1;
     r.speedup = 2;
+    r.has_speedup_ci = 1;
+    r.speedup_lo = 1.9;
+    r.speedup_hi = 2.1;
     r.sm_mhz = 1980;
     r.launch_floor_ms = 0.002;
     row_fail(&r, ROW_FAILED, "CUDA error 700");
@@ -252,8 +261,9 @@ static void test_failed_row_numbers_empty(void **state)
     char *line = strchr(text, '\n') + 1;
     char *cells[64];
     assert_int_equal(split_line(line, cells, 64), ROW_NCOLUMNS);
-    const char *empty[] = {"reps", "discarded", "median_ms", "p95_ms", "min_ms", "max_ms", "mean_ms",
-                           "noise", "gbps", "tflops", "limit", "limit_gbps", "frac_limit", "speedup",
+    const char *empty[] = {"batch", "reps", "discarded", "median_ms", "median_lo", "median_hi", "p95_ms",
+                           "p99_ms", "min_ms", "max_ms", "mean_ms", "noise", "precision", "gbps", "tflops",
+                           "limit", "limit_gbps", "frac_limit", "speedup", "speedup_lo", "speedup_hi",
                            "sm_mhz", "launch_floor_ms", "rel_l2_err", "max_abs_err", "tolerance"};
     for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
         const char *cell = cells[column(empty[i])];
@@ -263,7 +273,7 @@ static void test_failed_row_numbers_empty(void **state)
     assert_string_equal(cells[column("status")], "failed");
     assert_string_equal(cells[column("reason")], "CUDA error 700");
     assert_string_equal(cells[column("seed")], "42");
-    assert_string_equal(cells[column("schema")], "1");
+    assert_string_equal(cells[column("schema")], "2");
     free(text);
 
     klab_row *rows = NULL;
@@ -271,7 +281,102 @@ static void test_failed_row_numbers_empty(void **state)
     assert_int_equal(rows[0].has_time, 0);
     assert_int_equal(rows[0].has_limit, 0);
     assert_int_equal(rows[0].has_speedup, 0);
+    assert_int_equal(rows[0].has_speedup_ci, 0);
+    assert_int_equal(rows[0].has_ci, 0);
     assert_int_equal(rows[0].has_err, 0);
+    free(rows);
+}
+
+/* A row with every column filled, through the file and back: row -> CSV line -> row gives the same
+   row, every field and flag. A column the writer has and the reader lacks (or the reverse) fails. */
+static void full_row(klab_row *r)
+{
+    passed_row(r);
+    snprintf(r->config, sizeof r->config, "block=256, vec=\"8\""); /* quoted by the writer */
+    r->batch = 8;
+    r->footprint_bytes = UINT64_C(1073741824);
+    snprintf(r->reason, sizeof r->reason, "above the datasheet");
+    snprintf(r->flags, sizeof r->flags, "exceeds-roofline;launch-bound");
+    r->status = ROW_FLAGGED;
+    r->gbps = 4815.5;
+    r->flops = 8192;
+    r->tflops = 0.0655;
+    r->has_limit = 1;
+    snprintf(r->limit, sizeof r->limit, "copy");
+    r->limit_gbps = 4100;
+    r->frac_limit = 1.17451;
+    r->has_speedup = 1;
+    r->speedup = 9.5;
+    r->has_speedup_ci = 1;
+    r->speedup_lo = 9.25;
+    r->speedup_hi = 9.75;
+    r->sm_mhz = 1980;
+    r->launch_floor_ms = 0.0027;
+    r->verified_elems = 33554432;
+    r->seed = UINT64_C(0xfedcba9876543210);
+    snprintf(r->samples_file, sizeof r->samples_file, "samples/rmsnorm/4096x8192-fp16-fused.csv");
+}
+
+static void test_every_column_round_trips(void **state)
+{
+    fixture *f = *state;
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/full.csv", f->dir);
+    csv_sink s;
+    assert_int_equal(csv_sink_open(&s, path, err, sizeof err), 0);
+    klab_row r;
+    full_row(&r);
+    for (int i = 0; i < ROW_NCOLUMNS; i++) {
+        char text[600];
+        row_cell(&r, i, text, sizeof text);
+        if (!*text)
+            fail_msg("column %s is empty in the full row: the round trip cannot see it", row_schema[i].name);
+    }
+    assert_int_equal(csv_sink_row(&s, &r), 0);
+    assert_int_equal(csv_sink_commit(&s, err, sizeof err), 0);
+
+    klab_row *rows = NULL;
+    int n = table_read_csv(path, &rows, err, sizeof err);
+    if (n < 0)
+        fail_msg("table_read_csv: %s", err);
+    assert_int_equal(n, 1);
+    for (int i = 0; i < ROW_NCOLUMNS; i++) {
+        char a[600], b[600];
+        row_cell(&r, i, a, sizeof a);
+        row_cell(&rows[0], i, b, sizeof b);
+        if (strcmp(a, b) != 0)
+            fail_msg("column %s: wrote '%s', read back '%s'", row_schema[i].name, a, b);
+    }
+    assert_memory_equal(&r, &rows[0], sizeof r);
+    free(rows);
+}
+
+/* A schema 1 file (the committed evidence) still reads: by the header's names, the new columns
+   empty. */
+static void test_reads_schema_1(void **state)
+{
+    fixture *f = *state;
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/old.csv", f->dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("run_id,plugin,case,shape,dtype,profile,l2,launch,status,reason,flags,reps,discarded,median_ms,"
+          "p95_ms,min_ms,max_ms,mean_ms,noise,bytes,flops,gbps,tflops,limit,limit_gbps,frac_limit,speedup,"
+          "sm_mhz,launch_floor_ms,rel_l2_err,max_abs_err,tolerance,seed,schema\n"
+          "r,rmsnorm,4096x8192,4096x8192,fp16,fused,cold,stream,passed,,,5000,0,0.0330573,0.0337171,"
+          "0.0322573,0.045,0.0331,0.0101,134217728,,4060.18,,copy,3970.1,1.02268,10.9,1755,,0.000213,"
+          "0.0039,0.002,1,1\n", fp);
+    fclose(fp);
+    klab_row *rows = NULL;
+    assert_int_equal(table_read_csv(path, &rows, err, sizeof err), 1);
+    assert_int_equal(rows[0].has_time, 1);
+    assert_true(rows[0].median_ms == 0.0330573);
+    assert_true(rows[0].speedup == 10.9);
+    assert_int_equal(rows[0].has_speedup, 1);
+    assert_int_equal(rows[0].has_ci, 0);
+    assert_int_equal(rows[0].has_speedup_ci, 0);
+    assert_int_equal(rows[0].batch, 0);
+    assert_string_equal(rows[0].config, "");
     free(rows);
 }
 
@@ -394,6 +499,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_header_and_one_line_per_row, setup, teardown),
         cmocka_unit_test_setup_teardown(test_quoted_fields_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_row_numbers_empty, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_every_column_round_trips, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reads_schema_1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_partial_until_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_discard_removes_partial, setup, teardown),
         cmocka_unit_test_setup_teardown(test_creates_missing_dirs, setup, teardown),

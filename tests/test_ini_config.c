@@ -55,7 +55,7 @@ static void test_good_full_experiment(void **state)
     assert_int_equal(d->warmup, 7);
     assert_int_equal(d->stop.min_reps, 30);
     assert_int_equal(d->stop.max_reps, 4000);
-    assert_true(d->stop.noise == 0.01); /* the inline comment is not part of the value */
+    assert_true(d->stop.precision == 0.01); /* the inline comment is not part of the value */
     assert_true(d->stop.budget_ms == 2500);
     assert_int_equal(d->nparams, 1);
     assert_string_equal(d->param_key[0], "eps");
@@ -88,7 +88,7 @@ static void test_good_full_inherits_defaults(void **state)
     assert_int_equal(c->warmup, 7);
     assert_int_equal(c->stop.min_reps, 30);
     assert_int_equal(c->stop.max_reps, 4000);
-    assert_true(c->stop.noise == 0.01);
+    assert_true(c->stop.precision == 0.01);
     assert_true(c->stop.budget_ms == 2500);
     assert_int_equal(c->nparams, 1);
     assert_string_equal(c->param_key[0], "eps");
@@ -115,7 +115,7 @@ static void test_good_full_case_overrides(void **state)
     /* not overridden: inherited */
     assert_int_equal(c->stop.min_reps, 30);
     assert_int_equal(c->stop.max_reps, 4000);
-    assert_true(c->stop.noise == 0.01);
+    assert_true(c->stop.precision == 0.01);
     assert_true(c->stop.budget_ms == 2500);
     /* its own eps wins; the inherited one is not added a second time */
     assert_int_equal(c->nparams, 2);
@@ -135,7 +135,7 @@ static void test_good_full_case_overrides(void **state)
     assert_int_equal(c->dims[1], 3);
     assert_int_equal(c->dims[2], 4);
     assert_int_equal(c->dims[3], 1);
-    assert_true(c->stop.noise == 0.02);
+    assert_true(c->stop.precision == 0.02);
     assert_int_equal(c->stop.min_reps, 5);
     assert_int_equal(c->stop.max_reps, 5);
     assert_true(c->stop.budget_ms == 0.5);
@@ -174,7 +174,7 @@ static void test_good_minimal_builtin_defaults(void **state)
     assert_int_equal(c->warmup, 10);
     assert_int_equal(c->stop.min_reps, 20);
     assert_int_equal(c->stop.max_reps, 5000);
-    assert_true(c->stop.noise == 0.005);
+    assert_true(c->stop.precision == 0.005);
     assert_true(c->stop.budget_ms == 1500);
     assert_int_equal(c->nparams, 0);
 }
@@ -224,7 +224,7 @@ static void test_unknown_key(void **state)
     (void)state;
     BAD("bad_unknown_key.ini",
         ":4: [case 4096x8192] unknown key 'warmpu' (known: shape, dtypes, profiles, warmup, min_reps, "
-        "max_reps, noise, budget_ms, steps, config, param.NAME, dim.NAME)");
+        "max_reps, precision, budget_ms, steps, config, param.NAME, dim.NAME)");
     BAD("bad_unknown_experiment_key.ini", ":3: [experiment] unknown key 'plugins' (known: plugin, question)");
 }
 
@@ -246,11 +246,14 @@ static void test_number_out_of_range(void **state)
     BAD("bad_out_of_range.ini", ":5: [case 4096x8192] key 'min_reps': 0 is outside 1..1000000");
 }
 
-static void test_bad_noise(void **state)
+static void test_bad_precision(void **state)
 {
     (void)state;
-    BAD("bad_noise.ini", ":4: [defaults] key 'noise': '0.5%' is not a number");
-    BAD("bad_noise_range.ini", ":4: [defaults] key 'noise': 2 is outside (0, 1]");
+    BAD("bad_precision.ini", ":4: [defaults] key 'precision': '0.5%' is not a number");
+    BAD("bad_precision_range.ini", ":4: [defaults] key 'precision': 1 is outside (0, 1)");
+    /* the key it replaced is named, with what replaced it */
+    BAD("bad_noise.ini",
+        ":5: 'noise' was replaced by 'precision' (the 95 % interval's half-width over the median)");
 }
 
 static void test_empty_list(void **state)
@@ -768,7 +771,7 @@ int main(void)
         cmocka_unit_test(test_key_before_section),
         cmocka_unit_test(test_bad_whole_number),
         cmocka_unit_test(test_number_out_of_range),
-        cmocka_unit_test(test_bad_noise),
+        cmocka_unit_test(test_bad_precision),
         cmocka_unit_test(test_empty_list),
         cmocka_unit_test(test_empty_list_item),
         cmocka_unit_test(test_unknown_dtype),

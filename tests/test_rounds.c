@@ -11,7 +11,7 @@
 static const stop_rule rule20 = {20, 5000, 0.005, 1500};
 
 /* One round as timing.c runs it: each subject at its position adds its turn's samples (steady
-   times: the noise rule is met as soon as min_reps is), then the round ends. Returns the subjects
+   times: the precision rule is met as soon as min_reps is), then the round ends. Returns the subjects
    seen, in order, in seen[] (-1 terminated). */
 static void play_round(rounds *r, int throttled, int *seen)
 {
@@ -163,11 +163,11 @@ static void test_stops_when_every_subject_meets_the_rule(void **state)
         play_round(&r, 0, seen);
         rounds_run++;
     }
-    /* steady samples meet the noise rule at min_reps, and every verified round is early */
+    /* steady samples meet the precision rule at min_reps, and every verified round is early */
     assert_int_equal(rounds_run, 20);
     for (int s = 0; s < 3; s++) {
         assert_true(r.m[s].stopped);
-        assert_int_equal(r.m[s].reason, STOP_NOISE);
+        assert_int_equal(r.m[s].reason, STOP_PRECISION);
         assert_false(r.m[s].few);
     }
     rounds_free(&r);
@@ -177,7 +177,7 @@ static void test_max_reps_of_one_stops_the_group(void **state)
 {
     (void)state;
     rounds r;
-    stop_rule rule = {5, 30, 0.0, 1e9}; /* a noise target no sample set meets */
+    stop_rule rule = {5, 30, 0.0, 1e9}; /* a precision target no sample set meets */
     assert_int_equal(rounds_init(&r, 2, &rule, 5, NULL, NULL), 0);
     int seen[3], rounds_run = 0;
     while (rounds_next(&r, 0)) {

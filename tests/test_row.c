@@ -1,4 +1,5 @@
-/* row: flags, status and reason, and the text of each CSV cell (empty numbers for rows without time). */
+/* row: flags, status and reason; the schema: the text of each CSV cell (empty numbers for rows without
+ * time), each cell read back, and the terminal's text. */
 #include "klab_test.h"
 
 #include <string.h>
@@ -96,11 +97,10 @@ static void test_status_names(void **state)
 
 static int col(const char *name)
 {
-    for (int i = 0; i < ROW_NCOLUMNS; i++)
-        if (strcmp(row_columns[i], name) == 0)
-            return i;
-    fail_msg("no column '%s'", name);
-    return -1;
+    int i = row_column_index(name);
+    if (i < 0)
+        fail_msg("no column '%s'", name);
+    return i;
 }
 
 static const char *cell(const klab_row *r, const char *name)
@@ -122,12 +122,20 @@ static void full_row(klab_row *r)
     snprintf(r->profile, sizeof r->profile, "fused");
     snprintf(r->l2, sizeof r->l2, "cold");
     snprintf(r->launch, sizeof r->launch, "graph");
+    snprintf(r->config, sizeof r->config, "block=256 vec=8");
+    r->batch = 16;
+    r->footprint_bytes = UINT64_C(268435456);
     r->status = ROW_PASSED;
     r->has_time = 1;
     r->reps = 250;
     r->discarded = 2;
     r->median_ms = 0.0123456;
+    r->has_ci = 1;
+    r->median_lo = 0.0123;
+    r->median_hi = 0.0124;
+    r->precision = 0.00412;
     r->p95_ms = 0.0150001;
+    r->p99_ms = 0.0199;
     r->min_ms = 0.012;
     r->max_ms = 1.5;
     r->mean_ms = 0.0130000;
@@ -142,23 +150,44 @@ static void full_row(klab_row *r)
     r->frac_limit = 0.331;
     r->has_speedup = 1;
     r->speedup = 2.5;
+    r->has_speedup_ci = 1;
+    r->speedup_lo = 2.4;
+    r->speedup_hi = 2.63;
     r->sm_mhz = 1980;
     r->launch_floor_ms = 0.0021;
     r->has_err = 1;
     r->rel_l2_err = 3.25e-3;
     r->max_abs_err = 0.0078125;
     r->tol = 1.6e-2;
+    r->verified_elems = 4190208;
     r->seed = UINT64_C(18446744073709551615);
+    snprintf(r->samples_file, sizeof r->samples_file, "samples/rmsnorm/ragged-bf16-fused.csv");
 }
 
+/* Schema 2, in this order: a reader by position (pandas' usecols, say) depends on it. */
 static void test_columns(void **state)
 {
     (void)state;
-    assert_string_equal(row_columns[0], "run_id");
-    assert_string_equal(row_columns[ROW_NCOLUMNS - 1], "schema");
+    static const char *const want[] = {
+        "run_id", "plugin", "case", "shape", "dtype", "profile", "config", "l2", "launch", "batch",
+        "footprint_bytes", "status", "reason", "flags", "reps", "discarded", "median_ms", "median_lo",
+        "median_hi", "p95_ms", "p99_ms", "min_ms", "max_ms", "mean_ms", "noise", "precision", "bytes",
+        "flops", "gbps", "tflops", "limit", "limit_gbps", "frac_limit", "speedup", "speedup_lo",
+        "speedup_hi", "sm_mhz", "launch_floor_ms", "rel_l2_err", "max_abs_err", "tolerance",
+        "verified_elems", "seed", "schema", "samples_file",
+    };
+    assert_int_equal(sizeof want / sizeof want[0], ROW_NCOLUMNS);
+    for (int i = 0; i < ROW_NCOLUMNS; i++)
+        assert_string_equal(row_schema[i].name, want[i]);
     for (int i = 0; i < ROW_NCOLUMNS; i++)
         for (int j = i + 1; j < ROW_NCOLUMNS; j++)
-            assert_true(strcmp(row_columns[i], row_columns[j]) != 0);
+            assert_true(strcmp(row_schema[i].name, row_schema[j].name) != 0);
+    assert_int_equal(row_column_index("run_id"), 0);
+    assert_int_equal(row_column_index("samples_file"), ROW_NCOLUMNS - 1);
+    assert_int_equal(row_column_index("nope"), -1);
+    /* every field lies inside the row */
+    for (int i = 0; i < ROW_NCOLUMNS; i++)
+        assert_true(row_schema[i].off + row_schema[i].size <= sizeof(klab_row));
 }
 
 static void test_cells_of_passed_row(void **state)
@@ -174,17 +203,24 @@ static void test_cells_of_passed_row(void **state)
     assert_string_equal(cell(&r, "profile"), "fused");
     assert_string_equal(cell(&r, "l2"), "cold");
     assert_string_equal(cell(&r, "launch"), "graph");
+    assert_string_equal(cell(&r, "config"), "block=256 vec=8");
+    assert_string_equal(cell(&r, "batch"), "16");
+    assert_string_equal(cell(&r, "footprint_bytes"), "268435456");
     assert_string_equal(cell(&r, "status"), "passed");
     assert_string_equal(cell(&r, "reason"), "");
     assert_string_equal(cell(&r, "flags"), "");
     assert_string_equal(cell(&r, "reps"), "250");
     assert_string_equal(cell(&r, "discarded"), "2");
     assert_string_equal(cell(&r, "median_ms"), "0.0123456");
+    assert_string_equal(cell(&r, "median_lo"), "0.0123");
+    assert_string_equal(cell(&r, "median_hi"), "0.0124");
     assert_string_equal(cell(&r, "p95_ms"), "0.0150001");
+    assert_string_equal(cell(&r, "p99_ms"), "0.0199");
     assert_string_equal(cell(&r, "min_ms"), "0.012");
     assert_string_equal(cell(&r, "max_ms"), "1.5");
     assert_string_equal(cell(&r, "mean_ms"), "0.013");
     assert_string_equal(cell(&r, "noise"), "0.0042");
+    assert_string_equal(cell(&r, "precision"), "0.00412");
     assert_string_equal(cell(&r, "bytes"), "16769024");
     assert_string_equal(cell(&r, "flops"), "4000000");
     assert_string_equal(cell(&r, "gbps"), "1358.3");
@@ -193,16 +229,23 @@ static void test_cells_of_passed_row(void **state)
     assert_string_equal(cell(&r, "limit_gbps"), "4100");
     assert_string_equal(cell(&r, "frac_limit"), "0.331");
     assert_string_equal(cell(&r, "speedup"), "2.5");
+    assert_string_equal(cell(&r, "speedup_lo"), "2.4");
+    assert_string_equal(cell(&r, "speedup_hi"), "2.63");
     assert_string_equal(cell(&r, "sm_mhz"), "1980");
     assert_string_equal(cell(&r, "launch_floor_ms"), "0.0021");
     assert_string_equal(cell(&r, "rel_l2_err"), "0.00325");
     assert_string_equal(cell(&r, "max_abs_err"), "0.0078125");
     assert_string_equal(cell(&r, "tolerance"), "0.016");
+    assert_string_equal(cell(&r, "verified_elems"), "4190208");
     assert_string_equal(cell(&r, "seed"), "18446744073709551615");
-    assert_string_equal(cell(&r, "schema"), "1");
+    assert_string_equal(cell(&r, "schema"), "2");
+    assert_string_equal(cell(&r, "samples_file"), "samples/rmsnorm/ragged-bf16-fused.csv");
     /* out of range: empty */
     char buf[16] = "junk";
     row_cell(&r, ROW_NCOLUMNS, buf, sizeof buf);
+    assert_string_equal(buf, "");
+    snprintf(buf, sizeof buf, "junk");
+    row_cell(&r, -1, buf, sizeof buf);
     assert_string_equal(buf, "");
 }
 
@@ -219,8 +262,9 @@ static void test_cells_of_failed_row(void **state)
     assert_string_equal(cell(&r, "status"), "failed");
     assert_string_equal(cell(&r, "reason"), "worker crashed (signal 11)");
     assert_string_equal(cell(&r, "flags"), "few-samples");
-    const char *empty[] = {"reps", "discarded", "median_ms", "p95_ms", "min_ms", "max_ms", "mean_ms",
-                           "noise", "gbps", "tflops", "limit", "limit_gbps", "frac_limit", "speedup",
+    const char *empty[] = {"batch", "reps", "discarded", "median_ms", "median_lo", "median_hi", "p95_ms",
+                           "p99_ms", "min_ms", "max_ms", "mean_ms", "noise", "precision", "gbps", "tflops",
+                           "limit", "limit_gbps", "frac_limit", "speedup", "speedup_lo", "speedup_hi",
                            "sm_mhz", "launch_floor_ms", "rel_l2_err", "max_abs_err", "tolerance"};
     for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
         const char *c = cell(&r, empty[i]);
@@ -230,17 +274,22 @@ static void test_cells_of_failed_row(void **state)
     /* what the case is stays known */
     assert_string_equal(cell(&r, "bytes"), "16769024");
     assert_string_equal(cell(&r, "seed"), "18446744073709551615");
-    assert_string_equal(cell(&r, "schema"), "1");
+    assert_string_equal(cell(&r, "schema"), "2");
+    /* what the setup and verification declared stays too */
+    assert_string_equal(cell(&r, "footprint_bytes"), "268435456");
+    assert_string_equal(cell(&r, "config"), "block=256 vec=8");
 
-    /* a zeroed failed row: still no 0 anywhere in a number column */
+    /* a zeroed failed row: nothing in any column but its status, reason and schema (no 0 anywhere) */
     klab_row z;
     memset(&z, 0, sizeof z);
     row_fail(&z, ROW_SKIPPED, "fp16 unsupported");
-    for (int i = col("reps"); i <= col("seed"); i++) {
+    for (int i = 0; i < ROW_NCOLUMNS; i++) {
+        if (i == col("status") || i == col("reason") || i == col("schema"))
+            continue;
         char buf[64];
         row_cell(&z, i, buf, sizeof buf);
         if (*buf)
-            fail_msg("column %s of an empty row is '%s', want empty", row_columns[i], buf);
+            fail_msg("column %s of an empty row is '%s', want empty", row_schema[i].name, buf);
     }
     assert_string_equal(cell(&z, "status"), "skipped");
 }
@@ -253,6 +302,8 @@ static void test_cells_of_partial_row(void **state)
     full_row(&r);
     r.has_limit = 0;
     r.has_speedup = 0;
+    r.has_speedup_ci = 0;
+    r.has_ci = 0;
     r.has_err = 0;
     r.sm_mhz = 0;
     r.launch_floor_ms = 0;
@@ -266,6 +317,12 @@ static void test_cells_of_partial_row(void **state)
     assert_string_equal(cell(&r, "limit_gbps"), "");
     assert_string_equal(cell(&r, "frac_limit"), "");
     assert_string_equal(cell(&r, "speedup"), "");
+    assert_string_equal(cell(&r, "speedup_lo"), "");
+    assert_string_equal(cell(&r, "speedup_hi"), "");
+    assert_string_equal(cell(&r, "median_lo"), "");
+    assert_string_equal(cell(&r, "median_hi"), "");
+    assert_string_equal(cell(&r, "precision"), "");
+    assert_string_equal(cell(&r, "p99_ms"), "0.0199"); /* a time, not an interval */
     assert_string_equal(cell(&r, "sm_mhz"), "");
     assert_string_equal(cell(&r, "launch_floor_ms"), "");
     assert_string_equal(cell(&r, "rel_l2_err"), "");
@@ -274,6 +331,96 @@ static void test_cells_of_partial_row(void **state)
     char small[5];
     row_cell(&r, col("run_id"), small, sizeof small);
     assert_string_equal(small, "2025");
+}
+
+/* Every column, written and read back: the row that comes back is the row that went (the values are
+   exact in %.6g), so a column written but not read, or read into another field, fails here. */
+static void test_every_cell_reads_back(void **state)
+{
+    (void)state;
+    klab_row r, back;
+    full_row(&r);
+    snprintf(r.reason, sizeof r.reason, "a reason");
+    snprintf(r.flags, sizeof r.flags, "launch-bound;few-samples");
+    r.status = ROW_FLAGGED;
+    memset(&back, 0, sizeof back);
+    for (int i = 0; i < ROW_NCOLUMNS; i++) {
+        char text[600];
+        row_cell(&r, i, text, sizeof text);
+        if (!*text)
+            fail_msg("column %s is empty in a full row: the test cannot see it", row_schema[i].name);
+        row_parse(&back, i, text);
+    }
+    for (int i = 0; i < ROW_NCOLUMNS; i++) {
+        char a[600], b[600];
+        row_cell(&r, i, a, sizeof a);
+        row_cell(&back, i, b, sizeof b);
+        if (strcmp(a, b) != 0)
+            fail_msg("column %s: '%s' came back as '%s'", row_schema[i].name, a, b);
+    }
+    assert_memory_equal(&r, &back, sizeof r);
+
+    /* an empty cell sets nothing: no flag claims a value that was not there */
+    klab_row z;
+    memset(&z, 0, sizeof z);
+    for (int i = 0; i < ROW_NCOLUMNS; i++)
+        row_parse(&z, i, "");
+    klab_row zero;
+    memset(&zero, 0, sizeof zero);
+    assert_memory_equal(&z, &zero, sizeof z);
+    /* a long text is cut to its field */
+    char big[1000];
+    memset(big, 'c', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    row_parse(&z, col("case"), big);
+    assert_int_equal(strlen(z.kcase), sizeof z.kcase - 1);
+    assert_int_equal(z.shape[0], 0);
+}
+
+static const char *term(const klab_row *r, const char *name)
+{
+    static char buf[700];
+    row_term(r, col(name), buf, sizeof buf);
+    return buf;
+}
+
+static void test_terminal_text(void **state)
+{
+    (void)state;
+    klab_row r;
+    full_row(&r);
+    assert_string_equal(term(&r, "case"), "ragged");
+    assert_string_equal(term(&r, "l2"), "cold+g");
+    assert_string_equal(term(&r, "median_ms"), "12.35");
+    assert_string_equal(term(&r, "precision"), "0.41%");
+    assert_string_equal(term(&r, "gbps"), "1358");
+    assert_string_equal(term(&r, "frac_limit"), "33.1%");
+    assert_string_equal(term(&r, "speedup"), "2.50x");
+    assert_string_equal(term(&r, "speedup_lo"), "2.40-2.63x");
+    assert_string_equal(term(&r, "status"), "passed");
+    /* the launch floor is the note of a launch-bound row without a reason */
+    assert_string_equal(term(&r, "reason"), "under 10 us: the empty launch alone takes 2.10 us (try --batched)");
+    /* not on the terminal */
+    assert_string_equal(term(&r, "run_id"), "");
+    assert_string_equal(term(&r, "seed"), "");
+
+    row_fail(&r, ROW_FAILED, "hook error");
+    row_add_flag(&r, "few-samples");
+    r.has_time = 0;
+    snprintf(r.launch, sizeof r.launch, "stream");
+    assert_string_equal(term(&r, "l2"), "cold");
+    assert_string_equal(term(&r, "median_ms"), "-");
+    assert_string_equal(term(&r, "speedup_lo"), "-");
+    assert_string_equal(term(&r, "status"), "failed few-samples");
+    assert_string_equal(term(&r, "reason"), "hook error");
+    /* every column the terminal shows has a header and a width, but the free-width ones */
+    for (int i = 0; i < ROW_NCOLUMNS; i++) {
+        const row_column *c = &row_schema[i];
+        if (c->show == SHOW_NO || c->show == SHOW_NOTE)
+            continue;
+        assert_non_null(c->head);
+        assert_true(c->show == SHOW_STATUS || c->width != 0);
+    }
 }
 
 int main(void)
@@ -288,6 +435,8 @@ int main(void)
         cmocka_unit_test(test_cells_of_passed_row),
         cmocka_unit_test(test_cells_of_failed_row),
         cmocka_unit_test(test_cells_of_partial_row),
+        cmocka_unit_test(test_every_cell_reads_back),
+        cmocka_unit_test(test_terminal_text),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -3,6 +3,7 @@
 klab_test(test_ini_config SOURCES test_ini_config.c LABELS unit)
 klab_test(test_csv_sink SOURCES test_csv_sink.c LABELS unit)
 klab_test(test_stats SOURCES test_stats.c LABELS unit)
+klab_test(test_interval SOURCES test_interval.c LABELS unit)
 klab_test(test_verify SOURCES test_verify.c LABELS unit)
 klab_test(test_checksum SOURCES test_checksum.c LABELS unit)
 klab_test(test_roofline SOURCES test_roofline.c LABELS unit)
