@@ -24,7 +24,7 @@ static void expect_exact_pass(klab_dtype d, const void *raw)
     verify_result r;
     memset(&r, 0x5a, sizeof r);
     double tol = verify_default_tol(d);
-    assert_int_equal(verify_compare("out", ref4, raw, d, 4, tol, &r), VERIFY_PASS);
+    assert_int_equal(verify_compare("out", ref4, raw, d, 4, NULL, tol, &r), VERIFY_PASS);
     assert_int_equal(r.verdict, VERIFY_PASS);
     assert_true(r.rel_l2_err == 0);
     assert_true(r.max_abs_err == 0);
@@ -47,16 +47,16 @@ static void test_all_zeros_fail(void **state)
     (void)state;
     verify_result r;
     const uint32_t z32[4] = {0};
-    assert_int_equal(verify_compare("out", ref4, z32, KLAB_FP32, 4, 1e-5, &r), VERIFY_MISMATCH);
+    assert_int_equal(verify_compare("out", ref4, z32, KLAB_FP32, 4, NULL, 1e-5, &r), VERIFY_MISMATCH);
     assert_non_null(strstr(r.msg, "all zeros"));
     assert_string_equal(r.msg, "out: output is all zeros (relative error 1 > 1e-05)");
     assert_true(r.rel_l2_err == 1);
 
     /* -0.0 is zero too; and even with a huge tolerance zeros never pass */
     const uint16_t z16[4] = {0x0000, 0x8000, 0x0000, 0x8000};
-    assert_int_equal(verify_compare("y", ref4, z16, KLAB_FP16, 4, 10.0, &r), VERIFY_MISMATCH);
+    assert_int_equal(verify_compare("y", ref4, z16, KLAB_FP16, 4, NULL, 10.0, &r), VERIFY_MISMATCH);
     assert_string_equal(r.msg, "y: output is all zeros (relative error 1 > 10)");
-    assert_int_equal(verify_compare("y", ref4, z16, KLAB_BF16, 4, 10.0, &r), VERIFY_MISMATCH);
+    assert_int_equal(verify_compare("y", ref4, z16, KLAB_BF16, 4, NULL, 10.0, &r), VERIFY_MISMATCH);
     assert_non_null(strstr(r.msg, "all zeros"));
 }
 
@@ -74,20 +74,20 @@ static void test_poisoned_element_is_nonfinite(void **state)
     b16[2] = 0xFFFF;
     f32[2] = 0xFFFFFFFFu;
 
-    assert_int_equal(verify_compare("out", ref4, f16, KLAB_FP16, 4, 2e-3, &r), VERIFY_NONFINITE);
+    assert_int_equal(verify_compare("out", ref4, f16, KLAB_FP16, 4, NULL, 2e-3, &r), VERIFY_NONFINITE);
     assert_int_equal(r.bad, 1);
     assert_true(isnan(r.rel_l2_err));
     assert_non_null(strstr(r.msg, "out: 1 of 4 elements not finite (first [2] = "));
     assert_non_null(strstr(r.msg, "nan, want 0.125)"));
 
-    assert_int_equal(verify_compare("out", ref4, b16, KLAB_BF16, 4, 1.6e-2, &r), VERIFY_NONFINITE);
+    assert_int_equal(verify_compare("out", ref4, b16, KLAB_BF16, 4, NULL, 1.6e-2, &r), VERIFY_NONFINITE);
     assert_non_null(strstr(r.msg, "(first [2] = "));
-    assert_int_equal(verify_compare("out", ref4, f32, KLAB_FP32, 4, 1e-5, &r), VERIFY_NONFINITE);
+    assert_int_equal(verify_compare("out", ref4, f32, KLAB_FP32, 4, NULL, 1e-5, &r), VERIFY_NONFINITE);
     assert_non_null(strstr(r.msg, "(first [2] = "));
 
     /* a whole poisoned output (never written) */
     const uint16_t all[4] = {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF};
-    assert_int_equal(verify_compare("out", ref4, all, KLAB_FP16, 4, 2e-3, &r), VERIFY_NONFINITE);
+    assert_int_equal(verify_compare("out", ref4, all, KLAB_FP16, 4, NULL, 2e-3, &r), VERIFY_NONFINITE);
     assert_int_equal(r.bad, 4);
     assert_non_null(strstr(r.msg, "out: 4 of 4 elements not finite (first [0] = "));
 }
@@ -99,19 +99,19 @@ static void test_inf_fails(void **state)
     uint32_t f32[4];
     memcpy(f32, f32_4, sizeof f32);
     f32[1] = 0x7F800000u;
-    assert_int_equal(verify_compare("out", ref4, f32, KLAB_FP32, 4, 1e-5, &r), VERIFY_NONFINITE);
+    assert_int_equal(verify_compare("out", ref4, f32, KLAB_FP32, 4, NULL, 1e-5, &r), VERIFY_NONFINITE);
     assert_string_equal(r.msg, "out: 1 of 4 elements not finite (first [1] = inf, want -2.5)");
 
     uint16_t f16[4];
     memcpy(f16, f16_4, sizeof f16);
     f16[3] = 0xFC00; /* -inf */
-    assert_int_equal(verify_compare("out", ref4, f16, KLAB_FP16, 4, 2e-3, &r), VERIFY_NONFINITE);
+    assert_int_equal(verify_compare("out", ref4, f16, KLAB_FP16, 4, NULL, 2e-3, &r), VERIFY_NONFINITE);
     assert_string_equal(r.msg, "out: 1 of 4 elements not finite (first [3] = -inf, want 3)");
 
     uint16_t b16[4];
     memcpy(b16, b16_4, sizeof b16);
     b16[0] = 0x7F80;
-    assert_int_equal(verify_compare("out", ref4, b16, KLAB_BF16, 4, 1.6e-2, &r), VERIFY_NONFINITE);
+    assert_int_equal(verify_compare("out", ref4, b16, KLAB_BF16, 4, NULL, 1.6e-2, &r), VERIFY_NONFINITE);
     assert_string_equal(r.msg, "out: 1 of 4 elements not finite (first [0] = inf, want 1)");
 }
 
@@ -129,10 +129,10 @@ static void test_one_element_off_fails_by_element_rule(void **state)
         h[i] = 0x3C00;
     }
     verify_result r;
-    assert_int_equal(verify_compare("y", ref, h, KLAB_FP16, N, 2e-3, &r), VERIFY_PASS);
+    assert_int_equal(verify_compare("y", ref, h, KLAB_FP16, N, NULL, 2e-3, &r), VERIFY_PASS);
 
     h[BAD] = 0x3C80; /* 1.125 */
-    assert_int_equal(verify_compare("y", ref, h, KLAB_FP16, N, 2e-3, &r), VERIFY_MISMATCH);
+    assert_int_equal(verify_compare("y", ref, h, KLAB_FP16, N, NULL, 2e-3, &r), VERIFY_MISMATCH);
     assert_near(r.rel_l2_err, 0.125 / 256, 1e-15); /* 4.9e-4: under the tolerance */
     assert_true(r.rel_l2_err < r.tol);
     assert_true(r.max_abs_err == 0.125);
@@ -147,7 +147,7 @@ static void test_one_element_off_fails_by_element_rule(void **state)
     for (int i = 0; i < 10000; i++)
         f[i] = 0x3F800000u;
     f[9999] = 0x3F800400u;
-    assert_int_equal(verify_compare("z", ref, f, KLAB_FP32, 10000, 1e-5, &r), VERIFY_MISMATCH);
+    assert_int_equal(verify_compare("z", ref, f, KLAB_FP32, 10000, NULL, 1e-5, &r), VERIFY_MISMATCH);
     assert_true(r.rel_l2_err < 1e-5);
     assert_int_equal(r.bad, 1);
     assert_non_null(strstr(r.msg, "(first [9999] = 1.00012, want 1)"));
@@ -163,12 +163,12 @@ static void test_rel_l2_over_tolerance(void **state)
     const double ref[4] = {1, 1, 1, 1};
     const uint16_t h[4] = {0x3C08, 0x3C08, 0x3C08, 0x3C08}; /* 1 + 8/1024 = 1.0078125 each */
     verify_result r;
-    assert_int_equal(verify_compare("w", ref, h, KLAB_FP16, 4, 2e-3, &r), VERIFY_MISMATCH);
+    assert_int_equal(verify_compare("w", ref, h, KLAB_FP16, 4, NULL, 2e-3, &r), VERIFY_MISMATCH);
     assert_int_equal(r.bad, 0);
     assert_near(r.rel_l2_err, 0.0078125, 1e-15);
     assert_string_equal(r.msg, "w: relative error 0.00781 over tolerance 0.002");
     /* and a looser tolerance passes it */
-    assert_int_equal(verify_compare("w", ref, h, KLAB_FP16, 4, 1e-2, &r), VERIFY_PASS);
+    assert_int_equal(verify_compare("w", ref, h, KLAB_FP16, 4, NULL, 1e-2, &r), VERIFY_PASS);
 }
 
 /* A near-zero reference element is judged against rms(ref), not against itself. */
@@ -187,13 +187,13 @@ static void test_tiny_reference_judged_against_rms(void **state)
     double rms = verify_rms(ref, N);
     assert_near(fabs(dtype_load(KLAB_FP16, h, K) - ref[K]), 1e-3 * rms, 1e-5);
     verify_result r;
-    assert_int_equal(verify_compare("y", ref, h, KLAB_FP16, N, 2e-3, &r), VERIFY_PASS);
+    assert_int_equal(verify_compare("y", ref, h, KLAB_FP16, N, NULL, 2e-3, &r), VERIFY_PASS);
     assert_int_equal(r.bad, 0);
     assert_near(r.ref_rms, rms, 0);
 
     /* 0.05 on the same element is over 4 tau (|ref| + rms) = 0.008: it fails, though L2 is still fine */
     h[K] = 0x2A66; /* 0.0499878 */
-    assert_int_equal(verify_compare("y", ref, h, KLAB_FP16, N, 2e-3, &r), VERIFY_MISMATCH);
+    assert_int_equal(verify_compare("y", ref, h, KLAB_FP16, N, NULL, 2e-3, &r), VERIFY_MISMATCH);
     assert_true(r.rel_l2_err < 2e-3);
     assert_int_equal(r.bad, 1);
     assert_non_null(strstr(r.msg, "(first [7] = 0.0499878, want 1e-06)"));
@@ -273,9 +273,9 @@ static void test_dtype_names(void **state)
     assert_string_equal(dtype_name((klab_dtype)-1), "?");
     for (int d = 0; d < KLAB_DTYPE_COUNT; d++)
         assert_int_equal(dtype_parse(dtype_name((klab_dtype)d)), d);
-    assert_int_equal(dtype_size(KLAB_FP32), 4);
-    assert_int_equal(dtype_size(KLAB_FP16), 2);
-    assert_int_equal(dtype_size(KLAB_BF16), 2);
+    assert_int_equal(klab_dtype_size(KLAB_FP32), 4);
+    assert_int_equal(klab_dtype_size(KLAB_FP16), 2);
+    assert_int_equal(klab_dtype_size(KLAB_BF16), 2);
 }
 
 static double f16(uint16_t bits)
