@@ -33,6 +33,7 @@
 #define CFG_MAX_LIST 16
 #define CFG_MAX_PARAMS 16
 #define CFG_NAME 64
+#define CFG_MAX_DIMS 16
 
 typedef struct cfg_case {
     char name[CFG_NAME];
@@ -50,6 +51,12 @@ typedef struct cfg_case {
     char param_key[CFG_MAX_PARAMS][CFG_NAME];
     char param_val[CFG_MAX_PARAMS][128];
     int param_line[CFG_MAX_PARAMS];
+    int ndims_named;
+    char dim_key[CFG_MAX_DIMS][32];
+    int64_t dim_val[CFG_MAX_DIMS];
+    int dim_line[CFG_MAX_DIMS];
+    int64_t steps;
+    char config[128];
     unsigned set; /* which keys this section gave (CFG_SET_*), to inherit the rest from [defaults] */
 } cfg_case;
 
