@@ -361,7 +361,7 @@ typedef struct run_totals {
     int plugins, refused, rows, bad_rows, bad_ini;
 } run_totals;
 
-static void run_plugin(const cli_opts *o, const discovery *d, const found_plugin *f, const cfg_experiment *cfg,
+static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_experiment *cfg,
                        const char *run_dir, const char *run_id, uint64_t seed, run_totals *t)
 {
     job j;
@@ -374,9 +374,6 @@ static void run_plugin(const cli_opts *o, const discovery *d, const found_plugin
     snprintf(j.run_id, sizeof j.run_id, "%s", run_id);
     snprintf(j.plugin_path, sizeof j.plugin_path, "%s", f->path);
     snprintf(j.plugin_name, sizeof j.plugin_name, "%s", f->name);
-    const found_plugin *ceiling = discovery_find(d, "vector_add");
-    if (ceiling)
-        snprintf(j.ceiling_path, sizeof j.ceiling_path, "%s", ceiling->path);
     j.topts.hot = o->hot;
     j.topts.graph = o->graph;
     j.topts.throttle = o->throttle;
@@ -553,7 +550,7 @@ int lab_run(const cli_opts *o)
 
     run_totals t = {0, 0, 0, 0, bad_ini};
     for (int i = 0; i < n; i++)
-        run_plugin(o, &d, sel[i], &cfgs[i], run_dir, run_id, seed, &t);
+        run_plugin(o, sel[i], &cfgs[i], run_dir, run_id, seed, &t);
 
     printf("\nrun %s: %d plugin%s, %d rows, %d not passed, %d refused -> %s\n", run_id, t.plugins,
            t.plugins == 1 ? "" : "s", t.rows, t.bad_rows, t.refused, run_dir);

@@ -49,6 +49,8 @@ typedef struct klab_row {
     int has_err;
     double rel_l2_err, max_abs_err, tol;
     uint64_t seed;
+    char config[128];
+    long long verified_elems;
 } klab_row;
 
 const char *row_status_name(row_status s);

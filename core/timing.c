@@ -98,7 +98,7 @@ static int run_once(timing_env *env, subject *s, char *err, size_t errlen)
             return cuda_fail(env, e, "cudaGraphLaunch", err, errlen);
         return 0;
     }
-    return s->ops->launch(s->self, env->stream, err, errlen);
+    return s->ops->launch(s->self, env->stream, 0, 0, err, errlen);
 }
 
 static void subject_fail(subject *s, subject_state st, const char *why)
@@ -207,12 +207,13 @@ static int prepare(timing_env *env, subject *s, const timing_opts *o, char *err,
     s->verify_round = -1;
     TRY(env, cudaEventCreate(&p->ev0), "cudaEventCreate", err, errlen);
     TRY(env, cudaEventCreate(&p->ev1), "cudaEventCreate", err, errlen);
-    if (o->graph) {
+    s->batch = 1;
+    if (o->graph && !s->owns_graph) { /* a subject that launches its own graphs is never captured */
         char why[512] = "";
         cudaError_t e = cudaStreamBeginCapture(env->stream, cudaStreamCaptureModeGlobal);
         if (e != cudaSuccess)
             return cuda_fail(env, e, "cudaStreamBeginCapture", err, errlen);
-        int rc = s->ops->launch(s->self, env->stream, why, sizeof why);
+        int rc = s->ops->launch(s->self, env->stream, 0, 0, why, sizeof why);
         cudaError_t ee = cudaStreamEndCapture(env->stream, &p->graph);
         if (rc != 0 || ee != cudaSuccess) {
             char msg[600];
@@ -273,8 +274,10 @@ static void pick_verify_rounds(subject *subs, int n, const timing_opts *o)
         perm[i] = perm[j];
         perm[j] = t;
     }
+    /* a step subject's output is checked after a whole sequence, which this timer does not run: its
+       sequences are verified before timing (case_instance.c) */
     for (int i = 0; i < n; i++)
-        subs[i].verify_round = subs[i].ops->check ? perm[i] : -1;
+        subs[i].verify_round = subs[i].ops->check && subs[i].steps == 0 ? perm[i] : -1;
     free(perm);
 }
 
@@ -415,7 +418,7 @@ int timing_measure(timing_env *env, subject *subs, int n, const timing_opts *o, 
             if (s->state != SUBJ_OK)
                 continue;
             int verified = s->verify_round == round;
-            if (verified && s->ops->poison && s->ops->poison(s->self, env->stream, why, sizeof why) != 0) {
+            if (verified && s->ops->poison && s->ops->poison(s->self, env->stream, 0, why, sizeof why) != 0) {
                 subject_fail(s, SUBJ_FAILED, why);
                 continue;
             }

@@ -32,14 +32,28 @@
 #include "klab/plugin.h"
 #include "stopping.h"
 
-/* What a subject is to the timer. launch is required; the three verification calls may be NULL for a
-   subject with nothing to check (then no sample is poisoned for it). Each returns 0, or -1 with the
-   reason in err; check returns 1 for wrong numbers (reason in err). */
+/* What a subject is to the timer: a plugin profile, klab's copy, a PyTorch callable, a spin. Each
+   call returns 0, or -1 with the reason in err; check returns 1 for wrong numbers (reason in err). */
 typedef struct subject_ops {
-    int (*launch)(void *self, klab_stream s, char *err, size_t errlen);
-    int (*poison)(void *self, klab_stream s, char *err, size_t errlen);
+    /* Enqueue one run on `s` using copy `replica` of the subject's tensors (0 = the originals; see
+       replicate) as step `step` of its sequence (0 for non-step subjects). 0 or -1 (reason in err). */
+    int (*launch)(void *self, klab_stream s, int replica, int64_t step, char *err, size_t errlen);
+    /* Overwrite every output of copy `replica` with a fresh unpredictable pattern, stream-ordered.
+       The timer calls it before EVERY sample (timed or verified alike: a plugin cannot tell them apart)
+       and before each run of a batch. NULL: nothing to poison (PyTorch, spins). */
+    int (*poison)(void *self, klab_stream s, int replica, char *err, size_t errlen);
+    /* Copy replica 0's outputs to the host after a device-wide synchronise (a verified sample). */
     int (*stage)(void *self, klab_stream s, char *err, size_t errlen);
+    /* Compare the staged outputs (and red zones) with the reference: 0 ok, 1 wrong (reason), -1 error. */
     int (*check)(void *self, char *err, size_t errlen);
+    /* Make copies 1..n-1 of the subject's tensors (inputs with identical contents, outputs, scratch,
+       states) so a batch of n runs can rotate through them and none finds its data in L2. Sets
+       *footprint to the bytes all n copies occupy. 0, or -1 with the reason (e.g. not enough device
+       memory) -- the timer then batches without rotation and the row says so. NULL: cannot rotate
+       (a profile with KLAB_PROFILE_FIXED_TENSORS, PyTorch). */
+    int (*replicate)(void *self, int n, double *footprint, char *err, size_t errlen);
+    /* Step subjects: restore the states of every copy to the start of a sequence (untimed). */
+    int (*restore)(void *self, klab_stream s, char *err, size_t errlen);
 } subject_ops;
 
 typedef enum subject_state {
@@ -53,6 +67,10 @@ typedef struct subject {
     const char *label;
     const subject_ops *ops;
     void *self;
+    int64_t steps;      /* > 0: a step subject: samples are single steps 0..steps-1, restored between
+                           sequences; 0: an ordinary subject */
+    int owns_graph;     /* the subject launches its own CUDA graphs: never captured; batched by
+                           queueing runs back to back behind a blocking kernel */
 
     /* results */
     subject_state state;
@@ -65,6 +83,9 @@ typedef struct subject {
     stop_reason stopped;
     int verify_round; /* the round whose output was checked; -1 if none */
     double escape_excess_ms;
+    int batch;          /* runs per sample */
+    double footprint;   /* bytes of the copies a batch rotated through; 0 = none */
+    int rotated;        /* 1 when the batch rotated copies */
 
     /* private to timing.c */
     void *priv;
