@@ -4,33 +4,36 @@
 
 enum { NOTHING = 0, ZEROS, MODIFIES_INPUT, BREAKS_LATER };
 
-static klab_status cheats_run(void *state, int profile, klab_stream s)
+static klab_status cheats_run(void *state, const klab_launch *l)
 {
     twice_state *st = (twice_state *)state;
-    int run = ++st->runs[profile];
-    switch (profile) {
+    int run = ++st->runs[l->profile];
+    const float *x = TWICE_X(l);
+    float *y = TWICE_Y(l);
+    cudaStream_t s = l->stream;
+    switch (l->profile) {
     case NOTHING:
         return KLAB_OK;
     case ZEROS:
-        KLAB_CUDA(st->host, st->ctx, cudaMemsetAsync(st->y, 0, st->n * sizeof(float), s));
+        KLAB_CUDA(st->host, st->ctx, cudaMemsetAsync(y, 0, st->n * sizeof(float), s));
         return KLAB_OK;
     case MODIFIES_INPUT:
-        twice_kernel<<<twice_grid(st->n), 256, 0, s>>>(st->x, st->y, st->n, 2.0f);
+        twice_kernel<<<twice_grid(st->n), 256, 0, s>>>(x, y, st->n, 2.0f);
         KLAB_LAUNCHED(st->host, st->ctx);
-        KLAB_CUDA(st->host, st->ctx, cudaMemsetAsync(st->x, 0, st->n * sizeof(float), s));
+        KLAB_CUDA(st->host, st->ctx, cudaMemsetAsync((void *)x, 0, st->n * sizeof(float), s));
         return KLAB_OK;
     default:
-        twice_kernel<<<twice_grid(st->n), 256, 0, s>>>(st->x, st->y, st->n, run == 1 ? 2.0f : 2.5f);
+        twice_kernel<<<twice_grid(st->n), 256, 0, s>>>(x, y, st->n, run == 1 ? 2.0f : 2.5f);
         KLAB_LAUNCHED(st->host, st->ctx);
         return KLAB_OK;
     }
 }
 
 static const klab_profile profiles[] = {
-    {"nothing", "writes nothing"},
-    {"zeros", "writes zeros"},
-    {"modifies_input", "right output, then zeroes its input"},
-    {"breaks_later", "right on its first run, wrong after"},
-    {NULL, NULL},
+    TWICE_PROFILE("nothing", "writes nothing"),
+    TWICE_PROFILE("zeros", "writes zeros"),
+    TWICE_PROFILE("modifies_input", "right output, then zeroes its input"),
+    TWICE_PROFILE("breaks_later", "right on its first run, wrong after"),
+    TWICE_PROFILES_END,
 };
 TWICE_DESCRIPTOR("gpu_cheats", "outputs that must not pass", profiles, twice_setup, cheats_run, twice_teardown, 0)
