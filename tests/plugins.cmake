@@ -50,6 +50,15 @@ list(APPEND KLAB_ABI_PLUGINS abi_not_elf)
 klab_test(test_loader SOURCES test_loader.c LABELS plugins)
 add_dependencies(test_loader ${KLAB_ABI_PLUGINS})
 
+# ---- tests/plugins/abi2: one plugin per ABI 2.0 capability (GPU tests in test_gpu, CPU ones here) ----
+set(KLAB_ABI2_PLUGINS abi2_fp8 abi2_int32 abi2_sampled abi2_arch abi2_tuning abi2_steps)
+foreach(p ${KLAB_ABI2_PLUGINS})
+  klab_add_plugin(${p} SOURCES plugins/abi2/${p}.cu)
+endforeach()
+
+klab_test(test_abi2_plugins SOURCES test_abi2_plugins.c klab_run.c LABELS plugins)
+add_dependencies(test_abi2_plugins klab vector_add ${KLAB_ABI2_PLUGINS})
+
 # ---- tests/plugins/crash: plugins that crash or hang in a worker, run through the klab binary ----
 set(KLAB_CRASH_PLUGINS crash_entry crash_ctor crash_hang crash_good)
 foreach(p ${KLAB_CRASH_PLUGINS})

@@ -1,5 +1,6 @@
 /* verify (device output against the float64 reference) and dtype (names, sizes, widening), on raw
- * buffers encoded by hand as bit patterns. */
+ * buffers encoded by hand as bit patterns: every one of the 256 codes of each fp8 format against the
+ * formats' definitions, integers compared exactly, sampled comparisons naming element indices. */
 #include "klab_test.h"
 
 #include <float.h>
@@ -240,7 +241,11 @@ static void test_default_tol_and_names(void **state)
     assert_true(verify_default_tol(KLAB_FP32) == 1e-5);
     assert_true(verify_default_tol(KLAB_FP16) == 2e-3);
     assert_true(verify_default_tol(KLAB_BF16) == 1.6e-2);
-    assert_true(verify_default_tol((klab_dtype)7) == 0);
+    assert_true(verify_default_tol(KLAB_FP8_E4M3) == 6.25e-2);
+    assert_true(verify_default_tol(KLAB_FP8_E5M2) == 1.25e-1);
+    assert_true(verify_default_tol(KLAB_INT32) == 0);
+    assert_true(verify_default_tol(KLAB_INT64) == 0);
+    assert_true(verify_default_tol((klab_dtype)KLAB_DTYPE_COUNT) == 0);
     assert_string_equal(verify_verdict_name(VERIFY_PASS), "pass");
     assert_string_equal(verify_verdict_name(VERIFY_MISMATCH), "mismatch");
     assert_string_equal(verify_verdict_name(VERIFY_NONFINITE), "nonfinite");
@@ -269,13 +274,142 @@ static void test_dtype_names(void **state)
     assert_string_equal(dtype_name(KLAB_FP32), "fp32");
     assert_string_equal(dtype_name(KLAB_FP16), "fp16");
     assert_string_equal(dtype_name(KLAB_BF16), "bf16");
+    assert_string_equal(dtype_name(KLAB_FP8_E4M3), "fp8e4m3");
+    assert_string_equal(dtype_name(KLAB_FP8_E5M2), "fp8e5m2");
+    assert_string_equal(dtype_name(KLAB_INT32), "int32");
+    assert_string_equal(dtype_name(KLAB_INT64), "int64");
+    assert_int_equal(dtype_parse("fp8_e4m3"), KLAB_FP8_E4M3);
+    assert_int_equal(dtype_parse("float8_e4m3fn"), KLAB_FP8_E4M3);
+    assert_int_equal(dtype_parse("FP8E5M2"), KLAB_FP8_E5M2);
+    assert_int_equal(dtype_parse("float8_e5m2"), KLAB_FP8_E5M2);
+    assert_int_equal(dtype_parse("int8"), -1);
     assert_string_equal(dtype_name(KLAB_DTYPE_COUNT), "?");
     assert_string_equal(dtype_name((klab_dtype)-1), "?");
-    for (int d = 0; d < KLAB_DTYPE_COUNT; d++)
+    for (int d = 0; d < KLAB_DTYPE_COUNT; d++) {
         assert_int_equal(dtype_parse(dtype_name((klab_dtype)d)), d);
+        assert_true(strlen(dtype_name((klab_dtype)d)) <= 7); /* a row's dtype column holds 7 */
+    }
     assert_int_equal(klab_dtype_size(KLAB_FP32), 4);
     assert_int_equal(klab_dtype_size(KLAB_FP16), 2);
     assert_int_equal(klab_dtype_size(KLAB_BF16), 2);
+    assert_int_equal(klab_dtype_size(KLAB_FP8_E4M3), 1);
+    assert_int_equal(klab_dtype_size(KLAB_FP8_E5M2), 1);
+    assert_int_equal(klab_dtype_size(KLAB_INT32), 4);
+    assert_int_equal(klab_dtype_size(KLAB_INT64), 8);
+    assert_int_equal(klab_dtype_size(KLAB_DTYPE_COUNT), 0);
+    assert_false(dtype_is_integer(KLAB_FP8_E4M3));
+    assert_true(dtype_is_integer(KLAB_INT32) && dtype_is_integer(KLAB_INT64));
+}
+
+/* ---- fp8: every code, against the OCP definitions written out independently ---- */
+
+/* e4m3 ("fn"): sign, 4 exponent bits (bias 7), 3 mantissa bits; S.1111.111 is NaN; no infinities. */
+static double e4m3_by_definition(unsigned b, int *nan)
+{
+    unsigned s = b >> 7, e = (b >> 3) & 15, m = b & 7;
+    *nan = e == 15 && m == 7;
+    double v = e == 0 ? (m / 8.0) * pow(2, 1 - 7) : (1 + m / 8.0) * pow(2, (int)e - 7);
+    return s ? -v : v;
+}
+
+/* e5m2: sign, 5 exponent bits (bias 15), 2 mantissa bits; exponent 31 is infinity (m = 0) or NaN. */
+static double e5m2_by_definition(unsigned b, int *nan)
+{
+    unsigned s = b >> 7, e = (b >> 2) & 31, m = b & 3;
+    *nan = e == 31 && m != 0;
+    double v = e == 31 ? INFINITY : e == 0 ? (m / 4.0) * pow(2, 1 - 15) : (1 + m / 4.0) * pow(2, (int)e - 15);
+    return s ? -v : v;
+}
+
+static void test_fp8_every_code(void **state)
+{
+    (void)state;
+    uint8_t codes[256];
+    double wide[256];
+    for (int k = 0; k < 2; k++) {
+        klab_dtype d = k ? KLAB_FP8_E5M2 : KLAB_FP8_E4M3;
+        for (unsigned b = 0; b < 256; b++)
+            codes[b] = (uint8_t)b;
+        dtype_to_double(d, codes, wide, 256);
+        for (unsigned b = 0; b < 256; b++) {
+            int nan;
+            double want = k ? e5m2_by_definition(b, &nan) : e4m3_by_definition(b, &nan);
+            double one = dtype_load(d, codes, b);
+            if (nan) {
+                if (!isnan(wide[b]) || !isnan(one))
+                    fail_msg("%s code 0x%02x: %g, want NaN", dtype_name(d), b, wide[b]);
+                continue;
+            }
+            if (!(wide[b] == want && one == want && signbit(wide[b]) == signbit(want)))
+                fail_msg("%s code 0x%02x: %.17g, want %.17g", dtype_name(d), b, wide[b], want);
+        }
+    }
+    uint8_t b;
+    /* the landmarks, by hand */
+    b = 0x7E; assert_true(dtype_load(KLAB_FP8_E4M3, &b, 0) == 448);          /* largest e4m3 */
+    b = 0x38; assert_true(dtype_load(KLAB_FP8_E4M3, &b, 0) == 1);
+    b = 0x08; assert_true(dtype_load(KLAB_FP8_E4M3, &b, 0) == ldexp(1, -6)); /* smallest normal */
+    b = 0x01; assert_true(dtype_load(KLAB_FP8_E4M3, &b, 0) == ldexp(1, -9)); /* smallest subnormal */
+    b = 0x78; assert_true(dtype_load(KLAB_FP8_E4M3, &b, 0) == 256);          /* exponent all ones: finite */
+    b = 0x7F; assert_true(isnan(dtype_load(KLAB_FP8_E4M3, &b, 0)));
+    b = 0xFF; assert_true(isnan(dtype_load(KLAB_FP8_E4M3, &b, 0)));
+    b = 0x80; assert_true(dtype_load(KLAB_FP8_E4M3, &b, 0) == 0 && signbit(dtype_load(KLAB_FP8_E4M3, &b, 0)));
+    b = 0x7B; assert_true(dtype_load(KLAB_FP8_E5M2, &b, 0) == 57344);        /* largest e5m2 */
+    b = 0x3C; assert_true(dtype_load(KLAB_FP8_E5M2, &b, 0) == 1);
+    b = 0x01; assert_true(dtype_load(KLAB_FP8_E5M2, &b, 0) == ldexp(1, -16));
+    b = 0x7C; assert_true(isinf(dtype_load(KLAB_FP8_E5M2, &b, 0)) && dtype_load(KLAB_FP8_E5M2, &b, 0) > 0);
+    b = 0xFC; assert_true(isinf(dtype_load(KLAB_FP8_E5M2, &b, 0)) && dtype_load(KLAB_FP8_E5M2, &b, 0) < 0);
+    b = 0x7D; assert_true(isnan(dtype_load(KLAB_FP8_E5M2, &b, 0)));
+}
+
+static void test_integers_widen(void **state)
+{
+    (void)state;
+    const int32_t i32[3] = {-5, INT32_MIN, INT32_MAX};
+    const int64_t i64[2] = {-7, (int64_t)1 << 53};
+    double out[3];
+    dtype_to_double(KLAB_INT32, i32, out, 3);
+    assert_true(out[0] == -5 && out[1] == -2147483648.0 && out[2] == 2147483647.0);
+    dtype_to_double(KLAB_INT64, i64, out, 2);
+    assert_true(out[0] == -7 && out[1] == 9007199254740992.0);
+    assert_true(dtype_load(KLAB_INT64, i64, 1) == 9007199254740992.0);
+}
+
+/* ---- integers compare exactly; sampled comparisons name elements ---- */
+
+static void test_integers_compare_exactly(void **state)
+{
+    (void)state;
+    const int32_t got[4] = {1, 2, 3, 4};
+    const double same[4] = {1, 2, 3, 4}, off[4] = {1, 2, 4, 4};
+    verify_result r;
+    assert_int_equal(verify_compare("idx", same, got, KLAB_INT32, 4, NULL, 0.5, &r), VERIFY_PASS);
+    assert_true(r.rel_l2_err == 0 && r.tol == 0);
+    /* one unit off fails whatever tolerance is asked: integers are exact */
+    assert_int_equal(verify_compare("idx", off, got, KLAB_INT32, 4, NULL, 0.5, &r), VERIFY_MISMATCH);
+    assert_int_equal(r.bad, 1);
+    assert_string_equal(r.msg, "idx: 1 of 4 elements differ (integers compare exactly; first [2] = 3, want 4)");
+    const size_t index[4] = {10, 20, 30, 40};
+    assert_int_equal(verify_compare("idx", off, got, KLAB_INT32, 4, index, 0, &r), VERIFY_MISMATCH);
+    assert_non_null(strstr(r.msg, "first [30] = 3, want 4"));
+    const int64_t big[2] = {(int64_t)1 << 40, -3};
+    const double want64[2] = {1099511627776.0, -3};
+    assert_int_equal(verify_compare("off", want64, big, KLAB_INT64, 2, NULL, 0, &r), VERIFY_PASS);
+}
+
+static void test_sampled_compare_names_elements(void **state)
+{
+    (void)state;
+    /* positions 0..3 of a sample stand for elements 7, 100, 5000, 70000 */
+    const size_t index[4] = {7, 100, 5000, 70000};
+    const double ref[4] = {1, -2.5, 0.125, 3};
+    const uint32_t got[4] = {0x3F800000u, 0xC0200000u, 0x3E000000u, 0x40800000u}; /* the last is 4, not 3 */
+    verify_result r;
+    assert_int_equal(verify_compare("y", ref, got, KLAB_FP32, 4, index, 1e-5, &r), VERIFY_MISMATCH);
+    assert_non_null(strstr(r.msg, "1 of 4 elements off (first [70000] = 4, want 3)"));
+    const uint32_t nan[4] = {0x3F800000u, 0x7FC00000u, 0x3E000000u, 0x40400000u};
+    assert_int_equal(verify_compare("y", ref, nan, KLAB_FP32, 4, index, 1e-5, &r), VERIFY_NONFINITE);
+    assert_non_null(strstr(r.msg, "(first [100] = nan"));
 }
 
 static double f16(uint16_t bits)
@@ -380,6 +514,10 @@ int main(void)
         cmocka_unit_test(test_bf16_patterns),
         cmocka_unit_test(test_fp32_patterns),
         cmocka_unit_test(test_to_double_arrays),
+        cmocka_unit_test(test_fp8_every_code),
+        cmocka_unit_test(test_integers_widen),
+        cmocka_unit_test(test_integers_compare_exactly),
+        cmocka_unit_test(test_sampled_compare_names_elements),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -10,6 +10,9 @@ klab_test(test_row SOURCES test_row.c LABELS unit)
 klab_test(test_timing_order SOURCES test_timing_order.c LABELS unit)
 klab_test(test_cli SOURCES test_cli.c LABELS unit)
 klab_test(test_discovery SOURCES test_discovery.c LABELS unit)
+klab_test(test_redzone SOURCES test_redzone.c LABELS unit)
+klab_test(test_sample SOURCES test_sample.c LABELS unit)
+klab_test(test_case_build SOURCES test_case_build.c LABELS unit)
 
 # the plugins' float64 references, linked in from plugins/ (plain C, no GPU)
 klab_test(test_references SOURCES test_references.c ../plugins/rmsnorm/rmsnorm_reference.c
