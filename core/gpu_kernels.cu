@@ -159,8 +159,10 @@ extern "C" int gpu_fill_uniform(klab_dtype d, void *ptr, size_t n, uint64_t seed
     const int threads = 256;
     const int g = grid_for(n, threads);
     float flo = (float)lo, span = (float)(hi - lo);
+    /* integers: [ceil(lo), ceil(hi)); a span of 2^64 (all of int64) is written as 0 */
     long long ilo = (long long)ceil(lo);
-    unsigned long long ispan = (unsigned long long)((long long)ceil(hi) - ilo);
+    double dspan = ceil(hi) - ceil(lo);
+    unsigned long long ispan = dspan >= 18446744073709551616.0 ? 0 : (unsigned long long)dspan;
     switch (d) {
     case KLAB_FP32: fill_uniform_kernel<<<g, threads, 0, s>>>((float *)ptr, n, seed, flo, span); break;
     case KLAB_FP16: fill_uniform_kernel<<<g, threads, 0, s>>>((__half *)ptr, n, seed, flo, span); break;

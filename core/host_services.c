@@ -221,7 +221,7 @@ static klab_status svc_fill_uniform(klab_ctx *ctx, void *tensor, double lo, doub
     if (!(hi > lo) || !isfinite(lo) || !isfinite(hi))
         return svc_error(ctx, "fill_uniform('%s'): empty range [%g, %g)", t->name, lo, hi);
     if (dtype_is_integer(t->dtype)) {
-        double max = t->dtype == KLAB_INT32 ? 2147483648.0 : 9223372036854775807.0;
+        double max = t->dtype == KLAB_INT32 ? 2147483648.0 : 9223372036854775808.0; /* 2^31, 2^63 */
         if (!(ceil(hi) > ceil(lo)))
             return svc_error(ctx, "fill_uniform('%s'): [%g, %g) holds no whole number", t->name, lo, hi);
         if (ceil(lo) < -max || ceil(hi) > max)

@@ -132,12 +132,14 @@ int loader_open(const char *path, const char *expected, loaded_plugin *p, char *
     }
     klab_entry_fn entry;
     memcpy(&entry, &sym, sizeof entry); /* object pointer to function pointer, as POSIX allows */
-    const klab_plugin *d = entry(KLAB_ABI_MAJOR, KLAB_ABI_MINOR);
-    if (!d && !(d = older_abi(entry))) {
+    const klab_plugin *d = entry(KLAB_ABI_MAJOR, KLAB_ABI_MINOR), *old = d ? NULL : older_abi(entry);
+    if (!d && (!old || old->abi_major == KLAB_ABI_MAJOR)) {
         snprintf(why, sizeof why, "%s returned no descriptor: the plugin declines this host (ABI %d.%d)",
                  KLAB_ENTRY_SYMBOL, KLAB_ABI_MAJOR, KLAB_ABI_MINOR);
         return refuse(p, err, errlen, why);
     }
+    if (!d)
+        d = old; /* refused below, by the ABI it names */
     if (d->abi_major != KLAB_ABI_MAJOR) {
         snprintf(why, sizeof why, "built for plugin ABI %u.%u; this klab speaks %d.%d", d->abi_major,
                  d->abi_minor, KLAB_ABI_MAJOR, KLAB_ABI_MINOR);

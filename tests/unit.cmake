@@ -13,6 +13,7 @@ klab_test(test_discovery SOURCES test_discovery.c LABELS unit)
 klab_test(test_redzone SOURCES test_redzone.c LABELS unit)
 klab_test(test_sample SOURCES test_sample.c LABELS unit)
 klab_test(test_case_build SOURCES test_case_build.c LABELS unit)
+klab_test(test_results SOURCES test_results.c LABELS unit)
 
 # the plugins' float64 references, linked in from plugins/ (plain C, no GPU)
 klab_test(test_references SOURCES test_references.c ../plugins/rmsnorm/rmsnorm_reference.c
