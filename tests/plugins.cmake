@@ -57,7 +57,7 @@ foreach(p ${KLAB_ABI2_PLUGINS})
 endforeach()
 
 klab_test(test_abi2_plugins SOURCES test_abi2_plugins.c klab_run.c LABELS plugins)
-add_dependencies(test_abi2_plugins klab vector_add ${KLAB_ABI2_PLUGINS})
+add_dependencies(test_abi2_plugins klab vector_add abi_half_hook ${KLAB_ABI2_PLUGINS})
 
 # ---- tests/plugins/crash: plugins that crash or hang in a worker, run through the klab binary ----
 set(KLAB_CRASH_PLUGINS crash_entry crash_ctor crash_hang crash_good)

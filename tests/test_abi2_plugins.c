@@ -265,6 +265,26 @@ static void test_validate_vector_add_bytes(void **state)
     free(r.out);
 }
 
+/* The worker once called the half-declared work hook of such a plugin and died of SIGSEGV: now the
+   hook is absent, the case is described without bytes, and the INI is ok. */
+static void test_half_hook_validates(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], inis[PATH_MAX], ini[PATH_MAX + 32];
+    kr_mkdir("plugins", dir, sizeof dir);
+    kr_mkdir("ini", inis, sizeof inis);
+    kr_link_plugin(dir, KLAB_TEST_PLUGINS "/abi_half_hook.so");
+    snprintf(ini, sizeof ini, "%s/abi_half_hook.ini", inis);
+    kr_write_file(ini, "[experiment]\nplugin = abi_half_hook\n\n[case 1024]\n");
+    klab_result r = KLAB("--validate", "--plugin-path", dir, "--ini-dir", inis, "--plugin", "abi_half_hook");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "profiles only\n");
+    kr_expect_not_in(r.out, "MB moved");
+    kr_expect_not_in(r.out, "SIGSEGV");
+    kr_expect_in(r.out, "1 INI file checked: 0 invalid, 0 plugins refused");
+    free(r.out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +297,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_list_names_the_new_dtypes, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_validate_abi2_inis, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_validate_vector_add_bytes, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_half_hook_validates, kr_setup_tmp, kr_teardown_tmp),
     };
     KLAB_RUN_TESTS(tests);
 }
