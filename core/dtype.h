@@ -1,4 +1,5 @@
-/* Element types on the host side: names, sizes and widening to double. */
+/* Element types on the host side: names, classes and widening to double. An element's size is
+ * klab_dtype_size() from klab/plugin.h: the ABI says it once. */
 #ifndef KLAB_DTYPE_H
 #define KLAB_DTYPE_H
 
@@ -7,15 +8,18 @@
 
 #include "klab/plugin.h"
 
-/* "fp32", "fp16", "bf16"; "?" for anything else. */
+/* "fp32", "fp16", "bf16", "fp8e4m3", "fp8e5m2", "int32", "int64"; "?" for anything else. At most 7
+   characters: a row's dtype column holds no more. */
 const char *dtype_name(klab_dtype d);
 
-/* Accepts the names above (and "float32", "float16", "bfloat16"); returns -1 when unknown. */
+/* Accepts the names above, and "float32", "float16", "bfloat16", "fp8_e4m3", "float8_e4m3fn",
+   "fp8_e5m2", "float8_e5m2" (any case); returns -1 when unknown. */
 int dtype_parse(const char *s);
 
-size_t dtype_size(klab_dtype d);
+/* 1 for int32 and int64: compared exactly, filled with whole numbers, poisoned with random bits. */
+int dtype_is_integer(klab_dtype d);
 
-/* Widen `n` elements of raw device bytes to double. */
+/* Widen `n` elements of raw device bytes to double. Exact for every dtype but int64 beyond 2^53. */
 void dtype_to_double(klab_dtype d, const void *src, double *dst, size_t n);
 
 /* One element, for the streaming comparison. */

@@ -2,7 +2,9 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
+#include <math.h>
 
 namespace {
 
@@ -21,6 +23,9 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(f
 {
     return __float2bfloat16_rn(v);
 }
+/* round to nearest even, saturating to the largest finite value */
+template <> __device__ __forceinline__ __nv_fp8_e4m3 from_float<__nv_fp8_e4m3>(float v) { return __nv_fp8_e4m3(v); }
+template <> __device__ __forceinline__ __nv_fp8_e5m2 from_float<__nv_fp8_e5m2>(float v) { return __nv_fp8_e5m2(v); }
 
 template <typename T>
 __global__ void fill_uniform_kernel(T *p, size_t n, unsigned long long seed, float lo, float span)
@@ -29,7 +34,72 @@ __global__ void fill_uniform_kernel(T *p, size_t n, unsigned long long seed, flo
          i += (size_t)gridDim.x * blockDim.x) {
         unsigned long long r = splitmix64(seed ^ splitmix64(i));
         float u = (float)(r >> 40) * (1.0f / 16777216.0f); /* 24 bits: [0, 1) exactly in float */
-        p[i] = from_float<T>(lo + span * u);
+        float v = lo + span * u;
+        if (v >= lo + span) /* lo + span * u can round up to hi: [lo, hi) is the promise */
+            v = lo;
+        p[i] = from_float<T>(v);
+    }
+}
+
+/* Whole numbers lo + floor(r * span / 2^64): uniform in [lo, lo + span); span 0 is all 2^64. */
+template <typename T>
+__global__ void fill_int_kernel(T *p, size_t n, unsigned long long seed, long long lo, unsigned long long span)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned long long r = splitmix64(seed ^ splitmix64(i));
+        unsigned long long off = span ? __umul64hi(r, span) : r;
+        p[i] = (T)(lo + (long long)off);
+    }
+}
+
+/* One element's poison, as bits of its width. Float formats: the top hash bit picks NaN (exponent all
+   ones, a random non-zero mantissa; e4m3's only NaN is S.1111.111) or a random finite value (a random
+   pattern whose exponent is not all ones; for e4m3, any pattern but NaN). Integers: random bits. */
+struct poison_fmt {
+    unsigned long long exp_mask, man_mask;
+    int is_float, e4m3;
+};
+
+template <typename U>
+__global__ void poison_kernel(U *p, size_t n, unsigned long long seed, poison_fmt f)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned long long h = splitmix64(seed ^ splitmix64(i));
+        unsigned long long b = h;
+        if (f.is_float) {
+            unsigned long long em = f.exp_mask | f.man_mask;
+            if (h >> 63) {
+                b = f.e4m3 ? (b | em) : (b | f.exp_mask);
+                if (!(b & f.man_mask))
+                    b |= 1;
+            } else if (f.e4m3 ? (b & em) == em : (b & f.exp_mask) == f.exp_mask) {
+                b ^= f.e4m3 ? 1 : (f.exp_mask & ~(f.exp_mask >> 1)); /* clear one bit: finite */
+            }
+        }
+        p[i] = (U)b;
+    }
+}
+
+__global__ void __launch_bounds__(256) copy16_kernel(const uint4 *__restrict__ src, uint4 *__restrict__ dst, size_t n16)
+{
+    constexpr int UNROLL = 4, THREADS = 256;
+    const size_t step = (size_t)THREADS * UNROLL;
+    for (size_t base = (size_t)blockIdx.x * step + threadIdx.x; base < n16; base += (size_t)gridDim.x * step) {
+        uint4 v[UNROLL];
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++) {
+            size_t i = base + (size_t)k * THREADS;
+            if (i < n16)
+                v[k] = src[i];
+        }
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++) {
+            size_t i = base + (size_t)k * THREADS;
+            if (i < n16)
+                dst[i] = v[k];
+        }
     }
 }
 
@@ -87,21 +157,53 @@ extern "C" int gpu_fill_uniform(klab_dtype d, void *ptr, size_t n, uint64_t seed
                                 klab_stream s)
 {
     const int threads = 256;
+    const int g = grid_for(n, threads);
     float flo = (float)lo, span = (float)(hi - lo);
+    /* integers: [ceil(lo), ceil(hi)); a span of 2^64 (all of int64) is written as 0 */
+    long long ilo = (long long)ceil(lo);
+    double dspan = ceil(hi) - ceil(lo);
+    unsigned long long ispan = dspan >= 18446744073709551616.0 ? 0 : (unsigned long long)dspan;
     switch (d) {
-    case KLAB_FP32:
-        fill_uniform_kernel<<<grid_for(n, threads), threads, 0, s>>>((float *)ptr, n, seed, flo, span);
-        break;
-    case KLAB_FP16:
-        fill_uniform_kernel<<<grid_for(n, threads), threads, 0, s>>>((__half *)ptr, n, seed, flo, span);
-        break;
-    case KLAB_BF16:
-        fill_uniform_kernel<<<grid_for(n, threads), threads, 0, s>>>((__nv_bfloat16 *)ptr, n, seed, flo,
-                                                                    span);
-        break;
+    case KLAB_FP32: fill_uniform_kernel<<<g, threads, 0, s>>>((float *)ptr, n, seed, flo, span); break;
+    case KLAB_FP16: fill_uniform_kernel<<<g, threads, 0, s>>>((__half *)ptr, n, seed, flo, span); break;
+    case KLAB_BF16: fill_uniform_kernel<<<g, threads, 0, s>>>((__nv_bfloat16 *)ptr, n, seed, flo, span); break;
+    case KLAB_FP8_E4M3: fill_uniform_kernel<<<g, threads, 0, s>>>((__nv_fp8_e4m3 *)ptr, n, seed, flo, span); break;
+    case KLAB_FP8_E5M2: fill_uniform_kernel<<<g, threads, 0, s>>>((__nv_fp8_e5m2 *)ptr, n, seed, flo, span); break;
+    case KLAB_INT32: fill_int_kernel<<<g, threads, 0, s>>>((int *)ptr, n, seed, ilo, ispan); break;
+    case KLAB_INT64: fill_int_kernel<<<g, threads, 0, s>>>((long long *)ptr, n, seed, ilo, ispan); break;
     default:
         return (int)cudaErrorInvalidValue;
     }
+    return (int)cudaGetLastError();
+}
+
+extern "C" int gpu_poison(klab_dtype d, void *ptr, size_t n, uint64_t seed, klab_stream s)
+{
+    const int threads = 256;
+    const int g = grid_for(n, threads);
+    switch (d) {
+    case KLAB_FP32: poison_kernel<<<g, threads, 0, s>>>((unsigned *)ptr, n, seed, {0x7f800000ull, 0x7fffffull, 1, 0}); break;
+    case KLAB_FP16: poison_kernel<<<g, threads, 0, s>>>((unsigned short *)ptr, n, seed, {0x7c00ull, 0x3ffull, 1, 0}); break;
+    case KLAB_BF16: poison_kernel<<<g, threads, 0, s>>>((unsigned short *)ptr, n, seed, {0x7f80ull, 0x7full, 1, 0}); break;
+    case KLAB_FP8_E4M3: poison_kernel<<<g, threads, 0, s>>>((unsigned char *)ptr, n, seed, {0x78ull, 0x7ull, 1, 1}); break;
+    case KLAB_FP8_E5M2: poison_kernel<<<g, threads, 0, s>>>((unsigned char *)ptr, n, seed, {0x7cull, 0x3ull, 1, 0}); break;
+    case KLAB_INT32: poison_kernel<<<g, threads, 0, s>>>((unsigned *)ptr, n, seed, {0, 0, 0, 0}); break;
+    case KLAB_INT64: poison_kernel<<<g, threads, 0, s>>>((unsigned long long *)ptr, n, seed, {0, 0, 0, 0}); break;
+    default:
+        return (int)cudaErrorInvalidValue;
+    }
+    return (int)cudaGetLastError();
+}
+
+extern "C" int gpu_copy16(void *dst, const void *src, size_t n16, klab_stream s)
+{
+    const size_t per_block = 256 * 4;
+    size_t blocks = (n16 + per_block - 1) / per_block;
+    if (blocks == 0)
+        blocks = 1;
+    if (blocks > 0x7fffffffu) /* grid-stride: any length fits in the largest grid */
+        blocks = 0x7fffffffu;
+    copy16_kernel<<<(unsigned)blocks, 256, 0, s>>>((const uint4 *)src, (uint4 *)dst, n16);
     return (int)cudaGetLastError();
 }
 

@@ -1,5 +1,6 @@
-/* The host's own kernels: random fill, L2 flush, clock stamps, a spin of known length, an empty
- * launch. C linkage; each returns the launch's cudaError_t as int (0 = success). */
+/* The host's own kernels: random fill, poison, copy (the bandwidth ceiling), L2 flush, clock stamps,
+ * a spin of known length, an empty launch. C linkage; each returns the launch's cudaError_t as int
+ * (0 = success). */
 #ifndef KLAB_GPU_KERNELS_H
 #define KLAB_GPU_KERNELS_H
 
@@ -13,9 +14,20 @@ extern "C" {
 #endif
 
 /* Uniform values in [lo, hi) from a counter-based hash of (seed, index): the same seed gives the same
-   tensor on any launch shape, so a row's seed reproduces its inputs. */
+   tensor on any launch shape, so a row's seed reproduces its inputs. Float dtypes take the float
+   value rounded to the dtype (fp8 to nearest, saturating); integer dtypes whole numbers in
+   [ceil(lo), ceil(hi)). */
 int gpu_fill_uniform(klab_dtype d, void *ptr, size_t n, uint64_t seed, double lo, double hi,
                      klab_stream s);
+
+/* Overwrites n elements with a pattern no kernel can predict, different for every seed: for float
+   dtypes about half NaNs and half random finite values of any magnitude, for integers random bits. */
+int gpu_poison(klab_dtype d, void *ptr, size_t n, uint64_t seed, klab_stream s);
+
+/* klab's copy, the bandwidth ceiling every memory-bound row is measured against: n16 16-byte vectors
+   from src to dst (both 16-byte aligned), 4 vectors in flight a thread (every load issued before the
+   first store), grid-stride. */
+int gpu_copy16(void *dst, const void *src, size_t n16, klab_stream s);
 
 /* Reads `bytes` of `buf` (16-byte aligned, a multiple of 16) and writes nothing but, under a
    condition that never holds, one word of `sink`: it evicts L2 and leaves only clean lines. */

@@ -49,8 +49,8 @@ static int on_send(void *user, wire_type type, const void *payload, uint32_t len
     return 0;
 }
 
-kb_session *kb_open(const char *plugin_path, const char *ceiling_path, int device, const char *csv_path,
-                    const char *run_id, unsigned long long seed)
+kb_session *kb_open(const char *plugin_path, int device, const char *csv_path, const char *run_id,
+                    unsigned long long seed)
 {
     kb_session *s = calloc(1, sizeof *s);
     if (!s) {
@@ -60,7 +60,6 @@ kb_session *kb_open(const char *plugin_path, const char *ceiling_path, int devic
     s->j.kind = JOB_RUN;
     s->j.device = device;
     snprintf(s->j.plugin_path, sizeof s->j.plugin_path, "%s", plugin_path);
-    snprintf(s->j.ceiling_path, sizeof s->j.ceiling_path, "%s", ceiling_path ? ceiling_path : "");
     snprintf(s->j.run_id, sizeof s->j.run_id, "%s", run_id ? run_id : "bench");
     s->j.topts.throttle = 0.75;
     s->j.topts.seed = seed ? seed : 1;

@@ -28,8 +28,8 @@ typedef struct kb_session kb_session;
 typedef int (*kb_launch_fn)(void *user, void *stream);
 typedef int (*kb_result_fn)(void *user, void **ptr, int *dtype, size_t *count);
 
-KLAB_EXPORT kb_session *kb_open(const char *plugin_path, const char *ceiling_path, int device, const char *csv_path,
-                                const char *run_id, unsigned long long seed);
+KLAB_EXPORT kb_session *kb_open(const char *plugin_path, int device, const char *csv_path, const char *run_id,
+                                unsigned long long seed);
 KLAB_EXPORT int kb_set_mode(kb_session *s, const char *mode); /* for the cases begun after it */
 KLAB_EXPORT int kb_begin(kb_session *s, const char *case_name, const char *shape, const char *dtype,
                          const char *params, double budget_ms);

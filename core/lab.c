@@ -386,7 +386,7 @@ typedef struct run_totals {
     int stopped; /* the exit status after SIGINT/SIGTERM, 0 before */
 } run_totals;
 
-static void run_plugin(const cli_opts *o, const discovery *d, const found_plugin *f, const cfg_experiment *cfg,
+static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_experiment *cfg,
                        const char *run_dir, const char *run_id, uint64_t seed, run_totals *t)
 {
     job j;
@@ -399,9 +399,6 @@ static void run_plugin(const cli_opts *o, const discovery *d, const found_plugin
     snprintf(j.run_id, sizeof j.run_id, "%s", run_id);
     snprintf(j.plugin_path, sizeof j.plugin_path, "%s", f->path);
     snprintf(j.plugin_name, sizeof j.plugin_name, "%s", f->name);
-    const found_plugin *ceiling = discovery_find(d, "vector_add");
-    if (ceiling)
-        snprintf(j.ceiling_path, sizeof j.ceiling_path, "%s", ceiling->path);
     j.topts.mode = o->hot ? TIMING_HOT : o->batched ? TIMING_BATCHED : TIMING_PLAIN;
     j.topts.throttle = o->throttle;
     j.topts.seed = seed;
@@ -629,7 +626,7 @@ int lab_run(const cli_opts *o)
             snprintf(what, sizeof what, "stopped before %s; the complete CSVs are in %s", sel[i]->name, run_dir);
             return interrupted(what);
         }
-        run_plugin(o, &d, sel[i], &cfgs[i], run_dir, run_id, seed, &t);
+        run_plugin(o, sel[i], &cfgs[i], run_dir, run_id, seed, &t);
     }
     if (t.stopped)
         return t.stopped;

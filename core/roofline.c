@@ -17,6 +17,20 @@ void roofline_from_device(const device_info *d, roofline *out)
 {
     out->mem_gbps = 2.0 * d->mem_clock_khz * 1e3 * (d->bus_width_bits / 8.0) / 1e9;
     out->tensor_tflops = d->sms * (d->clock_khz * 1e3) * tensor_ops_per_sm_clock(d->cc) / 1e12;
+    double fp16 = out->tensor_tflops;
+    for (int k = 0; k < KLAB_DTYPE_COUNT; k++)
+        out->dtype_tflops[k] = 0;
+    out->dtype_tflops[KLAB_FP32] = out->dtype_tflops[KLAB_FP16] = out->dtype_tflops[KLAB_BF16] = fp16;
+    /* fp8 tensor cores (Ada, Hopper, Blackwell) do twice the dense fp16 rate; before them fp8 is
+       widened to fp16 and runs at its rate */
+    out->dtype_tflops[KLAB_FP8_E4M3] = out->dtype_tflops[KLAB_FP8_E5M2] = d->cc >= 89 ? 2 * fp16 : fp16;
+}
+
+roofline roofline_for_dtype(const roofline *r, klab_dtype d)
+{
+    roofline o = *r;
+    o.tensor_tflops = (unsigned)d < KLAB_DTYPE_COUNT ? r->dtype_tflops[d] : 0;
+    return o;
 }
 
 int roofline_exceeds(const roofline *r, double gbps, double tflops, char *why, size_t whylen)

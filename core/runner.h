@@ -1,6 +1,10 @@
 /* What a worker does: the jobs that touch plugins and the GPU. A job reports only through messages
  * (wire.h), whether it runs in a forked worker (the default) or in the parent (--no-isolate), so
- * the parent handles both alike and is the only writer of files. */
+ * the parent handles both alike and is the only writer of files.
+ *
+ * Behind this interface: jobs.c (job_execute and the jobs, top-down), session.c (a session and its
+ * units: set up, verify, time, tear down), results.c (a row's arithmetic), copy_ref.c (klab's copy,
+ * the bandwidth ceiling), case_instance.c (one plugin set up for one unit). */
 #ifndef KLAB_RUNNER_H
 #define KLAB_RUNNER_H
 
@@ -32,7 +36,6 @@ typedef struct job {
     job_kind kind;
     char plugin_path[4096];
     char plugin_name[64];
-    char ceiling_path[4096]; /* vector_add.so, whose copy gives "fraction of limit"; "" if none */
     const cfg_experiment *cfg;
     run_filter filter;
     timing_opts topts;

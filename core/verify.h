@@ -8,7 +8,8 @@
  *     value is judged against the scale of the whole output, not against zero.
  * An output of all zeros has relative error 1 and fails every case. A reference whose RMS is under
  * 1e-6 of the inputs' (or exactly zero) cannot tell a right kernel from one that writes zeros: the
- * case itself is refused. */
+ * case itself is refused. Integer outputs (int32, int64) must match exactly: any difference is a
+ * mismatch, whatever the tolerance. */
 #ifndef KLAB_VERIFY_H
 #define KLAB_VERIFY_H
 
@@ -33,6 +34,8 @@ typedef struct verify_result {
     char msg[256];   /* what failed, with the first bad element */
 } verify_result;
 
+/* The tolerance of an output of dtype `d` when the plugin gives none: fp32 1e-5, fp16 2e-3, bf16 1.6e-2,
+   fp8 e4m3 6.25e-2, fp8 e5m2 1.25e-1; 0 (exact) for integers. */
 double verify_default_tol(klab_dtype d);
 
 /* RMS of a double array (0 for n == 0). */
@@ -41,9 +44,11 @@ double verify_rms(const double *x, size_t n);
 /* Checks that the reference is fit to judge with: returns VERIFY_PASS or VERIFY_REFUSED with msg. */
 verify_verdict verify_reference_fit(const double *ref, size_t n, double input_rms, verify_result *r);
 
-/* Compares `n` raw elements of dtype `d` against `ref`. `name` names the tensor in messages. */
+/* Compares `n` raw elements of dtype `d` against `ref`. `name` names the tensor in messages; `index`,
+   when not NULL, is the element index of each position (a sampled comparison), so a message names the
+   element, not its place in the sample. */
 verify_verdict verify_compare(const char *name, const double *ref, const void *raw, klab_dtype d,
-                              size_t n, double tol, verify_result *r);
+                              size_t n, const size_t *index, double tol, verify_result *r);
 
 const char *verify_verdict_name(verify_verdict v);
 

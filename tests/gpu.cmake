@@ -7,7 +7,7 @@ endforeach()
 target_link_libraries(gpu_escape PRIVATE CUDA::cublas)
 
 klab_test(test_gpu SOURCES test_gpu.c klab_run.c GPU)
-add_dependencies(test_gpu klab vector_add rmsnorm ${KLAB_GPU_TEST_PLUGINS})
+add_dependencies(test_gpu klab vector_add rmsnorm ${KLAB_GPU_TEST_PLUGINS} ${KLAB_ABI2_PLUGINS})
 set_tests_properties(test_gpu PROPERTIES TIMEOUT 600)
 
 # Timer 2's GPU tests (batched, hot and step timing; the blind spots) and their test plugins, written

@@ -4,15 +4,31 @@
 
 # ---- tests/plugins/abi: one plugin per refusal of core/loader.c, and good ones ----
 set(KLAB_ABI_PLUGINS
-  abi_no_entry abi_null_entry abi_major2 abi_small_struct abi_no_profiles abi_bad_baseline abi_dtype0
-  abi_name_mismatch abi_good abi_short_struct)
+  abi_no_entry abi_null_entry abi_major3 abi_small_struct abi_no_profiles abi_bad_baseline abi_dtype0
+  abi_name_mismatch abi_good abi_short_struct abi_v1 abi_half_hook)
 foreach(p ${KLAB_ABI_PLUGINS})
   klab_add_plugin(${p} SOURCES plugins/abi/${p}.c)
 endforeach()
+# one source, two plugins: klab_add_variant(NAME SOURCE [DEFINE]) builds NAME.so from
+# plugins/abi/SOURCE.c with ABI_PLUGIN_NAME="NAME" and DEFINE
+function(klab_add_variant name source)
+  klab_add_plugin(${name} SOURCES plugins/abi/${source}.c)
+  target_compile_definitions(${name} PRIVATE ABI_PLUGIN_NAME="${name}" ${ARGN})
+endfunction()
+# dtype bits of a later ABI beside fp32 (ignored), and alone (nothing left: refused)
+klab_add_variant(abi_dtype_unknown abi_dtype_unknown)
+klab_add_variant(abi_dtype_future abi_dtype_unknown ABI_FUTURE_ONLY)
+# a 2.1 plugin in this 2.0 host: an appended descriptor field; larger profiles
+klab_add_variant(abi_v21_desc abi_v21 ABI_V21_DESC)
+klab_add_variant(abi_v21_profile abi_v21)
+# 2.0 fields the loader checks: an empty archs list; a profile_size too small
+klab_add_variant(abi_bad_archs abi_bad_archs)
+klab_add_variant(abi_small_profile abi_bad_archs ABI_SMALL_PROFILE)
+list(APPEND KLAB_ABI_PLUGINS abi_dtype_unknown abi_dtype_future abi_v21_desc abi_v21_profile abi_bad_archs
+  abi_small_profile)
 # each required hook left NULL in turn: abi_no_setup.so ... abi_no_teardown.so
 foreach(hook setup run verify teardown)
-  klab_add_plugin(abi_no_${hook} SOURCES plugins/abi/abi_missing_hook.c)
-  target_compile_definitions(abi_no_${hook} PRIVATE ABI_PLUGIN_NAME="abi_no_${hook}" ABI_MISSING_${hook})
+  klab_add_variant(abi_no_${hook} abi_missing_hook ABI_MISSING_${hook})
   list(APPEND KLAB_ABI_PLUGINS abi_no_${hook})
 endforeach()
 # two plugins exporting host-named functions (stats_compute, checksum_update), for RTLD_LOCAL
@@ -33,6 +49,15 @@ list(APPEND KLAB_ABI_PLUGINS abi_not_elf)
 
 klab_test(test_loader SOURCES test_loader.c LABELS plugins)
 add_dependencies(test_loader ${KLAB_ABI_PLUGINS})
+
+# ---- tests/plugins/abi2: one plugin per ABI 2.0 capability (GPU tests in test_gpu, CPU ones here) ----
+set(KLAB_ABI2_PLUGINS abi2_fp8 abi2_int32 abi2_sampled abi2_arch abi2_tuning abi2_steps)
+foreach(p ${KLAB_ABI2_PLUGINS})
+  klab_add_plugin(${p} SOURCES plugins/abi2/${p}.cu)
+endforeach()
+
+klab_test(test_abi2_plugins SOURCES test_abi2_plugins.c klab_run.c LABELS plugins)
+add_dependencies(test_abi2_plugins klab vector_add abi_half_hook ${KLAB_ABI2_PLUGINS})
 
 # ---- tests/plugins/crash: plugins that crash or hang in a worker, run through the klab binary ----
 set(KLAB_CRASH_PLUGINS crash_entry crash_ctor crash_hang crash_good crash_exit10 crash_stall)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The plugin SDK used from outside the tree, the way a user would: install klab to a fresh prefix,
-# build plugin-sdk/examples/saxpy against that prefix only (CMake with find_package(klab), and one
-# nvcc line through pkg-config), then have the installed klab list and validate it. No GPU needed.
+# build plugin-sdk/examples/saxpy against that prefix only (CMake with find_package(klab 2.0), and one
+# nvcc line through pkg-config), then have the installed klab list and validate it. The package says
+# which plugin ABI it speaks, and refuses a request for another major or a newer minor. No GPU needed.
 #
 #   sdk_out_of_tree.sh BINARY_DIR EXAMPLE_DIR
 #   environment (set by tests/plugins.cmake): CMAKE_COMMAND, KLAB_NVCC, KLAB_CMAKE_GENERATOR
@@ -116,7 +117,7 @@ list_cmake_build() {
     echo "exit status $rc"
     block saxpy "$tmp/list.txt" >"$tmp/saxpy.txt"
     test -s "$tmp/saxpy.txt" || { echo "saxpy is not listed"; exit 1; }
-    grep -F "(plugin ABI 1.0)" "$tmp/saxpy.txt"
+    grep -F "(plugin ABI 2.0)" "$tmp/saxpy.txt"
     grep -E "^ +profile naive +.*\[baseline\]$" "$tmp/saxpy.txt"
     grep -E "^ +profile vectorized " "$tmp/saxpy.txt"
     grep -F "dtypes: fp32 fp16   params: a" "$tmp/saxpy.txt"
@@ -145,6 +146,48 @@ validate_cmake_build() {
     grep -F "8 rows (case x dtype x profile)" "$tmp/validate.txt"
 }
 
+# The ABI version as the installed header writes it, the one source the package must agree with.
+abi_of_header() {
+    sed -n "s/^#define KLAB_ABI_$1 \([0-9]*\)$/\1/p" "$prefix/include/klab/plugin.h"
+}
+
+# A project that asks for klab $1 and prints what it found; its configure log in $tmp/abi-$1.log.
+probe_abi() {
+    dir=$tmp/abi-probe-$1
+    mkdir -p "$dir"
+    cat >"$dir/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.24)
+project(probe LANGUAGES C)
+find_package(klab $1 REQUIRED)
+message(STATUS "klab ABI \${klab_ABI_VERSION} major \${klab_ABI_MAJOR} minor \${klab_ABI_MINOR}")
+CMAKE
+    "$cmake" -S "$dir" -B "$dir/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+        >"$tmp/abi-$1.log" 2>&1
+}
+
+package_exports_abi() {
+    major=$(abi_of_header MAJOR)
+    minor=$(abi_of_header MINOR)
+    echo "the installed plugin.h says ABI $major.$minor"
+    test -n "$major" && test -n "$minor"
+    probe_abi "$major.$minor"
+    cat "$tmp/abi-$major.$minor.log"
+    grep -F "klab ABI $major.$minor major $major minor $minor" "$tmp/abi-$major.$minor.log"
+    # another major, or a newer minor than the SDK has, is not this package
+    for want in $((major + 1)).0 $((major - 1)).0 "$major.$((minor + 1))"; do
+        if probe_abi "$want"; then
+            echo "find_package(klab $want) accepted an SDK of ABI $major.$minor"
+            cat "$tmp/abi-$want.log"
+            exit 1
+        fi
+        echo "find_package(klab $want) refused, as it must"
+    done
+    test "$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=abi_major klab)" = "$major"
+    test "$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=abi_minor klab)" = "$minor"
+    test "$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion klab)" = "$major.$minor"
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --atleast-version="$major.$minor" klab
+}
+
 list_validate_pkg_config_build() {
     rc=0
     "$prefix/bin/klab" --plugin-path "$pcbuild" --list --plugin saxpy >"$tmp/list-pc.txt" 2>&1 || rc=$?
@@ -158,7 +201,7 @@ list_validate_pkg_config_build() {
     grep -xF "ok      $src/saxpy.ini" "$tmp/validate-pc.txt"
 }
 
-echo "1..9"
+echo "1..10"
 check "cmake --install to a fresh prefix: klab, the SDK headers, klabConfig.cmake, klab.pc, plugins" install_prefix
 check "the example configures with find_package(klab) from that prefix only" configure_cmake
 check "the example builds saxpy.so with klab_add_plugin (warnings are errors)" build_cmake
@@ -168,5 +211,6 @@ check "one nvcc line with \$(pkg-config --cflags klab) builds saxpy.so too" buil
 check "the installed klab --list shows saxpy (CMake build) with both profiles, not refused" list_cmake_build
 check "the installed klab --validate --config saxpy.ini says ok" validate_cmake_build
 check "the pkg-config build lists and validates the same" list_validate_pkg_config_build
+check "the CMake package and klab.pc export the plugin ABI version, and refuse another" package_exports_abi
 [ $failed -eq 0 ] && echo "# all $n passed" || echo "# $failed of $n failed"
 exit $((failed > 0))

@@ -7,10 +7,14 @@
  *   hang           a kernel that never ends is killed by the watchdog, the run goes on
  *   escapes        work on the legacy stream, a private stream or an unbound cuBLAS handle is
  *                  flagged and given no time; the honest profile beside it is timed
- *   cheats         writing nothing, writing zeros, changing the inputs, and breaking after the
- *                  first run each fail the row
+ *   cheats         writing nothing, writing zeros, changing the inputs, breaking after the first run,
+ *                  and writing past either end of an output (red zones) each fail the row
  *   wrong GPU      a plugin needing a newer GPU is skipped with a sentence saying so
  *   self-test      the timer against spins of known length
+ *   ABI 2.0        fp8 in and out; an int32 input the plugin computes, checksummed and refilled from
+ *                  its data, compared exactly; sampled verification finding one wrong element across
+ *                  runs; exact architectures; a tuning space with a declined and a refused
+ *                  configuration; a step plugin whose states are verified (tests/plugins/abi2)
  *
  * Without a GPU the whole program is skipped with the reason (exit 77). Test plugins live in
  * tests/plugins/gpu, their INI files in tests/gpu_ini; shapes are small: this checks behaviour, the
@@ -212,6 +216,9 @@ static void test_cheating_outputs_fail(void **state)
     expect_status(row(&c, "2^20", "fp32", "zeros"), ROW_INCORRECT, "all zeros");
     expect_status(row(&c, "2^20", "fp32", "modifies_input"), ROW_INCORRECT, "input modified");
     expect_status(row(&c, "2^20", "fp32", "breaks_later"), ROW_INCORRECT, "timed repetition");
+    expect_status(row(&c, "2^20", "fp32", "overruns"), ROW_INCORRECT, "output 'y': 48 bytes past its end were written");
+    expect_status(row(&c, "2^20", "fp32", "underruns"), ROW_INCORRECT,
+                  "output 'y': 16 bytes before its start were written");
     for (int i = 0; i < c.n; i++)
         assert_false(c.rows[i].has_time);
     free(c.rows);
@@ -227,6 +234,144 @@ static void test_wrong_gpu_is_said_plainly(void **state)
     csv c = read_rows("future", "gpu_future");
     const klab_row *x = row(&c, "small", "fp32", "plain");
     expect_status(x, ROW_SKIPPED, "needs compute capability 12.7; device 0 (");
+    free(c.rows);
+    free(r.out);
+}
+
+/* ---- ABI 2.0 (tests/plugins/abi2, tests/gpu_ini/abi2_*.ini) ---- */
+
+static void test_fp8_in_and_out(void **state)
+{
+    (void)state;
+    USE_PLUGINS("abi2_fp8");
+    klab_result r = RUN("fp8", "--plugin", "abi2_fp8");
+    assert_int_equal(r.rc, 0);
+    csv c = read_rows("fp8", "abi2_fp8");
+    assert_int_equal(c.n, 4);
+    expect_all_timed(&c);
+    /* the default tolerance of each fp8 dtype: one rounding */
+    assert_true(row(&c, "odd", "fp8e4m3", "scale")->tol == 6.25e-2);
+    assert_true(row(&c, "odd", "fp8e5m2", "scale")->tol == 1.25e-1);
+    free(c.rows);
+    free(r.out);
+}
+
+static void test_int32_input_from_the_plugin(void **state)
+{
+    (void)state;
+    USE_PLUGINS("abi2_int32");
+    klab_result r = RUN("int32", "--plugin", "abi2_int32");
+    assert_int_equal(r.rc, 1);
+    csv c = read_rows("int32", "abi2_int32");
+    const klab_row *plain = row(&c, "2^16", "int32", "plain");
+    expect_status(plain, ROW_PASSED, NULL);
+    assert_true(plain->has_time && plain->rel_l2_err == 0 && plain->tol == 0);
+    expect_status(row(&c, "2^16", "int32", "off_by_one"), ROW_INCORRECT,
+                  "y: 1 of 65536 elements differ (integers compare exactly; first [65535]");
+    expect_status(row(&c, "2^16", "int32", "modifies_input"), ROW_INCORRECT, "input modified");
+    /* verified after the refill: it passes only if lens came back from the plugin's data */
+    expect_status(row(&c, "2^16", "int32", "after"), ROW_PASSED, NULL);
+    free(c.rows);
+    free(r.out);
+}
+
+static void test_sampled_verification_finds_one_element(void **state)
+{
+    (void)state;
+    USE_PLUGINS("abi2_sampled");
+    klab_result r = RUN("sampled", "--plugin", "abi2_sampled");
+    assert_int_equal(r.rc, 1);
+    csv c = read_rows("sampled", "abi2_sampled");
+    assert_int_equal(c.n, 32);
+    int caught = 0;
+    for (int i = 0; i < c.n; i++) {
+        const klab_row *x = &c.rows[i];
+        if (strcmp(x->profile, "honest") == 0 || x->status == ROW_PASSED) {
+            expect_status(x, ROW_PASSED, NULL);
+            assert_int_equal(x->verified_elems, 2048); /* half of 4096, as the plugin asked */
+            continue;
+        }
+        /* 4096 / 3: the element one_wrong gets wrong, named by its index, not its place in a sample */
+        expect_status(x, ROW_INCORRECT, "1 of 2048 elements off (first [1365] =");
+        caught++;
+    }
+    /* each of the 16 cases samples half the elements at least twice (verified, then a timed round):
+       all missing it has a chance of 2^-32 */
+    if (caught == 0)
+        fail_msg("one_wrong passed in every case: fresh samples never found its wrong element");
+    free(c.rows);
+    free(r.out);
+}
+
+static void test_exact_architectures(void **state)
+{
+    (void)state;
+    struct cudaDeviceProp p;
+    assert_int_equal(cudaGetDeviceProperties(&p, 0), cudaSuccess);
+    int cc = p.major * 10 + p.minor;
+    USE_PLUGINS("abi2_arch");
+    klab_result r = RUN("arch", "--plugin", "abi2_arch");
+    assert_int_equal(r.rc, 0); /* skipped is not failed */
+    csv c = read_rows("arch", "abi2_arch");
+    expect_status(row(&c, "2^16", "fp32", "portable"), ROW_PASSED, NULL);
+    static const struct {
+        const char *profile;
+        int cc;
+    } exact[] = {{"sm90a", 90}, {"sm100a", 100}};
+    for (int i = 0; i < 2; i++) {
+        const klab_row *x = row(&c, "2^16", "fp32", exact[i].profile);
+        if (cc == exact[i].cc) {
+            expect_status(x, ROW_PASSED, NULL);
+            continue;
+        }
+        char want[300];
+        snprintf(want, sizeof want, "has machine code for sm_%d only; device 0 (%s) is %d.%d", exact[i].cc, p.name,
+                 p.major, p.minor);
+        expect_status(x, ROW_SKIPPED, want);
+    }
+    free(c.rows);
+    free(r.out);
+}
+
+static void test_tuning_space(void **state)
+{
+    (void)state;
+    USE_PLUGINS("abi2_tuning");
+    klab_result r = RUN("tuning", "--plugin", "abi2_tuning");
+    assert_int_equal(r.rc, 1);
+    csv c = read_rows("tuning", "abi2_tuning");
+    const klab_row *own = row(&c, "own", "fp32", "tiled");
+    expect_status(own, ROW_PASSED, NULL);
+    assert_string_equal(own->config, "threads=256"); /* the plugin's own choice, named */
+    const klab_row *t128 = row(&c, "t128", "fp32", "tiled");
+    expect_status(t128, ROW_PASSED, NULL);
+    assert_string_equal(t128->config, "threads=128");
+    expect_status(row(&c, "t48", "fp32", "tiled"), ROW_SKIPPED, "threads=48 is not a multiple of the warp size");
+    expect_status(row(&c, "t2048", "fp32", "tiled"), ROW_FAILED, "invalid configuration argument");
+    expect_status(row(&c, "t64", "fp32", "tiled"), ROW_FAILED,
+                  "config 'threads=64' is not in the tuning space of profile 'tiled'");
+    /* a profile without a tuning space runs its own way in every case */
+    static const char *const cases[] = {"own", "t128", "t48", "t2048", "t64"};
+    for (int i = 0; i < 5; i++) {
+        const klab_row *f = row(&c, cases[i], "fp32", "fixed");
+        expect_status(f, ROW_PASSED, NULL);
+        assert_string_equal(f->config, "");
+    }
+    free(c.rows);
+    free(r.out);
+}
+
+static void test_step_plugin_states_verified(void **state)
+{
+    (void)state;
+    USE_PLUGINS("abi2_steps");
+    klab_result r = RUN("steps", "--plugin", "abi2_steps");
+    assert_int_equal(r.rc, 1);
+    csv c = read_rows("steps", "abi2_steps");
+    const klab_row *plain = row(&c, "2^16", "fp32", "plain");
+    expect_status(plain, ROW_PASSED, NULL);
+    assert_int_equal(plain->verified_elems, 2 * 65536 + 1); /* acc, count and y, all of them */
+    expect_status(row(&c, "2^16", "fp32", "wrong_last"), ROW_INCORRECT, "state acc: ");
     free(c.rows);
     free(r.out);
 }
@@ -274,6 +419,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_escaped_work_is_flagged, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_cheating_outputs_fail, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_wrong_gpu_is_said_plainly, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_fp8_in_and_out, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_int32_input_from_the_plugin, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_sampled_verification_finds_one_element, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_exact_architectures, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_tuning_space, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_step_plugin_states_verified, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_verify_only_times_nothing, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_timer_self_test, kr_setup_tmp, kr_teardown_tmp),
     };

@@ -171,7 +171,7 @@ static void test_step_subject_gets_1000_samples_and_a_file(void **state)
         fail_msg("flagged few-samples with %d samples", x->reps);
     char path[PATH_MAX + 200];
     snprintf(path, sizeof path, "%s/steps/timer_steps.samples/seq.fp32.step.csv", out_dir);
-    int bad, n = count_lines(path, &bad);
+    int bad = 0, n = count_lines(path, &bad);
     if (n < 0)
         fail_msg("no samples file %s", path);
     assert_false(bad);

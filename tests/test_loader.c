@@ -1,5 +1,9 @@
 /* The loader (core/loader.c) against plugins that each break one rule of klab/plugin.h: every
  * refusal gives "path: reason" with the exact reason, and a good plugin's descriptor comes back whole.
+ * The growth rules: a 1.x plugin refused by name; an older minor's shorter descriptor, a struct_size
+ * that cuts a hook pointer in half, dtype bits of a later ABI, and a 2.1 plugin's longer descriptor
+ * and profiles all load, each field this host cannot wholly see reading as absent; a plugin checks a
+ * host's size before it uses a newer service.
  * Also the RTLD_LOCAL promise: a plugin's exported functions named like the host's change nothing for
  * the host, and two plugins exporting the same name each bind their own.
  * The plugins are tests/plugins/abi/, built into KLAB_TEST_PLUGINS by tests/plugins.cmake. */
@@ -14,7 +18,7 @@
 
 #define PLUGIN(stem) KLAB_TEST_PLUGINS "/" stem ".so"
 
-/* The 1.0 descriptor's required part: through the teardown hook. */
+/* The 2.0 descriptor's required part: through the teardown hook. */
 #define REQUIRED_SIZE (offsetof(klab_plugin, teardown) + sizeof(((klab_plugin *)0)->teardown))
 
 static char err[2048];
@@ -69,22 +73,43 @@ static void test_entry_declines(void **state)
 {
     (void)state;
     expect_refusal(PLUGIN("abi_null_entry"), "abi_null_entry",
-                   "klab_plugin_entry returned no descriptor: the plugin declines this host (ABI 1.0)");
+                   "klab_plugin_entry returned no descriptor: the plugin declines this host (ABI 2.0)");
 }
 
 static void test_other_major(void **state)
 {
     (void)state;
-    expect_refusal(PLUGIN("abi_major2"), "abi_major2", "built for plugin ABI 2.3; this klab speaks 1.0");
+    expect_refusal(PLUGIN("abi_major3"), "abi_major3", "built for plugin ABI 3.1; this klab speaks 2.0");
+}
+
+/* A 1.0 plugin declines a 2.0 host; asked as a 1.x host, it says what it is, and the refusal names it. */
+static void test_abi1_plugin_named(void **state)
+{
+    (void)state;
+    expect_refusal(PLUGIN("abi_v1"), "abi_v1", "built for plugin ABI 1.0; this klab speaks 2.0");
 }
 
 static void test_struct_too_small(void **state)
 {
     (void)state;
     char why[256];
-    snprintf(why, sizeof why, "descriptor too small: struct_size 16, ABI 1.0 needs at least %zu bytes",
+    snprintf(why, sizeof why, "descriptor too small: struct_size 16, ABI 2.0 needs at least %zu bytes",
              (size_t)REQUIRED_SIZE);
     expect_refusal(PLUGIN("abi_small_struct"), "abi_small_struct", why);
+}
+
+static void test_profile_size_too_small(void **state)
+{
+    (void)state;
+    expect_refusal(PLUGIN("abi_small_profile"), "abi_small_profile",
+                   "profile_size 8 is not a profile: at least 16 bytes, a multiple of 8");
+}
+
+static void test_empty_archs_list(void **state)
+{
+    (void)state;
+    expect_refusal(PLUGIN("abi_bad_archs"), "abi_bad_archs",
+                   "profile 'only': archs list names no compute capability (use NULL for any device)");
 }
 
 static void test_missing_hooks(void **state)
@@ -112,6 +137,17 @@ static void test_dtype_mask_zero(void **state)
 {
     (void)state;
     expect_refusal(PLUGIN("abi_dtype0"), "abi_dtype0", "dtype mask 0x0 names no dtype this host knows");
+    expect_refusal(PLUGIN("abi_dtype_future"), "abi_dtype_future",
+                   "dtype mask 0x100000 names no dtype this host knows");
+}
+
+/* Dtypes only gain values: bits this host has no name for are dropped, the known ones kept. */
+static void test_unknown_dtype_bits_ignored(void **state)
+{
+    (void)state;
+    assert_int_equal(loader_open(PLUGIN("abi_dtype_unknown"), "abi_dtype_unknown", &lp, err, sizeof err), 0);
+    assert_int_equal(lp.desc.dtypes, KLAB_DTYPE_BIT(KLAB_FP32));
+    loader_close(&lp);
 }
 
 static void test_name_mismatch(void **state)
@@ -138,6 +174,7 @@ static void test_good_plugin(void **state)
     assert_int_equal(d->abi_major, KLAB_ABI_MAJOR);
     assert_int_equal(d->abi_minor, KLAB_ABI_MINOR);
     assert_int_equal(d->struct_size, sizeof(klab_plugin));
+    assert_int_equal(d->profile_size, sizeof(klab_profile));
     assert_string_equal(d->name, "abi_good");
     assert_string_equal(d->version, "1.2.3");
     assert_string_equal(d->summary, "keeps every rule");
@@ -152,6 +189,28 @@ static void test_good_plugin(void **state)
     assert_int_equal(d->min_cc, 80);
     assert_string_equal(d->params[0], "alpha");
     assert_null(d->params[1]);
+    assert_string_equal(d->dims[0], "k");
+    assert_null(d->dims[1]);
+    assert_int_equal(d->flags, KLAB_PLUGIN_STEPS);
+    assert_int_equal(d->default_steps, 8);
+    /* the 2.0 profile fields: exact archs (the plugin's for a profile without its own), flags, the
+       tuning space */
+    assert_null(d->archs);
+    const int *archs = loader_profile_archs(&lp, 0);
+    assert_non_null(archs);
+    assert_int_equal(archs[0], 80);
+    assert_int_equal(archs[1], 90);
+    assert_int_equal(archs[2], 0);
+    assert_true(loader_arch_admits(archs, 90));
+    assert_false(loader_arch_admits(archs, 100));
+    assert_true(loader_arch_admits(loader_profile_archs(&lp, 1), 100));
+    char text[64];
+    loader_archs_text(archs, text, sizeof text);
+    assert_string_equal(text, "sm_80, sm_90");
+    assert_int_equal(d->profiles[0].flags, 0);
+    assert_int_equal(d->profiles[1].flags, KLAB_PROFILE_FIXED_TENSORS);
+    assert_null(d->profiles[0].config);
+    assert_non_null(d->profiles[1].config);
     assert_non_null(d->setup);
     assert_non_null(d->run);
     assert_non_null(d->verify);
@@ -159,11 +218,14 @@ static void test_good_plugin(void **state)
     /* the optional hooks it has are there and are its own */
     assert_non_null(d->work);
     assert_non_null(d->tolerance);
-    klab_case kc = {"c", 1, {4, 1, 1, 1}, KLAB_FP32, 0, NULL};
-    klab_work w = {0, 0};
+    klab_case kc = {.struct_size = sizeof kc, .name = "c", .rank = 1, .dims = {4, 1, 1, 1}, .dtype = KLAB_FP32};
+    klab_work w = {.struct_size = sizeof w};
     d->work(&kc, &w);
     assert_true(w.bytes == 8 && w.flops == 1);
     assert_true(d->tolerance(&kc) == 0.25);
+    assert_string_equal(d->profiles[1].config(&kc, 0), "block=64");
+    assert_string_equal(d->profiles[1].config(&kc, -1), "block=128");
+    assert_null(d->profiles[1].config(&kc, 3));
     loader_close(&lp);
     assert_null(lp.handle);
 }
@@ -178,6 +240,118 @@ static void test_short_descriptor_hides_later_fields(void **state)
     assert_non_null(lp.desc.teardown);
     assert_null(lp.desc.work);
     assert_null(lp.desc.tolerance);
+    loader_close(&lp);
+}
+
+/* A struct_size ending four bytes into `work`: half a pointer is no hook. */
+static void test_half_hook_reads_absent(void **state)
+{
+    (void)state;
+    assert_int_equal(loader_open(PLUGIN("abi_half_hook"), "abi_half_hook", &lp, err, sizeof err), 0);
+    assert_int_equal(lp.desc.struct_size, offsetof(klab_plugin, work) + 4);
+    assert_non_null(lp.desc.teardown);
+    assert_null(lp.desc.work);
+    assert_null(lp.desc.tolerance);
+    loader_close(&lp);
+}
+
+/* ---- a 2.1 plugin in this 2.0 host, a 2.0 plugin in a newer host ---- */
+
+typedef struct host_21 {
+    klab_host base;
+    uint64_t (*future_service)(klab_ctx *ctx);
+} host_21;
+
+static int future_calls;
+
+static uint64_t future_service(klab_ctx *ctx)
+{
+    (void)ctx;
+    future_calls++;
+    return 1000;
+}
+
+static int fake_cc(klab_ctx *ctx)
+{
+    (void)ctx;
+    return 90;
+}
+
+/* A host table with every 2.0 service NULL but device_cc, declaring `size` bytes. */
+static host_21 fake_host(uint32_t minor, uint32_t size)
+{
+    host_21 h;
+    memset(&h, 0, sizeof h);
+    h.base.abi_major = KLAB_ABI_MAJOR;
+    h.base.abi_minor = minor;
+    h.base.struct_size = size;
+    h.base.device_cc = fake_cc;
+    h.future_service = future_service; /* in memory either way: only the size says whether it exists */
+    return h;
+}
+
+static void test_v21_descriptor_loads(void **state)
+{
+    (void)state;
+    assert_int_equal(loader_open(PLUGIN("abi_v21_desc"), "abi_v21_desc", &lp, err, sizeof err), 0);
+    assert_int_equal(lp.desc.abi_minor, 1);
+    assert_true(lp.desc.struct_size > sizeof(klab_plugin)); /* its own size, kept as it said */
+    assert_int_equal(lp.nprofiles, 2);
+    assert_int_equal(lp.baseline, 1);
+    assert_int_equal(lp.profiles[1].flags, KLAB_PROFILE_OWNS_GRAPH);
+    assert_int_equal(lp.desc.dtypes, KLAB_DTYPE_BIT(KLAB_FP8_E4M3) | KLAB_DTYPE_BIT(KLAB_INT32));
+    assert_null(lp.desc.tolerance);
+
+    /* in a 2.0 host it leaves the 2.1 service alone; in a 2.1 host it uses it */
+    void *st = NULL;
+    host_21 h20 = fake_host(0, sizeof(klab_host)), h21 = fake_host(1, sizeof(host_21));
+    klab_case kc = {.struct_size = sizeof kc, .name = "c", .rank = 1, .dims = {4, 1, 1, 1}, .dtype = KLAB_INT32};
+    future_calls = 0;
+    assert_int_equal(lp.desc.setup(NULL, &h20.base, &kc, &st), KLAB_OK);
+    assert_int_equal((int)(uintptr_t)st, 90);
+    assert_int_equal(future_calls, 0);
+    assert_int_equal(lp.desc.setup(NULL, &h21.base, &kc, &st), KLAB_OK);
+    assert_int_equal((int)(uintptr_t)st, 1090);
+    assert_int_equal(future_calls, 1);
+    loader_close(&lp);
+}
+
+/* Profiles of 2.1, larger than this host's: read with the plugin's stride, this host's fields only. */
+static void test_v21_profiles_load(void **state)
+{
+    (void)state;
+    assert_int_equal(loader_open(PLUGIN("abi_v21_profile"), "abi_v21_profile", &lp, err, sizeof err), 0);
+    assert_true(lp.desc.profile_size > sizeof(klab_profile));
+    assert_int_equal(lp.nprofiles, 2);
+    assert_string_equal(lp.desc.profiles[0].name, "first");
+    assert_string_equal(lp.desc.profiles[0].summary, "a 2.1 profile");
+    assert_string_equal(lp.desc.profiles[1].name, "second");
+    assert_string_equal(lp.desc.profiles[1].summary, "another");
+    assert_int_equal(lp.desc.profiles[1].flags, KLAB_PROFILE_OWNS_GRAPH); /* an unknown flag bit: dropped */
+    assert_null(lp.desc.profiles[2].name);
+    assert_int_equal(lp.baseline, 1);
+    loader_close(&lp);
+}
+
+/* A 2.0 plugin asked by a newer host of its major (2.9) answers, and its hooks work with the newer,
+   longer host table: what a 2.0 plugin reads is all there. */
+static void test_v20_plugin_in_newer_host(void **state)
+{
+    (void)state;
+    assert_int_equal(loader_open(PLUGIN("abi_good"), "abi_good", &lp, err, sizeof err), 0);
+    void *sym = dlsym(lp.handle, KLAB_ENTRY_SYMBOL);
+    assert_non_null(sym);
+    klab_entry_fn entry;
+    memcpy(&entry, &sym, sizeof entry);
+    const klab_plugin *d = entry(KLAB_ABI_MAJOR, 9);
+    assert_non_null(d);
+    assert_int_equal(d->abi_minor, KLAB_ABI_MINOR);
+    assert_null(entry(KLAB_ABI_MAJOR + 1, 0)); /* another major: declined */
+    host_21 h29 = fake_host(9, sizeof(host_21));
+    klab_case kc = {.struct_size = sizeof kc, .name = "c", .rank = 1, .dims = {4, 1, 1, 1}, .dtype = KLAB_FP32};
+    void *st = (void *)1;
+    assert_int_equal(d->setup(NULL, &h29.base, &kc, &st), KLAB_OK);
+    assert_null(st);
     loader_close(&lp);
 }
 
@@ -241,14 +415,22 @@ int main(void)
         cmocka_unit_test(test_no_entry_symbol),
         cmocka_unit_test(test_entry_declines),
         cmocka_unit_test(test_other_major),
+        cmocka_unit_test(test_abi1_plugin_named),
         cmocka_unit_test(test_struct_too_small),
+        cmocka_unit_test(test_profile_size_too_small),
+        cmocka_unit_test(test_empty_archs_list),
         cmocka_unit_test(test_missing_hooks),
         cmocka_unit_test(test_no_profiles),
         cmocka_unit_test(test_baseline_not_a_profile),
         cmocka_unit_test(test_dtype_mask_zero),
+        cmocka_unit_test(test_unknown_dtype_bits_ignored),
         cmocka_unit_test(test_name_mismatch),
         cmocka_unit_test(test_good_plugin),
         cmocka_unit_test(test_short_descriptor_hides_later_fields),
+        cmocka_unit_test(test_half_hook_reads_absent),
+        cmocka_unit_test(test_v21_descriptor_loads),
+        cmocka_unit_test(test_v21_profiles_load),
+        cmocka_unit_test(test_v20_plugin_in_newer_host),
         cmocka_unit_test(test_rtld_local),
     };
     KLAB_RUN_TESTS(tests);

@@ -108,12 +108,12 @@ static void check_case(const char *plugin, const cfg_case *c)
         exact[i] = (float)ref[i];
     for (int k = 0; k < c->ndtypes; k++) {
         klab_dtype d = c->dtypes[k];
-        if (verify_compare("y", ref, zeros, d, n, verify_default_tol(d), &r) == VERIFY_PASS)
+        if (verify_compare("y", ref, zeros, d, n, NULL, verify_default_tol(d), &r) == VERIFY_PASS)
             fail_msg("%s %s: an output of zeros passes", plugin, c->name);
         assert_non_null(strstr(r.msg, "all zeros"));
     }
     /* the check is not vacuous: the reference itself, rounded to fp32, passes */
-    assert_int_equal(verify_compare("y", ref, exact, KLAB_FP32, n, verify_default_tol(KLAB_FP32), &r), VERIFY_PASS);
+    assert_int_equal(verify_compare("y", ref, exact, KLAB_FP32, n, NULL, verify_default_tol(KLAB_FP32), &r), VERIFY_PASS);
     free(zeros);
     free(exact);
     free(in0);

@@ -54,6 +54,39 @@ static void test_tensor_rate_by_architecture(void **state)
     assert_near(r.mem_gbps, 4916.736, 1e-9);
 }
 
+/* Each dtype's peak: fp32, fp16 and bf16 the dense fp16 tensor peak; fp8 twice that where fp8 tensor
+   cores exist (cc 8.9 on), else the fp16 one; integers none. An honest fp8 GEMM above the fp16 peak is
+   not flagged. */
+static void test_peak_by_dtype(void **state)
+{
+    (void)state;
+    device_info d = h200();
+    roofline r;
+    roofline_from_device(&d, &r);
+    double fp16 = 1070.530560;
+    assert_near(roofline_for_dtype(&r, KLAB_FP16).tensor_tflops, fp16, 1e-6);
+    assert_near(roofline_for_dtype(&r, KLAB_BF16).tensor_tflops, fp16, 1e-6);
+    assert_near(roofline_for_dtype(&r, KLAB_FP32).tensor_tflops, fp16, 1e-6);
+    assert_near(roofline_for_dtype(&r, KLAB_FP8_E4M3).tensor_tflops, 2 * fp16, 1e-6);
+    assert_near(roofline_for_dtype(&r, KLAB_FP8_E5M2).tensor_tflops, 2 * fp16, 1e-6);
+    assert_true(roofline_for_dtype(&r, KLAB_INT32).tensor_tflops == 0);
+    assert_true(roofline_for_dtype(&r, KLAB_INT64).tensor_tflops == 0);
+    assert_true(roofline_for_dtype(&r, KLAB_DTYPE_COUNT).tensor_tflops == 0);
+    char why[256] = "untouched";
+    roofline f8 = roofline_for_dtype(&r, KLAB_FP8_E4M3), f16 = roofline_for_dtype(&r, KLAB_FP16);
+    assert_int_equal(roofline_exceeds(&f8, 100, 1500, why, sizeof why), 0);
+    assert_int_equal(roofline_exceeds(&f16, 100, 1500, why, sizeof why), 1);
+    roofline i32 = roofline_for_dtype(&r, KLAB_INT32);
+    assert_int_equal(roofline_exceeds(&i32, 100, 1e9, why, sizeof why), 0); /* no arithmetic ceiling */
+    assert_int_equal(roofline_exceeds(&i32, 5200, 0, why, sizeof why), 1);  /* memory still bounds it */
+    d.cc = 80; /* A100: no fp8 tensor cores */
+    roofline_from_device(&d, &r);
+    assert_near(roofline_for_dtype(&r, KLAB_FP8_E4M3).tensor_tflops, r.tensor_tflops, 1e-9);
+    d.cc = 89;
+    roofline_from_device(&d, &r);
+    assert_near(roofline_for_dtype(&r, KLAB_FP8_E4M3).tensor_tflops, 2 * r.tensor_tflops, 1e-9);
+}
+
 static void test_exceeds(void **state)
 {
     (void)state;
@@ -99,6 +132,7 @@ int main(void)
         cmocka_unit_test(test_h200_ceilings),
         cmocka_unit_test(test_tensor_rate_by_architecture),
         cmocka_unit_test(test_exceeds),
+        cmocka_unit_test(test_peak_by_dtype),
         cmocka_unit_test(test_unknown_device_bounds_nothing),
     };
     KLAB_RUN_TESTS(tests);

@@ -22,6 +22,10 @@ klab_test(test_tune_cache SOURCES test_tune_cache.c LABELS unit)
 klab_test(test_wire SOURCES test_wire.c LABELS unit)
 klab_test(test_text SOURCES test_text.c LABELS unit)
 klab_test(test_table SOURCES test_table.c LABELS unit)
+klab_test(test_redzone SOURCES test_redzone.c LABELS unit)
+klab_test(test_sample SOURCES test_sample.c LABELS unit)
+klab_test(test_case_build SOURCES test_case_build.c LABELS unit)
+klab_test(test_results SOURCES test_results.c LABELS unit)
 
 # the plugins' float64 references, linked in from plugins/ (plain C, no GPU)
 klab_test(test_references SOURCES test_references.c ../plugins/rmsnorm/rmsnorm_reference.c

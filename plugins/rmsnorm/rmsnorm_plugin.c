@@ -7,6 +7,9 @@
 #include "klab/plugin.h"
 #include "rmsnorm.h"
 
+/* The tensors, in the order setup makes them: where run() finds them in launch->tensors. */
+enum { T_X = 0, T_W, T_Y, T_SQ, T_INV, T_T };
+
 typedef struct rms_state {
     klab_ctx *ctx;
     const klab_host *host;
@@ -14,8 +17,6 @@ typedef struct rms_state {
     size_t rows, cols;
     float eps;
     rmsnorm_tuning tuning;
-    void *x, *w, *y, *t;
-    float *sq, *inv;
 } rms_state;
 
 /* The last dimension is normalised; all leading ones are rows. */
@@ -57,12 +58,10 @@ static klab_status rms_setup(klab_ctx *ctx, const klab_host *host, const klab_ca
     }
     shape(k, &st->rows, &st->cols);
     size_t n = st->rows * st->cols;
-    if ((st->x = host->tensor(ctx, "x", KLAB_INPUT, k->dtype, n)) &&
-        (st->w = host->tensor(ctx, "w", KLAB_INPUT, k->dtype, st->cols)) &&
-        (st->y = host->tensor(ctx, "y", KLAB_OUTPUT, k->dtype, n)) &&
-        (st->sq = host->tensor(ctx, "sq", KLAB_SCRATCH, KLAB_FP32, n)) &&
-        (st->inv = host->tensor(ctx, "inv", KLAB_SCRATCH, KLAB_FP32, st->rows)) &&
-        (st->t = host->tensor(ctx, "t", KLAB_SCRATCH, k->dtype, n))) {
+    if (host->tensor(ctx, "x", KLAB_INPUT, k->dtype, n) && host->tensor(ctx, "w", KLAB_INPUT, k->dtype, st->cols) &&
+        host->tensor(ctx, "y", KLAB_OUTPUT, k->dtype, n) && host->tensor(ctx, "sq", KLAB_SCRATCH, KLAB_FP32, n) &&
+        host->tensor(ctx, "inv", KLAB_SCRATCH, KLAB_FP32, st->rows) &&
+        host->tensor(ctx, "t", KLAB_SCRATCH, k->dtype, n)) {
         *state = st;
         return KLAB_OK;
     }
@@ -70,13 +69,15 @@ static klab_status rms_setup(klab_ctx *ctx, const klab_host *host, const klab_ca
     return KLAB_ERROR;
 }
 
-static klab_status rms_run(void *state, int profile, klab_stream s)
+static klab_status rms_run(void *state, const klab_launch *l)
 {
     rms_state *st = state;
-    int e = profile == RMS_FUSED
-                ? rmsnorm_fused_launch(st->dtype, st->x, st->w, st->y, st->rows, st->cols, st->eps, &st->tuning, s)
-                : rmsnorm_baseline_launch(st->dtype, st->x, st->w, st->y, st->sq, st->inv, st->t, st->rows,
-                                          st->cols, st->eps, s);
+    void *const *t = l->tensors;
+    int e = l->profile == RMS_FUSED
+                ? rmsnorm_fused_launch(st->dtype, t[T_X], t[T_W], t[T_Y], st->rows, st->cols, st->eps, &st->tuning,
+                                       l->stream)
+                : rmsnorm_baseline_launch(st->dtype, t[T_X], t[T_W], t[T_Y], (float *)t[T_SQ], (float *)t[T_INV],
+                                          t[T_T], st->rows, st->cols, st->eps, l->stream);
     KLAB_CUDA(st->host, st->ctx, (cudaError_t)e);
     return KLAB_OK;
 }
@@ -98,25 +99,23 @@ static void rms_work(const klab_case *k, klab_work *w)
 {
     size_t rows, cols;
     shape(k, &rows, &cols);
-    double elem = k->dtype == KLAB_FP32 ? 4 : 2;
+    double elem = (double)klab_dtype_size(k->dtype);
     w->bytes = (2.0 * rows * cols + cols) * elem; /* x read, y written, w read once */
     w->flops = 4.0 * rows * cols;                 /* square-add, then two multiplies, per element */
 }
 
 static const klab_profile profiles[] = {
-    {"baseline", "unfused: square, mean, rsqrt, two multiplies; 5 kernels, intermediates in memory"},
-    {"fused", "one pass: 16-byte loads, row in registers, float accumulation, one rounding"},
-    {NULL, NULL},
+    {.name = "baseline", .summary = "unfused: square, mean, rsqrt, two multiplies; 5 kernels, intermediates in memory"},
+    {.name = "fused", .summary = "one pass: 16-byte loads, row in registers, float accumulation, one rounding"},
+    {.name = NULL},
 };
 
 static const char *const params[] = {"eps", "threads", "w_late", "prefetch", NULL};
 
 static const klab_plugin descriptor = {
-    .abi_major = KLAB_ABI_MAJOR,
-    .abi_minor = KLAB_ABI_MINOR,
-    .struct_size = sizeof(klab_plugin),
+    KLAB_DESCRIPTOR_HEADER,
     .name = "rmsnorm",
-    .version = "1.0.0",
+    .version = "2.0.0",
     .summary = "RMSNorm over the last dimension: y = x / sqrt(mean(x^2) + eps) * w",
     .profiles = profiles,
     .baseline = "baseline",

@@ -1,6 +1,7 @@
 /* vector_add: the memory primitives, op = copy (c = a), add (c = a + b) or triad (c = a + 3 b), chosen
- * per case with param.op. Its vectorized copy is also how the lab measures the device's bandwidth
- * ceiling: every row's "fraction of limit" is against it, at the same bytes, in the same rounds. */
+ * per case with param.op, in versions from naive to fast. Its `vectorized` copy is built like klab's
+ * own copy (core/gpu_kernels.cu), the bandwidth ceiling every row's "fraction of limit" is measured
+ * against: comparing the two keeps the ceiling honest. */
 #ifndef VECTOR_ADD_H
 #define VECTOR_ADD_H
 

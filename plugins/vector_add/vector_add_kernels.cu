@@ -2,7 +2,7 @@
  *   naive        one element a thread, the first thing anyone writes
  *   vectorized   16-byte loads and stores, 4 independent vectors in flight a thread (every load issued
  *                before the first store), a scalar tail for lengths that are not a multiple of the
- *                vector width: the lab's copy, which every "fraction of limit" is measured against
+ *                vector width: the shape of klab's own copy, the lab's bandwidth ceiling
  *   streaming    vectorized with evict-first hints (ld/st.global.cs)
  *   vec8         8 vectors in flight a thread
  *   l2_prefetch  vectorized with a 256-byte L2 prefetch on each load

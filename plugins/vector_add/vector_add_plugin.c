@@ -7,13 +7,14 @@
 #include "klab/plugin.h"
 #include "vector_add.h"
 
+/* Tensor indices in launch->tensors: a, then b (add, triad), then c. */
 typedef struct va_state {
     klab_ctx *ctx;
     const klab_host *host;
     int op;
     klab_dtype dtype;
     size_t n;
-    void *a, *b, *c;
+    int ia, ib, ic;
 } va_state;
 
 /* param.op, copy when absent; -1 when it names no op. */
@@ -36,12 +37,17 @@ static klab_status va_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     st->op = op;
     st->dtype = k->dtype;
     st->n = klab_case_elements(k);
-    st->a = host->tensor(ctx, "a", KLAB_INPUT, k->dtype, st->n);
-    if (st->a && op != VA_COPY)
-        st->b = host->tensor(ctx, "b", KLAB_INPUT, k->dtype, st->n);
-    if (st->a && (op == VA_COPY || st->b))
-        st->c = host->tensor(ctx, "c", KLAB_OUTPUT, k->dtype, st->n);
-    if (!st->c) {
+    int made = 0, ok = host->tensor(ctx, "a", KLAB_INPUT, k->dtype, st->n) != NULL;
+    st->ia = made++;
+    if (ok && op != VA_COPY) {
+        ok = host->tensor(ctx, "b", KLAB_INPUT, k->dtype, st->n) != NULL;
+        st->ib = made++;
+    }
+    if (ok) {
+        ok = host->tensor(ctx, "c", KLAB_OUTPUT, k->dtype, st->n) != NULL;
+        st->ic = made++;
+    }
+    if (!ok) {
         free(st);
         return KLAB_ERROR;
     }
@@ -49,20 +55,22 @@ static klab_status va_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     return KLAB_OK;
 }
 
-static klab_status va_run(void *state, int profile, klab_stream stream)
+static klab_status va_run(void *state, const klab_launch *l)
 {
     va_state *st = state;
-    if (profile == VA_MEMCPY) {
+    void *const *t = l->tensors;
+    void *b = st->op == VA_COPY ? NULL : t[st->ib];
+    if (l->profile == VA_MEMCPY) {
         if (st->op != VA_COPY) {
             st->host->error(st->ctx, "memcpy does only op = copy");
             return KLAB_UNSUPPORTED;
         }
-        KLAB_CUDA(st->host, st->ctx, cudaMemcpyAsync(st->c, st->a, st->n * (st->dtype == KLAB_FP32 ? 4 : 2),
-                                                     cudaMemcpyDeviceToDevice, stream));
+        KLAB_CUDA(st->host, st->ctx, cudaMemcpyAsync(t[st->ic], t[st->ia], st->n * klab_dtype_size(st->dtype),
+                                                     cudaMemcpyDeviceToDevice, l->stream));
         return KLAB_OK;
     }
     KLAB_CUDA(st->host, st->ctx,
-              (cudaError_t)vector_add_launch(profile, st->op, st->dtype, st->a, st->b, st->c, st->n, stream));
+              (cudaError_t)vector_add_launch(l->profile, st->op, st->dtype, t[st->ia], b, t[st->ic], st->n, l->stream));
     return KLAB_OK;
 }
 
@@ -82,31 +90,29 @@ static void va_teardown(void *state)
 static void va_work(const klab_case *k, klab_work *w)
 {
     int op = case_op(k);
-    double n = (double)klab_case_elements(k), bytes = n * (k->dtype == KLAB_FP32 ? 4 : 2);
+    double n = (double)klab_case_elements(k), bytes = n * (double)klab_dtype_size(k->dtype);
     w->bytes = (op == VA_COPY ? 2 : 3) * bytes;
     w->flops = op == VA_ADD ? n : op == VA_TRIAD ? 2 * n : 0;
 }
 
 static const klab_profile profiles[] = {
-    {"naive", "one element a thread"},
-    {"vectorized", "16-byte loads/stores, 4 vectors in flight a thread: the lab's copy"},
-    {"memcpy", "cudaMemcpyAsync device to device (op = copy only)"},
-    {"streaming", "vectorized with evict-first hints (ld/st.global.cs)"},
-    {"vec8", "vectorized with 8 vectors in flight a thread"},
-    {"l2_prefetch", "vectorized with a 256-byte L2 prefetch on each load"},
-    {"persistent", "vectorized over a resident grid that strides"},
-    {NULL, NULL},
+    {.name = "naive", .summary = "one element a thread"},
+    {.name = "vectorized", .summary = "16-byte loads/stores, 4 vectors in flight a thread (as klab's own copy)"},
+    {.name = "memcpy", .summary = "cudaMemcpyAsync device to device (op = copy only)"},
+    {.name = "streaming", .summary = "vectorized with evict-first hints (ld/st.global.cs)"},
+    {.name = "vec8", .summary = "vectorized with 8 vectors in flight a thread"},
+    {.name = "l2_prefetch", .summary = "vectorized with a 256-byte L2 prefetch on each load"},
+    {.name = "persistent", .summary = "vectorized over a resident grid that strides"},
+    {.name = NULL},
 };
 
 static const char *const params[] = {"op", NULL};
 
 static const klab_plugin descriptor = {
-    .abi_major = KLAB_ABI_MAJOR,
-    .abi_minor = KLAB_ABI_MINOR,
-    .struct_size = sizeof(klab_plugin),
+    KLAB_DESCRIPTOR_HEADER,
     .name = "vector_add",
-    .version = "1.0.0",
-    .summary = "memory primitives (param.op = copy, add, triad); its copy is the lab's bandwidth ceiling",
+    .version = "2.0.0",
+    .summary = "memory primitives (param.op = copy, add, triad) in versions, naive to fast",
     .profiles = profiles,
     .baseline = "naive",
     .dtypes = KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16),

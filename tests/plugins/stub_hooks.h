@@ -18,11 +18,10 @@ static inline klab_status stub_setup(klab_ctx *ctx, const klab_host *host, const
     return KLAB_OK;
 }
 
-static inline klab_status stub_run(void *state, int profile, klab_stream stream)
+static inline klab_status stub_run(void *state, const klab_launch *launch)
 {
     (void)state;
-    (void)profile;
-    (void)stream;
+    (void)launch;
     return KLAB_OK;
 }
 
@@ -42,20 +41,28 @@ static inline void stub_teardown(void *state)
 }
 
 /* One profile, "only": enough for a descriptor the loader accepts. */
-#define STUB_PROFILES {{"only", "does nothing"}, {NULL, NULL}}
+#define STUB_PROFILES {{.name = "only", .summary = "does nothing"}, {.name = NULL}}
 
 /* A descriptor that keeps every rule: version "0", fp32, the one profile, the stub hooks. */
 static inline klab_plugin stub_descriptor(const char *name, const char *summary)
 {
     static const klab_profile profiles[] = STUB_PROFILES;
-    klab_plugin d = {KLAB_ABI_MAJOR, KLAB_ABI_MINOR, sizeof(klab_plugin), name, "0", summary, profiles, NULL,
-                     KLAB_DTYPE_BIT(KLAB_FP32), 0, NULL, stub_setup, stub_run, stub_verify, stub_teardown, NULL, NULL};
+    klab_plugin d = {KLAB_DESCRIPTOR_HEADER,
+                     .name = name,
+                     .version = "0",
+                     .summary = summary,
+                     .profiles = profiles,
+                     .dtypes = KLAB_DTYPE_BIT(KLAB_FP32),
+                     .setup = stub_setup,
+                     .run = stub_run,
+                     .verify = stub_verify,
+                     .teardown = stub_teardown};
     return d;
 }
 
 /* A plugin's entry that returns stub_descriptor(NAME, SUMMARY) after the statements given, which break
    the one rule the plugin is about by changing `stub`:
-       STUB_ENTRY("abi_major2", "built for a future ABI", stub.abi_major = 2; stub.abi_minor = 3) */
+       STUB_ENTRY("abi_major3", "built for a future ABI", stub.abi_major = 3; stub.abi_minor = 1) */
 #define STUB_ENTRY(NAME, SUMMARY, ...)                                                                \
     static klab_plugin stub;                                                                          \
     KLAB_EXPORT const klab_plugin *klab_plugin_entry(uint32_t host_abi_major, uint32_t host_abi_minor) \

@@ -8,8 +8,10 @@
  *   naive        one element a thread, scalar loads
  *   vectorized   16-byte loads and stores (4 fp32 or 8 fp16 a vector), a scalar tail for the rest
  *
- * The output is a separate tensor (not y in place): the host poisons it before every verified run and
- * checksums x and y, so a kernel that skips elements or writes its inputs is caught.
+ * The output is a separate tensor (not y in place): the host poisons it before every run and checksums
+ * x and y, so a kernel that skips elements or writes its inputs is caught. run() takes its tensors
+ * from the launch (x, y, out: the order setup made them), never from setup: the host may hand it
+ * copies.
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -27,19 +29,15 @@ constexpr int THREADS = 256;
 constexpr unsigned MAX_BLOCKS = 1u << 20; /* grid-stride loops cover anything longer */
 constexpr double DEFAULT_A = 2.0;
 
+enum { T_X = 0, T_Y, T_OUT }; /* tensors, in the order setup makes them */
+
 struct saxpy_state {
     klab_ctx *ctx;
     const klab_host *host;
     klab_dtype dtype;
     size_t n;
     float a;
-    void *x, *y, *out;
 };
-
-size_t dtype_bytes(klab_dtype d)
-{
-    return d == KLAB_FP32 ? 4 : 2;
-}
 
 /* param.a, DEFAULT_A when absent. Returns 0, or -1 when the value is not a finite number. */
 int case_a(const klab_case *k, double *a)
@@ -109,11 +107,12 @@ bool aligned16(const void *p)
     return ((uintptr_t)p & 15u) == 0;
 }
 
-template <typename T> void launch(int profile, const saxpy_state *st, cudaStream_t s)
+template <typename T> void launch(const klab_launch *l, const saxpy_state *st)
 {
-    const T *x = static_cast<const T *>(st->x), *y = static_cast<const T *>(st->y);
-    T *out = static_cast<T *>(st->out);
-    if (profile == SAXPY_NAIVE) {
+    const T *x = static_cast<const T *>(l->tensors[T_X]), *y = static_cast<const T *>(l->tensors[T_Y]);
+    T *out = static_cast<T *>(l->tensors[T_OUT]);
+    cudaStream_t s = l->stream;
+    if (l->profile == SAXPY_NAIVE) {
         naive_kernel<T><<<blocks_for(st->n), THREADS, 0, s>>>(st->a, x, y, out, st->n);
         return;
     }
@@ -138,9 +137,8 @@ klab_status saxpy_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k
     st->dtype = k->dtype;
     st->n = klab_case_elements(k);
     st->a = (float)a;
-    if ((st->x = host->tensor(ctx, "x", KLAB_INPUT, k->dtype, st->n)) &&
-        (st->y = host->tensor(ctx, "y", KLAB_INPUT, k->dtype, st->n)) &&
-        (st->out = host->tensor(ctx, "out", KLAB_OUTPUT, k->dtype, st->n))) {
+    if (host->tensor(ctx, "x", KLAB_INPUT, k->dtype, st->n) && host->tensor(ctx, "y", KLAB_INPUT, k->dtype, st->n) &&
+        host->tensor(ctx, "out", KLAB_OUTPUT, k->dtype, st->n)) {
         *state = st;
         return KLAB_OK;
     }
@@ -148,11 +146,11 @@ klab_status saxpy_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k
     return KLAB_ERROR; /* host->tensor recorded why */
 }
 
-klab_status saxpy_run(void *state, int profile, klab_stream stream)
+klab_status saxpy_run(void *state, const klab_launch *l)
 {
     const saxpy_state *st = static_cast<const saxpy_state *>(state);
-    KLAB_DISPATCH(st->dtype, T, {
-        launch<T>(profile, st, stream);
+    KLAB_DISPATCH_FLOAT(st->dtype, T, {
+        launch<T>(l, st);
         KLAB_LAUNCHED(st->host, st->ctx);
         return KLAB_OK;
     })
@@ -182,14 +180,15 @@ void saxpy_teardown(void *state)
 void saxpy_work(const klab_case *k, klab_work *w)
 {
     double n = (double)klab_case_elements(k);
-    w->bytes = 3 * n * (double)dtype_bytes(k->dtype);
+    w->bytes = 3 * n * (double)klab_dtype_size(k->dtype);
     w->flops = 2 * n;
 }
 
+/* name, summary, flags, archs (NULL: the plugin's), config (NULL: no tuning space) */
 const klab_profile profiles[] = {
-    {"naive", "one element a thread, scalar loads"},
-    {"vectorized", "16-byte loads and stores, scalar tail"},
-    {NULL, NULL},
+    {"naive", "one element a thread, scalar loads", 0, NULL, NULL},
+    {"vectorized", "16-byte loads and stores, scalar tail", 0, NULL, NULL},
+    {NULL, NULL, 0, NULL, NULL},
 };
 
 const char *const params[] = {"a", NULL};
@@ -199,14 +198,19 @@ const klab_plugin descriptor = {
     KLAB_ABI_MAJOR,                                         /* abi_major */
     KLAB_ABI_MINOR,                                         /* abi_minor */
     sizeof(klab_plugin),                                    /* struct_size */
+    sizeof(klab_profile),                                   /* profile_size */
     "saxpy",                                                /* name: the file is saxpy.so */
-    "1.0.0",                                                /* version */
+    "2.0.0",                                                /* version */
     "out = a * x + y (param.a, default 2): the SDK example", /* summary */
     profiles,                                               /* profiles */
     "naive",                                                /* baseline */
     KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16),  /* dtypes */
     0,                                                      /* min_cc: any */
+    NULL,                                                   /* archs: any device (PTX is JIT-compiled) */
     params,                                                 /* params */
+    NULL,                                                   /* dims: none */
+    0,                                                      /* flags */
+    0,                                                      /* default_steps: not a step plugin */
     saxpy_setup,
     saxpy_run,
     saxpy_verify,

@@ -22,6 +22,7 @@ static const klab_plugin descriptor = {
     .abi_major = KLAB_ABI_MAJOR,
     .abi_minor = 0,
     .struct_size = offsetof(klab_plugin, teardown) + sizeof(((klab_plugin *)0)->teardown),
+    .profile_size = sizeof(klab_profile),
     .name = "abi_short_struct",
     .version = "0",
     .summary = "declares only the required part of the descriptor",

@@ -4,15 +4,13 @@
 #include "../stub_hooks.h"
 
 static const klab_profile profiles[] = {
-    {"plain", "returns\rOVERWRITTEN"},
-    {NULL, NULL},
+    {.name = "plain", .summary = "returns\rOVERWRITTEN"},
+    {.name = NULL},
 };
 static const char *const params[] = {"k\x1b[31m", NULL};
 
 static const klab_plugin descriptor = {
-    .abi_major = KLAB_ABI_MAJOR,
-    .abi_minor = KLAB_ABI_MINOR,
-    .struct_size = sizeof(klab_plugin),
+    KLAB_DESCRIPTOR_HEADER,
     .name = "ctl_text",
     .version = "1.0\a",
     .summary = "clears \x1b[2Jthe screen",

@@ -12,16 +12,14 @@ static void good_work(const klab_case *kcase, klab_work *work)
 }
 
 static const klab_profile profiles[] = {
-    {"plain", "the obvious loop"},
-    {"clever", "the loop after some thought"},
-    {NULL, NULL},
+    {.name = "plain", .summary = "the obvious loop"},
+    {.name = "clever", .summary = "the loop after some thought"},
+    {.name = NULL},
 };
 static const char *const params[] = {"k", NULL};
 
 static const klab_plugin descriptor = {
-    .abi_major = KLAB_ABI_MAJOR,
-    .abi_minor = KLAB_ABI_MINOR,
-    .struct_size = sizeof(klab_plugin),
+    KLAB_DESCRIPTOR_HEADER,
     .name = "crash_good",
     .version = "2.0.1",
     .summary = "behaves, whatever its neighbours do",

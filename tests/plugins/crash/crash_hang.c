@@ -17,9 +17,7 @@ static void hang_work(const klab_case *kcase, klab_work *work)
 static const klab_profile profiles[] = STUB_PROFILES;
 
 static const klab_plugin descriptor = {
-    .abi_major = KLAB_ABI_MAJOR,
-    .abi_minor = KLAB_ABI_MINOR,
-    .struct_size = sizeof(klab_plugin),
+    KLAB_DESCRIPTOR_HEADER,
     .name = "crash_hang",
     .version = "0",
     .summary = "its work hook never returns",

@@ -21,26 +21,28 @@ static klab_status escape_setup(klab_ctx *ctx, const klab_host *host, const klab
     return KLAB_OK;
 }
 
-static klab_status escape_run(void *state, int profile, klab_stream s)
+static klab_status escape_run(void *state, const klab_launch *l)
 {
     twice_state *st = (twice_state *)state;
-    switch (profile) {
+    const float *x = TWICE_X(l);
+    float *y = TWICE_Y(l);
+    switch (l->profile) {
     case HONEST:
-        twice_kernel<<<twice_grid(st->n), 256, 0, s>>>(st->x, st->y, st->n, 2.0f);
+        twice_kernel<<<twice_grid(st->n), 256, 0, l->stream>>>(x, y, st->n, 2.0f);
         break;
     case STREAM0:
-        twice_kernel<<<twice_grid(st->n), 256, 0, 0>>>(st->x, st->y, st->n, 2.0f);
+        twice_kernel<<<twice_grid(st->n), 256, 0, 0>>>(x, y, st->n, 2.0f);
         break;
     case PRIVATE:
-        twice_kernel<<<twice_grid(st->n), 256, 0, st->own>>>(st->x, st->y, st->n, 2.0f);
+        twice_kernel<<<twice_grid(st->n), 256, 0, st->own>>>(x, y, st->n, 2.0f);
         break;
     default: {
         /* y = x, then y = 2 y: two cuBLAS calls on whatever stream the handle has */
         cublasHandle_t h = (cublasHandle_t)st->handle;
-        if (cublasScopy(h, (int)st->n, st->x, 1, st->y, 1) != CUBLAS_STATUS_SUCCESS)
+        if (cublasScopy(h, (int)st->n, x, 1, y, 1) != CUBLAS_STATUS_SUCCESS)
             return st->host->error(st->ctx, "cublasScopy failed");
         const float two = 2.0f;
-        if (cublasSscal(h, (int)st->n, &two, st->y, 1) != CUBLAS_STATUS_SUCCESS)
+        if (cublasSscal(h, (int)st->n, &two, y, 1) != CUBLAS_STATUS_SUCCESS)
             return st->host->error(st->ctx, "cublasSscal failed");
         return KLAB_OK;
     }
@@ -60,10 +62,10 @@ static void escape_teardown(void *state)
 }
 
 static const klab_profile profiles[] = {
-    {"honest", "on the stream it is given"},
-    {"stream0", "on the legacy default stream"},
-    {"private", "on a stream of its own"},
-    {"cublas_unbound", "through a cuBLAS handle never bound to the stream"},
-    {NULL, NULL},
+    TWICE_PROFILE("honest", "on the stream it is given"),
+    TWICE_PROFILE("stream0", "on the legacy default stream"),
+    TWICE_PROFILE("private", "on a stream of its own"),
+    TWICE_PROFILE("cublas_unbound", "through a cuBLAS handle never bound to the stream"),
+    TWICE_PROFILES_END,
 };
 TWICE_DESCRIPTOR("gpu_escape", "launches outside the timed stream", profiles, escape_setup, escape_run, escape_teardown, 0)

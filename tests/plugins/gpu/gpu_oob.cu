@@ -11,14 +11,13 @@ __global__ void oob_kernel(const float *x, float *y, size_t n, int bad)
         *(volatile float *)(uintptr_t)0x100 = 1.0f; /* nothing is mapped there */
 }
 
-static klab_status oob_run(void *state, int profile, klab_stream s)
+static klab_status oob_run(void *state, const klab_launch *l)
 {
-    (void)profile;
     twice_state *st = (twice_state *)state;
-    oob_kernel<<<(unsigned)((st->n + 255) / 256), 256, 0, s>>>(st->x, st->y, st->n, st->bad);
+    oob_kernel<<<(unsigned)((st->n + 255) / 256), 256, 0, l->stream>>>(TWICE_X(l), TWICE_Y(l), st->n, st->bad);
     KLAB_LAUNCHED(st->host, st->ctx);
     return KLAB_OK;
 }
 
-static const klab_profile profiles[] = {{"write", "y = 2x, and with bad=1 a write to address 0x100"}, {NULL, NULL}};
+static const klab_profile profiles[] = {TWICE_PROFILE("write", "y = 2x, and with bad=1 a write to address 0x100"), TWICE_PROFILES_END};
 TWICE_DESCRIPTOR("gpu_oob", "writes out of bounds on demand", profiles, twice_setup, oob_run, twice_teardown, 0)

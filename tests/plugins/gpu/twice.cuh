@@ -1,5 +1,6 @@
 /* What the GPU test plugins compute, honestly or not: y = 2 x over fp32. Shared setup, verify and
- * teardown; each plugin's run() is where it misbehaves. */
+ * teardown; each plugin's run() is where it misbehaves. run() finds x and y in launch->tensors
+ * (TWICE_X, TWICE_Y). */
 #ifndef TWICE_CUH
 #define TWICE_CUH
 
@@ -14,7 +15,6 @@ struct twice_state {
     klab_ctx *ctx;
     const klab_host *host;
     size_t n;
-    float *x, *y;
     int runs[8];       /* per profile */
     cudaStream_t own;  /* for plugins that keep a private stream */
     void *handle;      /* for plugins that keep a library handle */
@@ -26,6 +26,13 @@ __global__ void twice_kernel(const float *__restrict__ x, float *__restrict__ y,
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         y[i] = k * x[i];
 }
+
+#define TWICE_X(launch) ((const float *)(launch)->tensors[0])
+#define TWICE_Y(launch) ((float *)(launch)->tensors[1])
+
+/* A profile of these plugins: name and summary; no flags, the plugin's archs, no tuning space. */
+#define TWICE_PROFILE(name, summary) {name, summary, 0, NULL, NULL}
+#define TWICE_PROFILES_END TWICE_PROFILE(NULL, NULL)
 
 static inline unsigned twice_grid(size_t n)
 {
@@ -43,9 +50,7 @@ static klab_status twice_setup(klab_ctx *ctx, const klab_host *host, const klab_
     st->n = klab_case_elements(k);
     const char *bad = klab_case_param(k, "bad");
     st->bad = bad ? atoi(bad) : 0;
-    st->x = (float *)host->tensor(ctx, "x", KLAB_INPUT, KLAB_FP32, st->n);
-    st->y = st->x ? (float *)host->tensor(ctx, "y", KLAB_OUTPUT, KLAB_FP32, st->n) : NULL;
-    if (!st->y) {
+    if (!host->tensor(ctx, "x", KLAB_INPUT, KLAB_FP32, st->n) || !host->tensor(ctx, "y", KLAB_OUTPUT, KLAB_FP32, st->n)) {
         free(st);
         return KLAB_ERROR;
     }
@@ -67,12 +72,14 @@ static void twice_teardown(void *state)
     free(state);
 }
 
-#define TWICE_DESCRIPTOR(NAME, SUMMARY, PROFILES, SETUP, RUN, TEARDOWN, MIN_CC)                      \
-    static const char *const twice_params[] = {"bad", NULL};                                         \
-    static const klab_plugin twice_descriptor = {KLAB_ABI_MAJOR, KLAB_ABI_MINOR, sizeof(klab_plugin), \
-                                                 NAME, "test", SUMMARY, PROFILES, NULL,               \
-                                                 KLAB_DTYPE_BIT(KLAB_FP32), MIN_CC, twice_params,     \
-                                                 SETUP, RUN, twice_verify, TEARDOWN, NULL, NULL};     \
+/* The descriptor, in declaration order (C++17 has no designated initializers). */
+#define TWICE_DESCRIPTOR(NAME, SUMMARY, PROFILES, SETUP, RUN, TEARDOWN, MIN_CC)                         \
+    static const char *const twice_params[] = {"bad", NULL};                                            \
+    static const klab_plugin twice_descriptor = {                                                       \
+        KLAB_ABI_MAJOR, KLAB_ABI_MINOR, sizeof(klab_plugin), sizeof(klab_profile), NAME, "test", SUMMARY, \
+        PROFILES,       NULL /* baseline */, KLAB_DTYPE_BIT(KLAB_FP32), MIN_CC, NULL /* archs */,       \
+        twice_params,   NULL /* dims */, 0 /* flags */, 0 /* default_steps */, SETUP, RUN, twice_verify, \
+        TEARDOWN,       NULL /* work */, NULL /* tolerance */};                                        \
     KLAB_PLUGIN_ENTRY(twice_descriptor)
 
 #endif
