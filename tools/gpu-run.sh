@@ -6,7 +6,7 @@
 #                            self-test; compute-sanitizer memcheck and racecheck over every profile;
 #                            the PyTorch anchors (do_bench) for reference
 #   tools/gpu-run.sh bench   build; the experiments (klab's INI files); the copy variants; klab with
-#                            PyTorch in the same rounds (tools/torch_rows.py); --graph and --hot rows
+#                            PyTorch in the same rounds (tools/torch_rows.py); --batched and --hot rows
 #   tools/gpu-run.sh all     both
 #
 # The device tool copies the working tree without its git history: say the commit, so that every
@@ -72,7 +72,7 @@ if [ "$mode" = bench ] || [ "$mode" = all ]; then
   run $K --plugin vector_add,rmsnorm --out "$R" --run-id main
   note "klab main run: exit $?"
   run $K --config experiments/copy_variants.ini --out "$R" --run-id copy-variants
-  run $K --plugin rmsnorm --case 4096x4096,4096x8192,ragged --dtype fp16 --out "$R" --run-id graph --graph
+  run $K --plugin rmsnorm --case 4096x4096,4096x8192,ragged --dtype fp16 --out "$R" --run-id batched --batched
   run $K --plugin rmsnorm,vector_add --case 4096x4096,copy-2^24 --dtype fp16,fp32 --out "$R" --run-id hot --hot
 fi
 
