@@ -1,10 +1,13 @@
 /* Work outside the timed stream. Events only see the stream they are recorded on; a device-wide
  * synchronisation sees everything. So a subject's run is bracketed by two %globaltimer stamps around
  * the events, the second one after cudaDeviceSynchronize: span minus event time is what the events
- * missed, plus the synchronisation's own latency. An empty launch bracketed the same way, just before,
- * measures that latency. The latency only ever adds (a host woken late, a neighbour's context torn
- * down), so the least of several spans is close to its floor: the least excess of the subject minus
- * the least excess of the empty launch is the work that escaped. */
+ * missed, plus the synchronisation's own latency. A reference bracketed the same way, right after,
+ * measures that latency: a spin kernel as long as the subject's run. (An empty launch does not: it
+ * ends before the host reaches cudaDeviceSynchronize, which then returns at once, while a 5 us kernel
+ * makes the host wait and pay its wake-up, about 3 us on an H200 — an honest kernel read as escaping.)
+ * The latency only ever adds (a host woken late, a neighbour's context torn down), so the least of
+ * several spans is close to its floor: the least excess of the subject minus the least excess of its
+ * reference is the work that escaped. */
 #include <math.h>
 #include <stdio.h>
 
@@ -12,10 +15,15 @@
 #include "stats.h"
 #include "timing_internal.h"
 
-/* One device-synchronised span around one run (the subject's, or an empty launch when s == NULL):
+/* The reference spin is as long as the subject's run up to this; past it the wake-up latency is under
+   0.3 % of the run, and a longer spin only costs time. */
+#define SPIN_CAP_NS 1000000ull
+
+/* One device-synchronised span around one run (the subject's, or when s == NULL a spin of spin_ns):
    the span's %globaltimer length minus the event time, in ms. */
-static int bracket(timing_env *env, subject *s, int64_t step, cudaEvent_t ev0, cudaEvent_t ev1,
-                   const timing_opts *o, double *excess, double *event_ms, char *why, size_t whylen)
+static int bracket(timing_env *env, subject *s, int64_t step, unsigned long long spin_ns, cudaEvent_t ev0,
+                   cudaEvent_t ev1, const timing_opts *o, double *excess, double *event_ms, char *why,
+                   size_t whylen)
 {
     cudaError_t e;
     /* the same preparation as a sample: the run cannot tell this check from a timed sample */
@@ -29,8 +37,8 @@ static int bracket(timing_env *env, subject *s, int64_t step, cudaEvent_t ev0, c
     cudaEventRecord(ev0, env->stream);
     if (s && s->ops->launch(s->self, env->stream, 0, step, why, whylen) != 0)
         return -1;
-    if (!s && (e = (cudaError_t)gpu_empty(env->stream)) != cudaSuccess)
-        return timing_cuda_fail(env, e, "empty launch", why, whylen);
+    if (!s && (e = (cudaError_t)gpu_spin_ns(spin_ns, env->slots + SLOT_SINK, env->stream)) != cudaSuccess)
+        return timing_cuda_fail(env, e, "reference spin", why, whylen);
     cudaEventRecord(ev1, env->stream);
     /* waits for every stream of the device: work that escaped the timed stream ends before B */
     if ((e = cudaDeviceSynchronize()) != cudaSuccess)
@@ -54,7 +62,7 @@ int timing_escape_check(timing_env *env, subject *s, const timing_opts *o, char 
     int k = o->escape_checks < MAXK ? o->escape_checks : MAXK;
     if (k <= 0)
         return 0;
-    subject_priv *p = s->priv; /* the empty launch takes the subject's second event pair */
+    subject_priv *p = s->priv; /* the reference spin takes the subject's second event pair */
     double least_s = INFINITY, least_e = INFINITY, evt[MAXK];
     char why[512] = "";
     if (s->steps > 0 && s->ops->restore && s->ops->restore(s->self, env->stream, why, sizeof why) != 0) {
@@ -69,8 +77,13 @@ int timing_escape_check(timing_env *env, subject *s, const timing_opts *o, char 
             return 0;
         }
         double ex_e = 0, ev_e = 0, ex_s = 0;
-        if (bracket(env, NULL, 0, p->ev0[1], p->ev1[1], o, &ex_e, &ev_e, why, sizeof why) != 0 ||
-            bracket(env, s, step, p->ev0[0], p->ev1[0], o, &ex_s, &evt[i], why, sizeof why) != 0) {
+        int rc = bracket(env, s, step, 0, p->ev0[0], p->ev1[0], o, &ex_s, &evt[i], why, sizeof why);
+        if (rc == 0) {
+            unsigned long long ns = (unsigned long long)(evt[i] * 1e6);
+            rc = bracket(env, NULL, 0, ns < SPIN_CAP_NS ? ns : SPIN_CAP_NS, p->ev0[1], p->ev1[1], o, &ex_e, &ev_e,
+                         why, sizeof why);
+        }
+        if (rc != 0) {
             if (env->sticky) {
                 snprintf(err, errlen, "%s", why);
                 return -1;
