@@ -85,7 +85,7 @@ static void flagged(const csv *c, const char *kcase, const char *profile, const 
         fail_msg("%s %s was flagged but still shows a time", kcase, profile);
 }
 
-static void test_batched_beats_plain_by_the_floor(void **state)
+static void test_batched_beats_plain_within_the_floor(void **state)
 {
     (void)state;
     USE_PLUGINS("timer_twice");
@@ -98,14 +98,18 @@ static void test_batched_beats_plain_by_the_floor(void **state)
     assert_string_equal(rp->launch, "stream");
     assert_string_equal(rb->launch, "batched");
     assert_string_equal(rb->l2, "cold");
-    /* a plain sample carries one launch floor, a batched one 1/N of it */
+    /* A plain sample carries one event pair and one launch; a batched one shares the event pair among
+       N runs of a graph, whose nodes still each pay a launch and a teardown. So batched is faster, by
+       part of the empty-launch floor, never by more than it: on the H200 (2026-11-22) 0.8 us of a
+       2.9 us floor on this ~6 us kernel. Outside those bounds batched time would be measuring
+       something else (skipped runs, or runs that found their data in L2 despite the rotation). */
     double floor = rp->launch_floor_ms;
     assert_true(floor > 0); /* given on rows under 10 us */
     double gain = rp->median_ms - rb->median_ms;
     printf("# plain %.4f ms, batched %.4f ms: %.4f ms less, floor %.4f ms\n", rp->median_ms, rb->median_ms, gain, floor);
-    if (gain < 0.5 * floor || gain > 2.0 * floor)
-        fail_msg("batched %.4f ms against plain %.4f ms: the difference %.4f ms is not about the launch floor %.4f ms",
-                 rb->median_ms, rp->median_ms, gain, floor);
+    if (gain < 0.1 * floor || gain > 1.1 * floor)
+        fail_msg("batched %.4f ms against plain %.4f ms: the difference %.4f ms is not within (0.1, 1.1) x the "
+                 "launch floor %.4f ms", rb->median_ms, rp->median_ms, gain, floor);
     free(cp.rows);
     free(cb.rows);
     free(p.out);
@@ -274,7 +278,7 @@ int main(void)
         KLAB_SKIP_ALL("no CUDA device (%s): the GPU tests run on the GPU machine (tools/gpu-run.sh)",
                       e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_batched_beats_plain_by_the_floor, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_batched_beats_plain_within_the_floor, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_hot_is_not_slower_than_cold, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_step_subject_gets_1000_samples_and_a_file, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_poison_detecting_cheat_gains_nothing, kr_setup_tmp, kr_teardown_tmp),

@@ -39,13 +39,16 @@ static void test_batch_pays_the_floor_once_per_100_floors(void **state)
 static void test_escape_threshold(void **state)
 {
     (void)state;
-    /* short runs: 2 us of escaped work is flagged, the check's own jitter (under 2 us) is not */
-    assert_false(timing_escape_flagged(0.0019, 0.003));
-    assert_true(timing_escape_flagged(0.0021, 0.003));
+    /* short runs: 6 us of escaped work is flagged; the honest excesses the H200 showed (up to 3.6 us
+       on 5-40 us runs) are not */
+    assert_false(timing_escape_flagged(0.0036, 0.009));
+    assert_false(timing_escape_flagged(0.0059, 0.003));
+    assert_true(timing_escape_flagged(0.0061, 0.003));
     assert_false(timing_escape_flagged(-0.001, 0.003));
-    /* long runs: 3 % (the old rule let 25 % of a long kernel escape) */
-    assert_false(timing_escape_flagged(0.029, 1.0));
-    assert_true(timing_escape_flagged(0.031, 1.0));
+    /* long runs: 5 % (the old rule let 25 % of a long kernel escape); the H200's tail_escapes case */
+    assert_false(timing_escape_flagged(0.049, 1.0));
+    assert_true(timing_escape_flagged(0.051, 1.0));
+    assert_true(timing_escape_flagged(0.0271, 0.2627));
     assert_true(timing_escape_flagged(0.25, 1.0));
 }
 
