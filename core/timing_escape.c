@@ -10,6 +10,7 @@
  * reference is the work that escaped. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "gpu_kernels.h"
 #include "stats.h"
@@ -91,6 +92,9 @@ int timing_escape_check(timing_env *env, subject *s, const timing_opts *o, char 
             timing_subject_fail(s, SUBJ_FAILED, why);
             return 0;
         }
+        if (getenv("KLAB_DEBUG_ESCAPE")) /* each pair, for studying the check on a new GPU */
+            fprintf(stderr, "escape %s pair %d: subject excess %.4f ms (events %.4f ms), reference %.4f ms (events %.4f ms)\n",
+                    s->label, i, ex_s, evt[i], ex_e, ev_e);
         if (ex_e < least_e)
             least_e = ex_e;
         if (ex_s < least_s)
