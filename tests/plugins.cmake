@@ -83,3 +83,8 @@ add_test(NAME sdk_out_of_tree
 set_tests_properties(sdk_out_of_tree PROPERTIES
   TIMEOUT 600 LABELS "plugins;sdk"
   ENVIRONMENT "CMAKE_COMMAND=${CMAKE_COMMAND};KLAB_NVCC=${CMAKE_CUDA_COMPILER};KLAB_CMAKE_GENERATOR=${CMAKE_GENERATOR}")
+
+# These drive the klab binary, and where a GPU is present some of their runs reach it (the supervisor's
+# stalled run, the isolation tests' workers probe it): they take the GPU tests' lock, so no GPU test
+# ever times beside them (a run beside test_gpu's first case read as 2 ms of escaped work).
+set_tests_properties(test_abi2_plugins test_isolation test_supervisor PROPERTIES RESOURCE_LOCK gpu)
