@@ -86,21 +86,25 @@ int launch(int profile, const reduction_plan *p, const T *x, float *out, float *
     switch (profile) {
     case RD_TWO_PASS:
         partial_kernel<T, OP, MODE_TWO_PASS><<<grid, RD_THREADS, 0, s>>>(x, p->cols, splits, out, partial, tickets);
-        if (splits == 1 || (e = cudaGetLastError()) != cudaSuccess)
-            break;
-        finish_kernel<OP><<<(unsigned)p->rows, RD_THREADS, 0, s>>>(partial, splits, out);
+        if (splits > 1) {
+            if ((e = cudaGetLastError()) != cudaSuccess)
+                return (int)e;
+            finish_kernel<OP><<<(unsigned)p->rows, RD_THREADS, 0, s>>>(partial, splits, out);
+        }
         break;
     case RD_LAST_BLOCK:
         partial_kernel<T, OP, MODE_LAST_BLOCK><<<grid, RD_THREADS, 0, s>>>(x, p->cols, splits, out, partial, tickets);
         break;
     case RD_ATOMIC:
         if (splits > 1) {
-            if (OP == RD_SUM)
+            if (OP == RD_SUM) {
                 e = cudaMemsetAsync(out, 0, p->rows * sizeof(float), s);
-            else
-                fill_kernel<<<(unsigned)((p->rows + 255) / 256 < 1024 ? (p->rows + 255) / 256 : 1024), 256, 0, s>>>(
-                    out, p->rows, -INFINITY);
-            if ((e = cudaGetLastError()) != cudaSuccess)
+            } else {
+                size_t blocks = (p->rows + 255) / 256;
+                fill_kernel<<<(unsigned)(blocks < 1024 ? blocks : 1024), 256, 0, s>>>(out, p->rows, -INFINITY);
+                e = cudaGetLastError();
+            }
+            if (e != cudaSuccess)
                 return (int)e;
         }
         partial_kernel<T, OP, MODE_ATOMIC><<<grid, RD_THREADS, 0, s>>>(x, p->cols, splits, out, partial, tickets);
