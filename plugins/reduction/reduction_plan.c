@@ -11,7 +11,7 @@
  *     |computed - exact| <= gamma_d * sum |x|,   gamma_d = d u / (1 - d u),  u = 2^-24 (fp32),
  *
  * d being the longest chain of additions any element goes through (reduction_sum_depth). 2^28 fp32
- * values with 1024 blocks: d = 1293 (the atomic profile's 1024 partials added one after another
+ * values with 1024 blocks: d = 1292 (the atomic profile's 1024 partials added one after another
  * dominate), gamma_d = 7.7e-5, while a dropped block removes about 1/1024 = 9.8e-4 of the sum: 12 times
  * the bound. Honest kernels sit far inside it (rounding errors mostly cancel; the bound assumes none
  * does). The float64 reference's own error, cols * 2^-53, is added. A max is exact: the fp32 output of
