@@ -25,3 +25,9 @@ if(KLAB_ABI_MAJOR_LINE MATCHES "KLAB_ABI_MAJOR 2$")
 else()
   message(STATUS "test_gpu_timing: not built: its test plugins need plugin ABI 2 (${KLAB_ABI_MAJOR_LINE})")
 endif()
+
+# swiglu and reduction on small odd shapes (tests/gpu_ini/swiglu.ini, reduction.ini): every profile
+# verified in every dtype, plain and batched; an odd packed width refused
+klab_test(test_gpu_swired SOURCES test_gpu_swired.c klab_run.c GPU)
+add_dependencies(test_gpu_swired klab swiglu reduction)
+set_tests_properties(test_gpu_swired PROPERTIES TIMEOUT 600)

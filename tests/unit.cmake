@@ -31,3 +31,17 @@ klab_test(test_results SOURCES test_results.c LABELS unit)
 klab_test(test_references SOURCES test_references.c ../plugins/rmsnorm/rmsnorm_reference.c
           ../plugins/vector_add/vector_add_reference.c LABELS unit)
 
+
+# swiglu and reduction: their references by hand, their shipped INI files validated through the klab
+# binary (test_references), and the machine code of their fast kernels: 16-byte loads, no local
+# memory (sass_check.sh; skipped without cuobjdump)
+target_sources(test_references PRIVATE ../plugins/swiglu/swiglu_reference.c ../plugins/reduction/reduction_plan.c
+               ../plugins/reduction/reduction_reference.c klab_run.c)
+add_dependencies(test_references klab swiglu reduction)
+function(klab_sass_test plugin)
+  add_test(NAME sass_${plugin} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.sh $<TARGET_FILE:${plugin}> ${ARGN})
+  set_tests_properties(sass_${plugin} PROPERTIES SKIP_RETURN_CODE 77 LABELS unit
+                       ENVIRONMENT "KLAB_NVCC=${CMAKE_CUDA_COMPILER}")
+endfunction()
+klab_sass_test(swiglu ew_vec_kernel)
+klab_sass_test(reduction partial_kernel sm_90a:cluster_kernel)
