@@ -31,3 +31,5 @@ klab_test(test_results SOURCES test_results.c LABELS unit)
 klab_test(test_references SOURCES test_references.c ../plugins/rmsnorm/rmsnorm_reference.c
           ../plugins/vector_add/vector_add_reference.c LABELS unit)
 
+# klab --tune without a GPU: a unit's entries and configurations, and the parent's choice of the best
+klab_test(test_tune SOURCES test_tune.c LABELS unit)
