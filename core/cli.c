@@ -12,6 +12,8 @@ void cli_usage(FILE *fp)
     fputs("usage: klab [options]            verify and time every experiment (needs a GPU)\n"
           "       klab --list               list the plugins found, and refusals with their reason\n"
           "       klab --validate           check every INI against its plugin (no GPU needed)\n"
+          "       klab --tune               time every configuration of each tuning space; cache the best (GPU)\n"
+          "       klab --tune --validate    list each case's configurations (no GPU needed)\n"
           "       klab --self-test          check the timer against spins of known length (GPU)\n"
           "       klab report DIR           print the tables of a run folder's CSVs\n"
           "\n"
@@ -25,6 +27,8 @@ void cli_usage(FILE *fp)
           "  --plugin-path DIR      look for plugins here first (repeatable; also KLAB_PLUGIN_PATH)\n"
           "  --ini-dir DIR          look for <plugin>.ini here first (also KLAB_INI_PATH)\n"
           "  --out DIR              run folders go here (default: out)\n"
+          "  --tune-cache PATH      the tuning cache --tune writes and every run reads (default:\n"
+          "                         <out DIR>/tune-cache.ini)\n"
           "  --run-id ID            the run folder's name (default: date-time and commit)\n"
           "  --device N             the CUDA device to use (default 0)\n"
           "how:\n"
@@ -33,6 +37,11 @@ void cli_usage(FILE *fp)
           "  --batched              time N runs per sample (one CUDA graph, or queued), so the launch floor\n"
           "                         is paid once per N; the runs rotate through N copies of the tensors\n"
           "  --verify-only          set up and verify every case, time nothing (for compute-sanitizer)\n"
+          "  --tune                 a run whose rows are every configuration of each profile's tuning space\n"
+          "                         and the plugin's own choice, verified and timed in the same rounds\n"
+          "                         (flag tune-trial); the fastest per GPU, plugin, version, case, dtype and\n"
+          "                         profile goes into the tuning cache, which later runs use (flag tuned)\n"
+          "                         unless the case names its config\n"
           "  --timeout SECONDS      a worker silent this long (no case, phase or row reported) is killed\n"
           "                         and its case reported (default 120)\n"
           "  --throttle FRACTION    discard rounds whose SM clock is under this x peak (default 0.75)\n"
@@ -101,7 +110,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         snprintf(o->command_line + n, sizeof o->command_line - n, "%s%s", i ? " " : "", argv[i]);
     }
     enum { O_CASE = 256, O_DTYPE, O_PROFILE, O_CONFIG, O_PLUGIN_PATH, O_INI_DIR, O_OUT, O_RUN_ID, O_DEVICE,
-           O_HOT, O_BATCHED, O_GRAPH, O_VERIFY_ONLY, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION };
+           O_HOT, O_BATCHED, O_GRAPH, O_VERIFY_ONLY, O_TUNE, O_TUNE_CACHE, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION };
     static const struct option longopts[] = {
         {"plugin", required_argument, 0, 'p'},     {"case", required_argument, 0, O_CASE},
         {"dtype", required_argument, 0, O_DTYPE},  {"profile", required_argument, 0, O_PROFILE},
@@ -111,6 +120,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         {"hot", no_argument, 0, O_HOT},            {"batched", no_argument, 0, O_BATCHED},
         {"graph", no_argument, 0, O_GRAPH},
         {"verify-only", no_argument, 0, O_VERIFY_ONLY},
+        {"tune", no_argument, 0, O_TUNE},          {"tune-cache", required_argument, 0, O_TUNE_CACHE},
         {"timeout", required_argument, 0, O_TIMEOUT}, {"throttle", required_argument, 0, O_THROTTLE},
         {"seed", required_argument, 0, O_SEED},    {"no-isolate", no_argument, 0, O_NO_ISOLATE},
         {"list", no_argument, 0, O_LIST},          {"validate", no_argument, 0, O_VALIDATE},
@@ -183,6 +193,14 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
                                   "~2.6 us launch floor in every sample; --batched times N runs per sample");
             return -1;
         case O_VERIFY_ONLY: o->verify_only = 1; break;
+        case O_TUNE: o->tune = 1; break;
+        case O_TUNE_CACHE:
+            if (!*optarg || strlen(optarg) >= sizeof o->tune_cache) {
+                snprintf(err, errlen, "--tune-cache: '%s' is not a usable path", optarg);
+                return -1;
+            }
+            snprintf(o->tune_cache, sizeof o->tune_cache, "%s", optarg);
+            break;
         case O_TIMEOUT:
             if (number(optarg, "--timeout", 0.1, 86400, &o->timeout_s, err, errlen))
                 return -1;
@@ -223,13 +241,30 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         if (strcmp(argv[optind], "report") == 0 && optind + 2 == argc) {
             o->cmd = CMD_REPORT;
             snprintf(o->report_dir, sizeof o->report_dir, "%s", argv[optind + 1]);
-            return 0;
+            if (!o->tune)
+                return 0;
+        } else {
+            if (strcmp(argv[optind], "report") == 0)
+                snprintf(err, errlen, "report takes one run folder: klab report out/RUN_ID");
+            else
+                snprintf(err, errlen, "unexpected argument '%s' (see klab --help)", argv[optind]);
+            return -1;
         }
-        if (strcmp(argv[optind], "report") == 0)
-            snprintf(err, errlen, "report takes one run folder: klab report out/RUN_ID");
-        else
-            snprintf(err, errlen, "unexpected argument '%s' (see klab --help)", argv[optind]);
+    }
+    if (o->tune && o->cmd != CMD_RUN && o->cmd != CMD_VALIDATE) {
+        /* configurations are per case: --list has no cases; --validate lists them */
+        snprintf(err, errlen, "--tune goes with a run, or with --validate to list each case's configurations");
         return -1;
+    }
+    if (!o->tune_cache[0]) {
+        static const char name[] = "/tune-cache.ini";
+        size_t n = strlen(o->out_dir);
+        if (n + sizeof name > sizeof o->tune_cache) {
+            snprintf(err, errlen, "--out: too long to hold tune-cache.ini; give --tune-cache PATH");
+            return -1;
+        }
+        memcpy(o->tune_cache, o->out_dir, n);
+        memcpy(o->tune_cache + n, name, sizeof name);
     }
     if (o->hot && o->batched) {
         snprintf(err, errlen, "--hot and --batched are two timing modes: choose one");

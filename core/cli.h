@@ -25,6 +25,8 @@ typedef struct cli_opts {
     char report_dir[4096];
     int device;
     int hot, batched, isolate, verify_only; /* hot, batched: timing modes (timing.h), at most one */
+    int tune; /* a run: every configuration of each tuning space timed; --validate: listed */
+    char tune_cache[4096]; /* --tune-cache, else <out_dir>/tune-cache.ini */
     double timeout_s;
     double throttle;
     uint64_t seed; /* 0: pick one from the clock */

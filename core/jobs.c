@@ -13,6 +13,7 @@
 #include "gpu_kernels.h"
 #include "roofline.h"
 #include "stats.h"
+#include "unit_entries.h"
 #include "worker.h"
 
 #define MAX_ROWS_PER_RUN 20000
@@ -169,12 +170,66 @@ static int job_run(const job *j, const job_out *out)
 
 /* ---- validate: the INI against the plugin, and each case as the plugin will see it (no GPU) ---- */
 
+/* 1 when profile pr's tuning space (and own choice) is the same for both cases. */
+static int same_space(const klab_profile *pr, const klab_case *a, const klab_case *b)
+{
+    for (int i = -1; i < UNIT_MAX_CONFIGS; i++) {
+        const char *x = pr->config(a, i), *y = pr->config(b, i);
+        if (!x || !y || strcmp(x, y) != 0)
+            return !x && !y;
+    }
+    return 1;
+}
+
+/* --tune --validate: each profile's configurations for case c, as a tune run enumerates them (dtypes
+   with the same space share a listing); returns the rows a tune run of the case would write. */
+static long list_configs(const job_out *out, const loaded_plugin *lp, const cfg_case *c)
+{
+    static const run_filter all; /* validate lists what the INI selects, as the run's default does */
+    long rows = 0;
+    built_case bc[KLAB_DTYPE_COUNT];
+    for (int k = 0; k < c->ndtypes; k++) {
+        case_build(&bc[k], c, c->dtypes[k], &lp->desc);
+        unit_entry e[UNIT_MAX_ENTRIES];
+        int left_out;
+        rows += unit_entries_make(lp, c, &all, &bc[k].kcase, 1, e, UNIT_MAX_ENTRIES, &left_out);
+        if (left_out)
+            worker_text(out, WIRE_NOTE, "    %s: a tune run times the first %d entries; %d configuration%s left out",
+                        dtype_name(c->dtypes[k]), UNIT_MAX_ENTRIES, left_out, left_out == 1 ? "" : "s");
+    }
+    for (int p = 0; p < lp->nprofiles; p++) {
+        const klab_profile *pr = &lp->profiles[p];
+        if (!job_keeps_profile(c, &all, pr->name) || !pr->config)
+            continue;
+        int listed[KLAB_DTYPE_COUNT] = {0};
+        for (int k = 0; k < c->ndtypes; k++) {
+            if (listed[k])
+                continue;
+            char dts[96] = "";
+            for (int m = k; m < c->ndtypes; m++)
+                if (m == k || (!listed[m] && same_space(pr, &bc[k].kcase, &bc[m].kcase))) {
+                    listed[m] = 1;
+                    snprintf(dts + strlen(dts), sizeof dts - strlen(dts), "%s%s", m == k ? "" : ",",
+                             dtype_name(c->dtypes[m]));
+                }
+            const char *own = pr->config(&bc[k].kcase, -1);
+            int n = unit_space_size(pr, &bc[k].kcase);
+            worker_text(out, WIRE_NOTE, "    profile %s %s: %d configuration%s; its own choice %s", pr->name, dts, n,
+                        n == 1 ? "" : "s", own ? own : "(unnamed)");
+            for (int i = 0; i < n; i++)
+                worker_text(out, WIRE_NOTE, "      %3d  %s", i, pr->config(&bc[k].kcase, i));
+        }
+    }
+    return rows;
+}
+
 static int job_validate(const job *j, const job_out *out)
 {
     loaded_plugin lp;
     if (worker_load(j, out, &lp) != 0 || worker_check_config(j, out, &lp) != 0)
         return 0;
     const cfg_experiment *e = j->cfg;
+    long tune_rows = 0;
     for (int i = 0; i < e->ncases; i++) {
         const cfg_case *c = &e->cases[i];
         char dts[96] = "", profs[512] = "";
@@ -199,8 +254,13 @@ static int job_validate(const job *j, const job_out *out)
         }
         worker_text(out, WIRE_NOTE, "  case %-14s shape %-12s dtypes %-14s profiles %s%s", c->name, c->shape,
                     dts, profs, work);
+        if (j->tune)
+            tune_rows += list_configs(out, &lp, c);
     }
     worker_text(out, WIRE_NOTE, "  %ld rows (case x dtype x profile)", cfg_row_count(e, lp.nprofiles));
+    if (j->tune)
+        worker_text(out, WIRE_NOTE, "  klab --tune: %ld rows (each configuration, and each profile's own choice)",
+                    tune_rows);
     return done(out, 0);
 }
 

@@ -1,5 +1,6 @@
 /* The parent's commands. Each returns an exit code (cli.h). The parent never touches CUDA or a
- * plugin itself: it finds files, parses INI, starts workers, and writes every file. */
+ * plugin itself: it finds files, parses INI, starts workers, and writes every file (the tuning cache
+ * too). lab_run is in lab_run.c, the others in lab.c; both start workers through lab_worker.c. */
 #ifndef KLAB_LAB_H
 #define KLAB_LAB_H
 

@@ -24,6 +24,11 @@ typedef enum job_kind {
 
 #define FILTER_MAX 32
 
+/* A unit's entries, each a (profile, configuration) verified, timed and reported as one row: one per
+   selected profile in a plain run; in a tune run also one per configuration of a tuning space, the
+   first this many kept. */
+#define UNIT_MAX_ENTRIES 64
+
 typedef struct run_filter {
     int ncases;
     char cases[FILTER_MAX][64];
@@ -42,6 +47,9 @@ typedef struct job {
     int device;
     int start_unit; /* resume here after a worker died */
     int verify_only; /* set up, verify, tear down: no timing (for compute-sanitizer and quick checks) */
+    int tune;        /* run: every configuration of each tuning space is an entry of its own;
+                        validate: each case's configurations are listed */
+    char tune_cache[4096]; /* a plain run's tuning cache (tune_cache.h); "": none */
     char run_id[64];
 } job;
 

@@ -1,9 +1,10 @@
 /* A session (one plugin on one device, with its timer) and its units (one case and dtype, every
  * selected profile), in the order a unit lives:
  *
- *   unit_begin   rows for the selected profiles; skips for the device (min_cc, exact archs) and for
- *                configurations outside a profile's tuning space; setup, reference, one verified
- *                sequence per profile
+ *   unit_begin   the entries: one per selected profile, and in a tune run one per configuration of a
+ *                tuning space too, each a row; skips for the device (min_cc, exact archs); each
+ *                entry's configuration (the tune run's, the INI's, the tuning cache's or the plugin's
+ *                own); setup, reference, one verified sequence per entry
  *   unit_add_external  a PyTorch callable verified against the same reference
  *   unit_finish  every verified subject and klab's copy timed in the same rounds; rows sent; teardown
  *
@@ -16,16 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "case_build.h"
 #include "case_instance.h"
 #include "copy_ref.h"
 #include "dtype.h"
 #include "results.h"
+#include "tune_cache.h"
+#include "unit_entries.h"
 #include "worker.h"
 
-#define MAX_PROFILES LOADER_MAX_PROFILES
-#define MAX_SUBJECTS (MAX_PROFILES + MAX_EXTERNAL + 1)
-/* Configurations a tuning space is searched through for the INI's `config`. */
-#define MAX_CONFIGS 100000
+#define MAX_ENTRIES UNIT_MAX_ENTRIES
+#define MAX_SUBJECTS (MAX_ENTRIES + MAX_EXTERNAL + 1)
 
 struct run_session {
     const job *j;
@@ -34,6 +36,8 @@ struct run_session {
     timing_env env;
     device_info dev;
     roofline roof;
+    int have_cache; /* a plain run's tuning cache, read once */
+    tune_cache cache;
 };
 
 /* ---- the subjects: a profile of the unit's case instance, an external callable ---- */
@@ -115,14 +119,15 @@ struct run_unit {
     timing_opts to;
     char label[192];
     int nrows;
-    klab_row rows[MAX_PROFILES + MAX_EXTERNAL];
-    int np, prof[MAX_PROFILES], config[MAX_PROFILES]; /* selected profiles: index, tuning configuration */
+    klab_row rows[MAX_ENTRIES + MAX_EXTERNAL];
+    int ne; /* entries (unit_entries.h): row i is entry i's */
+    unit_entry e[MAX_ENTRIES];
     case_instance inst;
     int inst_made;  /* inst_setup was called: inst_teardown is owed */
     int ready;      /* set up, referenced and verified: subjects may be timed */
     int lost;       /* the CUDA context is gone */
-    int ns;         /* verified profiles, the first subjects */
-    profile_subject psub[MAX_PROFILES];
+    int ns;         /* verified entries, the first subjects */
+    profile_subject psub[MAX_ENTRIES];
     int row_of[MAX_SUBJECTS];
     int next;
     external_entry ext[MAX_EXTERNAL];
@@ -176,8 +181,8 @@ static void skip_for_device(run_unit *u)
         fail_open_rows(u, ROW_SKIPPED, "%s", msg);
         return;
     }
-    for (int i = 0; i < u->np; i++) {
-        const int *archs = loader_profile_archs(&ss->lp, u->prof[i]);
+    for (int i = 0; i < u->ne; i++) {
+        const int *archs = loader_profile_archs(&ss->lp, u->e[i].prof);
         if (loader_arch_admits(archs, ss->dev.cc))
             continue;
         char list[200];
@@ -187,33 +192,44 @@ static void skip_for_device(run_unit *u)
     }
 }
 
-/* Each profile's tuning configuration: -1 (the plugin's own choice) unless the case names one, which
-   must then be in the profile's tuning space. Rows say which configuration they ran. */
+/* Each entry's tuning configuration (a trial's is fixed; unit_entry_config picks a plain entry's) and its
+   name in the row. */
 static void pick_configs(run_unit *u, const klab_case *kcase)
 {
-    const loaded_plugin *lp = &u->s->lp;
-    for (int i = 0; i < u->np; i++) {
-        const klab_profile *pr = &lp->profiles[u->prof[i]];
+    run_session *ss = u->s;
+    for (int i = 0; i < u->ne; i++) {
+        unit_entry *en = &u->e[i];
+        const klab_profile *pr = &ss->lp.profiles[en->prof];
         klab_row *r = &u->rows[i];
-        u->config[i] = -1;
-        if (!pr->config || !row_open(r))
-            continue; /* no tuning space: the plugin's choice, whatever the case names */
-        if (u->c->config[0]) {
-            int found = -1, n = 0;
-            for (const char *d; n < MAX_CONFIGS && (d = pr->config(kcase, n)); n++)
-                if (strcmp(d, u->c->config) == 0) {
-                    found = n;
-                    break;
-                }
-            if (found < 0) {
+        if (!pr->config || (!en->trial && !row_open(r)))
+            continue; /* no tuning space: nothing to pick or name */
+        if (!en->trial) {
+            const tune_entry *cached = NULL;
+            if (ss->have_cache) {
+                tune_key k;
+                tune_key_make(&k, ss->dev.name, ss->lp.desc.name, ss->lp.desc.version, u->c, dtype_name(u->dtype),
+                              pr->name);
+                cached = tune_cache_find(&ss->cache, &k);
+            }
+            int n;
+            switch (unit_entry_config(pr, kcase, u->c->config, cached ? cached->config : NULL, &en->config, &n)) {
+            case CONFIG_NOT_IN_SPACE:
                 snprintf(r->config, sizeof r->config, "%s", u->c->config);
                 row_fail(r, ROW_FAILED, "config '%s' is not in the tuning space of profile '%s' (%d configurations)",
                          u->c->config, pr->name, n);
                 continue;
+            case CONFIG_STALE:
+                worker_text(ss->out, WIRE_NOTE,
+                            "%s %s: the tuning cache's config '%s' is not in the tuning space any more (%d "
+                            "configurations): a stale entry of %s, not used; the plugin's own choice runs "
+                            "(klab --tune finds a new one)",
+                            u->label, pr->name, cached->config, n, ss->cache.path);
+                break;
+            case CONFIG_CACHE: row_add_flag(r, TUNE_FLAG_TUNED); break;
+            case CONFIG_OWN: case CONFIG_CASE: break;
             }
-            u->config[i] = found;
         }
-        const char *d = pr->config(kcase, u->config[i]);
+        const char *d = pr->config(kcase, en->config);
         snprintf(r->config, sizeof r->config, "%s", d ? d : "");
     }
 }
@@ -223,12 +239,12 @@ static void verify_profiles(run_unit *u)
 {
     run_session *ss = u->s;
     char err[1200];
-    for (int i = 0; i < u->np; i++) {
+    for (int i = 0; i < u->ne; i++) {
         klab_row *r = &u->rows[i];
         if (!row_open(r))
             continue;
         int cuda_err = 0;
-        int rc = inst_verify_profile(&u->inst, u->prof[i], u->config[i], ss->env.stream, &cuda_err, err, sizeof err);
+        int rc = inst_verify_profile(&u->inst, u->e[i].prof, u->e[i].config, ss->env.stream, &cuda_err, err, sizeof err);
         if (rc == INST_UNSUPPORTED) {
             row_fail(r, ROW_SKIPPED, "%s", err);
             continue;
@@ -236,7 +252,8 @@ static void verify_profiles(run_unit *u)
         if (rc == INST_ERROR && cuda_err && cuda_error_is_sticky(cuda_err)) {
             row_fail(r, ROW_FAILED, "%s", err);
             char msg[1300];
-            snprintf(msg, sizeof msg, "not run: profile '%s' lost the CUDA context before it", r->profile);
+            snprintf(msg, sizeof msg, "not run: %s '%s' lost the CUDA context before it",
+                     u->e[i].trial ? "trial" : "profile", u->e[i].label);
             fail_open_rows(u, ROW_FAILED, "%s", msg);
             u->lost = 1;
             return;
@@ -267,7 +284,7 @@ static void verify_profiles(run_unit *u)
                      changed > 0 ? "input modified: run changed its inputs (checksum differs after one run)" : why);
             continue;
         }
-        u->psub[u->ns] = (profile_subject){&u->inst, u->prof[i], u->config[i]};
+        u->psub[u->ns] = (profile_subject){&u->inst, u->e[i].prof, u->e[i].config};
         u->row_of[u->ns] = i;
         u->ns++;
     }
@@ -294,24 +311,33 @@ run_unit *unit_begin(run_session *ss, int unit, const cfg_case *c, klab_dtype dt
     snprintf(wu.kcase, sizeof wu.kcase, "%s", c->name);
     snprintf(wu.dtype, sizeof wu.dtype, "%s", dtype_name(dtype));
     snprintf(wu.shape, sizeof wu.shape, "%s", c->shape);
-    for (int p = 0; p < ss->lp.nprofiles && u->np < MAX_PROFILES; p++)
-        if (job_keeps_profile(c, &j->filter, d->profiles[p].name)) {
-            u->prof[u->np] = p;
-            snprintf(wu.profiles[u->np], sizeof wu.profiles[u->np], "%s", d->profiles[p].name);
-            new_row(u, d->profiles[p].name);
-            u->np++;
-        }
-    wu.nprofiles = u->np;
-    if (u->np == 0)
+    built_case bc; /* configurations are a pure function of the case: enumerated and named before any setup */
+    case_build(&bc, c, dtype, d);
+    const klab_case *kcase = &bc.kcase;
+    int left_out;
+    u->ne = unit_entries_make(&ss->lp, c, &j->filter, kcase, j->tune, u->e, MAX_ENTRIES, &left_out);
+    if (u->ne == 0)
         return u; /* nothing selected: no rows, nothing to do */
+    for (int i = 0; i < u->ne; i++) {
+        const char *name = d->profiles[u->e[i].prof].name;
+        if (i == 0 || u->e[i].prof != u->e[i - 1].prof) /* entries are grouped by profile */
+            snprintf(wu.profiles[wu.nprofiles++], sizeof wu.profiles[0], "%s", name);
+        klab_row *r = new_row(u, name);
+        if (u->e[i].trial)
+            row_add_flag(r, TUNE_FLAG_TRIAL);
+        if (u->e[i].trial && u->e[i].config < 0)
+            row_add_flag(r, TUNE_FLAG_OWN);
+    }
     ss->out->send(ss->out->user, WIRE_UNIT, &wu, sizeof wu);
+    if (left_out)
+        worker_text(ss->out, WIRE_NOTE, "%s: %d configuration%s left out: a case and dtype times at most %d entries "
+                                        "(profile and configuration); select fewer with --profile",
+                    u->label, left_out, left_out == 1 ? "" : "s", MAX_ENTRIES);
 
     skip_for_device(u);
-    built_case bc; /* configurations are a pure function of the case: named before any setup */
-    case_build(&bc, c, dtype, d);
-    pick_configs(u, &bc.kcase);
+    pick_configs(u, kcase);
     int open = 0;
-    for (int i = 0; i < u->np; i++)
+    for (int i = 0; i < u->ne; i++)
         open += row_open(&u->rows[i]);
     if (!open)
         return u; /* nothing this device can run: setup would meet kernels it has no code for */
@@ -333,7 +359,7 @@ run_unit *unit_begin(run_session *ss, int unit, const cfg_case *c, klab_dtype dt
         u->lost = e != cudaSuccess && cuda_error_is_sticky(e);
         return u;
     }
-    for (int i = 0; i < u->np; i++) {
+    for (int i = 0; i < u->ne; i++) {
         u->rows[i].bytes = u->inst.work.bytes;
         u->rows[i].flops = u->inst.work.flops;
     }
@@ -436,7 +462,7 @@ static int make_subjects(run_unit *u, subject *subs, copy_ref *copy, int *copy_a
     int n = 0;
     for (int k = 0; k < u->ns; k++) {
         const klab_profile *pr = &u->s->lp.profiles[u->psub[k].profile];
-        subs[n].label = u->rows[u->row_of[k]].profile;
+        subs[n].label = u->e[u->row_of[k]].label;
         subs[n].ops = pr->flags & KLAB_PROFILE_FIXED_TENSORS ? &fixed_profile_ops : &profile_ops;
         subs[n].self = &u->psub[k];
         subs[n].steps = inst_has_steps(&u->inst) ? u->inst.bc.kcase.steps : 0;
@@ -470,8 +496,9 @@ static void judge_timing(run_unit *u, subject *subs, int nsub, int copy_at)
     run_session *ss = u->s;
     char err[1200] = "";
     int changed = inst_inputs_changed(&u->inst, ss->env.stream, err, sizeof err);
+    /* the baseline's first entry: its own choice in a tune run */
     const subject *base = NULL;
-    for (int k = 0; k < u->ns; k++)
+    for (int k = 0; k < u->ns && !base; k++)
         if (ss->lp.baseline == u->psub[k].profile && subs[k].state == SUBJ_OK)
             base = &subs[k];
     roofline roof = roofline_for_dtype(&ss->roof, u->dtype);
@@ -495,11 +522,18 @@ static void judge_timing(run_unit *u, subject *subs, int nsub, int copy_at)
         results_fill_speedup(r, sb, base);
         if (sb->steps > 0 && r->has_time) {
             /* a step row is a distribution: its raw samples go to the parent, which writes them beside
-               the CSV (samples_file.h), and the row names the file relative to the run folder */
-            if (wire_send_samples(ss->out->send, ss->out->user, r->plugin, r->kcase, r->dtype, r->profile,
+               the CSV (samples_file.h), and the row names the file relative to the run folder; a tune
+               trial's file is named by its configuration's index too (its profile has several rows) */
+            const unit_entry *en = k < u->ns ? &u->e[u->row_of[k]] : NULL;
+            char name[64];
+            if (en && en->trial && en->config >= 0)
+                snprintf(name, sizeof name, "%.48s.cfg%d", r->profile, en->config);
+            else
+                snprintf(name, sizeof name, "%.48s%s", r->profile, en && en->trial ? ".own" : "");
+            if (wire_send_samples(ss->out->send, ss->out->user, r->plugin, r->kcase, r->dtype, name,
                                   sb->samples, sb->sample_tags, sb->n) == 0) {
                 char rel[sizeof r->samples_file];
-                snprintf(rel, sizeof rel, "%s.samples/%s.%s.%s.csv", r->plugin, r->kcase, r->dtype, r->profile);
+                snprintf(rel, sizeof rel, "%s.samples/%s.%s.%s.csv", r->plugin, r->kcase, r->dtype, name);
                 memcpy(r->samples_file, rel, sizeof rel);
             }
         }
@@ -532,7 +566,7 @@ int unit_finish(run_unit *u)
             judge_timing(u, subs, nsub, copy_at);
         }
     }
-    if (u->np)
+    if (u->ne)
         phase(u, "teardown");
     if (!u->lost && u->inst_made) {
         /* a plugin may have lost the context and said only "error": find out before tearing down */
@@ -560,6 +594,25 @@ int unit_finish(run_unit *u)
 
 /* ---- the session ---- */
 
+/* A plain run reads the tuning cache once, when a profile has a tuning space to look up. A cache that
+   cannot be read is a NOTE and is not used: the plugins' own choices run. */
+static void load_cache(run_session *ss)
+{
+    const job *j = ss->j;
+    int spaces = 0;
+    for (int p = 0; p < ss->lp.nprofiles; p++)
+        spaces += ss->lp.profiles[p].config != NULL;
+    if (j->tune || !j->tune_cache[0] || !spaces)
+        return;
+    char err[1200];
+    if (tune_cache_load(j->tune_cache, &ss->cache, err, sizeof err) != 0) {
+        worker_text(ss->out, WIRE_NOTE, "%s: tuning cache not used: %s (fix or delete it; klab --tune writes it anew)",
+                    ss->lp.desc.name, err);
+        return;
+    }
+    ss->have_cache = 1;
+}
+
 run_session *session_open(const job *j, const job_out *out, int *fatal)
 {
     *fatal = 0;
@@ -582,6 +635,7 @@ run_session *session_open(const job *j, const job_out *out, int *fatal)
         return NULL;
     }
     roofline_from_device(&ss->dev, &ss->roof);
+    load_cache(ss);
     return ss;
 }
 
@@ -595,5 +649,6 @@ void session_close(run_session *ss)
     if (!ss)
         return;
     timing_env_free(&ss->env);
+    tune_cache_free(&ss->cache);
     free(ss);
 }

@@ -7,6 +7,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "case_build.h"
+
+void tune_key_make(tune_key *k, const char *gpu, const char *plugin, const char *version, const cfg_case *c,
+                   const char *dtype, const char *profile)
+{
+    memset(k, 0, sizeof *k);
+    snprintf(k->gpu, sizeof k->gpu, "%s", gpu);
+    snprintf(k->plugin, sizeof k->plugin, "%s", plugin);
+    snprintf(k->version, sizeof k->version, "%s", version ? version : "");
+    snprintf(k->kcase, sizeof k->kcase, "%s", c->name);
+    case_signature(c, k->signature, sizeof k->signature);
+    snprintf(k->dtype, sizeof k->dtype, "%s", dtype);
+    snprintf(k->profile, sizeof k->profile, "%s", profile);
+}
+
 typedef struct load_state {
     tune_cache *c;
     tune_entry cur;
@@ -209,6 +224,17 @@ int tune_cache_put(tune_cache *c, const tune_entry *e, char *err, size_t errlen)
         snprintf(err, errlen, "tuning cache: out of memory");
         return -1;
     }
+    return 0;
+}
+
+int tune_cache_remove(tune_cache *c, const tune_key *k)
+{
+    for (int i = 0; i < c->n; i++)
+        if (same_key(&c->e[i].key, k)) {
+            memmove(&c->e[i], &c->e[i + 1], (size_t)(c->n - i - 1) * sizeof c->e[0]);
+            c->n--;
+            return 1;
+        }
     return 0;
 }
 

@@ -22,6 +22,15 @@
 
 #include <stddef.h>
 
+#include "ini_config.h"
+
+/* The row flags of tuning: every row of a tune run's tuned profile is a trial, the plugin's own choice
+   (config -1) among them marked as such; a plain run's row that took its configuration from the cache
+   is tuned. */
+#define TUNE_FLAG_TRIAL "tune-trial"
+#define TUNE_FLAG_OWN "own-choice"
+#define TUNE_FLAG_TUNED "tuned"
+
 typedef struct tune_key {
     char gpu[128];
     char plugin[64];
@@ -45,6 +54,12 @@ typedef struct tune_cache {
     int n, cap;
 } tune_cache;
 
+/* The key of case c's entry: the GPU's name, the plugin's name and version, the case's name and
+   signature (case_signature), the dtype and the profile. The run that reads the cache and the tune run
+   that writes it both name entries this way. */
+void tune_key_make(tune_key *k, const char *gpu, const char *plugin, const char *version, const cfg_case *c,
+                   const char *dtype, const char *profile);
+
 /* Reads `path` into c. A missing file is an empty cache (0). -1 with "path:line: why" in err for a file
    that exists but is malformed (never silently dropped: a bad cache is the user's to fix or delete). */
 int tune_cache_load(const char *path, tune_cache *c, char *err, size_t errlen);
@@ -55,6 +70,10 @@ const tune_entry *tune_cache_find(const tune_cache *c, const tune_key *k);
 /* Adds e, replacing an entry with the same key. -1 when a field cannot be stored in the file (a control
    character, '[', ']', ';' or '#') or out of memory, with the reason. */
 int tune_cache_put(tune_cache *c, const tune_entry *e, char *err, size_t errlen);
+
+/* Removes the entry for k (a tune run found the plugin's own choice faster than every configuration).
+   1 when there was one, else 0. */
+int tune_cache_remove(tune_cache *c, const tune_key *k);
 
 /* Writes the cache to c->path (temporary file + rename). 0 or -1 with the reason. */
 int tune_cache_save(const tune_cache *c, char *err, size_t errlen);

@@ -1,7 +1,8 @@
 /* The ABI 2.0 test plugins (tests/plugins/abi2) where no GPU is needed: the loader reads their 2.0
  * fields, their float64 references compute what their kernels must (verify() with samples, raw
  * integers, states and steps, called on the CPU), `klab --list` names the new dtypes, and
- * `klab --validate` describes their cases, and vector_add's, as a run would set them up.
+ * `klab --validate` describes their cases, and vector_add's, as a run would set them up, and
+ * `klab --tune --validate` lists a tuning space's configurations per case.
  * Their GPU behaviour is tested in test_gpu.c. */
 #include <math.h>
 #include <string.h>
@@ -246,6 +247,36 @@ static void test_validate_abi2_inis(void **state)
     free(r.out);
 }
 
+/* `klab --tune --validate` enumerates each case's configurations without launching anything: the space
+   in order, the plugin's own choice named, and the rows a tune run would write (own choice and four
+   configurations of `tiled`, one row of `fixed`, for each of the five cases). Without --tune, none. */
+static void test_tune_validate_lists_configurations(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX];
+    link_abi2(dir, sizeof dir);
+    klab_result r = KLAB("--validate", "--tune", "--plugin-path", dir, "--ini-dir", KLAB_TEST_DATA "/gpu_ini", "--plugin",
+                         "abi2_tuning");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "  case own            shape 2^16         dtypes fp32           profiles tiled,fixed\n"
+                        "    profile tiled fp32: 4 configurations; its own choice threads=256\n"
+                        "        0  threads=128\n"
+                        "        1  threads=256\n"
+                        "        2  threads=48\n"
+                        "        3  threads=2048\n"
+                        "  case t128 ");
+    kr_expect_not_in(r.out, "profile fixed"); /* no tuning space, nothing to list */
+    kr_expect_in(r.out, "  10 rows (case x dtype x profile)\n"
+                        "  klab --tune: 30 rows (each configuration, and each profile's own choice)\n");
+    kr_expect_in(r.out, "1 INI file checked: 0 invalid, 0 plugins refused");
+    free(r.out);
+    r = KLAB("--validate", "--plugin-path", dir, "--ini-dir", KLAB_TEST_DATA "/gpu_ini", "--plugin", "abi2_tuning");
+    assert_int_equal(r.rc, 0);
+    kr_expect_not_in(r.out, "configurations");
+    kr_expect_not_in(r.out, "klab --tune");
+    free(r.out);
+}
+
 /* The one case builder: add and triad move three arrays, copy two (its own copy of the builder
    dropped params, and printed copy's bytes for all three). */
 static void test_validate_vector_add_bytes(void **state)
@@ -296,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_exact_archs_read),
         cmocka_unit_test_setup_teardown(test_list_names_the_new_dtypes, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_validate_abi2_inis, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_tune_validate_lists_configurations, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_validate_vector_add_bytes, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_half_hook_validates, kr_setup_tmp, kr_teardown_tmp),
     };

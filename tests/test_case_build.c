@@ -1,6 +1,7 @@
 /* case_build: the one place an INI case becomes the klab_case a plugin sees. Only the params and named
  * dims the descriptor lists reach the plugin; steps are the INI's or the step plugin's default, and 1
- * for any other plugin; the struct says its own size. */
+ * for any other plugin; the struct says its own size. The case's signature (the tuning cache's key) is
+ * what the problem is, in order. */
 #include "klab_test.h"
 
 #include <string.h>
@@ -87,12 +88,87 @@ static void test_named_dims_only(void **state)
     assert_int_equal(klab_case_dim(&b.kcase, "layers", 0), 80);
 }
 
+/* The tuning cache's key for a case: what the problem is, in the INI's order; never cut into a
+   collision. */
+static void test_signature(void **state)
+{
+    (void)state;
+    cfg_case c = sample_case();
+    char sig[512], other[512];
+    case_signature(&c, sig, sizeof sig);
+    assert_string_equal(sig, "4096x128;eps=1e-6;stray=1;dim.heads=32;dim.layers=80");
+    c.steps = 64;
+    case_signature(&c, sig, sizeof sig);
+    assert_string_equal(sig, "4096x128;eps=1e-6;stray=1;dim.heads=32;dim.layers=80;steps=64");
+
+    /* params in another order are another case */
+    cfg_case swapped = sample_case();
+    snprintf(swapped.param_key[0], sizeof swapped.param_key[0], "stray");
+    snprintf(swapped.param_val[0], sizeof swapped.param_val[0], "1");
+    snprintf(swapped.param_key[1], sizeof swapped.param_key[1], "eps");
+    snprintf(swapped.param_val[1], sizeof swapped.param_val[1], "1e-6");
+    case_signature(&swapped, other, sizeof other);
+    assert_string_equal(other, "4096x128;stray=1;eps=1e-6;dim.heads=32;dim.layers=80");
+
+    /* a named dim, a shape, a param value each change it; the name, timing keys and config do not */
+    cfg_case d = sample_case();
+    case_signature(&d, sig, sizeof sig);
+    d.dim_val[1] = 81;
+    case_signature(&d, other, sizeof other);
+    assert_string_not_equal(sig, other);
+    d = sample_case();
+    d.dims[1] = 256;
+    case_signature(&d, other, sizeof other);
+    assert_string_equal(other, "4096x256;eps=1e-6;stray=1;dim.heads=32;dim.layers=80");
+    d = sample_case();
+    snprintf(d.name, sizeof d.name, "renamed");
+    snprintf(d.config, sizeof d.config, "threads=128");
+    d.warmup = 99;
+    d.stop.budget_ms = 5;
+    case_signature(&d, other, sizeof other);
+    assert_string_equal(other, sig);
+
+    /* named dims only: no leading ';' (a cache value may not begin with one) */
+    d = sample_case();
+    d.rank = 0;
+    d.nparams = 0;
+    case_signature(&d, other, sizeof other);
+    assert_string_equal(other, "dim.heads=32;dim.layers=80");
+}
+
+static void test_long_signature_is_hashed_not_cut(void **state)
+{
+    (void)state;
+    cfg_case a = sample_case(), b = sample_case();
+    a.nparams = b.nparams = CFG_MAX_PARAMS;
+    for (int i = 0; i < CFG_MAX_PARAMS; i++) {
+        snprintf(a.param_key[i], sizeof a.param_key[i], "p%d", i);
+        memset(a.param_val[i], 'v', 100);
+        a.param_val[i][100] = 0;
+        memcpy(b.param_key[i], a.param_key[i], sizeof a.param_key[i]);
+        memcpy(b.param_val[i], a.param_val[i], sizeof a.param_val[i]);
+    }
+    b.param_val[CFG_MAX_PARAMS - 1][99] = 'w'; /* differs only past what a key can hold */
+    char sa[512], sb[512];
+    case_signature(&a, sa, sizeof sa);
+    case_signature(&b, sb, sizeof sb);
+    assert_int_equal(strlen(sa), sizeof sa - 1);
+    assert_int_equal(sa[sizeof sa - 18], '~');
+    assert_memory_equal(sa, sb, sizeof sa - 18); /* the same beginning */
+    assert_string_not_equal(sa, sb);             /* told apart by the hash */
+    char again[512];
+    case_signature(&a, again, sizeof again);
+    assert_string_equal(sa, again); /* and the same case, the same key */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_case_as_the_plugin_sees_it),
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_named_dims_only),
+        cmocka_unit_test(test_signature),
+        cmocka_unit_test(test_long_signature_is_hashed_not_cut),
     };
     KLAB_RUN_TESTS(tests);
 }

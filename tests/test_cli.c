@@ -66,6 +66,38 @@ static void test_defaults(void **state)
     assert_string_equal(opts.ini_dir, "");
     assert_string_equal(opts.report_dir, "");
     assert_string_equal(opts.command_line, "klab");
+    assert_int_equal(opts.tune, 0);
+    assert_string_equal(opts.tune_cache, "out/tune-cache.ini");
+}
+
+/* --tune is a run (or, with --validate, a listing); the cache lives under the out folder unless named */
+static void test_tune(void **state)
+{
+    (void)state;
+    assert_int_equal(PARSE("--tune"), 0);
+    assert_int_equal(opts.cmd, CMD_RUN);
+    assert_int_equal(opts.tune, 1);
+    assert_string_equal(opts.tune_cache, "out/tune-cache.ini");
+    assert_int_equal(PARSE("--tune", "--validate"), 0);
+    assert_int_equal(opts.cmd, CMD_VALIDATE);
+    assert_int_equal(opts.tune, 1);
+    assert_int_equal(PARSE("--out", "/tmp/o", "--tune"), 0);
+    assert_string_equal(opts.tune_cache, "/tmp/o/tune-cache.ini");
+    assert_int_equal(PARSE("--tune-cache", "/c/t.ini", "--out", "/tmp/o"), 0);
+    assert_string_equal(opts.tune_cache, "/c/t.ini"); /* named: wins over the out folder */
+    assert_int_equal(opts.tune, 0);                   /* a plain run reads it too */
+    fails(PARSE("--tune", "--list"), "--tune goes with a run, or with --validate to list each case's configurations");
+    fails(PARSE("--self-test", "--tune"), "--tune goes with a run, or with --validate to list each case's configurations");
+    fails(PARSE("--tune", "report", "out/x"), "--tune goes with a run, or with --validate to list each case's configurations");
+    fails(PARSE("--tune-cache", ""), "--tune-cache: '' is not a usable path");
+    fails(PARSE("--tune-cache"), "--tune-cache needs a value");
+    char long_out[4100];
+    memset(long_out, 'o', sizeof long_out - 1);
+    long_out[sizeof long_out - 1] = 0;
+    char klab[] = "klab", out[] = "--out";
+    char *argv[] = {klab, out, long_out, NULL};
+    assert_int_equal(cli_parse(3, argv, &opts, err, sizeof err), -1);
+    assert_string_equal(err, "--out: too long to hold tune-cache.ini; give --tune-cache PATH");
 }
 
 static void test_commands(void **state)
@@ -384,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_commands),
         cmocka_unit_test(test_report),
+        cmocka_unit_test(test_tune),
         cmocka_unit_test(test_selection),
         cmocka_unit_test(test_dtype_mask),
         cmocka_unit_test(test_other_options),

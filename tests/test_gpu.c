@@ -15,6 +15,7 @@
  *                  its data, compared exactly; sampled verification finding one wrong element across
  *                  runs; exact architectures; a tuning space with a declined and a refused
  *                  configuration; a step plugin whose states are verified (tests/plugins/abi2)
+ *   tuning         klab --tune times every configuration, caches the fastest, and a plain run uses it
  *
  * Without a GPU the whole program is skipped with the reason (exit 77). Test plugins live in
  * tests/plugins/gpu, their INI files in tests/gpu_ini; shapes are small: this checks behaviour, the
@@ -26,6 +27,7 @@
 #include "klab_run.h"
 #include "klab_test.h"
 #include "table.h"
+#include "tune_cache.h"
 
 static char plugin_dir[PATH_MAX], out_dir[PATH_MAX];
 
@@ -361,6 +363,130 @@ static void test_tuning_space(void **state)
     free(r.out);
 }
 
+/* The rows of (case, dtype, profile) in CSV order, at most max. */
+static int rows_of(const csv *c, const char *kcase, const char *profile, const klab_row **out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < c->n && n < max; i++)
+        if (!strcmp(c->rows[i].kcase, kcase) && !strcmp(c->rows[i].profile, profile))
+            out[n++] = &c->rows[i];
+    return n;
+}
+
+static const tune_entry *cached(const tune_cache *tc, const char *kcase, const char *profile)
+{
+    for (int i = 0; i < tc->n; i++)
+        if (!strcmp(tc->e[i].key.kcase, kcase) && !strcmp(tc->e[i].key.profile, profile))
+            return &tc->e[i];
+    return NULL;
+}
+
+/* klab --tune times every configuration of `tiled` (the plugin's own choice too) in the same rounds: the
+   invalid one skipped with the plugin's reason, the refused launch failed with the CUDA error, the rest
+   passed, each row naming its configuration. The fastest goes into out/tune-cache.ini; a plain run then
+   runs it (flag tuned) where the case names no config, and the case's config wins where it does. A
+   stale entry and a malformed cache are notes, and the plugin's own choice runs. */
+static void test_tune_then_run_uses_the_cache(void **state)
+{
+    (void)state;
+    USE_PLUGINS("abi2_tuning");
+    klab_result r = RUN("tune", "--plugin", "abi2_tuning", "--tune");
+    assert_int_equal(r.rc, 1); /* threads=2048 fails in every case */
+    csv c = read_rows("tune", "abi2_tuning");
+    assert_int_equal(c.n, 5 * 6); /* each case: tiled's own choice and 4 configurations, fixed once */
+    const klab_row *t[8];
+    assert_int_equal(rows_of(&c, "own", "tiled", t, 8), 5);
+    static const char *const configs[] = {"threads=256", "threads=128", "threads=256", "threads=48", "threads=2048"};
+    for (int i = 0; i < 5; i++) {
+        assert_string_equal(t[i]->config, configs[i]);
+        assert_non_null(strstr(t[i]->flags, "tune-trial"));
+        assert_true((strstr(t[i]->flags, "own-choice") != NULL) == (i == 0));
+    }
+    expect_status(t[0], ROW_PASSED, NULL);
+    expect_status(t[1], ROW_PASSED, NULL);
+    expect_status(t[2], ROW_PASSED, NULL);
+    expect_status(t[3], ROW_SKIPPED, "threads=48 is not a multiple of the warp size");
+    expect_status(t[4], ROW_FAILED, "CUDA error");
+    for (int i = 0; i < 3; i++)
+        assert_true(t[i]->has_time && t[i]->median_ms > 0);
+    const klab_row *f = row(&c, "own", "fp32", "fixed");
+    expect_status(f, ROW_PASSED, NULL);
+    assert_null(strstr(f->flags, "tune-trial"));
+    const klab_row *best = t[1]->median_ms < t[2]->median_ms ||
+                                   (t[1]->median_ms == t[2]->median_ms && t[1]->median_hi <= t[2]->median_hi)
+                               ? t[1]
+                               : t[2];
+    char line[200];
+    snprintf(line, sizeof line, "abi2_tuning own fp32 tiled: %s (", best->config);
+    kr_expect_in(r.out, line);
+    char path[PATH_MAX + 32], err[1200];
+    snprintf(path, sizeof path, "%s/tune-cache.ini", out_dir);
+    kr_expect_in(r.out, path);
+    free(r.out);
+
+    tune_cache tc;
+    if (tune_cache_load(path, &tc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(tc.n, 5); /* tiled in each case: a tune run times the space whatever config a case pins */
+    const tune_entry *e = cached(&tc, "own", "tiled");
+    assert_non_null(e);
+    assert_string_equal(e->config, best->config);
+    assert_string_equal(e->key.signature, "65536");
+    assert_string_equal(e->key.dtype, "fp32");
+    assert_string_equal(e->run_id, "tune");
+    assert_null(cached(&tc, "own", "fixed"));
+    char want[128];
+    snprintf(want, sizeof want, "%s", e->config);
+    free(c.rows);
+
+    /* a plain run uses it where the case names no config */
+    r = RUN("after", "--plugin", "abi2_tuning");
+    assert_int_equal(r.rc, 1); /* t2048 and t64 fail as they always do */
+    c = read_rows("after", "abi2_tuning");
+    assert_int_equal(c.n, 10);
+    const klab_row *own = row(&c, "own", "fp32", "tiled");
+    expect_status(own, ROW_PASSED, NULL);
+    assert_string_equal(own->config, want);
+    assert_non_null(strstr(own->flags, "tuned"));
+    const klab_row *t128 = row(&c, "t128", "fp32", "tiled");
+    assert_string_equal(t128->config, "threads=128"); /* the case's config wins */
+    assert_null(strstr(t128->flags, "tuned"));
+    assert_null(strstr(row(&c, "own", "fp32", "fixed")->flags, "tuned"));
+    free(c.rows);
+    free(r.out);
+
+    /* an entry the space no longer has: a note, and the plugin's own choice */
+    tune_entry *mut = (tune_entry *)cached(&tc, "own", "tiled");
+    snprintf(mut->config, sizeof mut->config, "threads=999");
+    if (tune_cache_save(&tc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    tune_cache_free(&tc);
+    r = RUN("stale", "--plugin", "abi2_tuning", "--case", "own");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "the tuning cache's config 'threads=999' is not in the tuning space any more");
+    c = read_rows("stale", "abi2_tuning");
+    own = row(&c, "own", "fp32", "tiled");
+    expect_status(own, ROW_PASSED, NULL);
+    assert_string_equal(own->config, "threads=256");
+    assert_null(strstr(own->flags, "tuned"));
+    free(c.rows);
+    free(r.out);
+
+    /* a cache that cannot be read: a note, never a crash, and it is left for the user */
+    kr_write_file(path, "[entry 1]\ngpu = x\nbogus = 1\n");
+    r = RUN("malformed", "--plugin", "abi2_tuning", "--case", "own");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "tuning cache not used: ");
+    kr_expect_in(r.out, "unknown key 'bogus'");
+    c = read_rows("malformed", "abi2_tuning");
+    assert_string_equal(row(&c, "own", "fp32", "tiled")->config, "threads=256");
+    free(c.rows);
+    free(r.out);
+    r = RUN("malformed-tune", "--plugin", "abi2_tuning", "--case", "own", "--tune");
+    kr_expect_in(r.out, "tuning cache not updated: ");
+    free(r.out);
+}
+
 static void test_step_plugin_states_verified(void **state)
 {
     (void)state;
@@ -424,6 +550,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sampled_verification_finds_one_element, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_exact_architectures, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_tuning_space, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_tune_then_run_uses_the_cache, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_step_plugin_states_verified, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_verify_only_times_nothing, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_timer_self_test, kr_setup_tmp, kr_teardown_tmp),

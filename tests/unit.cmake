@@ -45,3 +45,5 @@ function(klab_sass_test plugin)
 endfunction()
 klab_sass_test(swiglu ew_vec_kernel)
 klab_sass_test(reduction partial_kernel sm_90a:cluster_kernel)
+# klab --tune without a GPU: a unit's entries and configurations, and the parent's choice of the best
+klab_test(test_tune SOURCES test_tune.c LABELS unit)
