@@ -321,7 +321,7 @@ typedef struct klab_profile {
        describes configuration i as "key=value,key=value" ([a-z0-9_=,.] only), NULL past the last.
        config(kcase, -1) describes the plugin's own choice for the case (what run() does with
        launch->config == -1), so every row can name its configuration. A pure function of the case:
-       `klab --tune --list` enumerates without a GPU. run() MAY return KLAB_UNSUPPORTED for a
+       `klab --tune --validate` enumerates without a GPU. run() MAY return KLAB_UNSUPPORTED for a
        configuration that cannot do this case (saying why), before launching anything. */
     const char *(*config)(const klab_case *kcase, int index);
 } klab_profile;
