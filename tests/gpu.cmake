@@ -25,3 +25,9 @@ if(KLAB_ABI_MAJOR_LINE MATCHES "KLAB_ABI_MAJOR 2$")
 else()
   message(STATUS "test_gpu_timing: not built: its test plugins need plugin ABI 2 (${KLAB_ABI_MAJOR_LINE})")
 endif()
+
+# The row plugins (rmsnorm, softmax, rmsnorm_rope: the row-kernel skeleton) on small odd shapes, every
+# path forced, RoPE refusals, and the shipped INIs and sweeps verified; skipped without a GPU.
+klab_test(test_gpu_rows SOURCES test_gpu_rows.c klab_run.c GPU)
+add_dependencies(test_gpu_rows klab rmsnorm softmax rmsnorm_rope)
+set_tests_properties(test_gpu_rows PROPERTIES TIMEOUT 900)
