@@ -31,3 +31,8 @@ endif()
 klab_test(test_gpu_swired SOURCES test_gpu_swired.c klab_run.c GPU)
 add_dependencies(test_gpu_swired klab swiglu reduction)
 set_tests_properties(test_gpu_swired PROPERTIES TIMEOUT 600)
+# The row plugins (rmsnorm, softmax, rmsnorm_rope: the row-kernel skeleton) on small odd shapes, every
+# path forced, RoPE refusals, and the shipped INIs and sweeps verified; skipped without a GPU.
+klab_test(test_gpu_rows SOURCES test_gpu_rows.c klab_run.c GPU)
+add_dependencies(test_gpu_rows klab rmsnorm softmax rmsnorm_rope)
+set_tests_properties(test_gpu_rows PROPERTIES TIMEOUT 900)

@@ -29,7 +29,8 @@ klab_test(test_results SOURCES test_results.c LABELS unit)
 
 # the plugins' float64 references, linked in from plugins/ (plain C, no GPU)
 klab_test(test_references SOURCES test_references.c ../plugins/rmsnorm/rmsnorm_reference.c
-          ../plugins/vector_add/vector_add_reference.c LABELS unit)
+          ../plugins/vector_add/vector_add_reference.c ../plugins/softmax/softmax_reference.c
+          ../plugins/rmsnorm_rope/rmsnorm_rope_reference.c ../plugins/common/row_plan.c LABELS unit)
 
 
 # swiglu and reduction: their references by hand, their shipped INI files validated through the klab
@@ -47,3 +48,23 @@ klab_sass_test(swiglu ew_vec_kernel)
 klab_sass_test(reduction partial_kernel sm_90a:cluster_kernel)
 # klab --tune without a GPU: a unit's entries and configurations, and the parent's choice of the best
 klab_test(test_tune SOURCES test_tune.c LABELS unit)
+# the row-kernel plans (plugins/common/row_plan.c) and the configurations the INI files name
+klab_test(test_row_plan SOURCES test_row_plan.c ../plugins/common/row_plan.c
+          ../plugins/rmsnorm_rope/rmsnorm_rope_reference.c ../plugins/rmsnorm/rmsnorm_reference.c LABELS unit)
+
+# the row plugins' INI files (shipped, sweeps, tuning, GPU tests) checked against their plugins, as
+# `klab --validate` does it, without a GPU
+foreach(ini ini/rmsnorm.ini ini/softmax.ini ini/rmsnorm_rope.ini experiments/rowsweep_rmsnorm.ini
+        experiments/rowsweep_softmax.ini experiments/rmsnorm_tuning.ini tests/gpu_ini/rows_rmsnorm.ini
+        tests/gpu_ini/softmax.ini tests/gpu_ini/rmsnorm_rope.ini tests/gpu_ini/rows_rope_bad.ini)
+  get_filename_component(stem ${ini} NAME_WE)
+  get_filename_component(dir ${ini} DIRECTORY)
+  string(REPLACE "/" "_" dir ${dir})
+  add_test(NAME validate_${dir}_${stem}
+           COMMAND klab --validate --plugin-path ${PROJECT_BINARY_DIR}/plugins --config ${PROJECT_SOURCE_DIR}/${ini})
+  set_tests_properties(validate_${dir}_${stem} PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "0 invalid, 0 plugins refused")
+endforeach()
+
+# the row-kernel skeleton's SASS: 16-byte loads and stores, no local memory (skipped without cuobjdump)
+add_test(NAME sass_rows COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_rows.sh ${PROJECT_BINARY_DIR})
+set_tests_properties(sass_rows PROPERTIES LABELS unit SKIP_RETURN_CODE 77)

@@ -12,13 +12,8 @@
 #include <math.h>
 #include <stdint.h>
 
-/* to_f, from_f and vec16 (a 16-byte vector as floats and back), shared with the row plugins: in
-   plugins/common/ since the row-kernel skeleton, in plugins/rmsnorm/ before it */
-#if __has_include("../common/row_numeric.cuh")
+/* to_f, from_f and vec16 (a 16-byte vector as floats and back), shared with the row plugins */
 #include "../common/row_numeric.cuh"
-#else
-#include "../rmsnorm/rmsnorm_numeric.cuh"
-#endif
 #include "reduction.h"
 
 template <int OP> __device__ __forceinline__ float rd_identity()

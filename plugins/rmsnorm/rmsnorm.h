@@ -1,14 +1,18 @@
 /* rmsnorm: y = x / sqrt(mean(x^2) + eps) * w over the last dimension, in two versions:
  *   baseline  the unfused sequence a framework runs (square, mean, rsqrt, two multiplies), each a
  *             kernel with its intermediate in device memory;
- *   fused     one pass: the row read once with 16-byte loads and kept in registers, float
- *             accumulation, one rounding of the output. */
+ *   fused     the row-kernel skeleton (plugins/common/row_kernel.cuh) with the RMSNorm op: one read,
+ *             one write, float accumulation, one rounding, its layout chosen per shape (row_plan.h).
+ * With param.residual = 1 the case is the residual-add form models run between layers:
+ *   h = x + r (an output too), y = rmsnorm(h) * w
+ * (the baseline adds in a kernel of its own first). docs/notes/rmsnorm.md says what each path does. */
 #ifndef RMSNORM_H
 #define RMSNORM_H
 
 #include <stddef.h>
 
 #include "klab/plugin.h"
+#include "../common/row_plan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,26 +22,19 @@ enum { RMS_BASELINE = 0, RMS_FUSED };
 
 #define RMS_DEFAULT_EPS 1e-6
 
-/* Scratch the baseline needs: sq (rows*cols floats), inv (rows floats), t (rows*cols elements of d). */
-int rmsnorm_baseline_launch(klab_dtype d, const void *x, const void *w, void *y, float *sq, float *inv,
-                            void *t, size_t rows, size_t cols, float eps, klab_stream s);
+/* r and h NULL: plain RMSNorm. Scratch: sq (rows*cols floats), inv (rows floats), t (rows*cols
+   elements of d). Returns a cudaError_t as int. */
+int rmsnorm_baseline_launch(klab_dtype d, const void *x, const void *r, const void *w, void *y, void *h, float *sq,
+                            float *inv, void *t, size_t rows, size_t cols, float eps, klab_stream s);
 
-/* How the fused kernel launches, from the case's params (an autotuning sweep is a set of cases):
-     param.threads   threads a row (default 0: up to 256); vectors a thread follow from it
-     param.w_late    1 (default): load w after the reduction, holding fewer registers across it;
-                     0: load it beside x
-     param.prefetch  1: load x with a 256-byte L2 prefetch */
-typedef struct rmsnorm_tuning {
-    int threads;
-    int w_late;
-    int prefetch;
-} rmsnorm_tuning;
+/* The skeleton with plan p (r and h NULL: plain). */
+int rmsnorm_fused_launch(klab_dtype d, const void *x, const void *r, const void *w, void *y, void *h, size_t rows,
+                         size_t cols, float eps, const row_plan *p, klab_stream s);
 
-int rmsnorm_fused_launch(klab_dtype d, const void *x, const void *w, void *y, size_t rows, size_t cols,
-                         float eps, const rmsnorm_tuning *t, klab_stream s);
-
-/* The float64 result. */
+/* The float64 results. The residual form: h = x + r, y = rmsnorm(h) * w. */
 void rmsnorm_reference(const double *x, const double *w, double *y, size_t rows, size_t cols, double eps);
+void rmsnorm_residual_reference(const double *x, const double *r, const double *w, double *y, double *h, size_t rows,
+                                size_t cols, double eps);
 
 #ifdef __cplusplus
 }

@@ -1,14 +1,16 @@
 /* Unfused RMSNorm, the sequence a framework runs op by op, every intermediate in device memory:
+ *   h   = dtype(x + r)          (the residual form only: an output, then normalised in place of x)
  *   sq  = float(x)^2            (rows x cols floats)
  *   ms  = mean(sq, last dim)    (rows floats, kept in `inv`)
  *   inv = rsqrt(ms + eps)
  *   t   = dtype(float(x) * inv) (rows x cols elements)
  *   y   = dtype(float(t) * float(w))
- * Five launches, about 5x the ideal bytes: what fusion removes. */
+ * Five launches (six with the residual), about 5x the ideal bytes: what fusion removes. */
 #include <cuda_runtime.h>
 
+#include "klab/cuda.h"
 #include "rmsnorm.h"
-#include "rmsnorm_numeric.cuh"
+#include "../common/row_numeric.cuh"
 
 namespace {
 
@@ -18,6 +20,13 @@ unsigned grid_for(size_t n)
 {
     size_t b = (n + THREADS - 1) / THREADS;
     return (unsigned)(b < 65536 ? (b ? b : 1) : 65536);
+}
+
+template <typename T>
+__global__ void add_kernel(const T *__restrict__ x, const T *__restrict__ r, T *__restrict__ h, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        h[i] = from_f<T>(to_f(x[i]) + to_f(r[i]));
 }
 
 template <typename T> __global__ void square_kernel(const T *__restrict__ x, float *__restrict__ sq, size_t n)
@@ -63,13 +72,19 @@ __global__ void scale_kernel(const T *__restrict__ t, const T *__restrict__ w, T
 }
 
 template <typename T>
-int launch(const T *x, const T *w, T *y, float *sq, float *inv, T *t, size_t rows, size_t cols, float eps,
-           cudaStream_t s)
+int launch(const T *x, const T *r, const T *w, T *y, T *h, float *sq, float *inv, T *t, size_t rows, size_t cols,
+           float eps, cudaStream_t s)
 {
     if (rows == 0 || rows > 0x7fffffffu || cols == 0)
         return (int)cudaErrorInvalidValue;
     size_t n = rows * cols;
     cudaError_t e;
+    if (r) {
+        add_kernel<T><<<grid_for(n), THREADS, 0, s>>>(x, r, h, n);
+        if ((e = cudaGetLastError()) != cudaSuccess)
+            return (int)e;
+        x = h;
+    }
     square_kernel<T><<<grid_for(n), THREADS, 0, s>>>(x, sq, n);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return (int)e;
@@ -88,17 +103,12 @@ int launch(const T *x, const T *w, T *y, float *sq, float *inv, T *t, size_t row
 
 } // namespace
 
-extern "C" int rmsnorm_baseline_launch(klab_dtype d, const void *x, const void *w, void *y, float *sq, float *inv,
-                                       void *t, size_t rows, size_t cols, float eps, klab_stream s)
+extern "C" int rmsnorm_baseline_launch(klab_dtype d, const void *x, const void *r, const void *w, void *y, void *h,
+                                       float *sq, float *inv, void *t, size_t rows, size_t cols, float eps,
+                                       klab_stream s)
 {
-    switch (d) {
-    case KLAB_FP32:
-        return launch((const float *)x, (const float *)w, (float *)y, sq, inv, (float *)t, rows, cols, eps, s);
-    case KLAB_FP16:
-        return launch((const __half *)x, (const __half *)w, (__half *)y, sq, inv, (__half *)t, rows, cols, eps, s);
-    case KLAB_BF16:
-        return launch((const __nv_bfloat16 *)x, (const __nv_bfloat16 *)w, (__nv_bfloat16 *)y, sq, inv,
-                      (__nv_bfloat16 *)t, rows, cols, eps, s);
-    default: return (int)cudaErrorInvalidValue;
-    }
+    KLAB_DISPATCH_FLOAT(d, T, {
+        return launch((const T *)x, (const T *)r, (const T *)w, (T *)y, (T *)h, sq, inv, (T *)t, rows, cols, eps, s);
+    })
+    return (int)cudaErrorInvalidValue;
 }

@@ -1,83 +1,98 @@
-/* rmsnorm.so: the descriptor and hooks. Kernels: rmsnorm_fused.cu and rmsnorm_baseline.cu; float64
- * reference: rmsnorm_reference.c. */
+/* rmsnorm.so: the descriptor and hooks. Kernels: rmsnorm_fused.cu (the row-kernel skeleton) and
+ * rmsnorm_baseline.cu; float64 reference: rmsnorm_reference.c; the per-shape layout: row_plan.c. */
 #include <cuda_runtime.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "klab/cuda.h"
 #include "klab/plugin.h"
 #include "rmsnorm.h"
 
-/* The tensors, in the order setup makes them: where run() finds them in launch->tensors. */
-enum { T_X = 0, T_W, T_Y, T_SQ, T_INV, T_T };
-
 typedef struct rms_state {
     klab_ctx *ctx;
     const klab_host *host;
     klab_dtype dtype;
-    size_t rows, cols;
+    row_shape shape;
     float eps;
-    rmsnorm_tuning tuning;
+    int residual, cc;
+    row_plan_cache plan;
+    /* where run() finds each tensor in launch->tensors (-1: not made) */
+    int tx, tr, tw, ty, th, tsq, tinv, tt;
 } rms_state;
 
-/* The last dimension is normalised; all leading ones are rows. */
-static void shape(const klab_case *k, size_t *rows, size_t *cols)
+/* param.residual: 0 (plain) or 1 (h = x + r, y = rmsnorm(h) * w); -1 when it is neither. */
+static int residual_of(const klab_case *k)
 {
-    *cols = (size_t)k->dims[k->rank - 1];
-    *rows = 1;
-    for (int i = 0; i < k->rank - 1; i++)
-        *rows *= (size_t)k->dims[i];
+    const char *v = klab_case_param(k, "residual");
+    if (!v || !strcmp(v, "0"))
+        return 0;
+    return !strcmp(v, "1") ? 1 : -1;
 }
 
-static int int_param(const klab_case *k, const char *key, int dflt)
+static int make(rms_state *st, const char *name, klab_role role, klab_dtype d, size_t n, int *index, int *made)
 {
-    const char *v = klab_case_param(k, key);
-    return v ? atoi(v) : dflt;
+    if (!st->host->tensor(st->ctx, name, role, d, n))
+        return -1;
+    *index = (*made)++;
+    return 0;
 }
 
 static klab_status rms_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
 {
     if (k->rank < 2)
-        return host->error(ctx, "rmsnorm needs a shape ROWSxCOLS, got rank %d", k->rank);
+        return host->error(ctx, "case %s: rmsnorm needs a shape ROWSxCOLS, got rank %d", k->name, k->rank);
     const char *e = klab_case_param(k, "eps");
     double eps = e ? strtod(e, NULL) : RMS_DEFAULT_EPS;
     if (!(eps > 0 && eps < 1))
-        return host->error(ctx, "param.eps must be in (0, 1)");
+        return host->error(ctx, "case %s: param.eps must be in (0, 1)", k->name);
+    int residual = residual_of(k);
+    if (residual < 0)
+        return host->error(ctx, "case %s: param.residual must be 0 or 1", k->name);
     rms_state *st = calloc(1, sizeof *st);
     if (!st)
         return host->error(ctx, "out of memory");
-    st->ctx = ctx;
-    st->host = host;
-    st->dtype = k->dtype;
-    st->eps = (float)eps;
-    st->tuning.threads = int_param(k, "threads", 0);
-    st->tuning.w_late = int_param(k, "w_late", 1); /* the H200 sweep's choice (docs/notes/rmsnorm.md) */
-    st->tuning.prefetch = int_param(k, "prefetch", 0);
-    if (st->tuning.threads != 0 && (st->tuning.threads < 32 || st->tuning.threads > 1024)) {
+    *st = (rms_state){ctx, host, k->dtype, row_shape_of(k), (float)eps, residual, host->device_cc(ctx), {ROW_PLAN_NONE, {0}},
+                      -1, -1, -1, -1, -1, -1, -1, -1};
+    size_t n = st->shape.rows * st->shape.cols;
+    int made = 0;
+    if (make(st, "x", KLAB_INPUT, k->dtype, n, &st->tx, &made) ||
+        (residual && make(st, "r", KLAB_INPUT, k->dtype, n, &st->tr, &made)) ||
+        make(st, "w", KLAB_INPUT, k->dtype, st->shape.cols, &st->tw, &made) ||
+        make(st, "y", KLAB_OUTPUT, k->dtype, n, &st->ty, &made) ||
+        (residual && make(st, "h", KLAB_OUTPUT, k->dtype, n, &st->th, &made)) ||
+        make(st, "sq", KLAB_SCRATCH, KLAB_FP32, n, &st->tsq, &made) ||
+        make(st, "inv", KLAB_SCRATCH, KLAB_FP32, st->shape.rows, &st->tinv, &made) ||
+        make(st, "t", KLAB_SCRATCH, k->dtype, n, &st->tt, &made)) {
         free(st);
-        return host->error(ctx, "param.threads must be 0 (automatic) or 32..1024");
+        return KLAB_ERROR;
     }
-    shape(k, &st->rows, &st->cols);
-    size_t n = st->rows * st->cols;
-    if (host->tensor(ctx, "x", KLAB_INPUT, k->dtype, n) && host->tensor(ctx, "w", KLAB_INPUT, k->dtype, st->cols) &&
-        host->tensor(ctx, "y", KLAB_OUTPUT, k->dtype, n) && host->tensor(ctx, "sq", KLAB_SCRATCH, KLAB_FP32, n) &&
-        host->tensor(ctx, "inv", KLAB_SCRATCH, KLAB_FP32, st->rows) &&
-        host->tensor(ctx, "t", KLAB_SCRATCH, k->dtype, n)) {
-        *state = st;
-        return KLAB_OK;
-    }
-    free(st);
-    return KLAB_ERROR;
+    *state = st;
+    return KLAB_OK;
+}
+
+static void *at(void *const *t, int i)
+{
+    return i >= 0 ? t[i] : NULL;
 }
 
 static klab_status rms_run(void *state, const klab_launch *l)
 {
     rms_state *st = state;
     void *const *t = l->tensors;
-    int e = l->profile == RMS_FUSED
-                ? rmsnorm_fused_launch(st->dtype, t[T_X], t[T_W], t[T_Y], st->rows, st->cols, st->eps, &st->tuning,
-                                       l->stream)
-                : rmsnorm_baseline_launch(st->dtype, t[T_X], t[T_W], t[T_Y], (float *)t[T_SQ], (float *)t[T_INV],
-                                          t[T_T], st->rows, st->cols, st->eps, l->stream);
+    int e;
+    if (l->profile == RMS_FUSED) {
+        row_plan p;
+        klab_status ks = row_plan_run(st->host, st->ctx, st->cc, &st->shape, &row_limits_any, l->config, &st->plan, &p);
+        if (ks != KLAB_OK)
+            return ks;
+        e = rmsnorm_fused_launch(st->dtype, t[st->tx], at(t, st->tr), t[st->tw], t[st->ty], at(t, st->th),
+                                 st->shape.rows, st->shape.cols, st->eps, &p, l->stream);
+    } else {
+        e = rmsnorm_baseline_launch(st->dtype, t[st->tx], at(t, st->tr), t[st->tw], t[st->ty], at(t, st->th),
+                                    (float *)t[st->tsq], (float *)t[st->tinv], t[st->tt], st->shape.rows,
+                                    st->shape.cols, st->eps, l->stream);
+    }
     KLAB_CUDA(st->host, st->ctx, (cudaError_t)e);
     return KLAB_OK;
 }
@@ -86,7 +101,11 @@ static klab_status rms_verify(void *state, const klab_case *k, const klab_verify
 {
     rms_state *st = state;
     (void)k;
-    rmsnorm_reference(io->in[0], io->in[1], io->out[0], st->rows, st->cols, st->eps);
+    if (st->residual)
+        rmsnorm_residual_reference(io->in[0], io->in[1], io->in[2], io->out[0], io->out[1], st->shape.rows,
+                                   st->shape.cols, st->eps);
+    else
+        rmsnorm_reference(io->in[0], io->in[1], io->out[0], st->shape.rows, st->shape.cols, st->eps);
     return KLAB_OK;
 }
 
@@ -97,29 +116,40 @@ static void rms_teardown(void *state)
 
 static void rms_work(const klab_case *k, klab_work *w)
 {
-    size_t rows, cols;
-    shape(k, &rows, &cols);
-    double elem = (double)klab_dtype_size(k->dtype);
-    w->bytes = (2.0 * rows * cols + cols) * elem; /* x read, y written, w read once */
-    w->flops = 4.0 * rows * cols;                 /* square-add, then two multiplies, per element */
+    row_shape s = row_shape_of(k);
+    double n = (double)s.rows * (double)s.cols, elem = (double)s.elem;
+    int res = residual_of(k) == 1;
+    /* x (and r) read, y (and h) written, w read once */
+    w->bytes = ((res ? 4.0 : 2.0) * n + (double)s.cols) * elem;
+    w->flops = (res ? 5.0 : 4.0) * n; /* (add,) square-add, then two multiplies, per element */
+}
+
+static const char *fused_config(const klab_case *k, int index)
+{
+    if (k->rank < 2)
+        return NULL;
+    row_shape s = row_shape_of(k);
+    return row_plan_config(&s, &row_limits_any, index);
 }
 
 static const klab_profile profiles[] = {
     {.name = "baseline", .summary = "unfused: square, mean, rsqrt, two multiplies; 5 kernels, intermediates in memory"},
-    {.name = "fused", .summary = "one pass: 16-byte loads, row in registers, float accumulation, one rounding"},
+    {.name = "fused",
+     .summary = "row-kernel skeleton: one read, one write; rows packed, split across a cluster, or streamed",
+     .config = fused_config},
     {.name = NULL},
 };
 
-static const char *const params[] = {"eps", "threads", "w_late", "prefetch", NULL};
+static const char *const params[] = {"eps", "residual", NULL};
 
 static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "rmsnorm",
-    .version = "2.0.0",
-    .summary = "RMSNorm over the last dimension: y = x / sqrt(mean(x^2) + eps) * w",
+    .version = "3.0.0",
+    .summary = "RMSNorm over the last dimension: y = x / sqrt(mean(x^2) + eps) * w (param.residual: of x + r)",
     .profiles = profiles,
     .baseline = "baseline",
-    .dtypes = KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16),
+    .dtypes = KLAB_FLOAT_DTYPES,
     .min_cc = 0,
     .params = params,
     .setup = rms_setup,

@@ -14,3 +14,11 @@ void rmsnorm_reference(const double *x, const double *w, double *y, size_t rows,
             y[r * cols + c] = xr[c] * inv * w[c];
     }
 }
+
+void rmsnorm_residual_reference(const double *x, const double *r, const double *w, double *y, double *h, size_t rows,
+                                size_t cols, double eps)
+{
+    for (size_t i = 0; i < rows * cols; i++)
+        h[i] = x[i] + r[i];
+    rmsnorm_reference(h, w, y, rows, cols, eps);
+}

@@ -20,13 +20,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-/* to_f, from_f and vec16 (a 16-byte vector as floats and back), shared with the row plugins: in
-   plugins/common/ since the row-kernel skeleton, in plugins/rmsnorm/ before it */
-#if __has_include("../common/row_numeric.cuh")
+/* to_f, from_f and vec16 (a 16-byte vector as floats and back), shared with the row plugins */
 #include "../common/row_numeric.cuh"
-#else
-#include "../rmsnorm/rmsnorm_numeric.cuh"
-#endif
 #include "klab/cuda.h"
 #include "swiglu.h"
 

@@ -1,9 +1,13 @@
-/* Float conversions and the block-wide sum shared by the two versions. */
-#ifndef RMSNORM_NUMERIC_CUH
-#define RMSNORM_NUMERIC_CUH
+/* The numerics every row plugin shares: float conversions of the three float dtypes, a 16-byte vector
+ * as floats and back, a fast exp2, and the block-wide sum and max the unfused baselines use. The
+ * row-kernel skeleton (row_kernel.cuh) builds on it; so do the baselines, so a conversion is written
+ * once. */
+#ifndef ROW_NUMERIC_CUH
+#define ROW_NUMERIC_CUH
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <stdint.h>
 
 template <typename T> __device__ __forceinline__ float to_f(T v) { return (float)v; }
 template <> __device__ __forceinline__ float to_f<__half>(__half v) { return __half2float(v); }
@@ -54,6 +58,39 @@ __device__ __forceinline__ __nv_bfloat162 f2_to_b2(float a, float b) { return __
 template <> struct vec16<__half> : vec16_pairs<__half2, h2_to_f2, f2_to_h2> {};
 template <> struct vec16<__nv_bfloat16> : vec16_pairs<__nv_bfloat162, b2_to_f2, f2_to_b2> {};
 
+/* The largest element of a 16-byte vector, compared in the dtype itself (paired max instructions for the
+   2-byte types), so a max pass need not keep the vector unpacked into floats. */
+template <typename T> __device__ __forceinline__ float vec_max(const uint4 &v);
+template <> __device__ __forceinline__ float vec_max<float>(const uint4 &v)
+{
+    return fmaxf(fmaxf(__uint_as_float(v.x), __uint_as_float(v.y)), fmaxf(__uint_as_float(v.z), __uint_as_float(v.w)));
+}
+template <typename T2> __device__ __forceinline__ float2 pair_max(const uint4 &v, float2 (*to)(T2))
+{
+    const T2 *p = reinterpret_cast<const T2 *>(&v);
+    return to(__hmax2(__hmax2(p[0], p[1]), __hmax2(p[2], p[3])));
+}
+template <> __device__ __forceinline__ float vec_max<__half>(const uint4 &v)
+{
+    const float2 m = pair_max<__half2>(v, h2_to_f2);
+    return fmaxf(m.x, m.y);
+}
+template <> __device__ __forceinline__ float vec_max<__nv_bfloat16>(const uint4 &v)
+{
+    const float2 m = pair_max<__nv_bfloat162>(v, b2_to_f2);
+    return fmaxf(m.x, m.y);
+}
+
+/* 2^x with the SFU's ex2 (one MUFU instruction; results under 2^-126 flush to zero, far below what any
+   softmax output in these dtypes can hold). exp(x) = ex2(x * log2 e). */
+__device__ __forceinline__ float fast_ex2(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+#define ROW_LOG2E 1.4426950408889634f
+
 __device__ __forceinline__ float warp_sum(float v)
 {
 #pragma unroll
@@ -62,22 +99,31 @@ __device__ __forceinline__ float warp_sum(float v)
     return v;
 }
 
-/* Sum over the block; every thread gets the result. `scratch` holds 33 floats. */
-__device__ __forceinline__ float block_sum(float v, float *scratch)
+__device__ __forceinline__ float warp_max(float v)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+/* Sum (MAX: maximum) over the block; every thread gets the result. `scratch` holds 33 floats. */
+template <bool MAX = false> __device__ __forceinline__ float block_reduce(float v, float *scratch)
 {
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;
-    v = warp_sum(v);
+    v = MAX ? warp_max(v) : warp_sum(v);
     if (lane == 0)
         scratch[warp] = v;
     __syncthreads();
     if (warp == 0) {
-        v = lane < nwarps ? scratch[lane] : 0.f;
-        v = warp_sum(v);
+        v = lane < nwarps ? scratch[lane] : (MAX ? -INFINITY : 0.f);
+        v = MAX ? warp_max(v) : warp_sum(v);
         if (lane == 0)
             scratch[32] = v;
     }
     __syncthreads();
     return scratch[32];
 }
+__device__ __forceinline__ float block_sum(float v, float *scratch) { return block_reduce<false>(v, scratch); }
 
 #endif

@@ -1,0 +1,113 @@
+/* RMSNorm as a row-kernel op (row_kernel.cuh): y = x / sqrt(mean(x^2) + eps) * w, and with RESID the
+ * residual-add form models run between layers, h = x + r (written out), y = rmsnorm(h) * w.
+ * Shared by rmsnorm.so and rmsnorm_rope.so (whose op extends this one with the rotation).
+ *
+ *   load      x (and r: h = x + r rounded once to the dtype, stored, and kept: y normalises the h the
+ *             next layer reads, as vLLM's fused_add_rms_norm does)
+ *   partial   the thread's sum of squares in float (pad elements are 0)
+ *   finish    rs = rsqrt(sum / N + eps)
+ *   epilogue  y = x * rs * w, w loaded only now (it holds no registers across the reduction: the
+ *             `w_late` choice of the first fused kernel, which kept bf16 at fp16's speed); one 16-byte
+ *             load of w when the row starts on a vector boundary, else the row's elements of it */
+#ifndef RMS_OP_CUH
+#define RMS_OP_CUH
+
+#include "row_kernel.cuh"
+
+template <typename T, bool RESID> struct RmsOp {
+    typedef T elem_t;
+    typedef float acc_t;
+    static constexpr bool STREAMS = true;
+    static constexpr bool ROW_OUT = true;
+    static constexpr int PER = 16 / sizeof(T);
+
+    const T *x, *r, *w; /* r: RESID only */
+    T *y, *h;           /* h: RESID only */
+    int64_t cols;
+    float eps;
+    /* per row: the windows of x, r, y, h (pointers to the row's first vector), the row's first
+       element's place in it, and, after finish, 1 / rms */
+    const T *xr, *rr;
+    T *yr, *hr;
+    int head;
+    float rs;
+
+    __device__ __forceinline__ void row_begin(const rowk::RowSpan &s, bool)
+    {
+        const int64_t off = s.v0 * PER;
+        xr = x + off, yr = y + off;
+        if (RESID)
+            rr = r + off, hr = h + off;
+        head = s.head;
+    }
+
+    __device__ __forceinline__ uint4 load(const rowk::Slot &sl) const
+    {
+        uint4 a = rowk::load_vec<T>(xr, sl, 0.f);
+        if (RESID) {
+            const uint4 b = rowk::load_vec<T>(rr, sl, 0.f);
+            float fa[PER], fb[PER];
+            vec16<T>::unpack(a, fa);
+            vec16<T>::unpack(b, fb);
+#pragma unroll
+            for (int j = 0; j < PER; j++)
+                fa[j] += fb[j];
+            a = vec16<T>::pack(fa);
+            if (!sl.empty())
+                rowk::store_vec<T>(hr, sl, a);
+        }
+        return a;
+    }
+
+    /* pass 2 of a streaming plan: h is already written (by this thread: read it back, not x and r) */
+    __device__ __forceinline__ uint4 reload(const rowk::Slot &sl) const
+    {
+        return RESID ? rowk::load_vec<T, false>(hr, sl, 0.f) : rowk::load_vec<T>(xr, sl, 0.f);
+    }
+
+    template <int V> __device__ __forceinline__ float partial(const uint4 (&raw)[V]) const
+    {
+        float ss = 0.f;
+#pragma unroll
+        for (int k = 0; k < V; k++) {
+            float f[PER];
+            vec16<T>::unpack(raw[k], f);
+#pragma unroll
+            for (int j = 0; j < PER; j++)
+                ss = fmaf(f[j], f[j], ss);
+        }
+        return ss;
+    }
+    __device__ __forceinline__ float identity() const { return 0.f; }
+    __device__ __forceinline__ float merge(float a, float b) const { return a + b; }
+    __device__ __forceinline__ void finish(float total, int64_t, bool) { rs = rsqrtf(total / (float)cols + eps); }
+
+    /* x * rs * w in float for vector sl of the row */
+    __device__ __forceinline__ void normalize(uint4 raw, const rowk::Slot &sl, float *f) const
+    {
+        vec16<T>::unpack(raw, f);
+        float g[PER];
+        if (head == 0 && sl.full(PER)) {
+            vec16<T>::unpack(__ldg(reinterpret_cast<const uint4 *>(w) + sl.i), g);
+        } else {
+            const T *wc = w + (sl.i * PER - head); /* column of element 0 of this vector */
+#pragma unroll
+            for (int j = 0; j < PER; j++)
+                g[j] = j >= sl.lo && j < sl.hi ? to_f(wc[j]) : 0.f;
+        }
+#pragma unroll
+        for (int j = 0; j < PER; j++)
+            f[j] = f[j] * rs * g[j];
+    }
+
+    __device__ __forceinline__ void epilogue(uint4 raw, const rowk::Slot &sl) const
+    {
+        if (sl.empty())
+            return;
+        float f[PER];
+        normalize(raw, sl, f);
+        rowk::store_vec<T>(yr, sl, vec16<T>::pack(f));
+    }
+};
+
+#endif

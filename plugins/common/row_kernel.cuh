@@ -1,0 +1,354 @@
+/* The row-kernel skeleton: one kernel for every op that reduces each row of an M x N matrix and then
+ * (usually) writes the row again: RMSNorm (with or without the residual add), softmax, RMSNorm + RoPE,
+ * the row reductions. An op is a small struct of device hooks; the skeleton owns the layout, the loads
+ * and stores, and the reduction across threads, warps and thread-block clusters.
+ *
+ * Layout (row_plan.h; the plugin picks the plan per shape and names it in every row as `config`):
+ *   - A group of tpr threads (a power of two) serves one row; a block of cta threads serves cta/tpr
+ *     rows (short rows: 16 rows of 128 fp16 elements in a 256-thread block, no block barrier at all
+ *     when tpr <= 32), or, with cluster > 1, the blocks of one cluster share one row: block `rank`
+ *     takes the rank-th part of the row's vectors and the partial results meet in distributed shared
+ *     memory (sm_90).
+ *   - Each thread holds vpt 16-byte vectors in registers: vector k of a thread is the row's vector
+ *     part_start + k * tpr + lane, so a warp's loads are consecutive 16-byte words. With stream = 0 the
+ *     row (its part) is read once and kept for the epilogue; with stream = 1 the part is walked in
+ *     steps of vpt * tpr vectors twice: reduce, then reload (from L2 where it still is) and write.
+ *   - Any length, any alignment: a row of elements [s, e) is read through the aligned 16-byte vectors
+ *     that overlap it. A vector wholly inside the row is one 16-byte load; the (at most two) vectors
+ *     it shares with its neighbours load only the row's elements and fill the rest with the op's
+ *     neutral value (0 for a sum, -inf for a max), so the reduction needs no masks; stores write
+ *     only the row's elements. No scalar fallback, no second code path for ragged rows.
+ *   - Accumulation in float, results rounded once to the output dtype.
+ *
+ * How an op plugs in (see rms_op.cuh, the softmax and RoPE ops for complete examples):
+ *
+ *   struct MyOp {
+ *       typedef __half elem_t;          // the dtype of the rows (16-byte vectors of it)
+ *       typedef float acc_t;            // what is reduced: float or float2
+ *       static constexpr bool STREAMS = true;  // may run with stream = 1 (needs reload)
+ *       static constexpr bool ROW_OUT = true;  // writes the row back (false: one value a row)
+ *       __device__ void row_begin(const rowk::RowSpan &r, bool live); // the row's pointers (its window
+ *                                       // starts at element r.v0 * PER), a position, ...
+ *       __device__ uint4 load(const rowk::Slot &sl) const;         // prologue: the vector kept on chip
+ *       __device__ uint4 reload(const rowk::Slot &sl) const;       // the same, for the streaming pass 2
+ *       template <int V> __device__ acc_t partial(const uint4 (&raw)[V]) const; // a thread's share
+ *       __device__ acc_t identity() const;                         // partial of nothing
+ *       __device__ acc_t merge(acc_t a, acc_t b) const;            // commutative
+ *       __device__ void finish(acc_t total, int64_t row, bool writer); // the row's result (writer:
+ *                                                                   // the one thread that may store it)
+ *       __device__ void epilogue(uint4 raw, const rowk::Slot &sl); // write one vector (ROW_OUT)
+ *   };
+ *
+ * load/reload/epilogue get a Slot: the vector's index i in the row's window (vector 0 holds the row's
+ * first element, at position r.head of it) and the element range [lo, hi) of it that belongs to the
+ * row (lo = hi = 0: none, e.g. a slot past the row's end); rowk::load_vec / store_vec do the masked
+ * 16-byte access relative to the window's start. The element in column c of the row is element
+ * c + r.head of the window. epilogue is called for every slot of every thread, live or not, so it may
+ * use warp shuffles (RoPE's half-split partner is another lane); it must store nothing for an empty
+ * slot. Indices within a row are 32-bit (a row of up to 2^31 vectors); tensors must start on 16-byte
+ * boundaries (klab's start on 256-byte ones).
+ *
+ * Launch: rowk::launch<Op>(op, plan, rows, cols, stream). Cluster plans need sm_90 (the kernel is
+ * compiled for sm_80 too, without the cluster exchange, which traps there): the plugin declines them
+ * on older devices before launching. */
+#ifndef ROW_KERNEL_CUH
+#define ROW_KERNEL_CUH
+
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "row_numeric.cuh"
+#include "row_plan.h"
+
+namespace rowk {
+
+/* Vector i of a row's window (the aligned 16-byte vectors that overlap the row, counted from the
+   first): [lo, hi) of its elements are the row's; lo = hi = 0 for a slot that holds nothing. */
+struct Slot {
+    int i, lo, hi;
+    __device__ __forceinline__ bool full(int per) const { return lo == 0 && hi == per; }
+    __device__ __forceinline__ bool empty() const { return lo >= hi; }
+};
+
+/* Where a row lies: element s = row * cols of the tensor is element `head` of the row's first vector
+   v0; the window has `nwin` vectors, the last holding `tail` of the row's elements (0: all of them). */
+struct RowSpan {
+    int64_t row, s, v0;
+    int head, nwin, tail;
+    template <int PER> __device__ __forceinline__ Slot slot(int i, bool on) const
+    {
+        Slot sl;
+        sl.i = i;
+        sl.lo = on && i == 0 ? head : 0;
+        sl.hi = !on ? 0 : i == nwin - 1 && tail ? tail : PER;
+        return sl;
+    }
+};
+
+/* The bits of one element, to assemble and split vectors without arrays indexed at run time. */
+template <typename T> struct bits;
+template <> struct bits<float> {
+    typedef uint32_t type;
+    __device__ static __forceinline__ uint32_t of(float v) { return __float_as_uint(v); }
+};
+template <> struct bits<__half> {
+    typedef uint16_t type;
+    __device__ static __forceinline__ uint16_t of(float v) { return __half_as_ushort(__float2half_rn(v)); }
+};
+template <> struct bits<__nv_bfloat16> {
+    typedef uint16_t type;
+    __device__ static __forceinline__ uint16_t of(float v) { return __bfloat16_as_ushort(__float2bfloat16_rn(v)); }
+};
+
+/* Vector sl.i of the row whose window starts at p (16-byte aligned): one 16-byte load when the row owns
+   all of it, else the row's elements one by one and `pad` for the others. NC: the tensor is not
+   written by this kernel (ld.global.nc). */
+template <typename T, bool NC = true>
+__device__ __forceinline__ uint4 load_vec(const T *p, const Slot &sl, float pad)
+{
+    constexpr int PER = 16 / sizeof(T);
+    if (sl.full(PER))
+        return NC ? __ldg(reinterpret_cast<const uint4 *>(p) + sl.i) : reinterpret_cast<const uint4 *>(p)[sl.i];
+    typedef typename bits<T>::type B;
+    const B *pb = reinterpret_cast<const B *>(p) + sl.i * PER;
+    const B padb = bits<T>::of(pad);
+    uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int j = 0; j < PER; j++) {
+        B b = padb;
+        if (j >= sl.lo && j < sl.hi)
+            b = NC ? __ldg(pb + j) : pb[j];
+        w[j * sizeof(T) / 4] |= (uint32_t)b << (8 * ((j * sizeof(T)) % 4));
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/* Store the row's elements of vector sl.i of the window starting at p. */
+template <typename T> __device__ __forceinline__ void store_vec(T *p, const Slot &sl, uint4 val)
+{
+    constexpr int PER = 16 / sizeof(T);
+    if (sl.full(PER)) {
+        reinterpret_cast<uint4 *>(p)[sl.i] = val;
+        return;
+    }
+    typedef typename bits<T>::type B;
+    B *pb = reinterpret_cast<B *>(p) + sl.i * PER;
+    const uint32_t w[4] = {val.x, val.y, val.z, val.w};
+#pragma unroll
+    for (int j = 0; j < PER; j++)
+        if (j >= sl.lo && j < sl.hi)
+            pb[j] = (B)(w[j * sizeof(T) / 4] >> (8 * ((j * sizeof(T)) % 4)));
+}
+
+__device__ __forceinline__ float shfl_xor(float v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
+__device__ __forceinline__ float2 shfl_xor(float2 v, int o)
+{
+    return make_float2(__shfl_xor_sync(0xffffffffu, v.x, o), __shfl_xor_sync(0xffffffffu, v.y, o));
+}
+
+/* What every thread of a launch shares. */
+struct Geom {
+    int64_t rows, cols;
+    int tpr, tpr_log2, cluster;
+};
+
+/* The blocks of a cluster add their row partials: each block writes its partial into slot `rank` of
+   every block's `peer` array (remote stores into distributed shared memory), one cluster barrier
+   (release/acquire) publishes them, and every block merges the slots in rank order, so all blocks
+   hold the same total. The barrier arrived at in the kernel's first lines is waited for before the
+   remote stores: every block of the cluster has started (its shared memory exists) by then, and the
+   wait costs nothing because the loads took far longer. */
+template <class Op, typename A>
+__device__ __forceinline__ A cluster_reduce(const Op &o, A a, int cn, int rank, A *peer)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
+    asm volatile("barrier.cluster.wait;" ::: "memory");
+    if ((int)threadIdx.x < cn)
+        cl.map_shared_rank(peer, (unsigned)threadIdx.x)[rank] = a;
+    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+    a = peer[0];
+    for (int i = 1; i < cn; i++)
+        a = o.merge(a, peer[i]);
+#else
+    (void)o, (void)cn, (void)rank, (void)peer;
+    __trap(); /* cluster plans are declined before launch on devices without clusters */
+#endif
+    return a;
+}
+
+/* The row's total in every thread of its group: lanes (shuffles), the group's warps (shared memory,
+   merged in warp order), the cluster's blocks. */
+template <class Op, typename A>
+__device__ __forceinline__ A reduce_row(const Op &o, A a, const Geom &g, int rank, A *warp_part, A *peer)
+{
+    const int width = g.tpr < 32 ? g.tpr : 32;
+    for (int off = width >> 1; off > 0; off >>= 1)
+        a = o.merge(a, shfl_xor(a, off));
+    if (g.tpr > 32) {
+        const int warp = (int)(threadIdx.x >> 5), wpr = g.tpr >> 5, first = warp & ~(wpr - 1);
+        if ((threadIdx.x & 31) == 0)
+            warp_part[warp] = a;
+        __syncthreads();
+        a = warp_part[first];
+        for (int i = 1; i < wpr; i++)
+            a = o.merge(a, warp_part[first + i]);
+    }
+    if (g.cluster > 1)
+        a = cluster_reduce(o, a, g.cluster, rank, peer);
+    return a;
+}
+
+template <int VPT> constexpr int max_threads() { return VPT >= 8 ? 512 : 1024; }
+
+/* ALIGNED: every row starts on a vector boundary and is a whole number of vectors (cols * sizeof(T) a
+   multiple of 16), so a slot is full or empty and the element-wise code vanishes: 20-30 registers
+   fewer, more blocks an SM. */
+template <class Op, int VPT, bool STREAM, bool ALIGNED>
+__global__ void __launch_bounds__(max_threads<VPT>()) row_kernel(Op op, Geom g)
+{
+    typedef typename Op::elem_t T;
+    typedef typename Op::acc_t A;
+    constexpr int PER = 16 / sizeof(T);
+    __shared__ A warp_part[32];
+    __shared__ A peer[ROW_PLAN_MAX_CLUSTER];
+    int rank = 0;
+    int64_t blk = blockIdx.x;
+    if (g.cluster > 1) {
+        rank = (int)(blockIdx.x % (unsigned)g.cluster);
+        blk = blockIdx.x / (unsigned)g.cluster;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+#endif
+    }
+    const int lane = (int)threadIdx.x & (g.tpr - 1);
+    RowSpan r;
+    r.row = blk * (int64_t)(blockDim.x >> g.tpr_log2) + (threadIdx.x >> g.tpr_log2);
+    const bool live = r.row < g.rows;
+    r.s = r.row * g.cols;
+    r.v0 = r.s / PER;
+    r.head = ALIGNED ? 0 : (int)(r.s - r.v0 * PER);
+    r.nwin = (int)((r.head + g.cols + PER - 1) / PER);
+    r.tail = ALIGNED ? 0 : (int)((r.head + g.cols) % PER);
+    const int part = (r.nwin + g.cluster - 1) / g.cluster, c0 = rank * part, c1 = min(c0 + part, r.nwin);
+    const int step = VPT * g.tpr;
+    Op o = op;
+    o.row_begin(r, live);
+
+    uint4 raw[VPT];
+    A acc;
+    if (!STREAM) {
+#pragma unroll
+        for (int k = 0; k < VPT; k++) {
+            const int i = c0 + k * g.tpr + lane;
+            raw[k] = o.load(r.slot<PER>(i, live && i < c1));
+        }
+        acc = o.partial(raw);
+    } else {
+        acc = o.identity();
+        for (int b = c0; b < c1; b += step) {
+#pragma unroll
+            for (int k = 0; k < VPT; k++) {
+                const int i = b + k * g.tpr + lane;
+                raw[k] = o.load(r.slot<PER>(i, live && i < c1));
+            }
+            acc = o.merge(acc, o.partial(raw));
+        }
+    }
+    acc = reduce_row(o, acc, g, rank, warp_part, peer);
+    o.finish(acc, r.row, live && lane == 0 && rank == 0);
+    if constexpr (Op::ROW_OUT) {
+        if (!STREAM) {
+#pragma unroll
+            for (int k = 0; k < VPT; k++) {
+                const int i = c0 + k * g.tpr + lane;
+                o.epilogue(raw[k], r.slot<PER>(i, live && i < c1));
+            }
+        } else {
+            for (int b = c0; b < c1; b += step) {
+#pragma unroll
+                for (int k = 0; k < VPT; k++) {
+                    const int i = b + k * g.tpr + lane;
+                    raw[k] = o.reload(r.slot<PER>(i, live && i < c1));
+                }
+#pragma unroll
+                for (int k = 0; k < VPT; k++) {
+                    const int i = b + k * g.tpr + lane;
+                    o.epilogue(raw[k], r.slot<PER>(i, live && i < c1));
+                }
+            }
+        }
+    }
+}
+
+template <class Op, int VPT, bool STREAM, bool ALIGNED>
+cudaError_t launch_kernel(const Op &op, const Geom &g, unsigned blocks, int cta, int cluster, cudaStream_t st)
+{
+    void (*kern)(Op, Geom) = row_kernel<Op, VPT, STREAM, ALIGNED>;
+    if (cluster == 1) {
+        kern<<<blocks, cta, 0, st>>>(op, g);
+        return cudaGetLastError();
+    }
+    static bool nonportable; /* once a kernel: asked before the first (verified, never captured) run */
+    if (cluster > 8 && !nonportable) {
+        cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+        if (e != cudaSuccess)
+            return e;
+        nonportable = true;
+    }
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3((unsigned)cta);
+    cfg.stream = st;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = (unsigned)cluster;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, kern, op, g);
+}
+
+template <class Op, int VPT, bool STREAM>
+cudaError_t launch_one(const Op &op, const Geom &g, unsigned blocks, int cta, int cluster, cudaStream_t st)
+{
+    if (g.cols * (int64_t)sizeof(typename Op::elem_t) % 16 == 0)
+        return launch_kernel<Op, VPT, STREAM, true>(op, g, blocks, cta, cluster, st);
+    return launch_kernel<Op, VPT, STREAM, false>(op, g, blocks, cta, cluster, st);
+}
+
+/* Launch `op` over rows x cols with plan p (checked by row_plan_check). */
+template <class Op> cudaError_t launch(const Op &op, const row_plan &p, int64_t rows, int64_t cols, cudaStream_t st)
+{
+    int lg = 0;
+    while ((1 << lg) < p.tpr)
+        lg++;
+    const Geom g = {rows, cols, p.tpr, lg, p.cluster};
+    const int64_t per = p.cta / p.tpr, blocks64 = (rows + per - 1) / per * p.cluster;
+    if (rows < 1 || cols < 1 || blocks64 > 0x7fffffff)
+        return cudaErrorInvalidValue;
+    const unsigned blocks = (unsigned)blocks64;
+    if (!p.stream) {
+        switch (p.vpt) {
+        case 1: return launch_one<Op, 1, false>(op, g, blocks, p.cta, p.cluster, st);
+        case 2: return launch_one<Op, 2, false>(op, g, blocks, p.cta, p.cluster, st);
+        case 4: return launch_one<Op, 4, false>(op, g, blocks, p.cta, p.cluster, st);
+        case 8: return launch_one<Op, 8, false>(op, g, blocks, p.cta, p.cluster, st);
+        default: return cudaErrorInvalidValue;
+        }
+    }
+    if constexpr (Op::STREAMS) {
+        switch (p.vpt) {
+        case 4: return launch_one<Op, 4, true>(op, g, blocks, p.cta, p.cluster, st);
+        case 8: return launch_one<Op, 8, true>(op, g, blocks, p.cta, p.cluster, st);
+        default: break;
+        }
+    }
+    return cudaErrorInvalidValue;
+}
+
+} // namespace rowk
+
+#endif

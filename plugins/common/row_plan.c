@@ -1,0 +1,218 @@
+/* The row-kernel plans: validity, the per-shape choice and the tuning space (row_plan.h). */
+#include "row_plan.h"
+
+#include <stdio.h>
+
+const row_limits row_limits_any = {ROW_PLAN_MAX_CLUSTER, 0, 1};
+
+static size_t pow2ceil(size_t n)
+{
+    size_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+static int is_pow2(long n)
+{
+    return n > 0 && (n & (n - 1)) == 0;
+}
+
+size_t row_window(size_t cols, size_t elem)
+{
+    size_t bytes = cols * elem;
+    if (bytes % 16 == 0)
+        return bytes / 16;
+    /* row r starts at byte r * bytes: an offset into its first vector that is a multiple of elem */
+    size_t most = 0;
+    for (size_t off = 0; off < 16; off += elem) {
+        size_t n = (off + bytes - 1) / 16 + 1;
+        if (n > most)
+            most = n;
+    }
+    return most;
+}
+
+int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p, char *why, size_t whylen)
+{
+    const char *bad = NULL;
+    size_t w = row_window(s->cols, s->elem);
+    if (s->rows < 1 || s->cols < 1 || (s->elem != 2 && s->elem != 4))
+        bad = "the skeleton takes rows >= 1 of cols >= 1 elements of 2 or 4 bytes";
+    else if (p->cta < 32 || p->cta > 1024 || p->cta % 32)
+        bad = "cta must be a multiple of 32 in 32..1024";
+    else if (!is_pow2(p->tpr) || p->tpr > p->cta)
+        bad = "tpr must be a power of two no larger than cta";
+    else if (p->tpr % lim->tpr_multiple)
+        bad = "tpr must hold whole heads (a multiple of the vectors a head spans)";
+    else if (!is_pow2(p->vpt) || p->vpt > 8)
+        bad = "vpt must be 1, 2, 4 or 8";
+    else if ((long)p->cta * p->vpt > ROW_PLAN_MAX_VECTORS)
+        bad = "cta * vpt must be at most 4096 (64 KiB of registers a block)";
+    else if (!is_pow2(p->cluster) || p->cluster > ROW_PLAN_MAX_CLUSTER)
+        bad = "cluster must be 1, 2, 4, 8 or 16";
+    else if (p->cluster > lim->max_cluster)
+        bad = "this op keeps a row in one block (cluster 1)";
+    else if (p->cluster > 1 && p->tpr != p->cta)
+        bad = "a row split across a cluster takes whole blocks (tpr = cta)";
+    else if (p->stream != 0 && p->stream != 1)
+        bad = "stream must be 0 or 1";
+    else if (p->stream && lim->no_stream)
+        bad = "this op needs the row on chip (stream 0)";
+    else if (p->stream && p->vpt < 4)
+        bad = "a streaming plan reads 4 or 8 vectors a thread a step";
+    else if (!p->stream && (size_t)p->cluster * p->tpr * p->vpt < w)
+        bad = "cluster * tpr * vpt vectors do not cover the row: stream it, or hold more";
+    else {
+        size_t per = (size_t)(p->cta / p->tpr), blocks = (s->rows + per - 1) / per * (size_t)p->cluster;
+        if (blocks > 0x7fffffffu)
+            bad = "more than 2^31 - 1 blocks";
+    }
+    if (!bad)
+        return 0;
+    snprintf(why, whylen, "%s (rows %zu, cols %zu, %zu-byte elements: %zu vectors a row)", bad, s->rows, s->cols,
+             s->elem, w);
+    return -1;
+}
+
+/* The on-chip plan of one block a row group: vpt 4 (fewer for rows under 4 vectors), the fewest
+   threads that cover the row, 256-thread blocks shared by rows of up to 256 threads. Rows of more
+   than 1024 vectors take vpt 8. */
+static void one_block(size_t w, const row_limits *lim, row_plan *p)
+{
+    int vpt = w >= 4 ? 4 : (int)pow2ceil(w);
+    if (w > 1024)
+        vpt = 8;
+    size_t tpr = pow2ceil((w + (size_t)vpt - 1) / (size_t)vpt);
+    while (tpr % (size_t)lim->tpr_multiple)
+        tpr <<= 1;
+    p->tpr = (int)tpr;
+    p->vpt = vpt;
+    p->cta = tpr < 256 ? 256 : (int)tpr;
+    p->cluster = 1;
+    p->stream = 0;
+}
+
+int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, char *why, size_t whylen)
+{
+    size_t w = row_window(s->cols, s->elem);
+    row_plan p;
+    if (w <= 2048) {
+        one_block(w, lim, &p); /* up to 32 KiB a row in one block of 256 threads */
+    } else if (lim->max_cluster > 1) {
+        /* 32 KiB a block (256 threads x 8 vectors), in the smallest cluster that holds the row; 64 KiB a
+           block when 16 blocks of 32 KiB do not; past 16 x 64 KiB the row streams */
+        p = (row_plan){256, 256, 8, (int)pow2ceil((w + 2047) / 2048), 0};
+        if (p.cluster > ROW_PLAN_MAX_CLUSTER)
+            p = (row_plan){512, 512, 8, (int)pow2ceil((w + 4095) / 4096), 0};
+        if (p.cluster > lim->max_cluster)
+            p = (row_plan){512, 512, 8, lim->max_cluster, 1};
+        /* few rows: spread each over more blocks so more SMs pull from memory (1x65536 ran on 1 SM) */
+        while (!p.stream && s->rows * (size_t)p.cluster < ROW_PLAN_SMS && p.cluster < lim->max_cluster) {
+            p.cluster *= 2;
+            if (p.vpt > 2)
+                p.vpt /= 2;
+            else if (p.cta > 128)
+                p.cta = p.tpr = p.cta / 2;
+            else
+                break;
+        }
+    } else if (w <= 4096) {
+        p = (row_plan){512, 512, 8, 1, 0};
+    } else {
+        p = (row_plan){512, 512, 8, 1, 1};
+    }
+    return row_plan_check(s, lim, &p, why, whylen) == 0 ? (*out = p, 0) : -1;
+}
+
+int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_plan *out)
+{
+    static const int ctas[] = {128, 256, 512, 1024}, clusters[] = {1, 2, 4, 8, 16}, vpts[] = {1, 2, 4, 8};
+    size_t w = row_window(s->cols, s->elem);
+    int n = 0;
+    char why[8];
+    for (int stream = 0; stream <= 1; stream++)
+        for (int ci = 0; ci < 5; ci++)
+            for (int ai = 0; ai < 4; ai++)
+                for (int tpr = 1; tpr <= ctas[ai]; tpr <<= 1) {
+                    int cl = clusters[ci], cta = ctas[ai];
+                    if (cl > 1 && tpr != cta)
+                        continue;
+                    if ((size_t)cl * (size_t)tpr > pow2ceil(w) && !(cl == 1 && tpr == 1))
+                        continue; /* threads that would hold nothing */
+                    int vmin = 0; /* the smallest covering vpt */
+                    for (int vi = 0; vi < 4 && !vmin; vi++)
+                        if ((size_t)cl * (size_t)tpr * (size_t)vpts[vi] >= w)
+                            vmin = vpts[vi];
+                    for (int vi = 0; vi < 4; vi++) {
+                        row_plan p = {cta, tpr, vpts[vi], cl, stream};
+                        if (!stream && p.vpt != vmin && p.vpt != 2 * vmin)
+                            continue;
+                        if (stream && (size_t)cl * (size_t)tpr * (size_t)p.vpt >= w)
+                            continue; /* the row fits: the on-chip plan is the one to time */
+                        if (row_plan_check(s, lim, &p, why, sizeof why) != 0)
+                            continue;
+                        if (n++ == index) {
+                            *out = p;
+                            return 1;
+                        }
+                    }
+                }
+    return 0;
+}
+
+const char *row_plan_format(const row_plan *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "cta=%d,tpr=%d,vpt=%d,cluster=%d,stream=%d", p->cta, p->tpr, p->vpt, p->cluster, p->stream);
+    return buf;
+}
+
+const char *row_plan_config(const row_shape *s, const row_limits *lim, int index)
+{
+    static char ring[8][64];
+    static unsigned next;
+    row_plan p;
+    char why[8];
+    if (index < 0 ? row_plan_choose(s, lim, &p, why, sizeof why) != 0 : !row_plan_space(s, lim, index, &p))
+        return NULL;
+    return row_plan_format(&p, ring[next++ % 8], sizeof ring[0]);
+}
+
+int row_plan_for(const row_shape *s, const row_limits *lim, int config, row_plan *out, char *why, size_t whylen)
+{
+    if (config < 0)
+        return row_plan_choose(s, lim, out, why, whylen);
+    if (!row_plan_space(s, lim, config, out)) {
+        snprintf(why, whylen, "configuration %d is past the end of the tuning space", config);
+        return -1;
+    }
+    return 0;
+}
+
+row_shape row_shape_of(const klab_case *k)
+{
+    row_shape s = {1, k->rank > 0 ? (size_t)k->dims[k->rank - 1] : 1, klab_dtype_size(k->dtype)};
+    for (int i = 0; i < k->rank - 1; i++)
+        s.rows *= (size_t)k->dims[i];
+    return s;
+}
+
+klab_status row_plan_run(const klab_host *host, klab_ctx *ctx, int cc, const row_shape *s, const row_limits *lim,
+                         int config, row_plan_cache *cache, row_plan *out)
+{
+    char why[300];
+    if (config != cache->config) {
+        if (row_plan_for(s, lim, config, &cache->plan, why, sizeof why) != 0) {
+            host->error(ctx, "%s", why);
+            return KLAB_UNSUPPORTED;
+        }
+        cache->config = config;
+    }
+    if (cache->plan.cluster > 1 && cc < 90) {
+        host->error(ctx, "cluster=%d needs thread-block clusters (compute capability 9.0); this device is %d.%d",
+                    cache->plan.cluster, cc / 10, cc % 10);
+        return KLAB_UNSUPPORTED;
+    }
+    *out = cache->plan;
+    return KLAB_OK;
+}

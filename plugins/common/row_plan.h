@@ -1,0 +1,110 @@
+/* row_plan: how the row-kernel skeleton (row_kernel.cuh) lays a case out on the GPU, as one small table
+ * of choices in plain C, so a plugin's klab_profile.config hook (a pure function of the case, run
+ * without a GPU by `klab --validate` and `klab --tune --list`) and its launcher agree on one thing.
+ *
+ * A plan is five numbers, written as a configuration string in that order:
+ *
+ *   cta=256,tpr=32,vpt=4,cluster=1,stream=0
+ *
+ *   cta      threads a block (32..1024)
+ *   tpr      threads a row, a power of two <= cta: cta/tpr rows share a block (short rows), tpr = cta
+ *            gives the block one row (or one part of one)
+ *   vpt      16-byte vectors each thread holds in registers (1, 2, 4, 8)
+ *   cluster  blocks a row is split across (1, 2, 4, 8, 16): a thread-block cluster whose blocks
+ *            exchange their partial results through distributed shared memory (sm_90); 16 is beyond
+ *            the portable size and is asked for explicitly; > 1 needs tpr = cta
+ *   stream   0: the row is held on chip (cluster * tpr * vpt vectors cover it) and read once;
+ *            1: each block walks its part in steps of tpr * vpt vectors twice, once to reduce and
+ *            once to write (the second read mostly hits L2): rows longer than a cluster can hold
+ *
+ * A row of N elements of E bytes spans at most row_window(N, E) 16-byte vectors: N * E / 16 when
+ * every row starts on a 16-byte boundary (N * E a multiple of 16), else one or two more, because the
+ * skeleton reads each row through the aligned vectors that overlap it (masking the elements of the
+ * neighbouring rows) instead of falling back to scalar loads.
+ *
+ * row_plan_choose is the per-shape choice (docs/notes/rmsnorm.md says where its numbers come from);
+ * row_plan_space enumerates the tuning space a profile offers; row_plan_check says why a plan cannot
+ * do a case. Ops with limits (RoPE needs the row on chip in one block, with whole heads a thread group)
+ * pass them in row_limits. */
+#ifndef ROW_PLAN_H
+#define ROW_PLAN_H
+
+#include <stddef.h>
+
+#include "klab/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct row_plan {
+    int cta, tpr, vpt, cluster, stream;
+} row_plan;
+
+typedef struct row_shape {
+    size_t rows, cols; /* rows of cols elements */
+    size_t elem;       /* bytes an element: 2 or 4 */
+} row_shape;
+
+typedef struct row_limits {
+    int max_cluster;  /* 1 where the op cannot split a row across blocks; else 16 */
+    int no_stream;    /* the op needs the row on chip */
+    int tpr_multiple; /* tpr must be a multiple of this (1: any) */
+} row_limits;
+
+/* What every op without limits of its own takes. */
+extern const row_limits row_limits_any;
+
+/* The SMs the per-shape choice assumes when it spreads few rows over more blocks (H100 and H200: 132). */
+#define ROW_PLAN_SMS 132
+#define ROW_PLAN_MAX_CLUSTER 16
+/* Registers bound the vectors a block holds: cta * vpt <= 4096 (64 KiB a block), vpt 8 up to 512 threads. */
+#define ROW_PLAN_MAX_VECTORS 4096
+
+/* 16-byte vectors a row of `cols` elements of `elem` bytes spans at most. */
+size_t row_window(size_t cols, size_t elem);
+
+/* 0 when `p` can do the case; else -1 with the reason in why. */
+int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p, char *why, size_t whylen);
+
+/* The per-shape choice. Returns 0, or -1 with the reason when no plan within `lim` can do the case
+   (a row too long to hold on chip for an op that cannot stream). */
+int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, char *why, size_t whylen);
+
+/* Plan `index` of the tuning space (0, 1, ...): returns 1 and fills *out, or 0 past the last. The space
+   holds every valid plan with cta in {128, 256, 512, 1024}, on-chip plans no more than twice the
+   smallest covering vpt, and streaming plans only where the row does not fit the on-chip ones. */
+int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_plan *out);
+
+/* "cta=256,tpr=32,vpt=4,cluster=1,stream=0" into buf; returns buf. */
+const char *row_plan_format(const row_plan *p, char *buf, size_t len);
+
+/* The configuration string of the plugin's choice (index < 0) or of space entry `index`, in one of a
+   few rotating static buffers (a config hook's answer); NULL past the last or when no plan fits. */
+const char *row_plan_config(const row_shape *s, const row_limits *lim, int index);
+
+/* The plan a run uses: the plugin's choice for config < 0, else space entry `config`. 0, or -1 with
+   the reason. */
+int row_plan_for(const row_shape *s, const row_limits *lim, int config, row_plan *out, char *why, size_t whylen);
+
+/* ---- the plugin side: plans as klab configurations ---- */
+
+/* The rows x cols of a case whose last dimension is the row (all leading ones are rows). */
+row_shape row_shape_of(const klab_case *k);
+
+/* The plan run() uses for launch->config, remembered between calls (a space entry is found by walking
+   the space). Declines (KLAB_UNSUPPORTED, the reason through host->error) a configuration past the
+   space or a cluster plan on a device without clusters (compute capability `cc` < 9.0). */
+typedef struct row_plan_cache {
+    int config; /* what `plan` was made for; start with ROW_PLAN_NONE */
+    row_plan plan;
+} row_plan_cache;
+#define ROW_PLAN_NONE (-2)
+klab_status row_plan_run(const klab_host *host, klab_ctx *ctx, int cc, const row_shape *s, const row_limits *lim,
+                         int config, row_plan_cache *cache, row_plan *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

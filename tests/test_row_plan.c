@@ -1,0 +1,242 @@
+/* The row-kernel plans (plugins/common/row_plan.c), on the CPU: the window a row spans, the per-shape
+ * choice for the shapes the issue names, the validity rules, the tuning space (valid, unique, holding
+ * the choice), and, by re-deriving the skeleton's index arithmetic (row_kernel.cuh) here, that every
+ * plan of the space reads and writes every element of every row exactly once and nothing outside it.
+ * And every `config` the INI files name is in its case's space. */
+#include <string.h>
+
+#include "klab_test.h"
+
+#include "case_build.h"
+#include "ini_config.h"
+#include "../plugins/common/row_plan.h"
+#include "../plugins/rmsnorm_rope/rmsnorm_rope.h"
+
+static void test_window(void **state)
+{
+    (void)state;
+    assert_int_equal(row_window(4096, 2), 512);
+    assert_int_equal(row_window(8192, 4), 2048);
+    /* 8186 bytes from an offset of 14 reach into a 513th vector */
+    assert_int_equal(row_window(4093, 2), 513);
+    assert_int_equal(row_window(17, 4), 5);
+    assert_int_equal(row_window(7, 2), 2);
+    assert_int_equal(row_window(1, 4), 1);
+    assert_int_equal(row_window(1, 2), 1);
+}
+
+static const char *chosen(size_t rows, size_t cols, size_t elem)
+{
+    row_shape s = {rows, cols, elem};
+    const char *c = row_plan_config(&s, &row_limits_any, -1);
+    assert_non_null(c);
+    return c;
+}
+
+static void test_choice(void **state)
+{
+    (void)state;
+    /* the first fused kernel's shape: 256 threads, 4 vectors each, one row a block */
+    assert_string_equal(chosen(4096, 8192, 2), "cta=256,tpr=256,vpt=4,cluster=1,stream=0");
+    /* short rows share a block: 4 threads a row, 64 rows */
+    assert_string_equal(chosen(8192, 128, 2), "cta=256,tpr=4,vpt=4,cluster=1,stream=0");
+    assert_string_equal(chosen(65537, 17, 4), "cta=256,tpr=2,vpt=4,cluster=1,stream=0");
+    /* one warp a row: no block barrier */
+    assert_string_equal(chosen(4096, 1024, 2), "cta=256,tpr=32,vpt=4,cluster=1,stream=0");
+    /* a long row alone is spread over a 16-block cluster */
+    assert_string_equal(chosen(1, 65536, 2), "cta=256,tpr=256,vpt=2,cluster=16,stream=0");
+    assert_string_equal(chosen(128, 262144, 2), "cta=256,tpr=256,vpt=8,cluster=16,stream=0");
+    assert_string_equal(chosen(2, 262144, 4), "cta=512,tpr=512,vpt=8,cluster=16,stream=0");
+    /* one vector more than 16 blocks of 64 KiB hold: streamed */
+    assert_string_equal(chosen(1, 262145, 4), "cta=512,tpr=512,vpt=8,cluster=16,stream=1");
+    assert_string_equal(chosen(1, 1, 4), "cta=256,tpr=1,vpt=1,cluster=1,stream=0");
+    /* an op that needs the row in one block: on chip up to 64 KiB, then refused with the reason */
+    row_limits one = {1, 1, 1};
+    row_shape s = {4, 16384, 4};
+    row_plan p;
+    char why[300];
+    assert_int_equal(row_plan_choose(&s, &one, &p, why, sizeof why), 0);
+    assert_int_equal(p.cta * p.vpt, 4096);
+    s.cols = 16385;
+    assert_int_equal(row_plan_choose(&s, &one, &p, why, sizeof why), -1);
+    assert_non_null(strstr(why, "needs the row on chip"));
+    /* whole heads a thread group: 16 vectors a head of 128 fp16 */
+    row_limits heads = {1, 1, 16};
+    s = (row_shape){1, 128, 2};
+    assert_int_equal(row_plan_choose(&s, &heads, &p, why, sizeof why), 0);
+    assert_int_equal(p.tpr, 16);
+}
+
+static void expect_bad(row_plan p, size_t rows, size_t cols, size_t elem, const row_limits *lim, const char *part)
+{
+    row_shape s = {rows, cols, elem};
+    char why[300];
+    assert_int_equal(row_plan_check(&s, lim, &p, why, sizeof why), -1);
+    if (!strstr(why, part))
+        fail_msg("\"%s\" lacks \"%s\"", why, part);
+}
+
+static void test_rules(void **state)
+{
+    (void)state;
+    const row_limits *any = &row_limits_any;
+    expect_bad((row_plan){256, 128, 4, 2, 0}, 1, 65536, 2, any, "takes whole blocks");
+    expect_bad((row_plan){1024, 1024, 8, 1, 0}, 1, 8192, 4, any, "cta * vpt must be at most 4096");
+    expect_bad((row_plan){256, 256, 4, 1, 0}, 1, 8192, 4, any, "do not cover the row");
+    expect_bad((row_plan){256, 256, 2, 1, 1}, 1, 8192, 4, any, "4 or 8 vectors");
+    expect_bad((row_plan){256, 96, 4, 1, 0}, 1, 128, 4, any, "power of two");
+    expect_bad((row_plan){256, 256, 4, 32, 0}, 1, 1 << 20, 4, any, "cluster must be");
+    expect_bad((row_plan){100, 4, 4, 1, 0}, 1, 16, 4, any, "multiple of 32");
+    row_limits rope = {1, 1, 16};
+    expect_bad((row_plan){256, 256, 4, 2, 0}, 1, 4096, 2, &rope, "keeps a row in one block");
+    expect_bad((row_plan){256, 256, 4, 1, 1}, 1, 8192, 2, &rope, "needs the row on chip");
+    expect_bad((row_plan){256, 8, 4, 1, 0}, 1, 128, 2, &rope, "whole heads");
+    row_shape s = {3, 7, 2};
+    row_plan p = {256, 1, 2, 1, 0};
+    char why[300];
+    assert_int_equal(row_plan_check(&s, &row_limits_any, &p, why, sizeof why), 0);
+}
+
+/* The skeleton's index arithmetic (row_kernel.cuh: RowSpan, the slots of a thread, the parts of a
+   cluster, the steps of a stream), re-derived: every element of each row is touched once. */
+static void cover(const row_shape *s, const row_plan *p, size_t row, unsigned char *seen)
+{
+    const long per = (long)(16 / s->elem), st = (long)(row * s->cols), v0 = st / per, head = st - v0 * per;
+    const long nwin = (head + (long)s->cols + per - 1) / per, tail = (head + (long)s->cols) % per;
+    const long part = (nwin + p->cluster - 1) / p->cluster;
+    for (long rank = 0; rank < p->cluster; rank++) {
+        const long c0 = rank * part, c1 = c0 + part < nwin ? c0 + part : nwin;
+        const long step = (long)p->vpt * p->tpr, steps = p->stream ? (c1 - c0 + step - 1) / step : 1;
+        if (!p->stream && c1 - c0 > step)
+            fail_msg("rank %ld holds %ld vectors in %ld slots", rank, c1 - c0, step);
+        for (long b = 0; b < steps; b++)
+            for (long lane = 0; lane < p->tpr; lane++)
+                for (long k = 0; k < p->vpt; k++) {
+                    const long i = c0 + b * step + k * p->tpr + lane;
+                    if (i >= c1)
+                        continue;
+                    const long lo = i == 0 ? head : 0, hi = i == nwin - 1 && tail ? tail : per;
+                    for (long j = lo; j < hi; j++) {
+                        const long e = (v0 + i) * per + j - st;
+                        if (e < 0 || e >= (long)s->cols)
+                            fail_msg("row %zu: element %ld is outside the row", row, e);
+                        if (seen[e]++)
+                            fail_msg("row %zu: element %ld touched twice", row, e);
+                    }
+                }
+    }
+}
+
+static void expect_covered(const row_shape *s, const row_plan *p)
+{
+    unsigned char *seen = malloc(s->cols);
+    const size_t rows = s->rows < 9 ? s->rows : 9; /* rows 0..8 meet every start offset of a vector */
+    for (size_t r = 0; r < rows; r++) {
+        memset(seen, 0, s->cols);
+        cover(s, p, r, seen);
+        for (size_t e = 0; e < s->cols; e++)
+            if (!seen[e]) {
+                char buf[64];
+                fail_msg("%s: row %zu element %zu of %zu never touched", row_plan_format(p, buf, sizeof buf), r, e,
+                         s->cols);
+            }
+    }
+    free(seen);
+}
+
+static void test_space_valid_unique_and_covering(void **state)
+{
+    (void)state;
+    static const size_t shapes[][2] = {{1, 1},     {3, 7},      {65537, 17},  {17, 4093},   {8192, 128},
+                                       {5, 1001},  {7, 50257},  {1, 262145},  {2, 262144},  {1, 65536},
+                                       {4096, 1024}, {33, 5120}, {128, 262144}, {1000, 4096}, {3, 20001}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (size_t elem = 2; elem <= 4; elem += 2) {
+            row_shape s = {shapes[i][0], shapes[i][1], elem};
+            row_plan own, p;
+            char why[300], a[64], b[64];
+            if (row_plan_choose(&s, &row_limits_any, &own, why, sizeof why) != 0)
+                fail_msg("%zux%zu: %s", s.rows, s.cols, why);
+            expect_covered(&s, &own);
+            int n = 0, own_found = 0;
+            for (; row_plan_space(&s, &row_limits_any, n, &p); n++) {
+                if (row_plan_check(&s, &row_limits_any, &p, why, sizeof why) != 0)
+                    fail_msg("space entry %d: %s", n, why);
+                expect_covered(&s, &p);
+                row_plan_format(&p, a, sizeof a);
+                own_found |= !strcmp(a, row_plan_format(&own, b, sizeof b));
+                row_plan q;
+                for (int m = 0; m < n; m++) {
+                    assert_true(row_plan_space(&s, &row_limits_any, m, &q));
+                    if (!strcmp(a, row_plan_format(&q, b, sizeof b)))
+                        fail_msg("%s twice in the space", a);
+                }
+            }
+            if (n < 4 || n > 200)
+                fail_msg("%zux%zu (%zu bytes): a space of %d plans", s.rows, s.cols, elem, n);
+            if (!own_found)
+                fail_msg("%zux%zu: the plugin's choice %s is not in its tuning space", s.rows, s.cols,
+                         row_plan_format(&own, a, sizeof a));
+            assert_null(row_plan_config(&s, &row_limits_any, n));
+            row_plan past;
+            assert_int_equal(row_plan_for(&s, &row_limits_any, n, &past, why, sizeof why), -1);
+        }
+}
+
+/* Every `config` an INI file names is in the space its case offers, for each of its dtypes. */
+static void test_ini_configs_in_space(void **state)
+{
+    (void)state;
+    static const char *const inis[] = {"../experiments/rmsnorm_tuning.ini", "gpu_ini/rows_rmsnorm.ini",
+                                       "gpu_ini/softmax.ini", "gpu_ini/rmsnorm_rope.ini"};
+    static const char *const params[] = {"eps", "residual", "spread", "layout", NULL};
+    static const char *const dims[] = {"head_dim", "seq", "cache", NULL};
+    static const klab_plugin desc = {.params = params, .dims = dims};
+    int named = 0;
+    for (size_t f = 0; f < sizeof inis / sizeof inis[0]; f++) {
+        static cfg_experiment e;
+        char path[4096], err[1200];
+        snprintf(path, sizeof path, "%s/%s", KLAB_TEST_DATA, inis[f]);
+        if (cfg_load(path, &e, err, sizeof err) != 0)
+            fail_msg("%s", err);
+        const int rope = !strcmp(e.plugin, "rmsnorm_rope");
+        for (int i = 0; i < e.ncases; i++) {
+            const cfg_case *c = &e.cases[i];
+            if (!c->config[0])
+                continue;
+            named++;
+            for (int d = 0; d < c->ndtypes; d++) {
+                built_case bc;
+                case_build(&bc, c, c->dtypes[d], &desc);
+                row_shape s = row_shape_of(&bc.kcase);
+                row_limits lim = row_limits_any;
+                if (rope) {
+                    rope_geom g;
+                    assert_int_equal(rope_geometry(&bc.kcase, &g, err, sizeof err), 0);
+                    s = (row_shape){g.tokens, g.hidden, s.elem};
+                    lim = rope_limits(&g, s.elem);
+                }
+                int found = 0;
+                const char *cfg;
+                for (int n = 0; !found && (cfg = row_plan_config(&s, &lim, n)); n++)
+                    found = !strcmp(cfg, c->config);
+                if (!found)
+                    fail_msg("%s [case %s] %s: config %s is not in the space", inis[f], c->name,
+                             c->dtypes[d] == KLAB_FP32 ? "fp32" : "16-bit", c->config);
+            }
+        }
+    }
+    assert_true(named >= 10);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_window),
+        cmocka_unit_test(test_choice),
+        cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_space_valid_unique_and_covering),
+        cmocka_unit_test(test_ini_configs_in_space),
+    };
+    KLAB_RUN_TESTS(tests);
+}
