@@ -8,7 +8,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,39 +31,9 @@ void kb_sleep(double s)
 
 void bg_start(bg *b, const char *const *args)
 {
-    const char *argv[64];
-    int n = 0;
-    argv[n++] = KLAB_EXE;
-    for (; *args && n < 63; args++)
-        argv[n++] = *args;
-    argv[n] = NULL;
-    printf("# $ klab");
-    for (int i = 1; i < n; i++)
-        printf(" %s", argv[i]);
-    printf(" &\n");
-    fflush(stdout);
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
     b->len = 0;
     b->out[0] = 0;
-    b->pid = fork();
-    assert_true(b->pid >= 0);
-    if (b->pid == 0) {
-        struct rlimit no_core = {0, 0};
-        setrlimit(RLIMIT_CORE, &no_core);
-        unsetenv("KLAB_PLUGIN_PATH");
-        unsetenv("KLAB_INI_PATH");
-        dup2(fds[1], STDOUT_FILENO);
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        if (chdir(kr_tmp) != 0)
-            _exit(126);
-        execv(KLAB_EXE, (char *const *)argv);
-        _exit(127);
-    }
-    close(fds[1]);
-    b->fd = fds[0];
+    b->pid = kr_spawn(args, " &", &b->fd);
     fcntl(b->fd, F_SETFL, O_NONBLOCK);
 }
 
@@ -109,12 +78,7 @@ int bg_wait(bg *b, double secs)
     }
     bg_read(b, NULL, 0.5); /* an orphaned worker would hold the pipe open: never wait long */
     close(b->fd);
-    for (char *line = b->out; *line;) {
-        char *nl = strchr(line, '\n');
-        int l = nl ? (int)(nl - line) : (int)strlen(line);
-        printf("#   %.*s\n", l, line);
-        line += l + (nl ? 1 : 0);
-    }
+    kr_echo(b->out);
     printf("# exit status %d\n", rc);
     fflush(stdout);
     return rc;

@@ -12,7 +12,6 @@
 
 #include "klab_test.h"
 
-
 char kr_tmp[PATH_MAX];
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -73,9 +72,8 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-klab_result kr_run(const char *const *args)
+pid_t kr_spawn(const char *const *args, const char *tail, int *fd)
 {
-    klab_result r = {-1, NULL, 0};
     const char *argv[64];
     int n = 0;
     argv[n++] = KLAB_EXE;
@@ -85,12 +83,11 @@ klab_result kr_run(const char *const *args)
     printf("# $ klab");
     for (int i = 1; i < n; i++)
         printf(" %s", argv[i]);
-    printf("\n");
+    printf("%s\n", tail);
     fflush(stdout);
 
     int fds[2];
     assert_int_equal(pipe(fds), 0);
-    double t0 = now_s();
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -108,6 +105,26 @@ klab_result kr_run(const char *const *args)
         _exit(127);
     }
     close(fds[1]);
+    *fd = fds[0];
+    return pid;
+}
+
+void kr_echo(const char *out)
+{
+    for (const char *line = out; *line;) {
+        const char *nl = strchr(line, '\n');
+        int l = nl ? (int)(nl - line) : (int)strlen(line);
+        printf("#   %.*s\n", l, line);
+        line += l + (nl ? 1 : 0);
+    }
+}
+
+klab_result kr_run(const char *const *args)
+{
+    klab_result r = {-1, NULL, 0};
+    double t0 = now_s();
+    int fd;
+    pid_t pid = kr_spawn(args, "", &fd);
     size_t cap = 1 << 16, len = 0;
     r.out = malloc(cap);
     assert_non_null(r.out);
@@ -117,7 +134,7 @@ klab_result kr_run(const char *const *args)
             r.out = realloc(r.out, cap);
             assert_non_null(r.out);
         }
-        ssize_t got = read(fds[0], r.out + len, cap - len - 1);
+        ssize_t got = read(fd, r.out + len, cap - len - 1);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
@@ -125,24 +142,18 @@ klab_result kr_run(const char *const *args)
         len += (size_t)got;
     }
     r.out[len] = 0;
-    close(fds[0]);
+    close(fd);
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     r.secs = now_s() - t0;
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     /* the output, as TAP comments: shown by ctest --output-on-failure */
-    for (char *line = r.out; *line;) {
-        char *nl = strchr(line, '\n');
-        int l = nl ? (int)(nl - line) : (int)strlen(line);
-        printf("#   %.*s\n", l, line);
-        line += l + (nl ? 1 : 0);
-    }
+    kr_echo(r.out);
     printf("# exit status %d after %.1f s\n", r.rc, r.secs);
     fflush(stdout);
     return r;
 }
-
 
 void kr_expect_in(const char *haystack, const char *needle)
 {

@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 typedef struct klab_result {
     int rc;       /* exit status; 128 + signal if klab itself was killed */
@@ -27,6 +28,13 @@ void kr_write_file(const char *path, const char *text);
    KLAB_PLUGIN_PATH / KLAB_INI_PATH. */
 klab_result kr_run(const char *const *args);
 #define KLAB(...) kr_run((const char *const[]){__VA_ARGS__, NULL})
+
+/* Starts KLAB_EXE with args (NULL-terminated) as kr_run does, without waiting: echoes the command line
+   as a TAP comment, `tail` appended; returns its pid, *fd the read end of its stdout and stderr. */
+pid_t kr_spawn(const char *const *args, const char *tail, int *fd);
+
+/* out, a line at a time, as TAP comments (ctest --output-on-failure shows them). */
+void kr_echo(const char *out);
 
 void kr_expect_in(const char *haystack, const char *needle);
 void kr_expect_not_in(const char *haystack, const char *needle);
