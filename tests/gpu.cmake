@@ -6,7 +6,7 @@ foreach(p ${KLAB_GPU_TEST_PLUGINS})
 endforeach()
 target_link_libraries(gpu_escape PRIVATE CUDA::cublas)
 
-klab_test(test_gpu SOURCES test_gpu.c klab_run.c GPU)
+klab_test(test_gpu SOURCES test_gpu.c klab_gpu.c klab_run.c GPU)
 add_dependencies(test_gpu klab vector_add rmsnorm ${KLAB_GPU_TEST_PLUGINS} ${KLAB_ABI2_PLUGINS})
 set_tests_properties(test_gpu PROPERTIES TIMEOUT 600)
 
@@ -19,7 +19,7 @@ if(KLAB_ABI_MAJOR_LINE MATCHES "KLAB_ABI_MAJOR 2$")
   foreach(p ${KLAB_TIMER_TEST_PLUGINS})
     klab_add_plugin(${p} SOURCES plugins/timer/${p}.cu)
   endforeach()
-  klab_test(test_gpu_timing SOURCES test_gpu_timing.c klab_run.c GPU)
+  klab_test(test_gpu_timing SOURCES test_gpu_timing.c klab_gpu.c klab_run.c GPU)
   add_dependencies(test_gpu_timing klab ${KLAB_TIMER_TEST_PLUGINS})
   set_tests_properties(test_gpu_timing PROPERTIES TIMEOUT 600)
 else()
@@ -28,11 +28,11 @@ endif()
 
 # swiglu and reduction on small odd shapes (tests/gpu_ini/swiglu.ini, reduction.ini): every profile
 # verified in every dtype, plain and batched; an odd packed width refused
-klab_test(test_gpu_swired SOURCES test_gpu_swired.c klab_run.c GPU)
+klab_test(test_gpu_swired SOURCES test_gpu_swired.c klab_gpu.c klab_run.c GPU)
 add_dependencies(test_gpu_swired klab swiglu reduction)
 set_tests_properties(test_gpu_swired PROPERTIES TIMEOUT 600)
 # The row plugins (rmsnorm, softmax, rmsnorm_rope: the row-kernel skeleton) on small odd shapes, every
 # path forced, RoPE refusals, and the shipped INIs and sweeps verified; skipped without a GPU.
-klab_test(test_gpu_rows SOURCES test_gpu_rows.c klab_run.c GPU)
+klab_test(test_gpu_rows SOURCES test_gpu_rows.c klab_gpu.c klab_run.c GPU)
 add_dependencies(test_gpu_rows klab rmsnorm softmax rmsnorm_rope)
 set_tests_properties(test_gpu_rows PROPERTIES TIMEOUT 900)

@@ -22,68 +22,9 @@
  * speed targets live in tools/gpu-run.sh and docs/. */
 #include <cuda_runtime.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "klab_run.h"
-#include "klab_test.h"
-#include "table.h"
+#include "klab_gpu.h"
 #include "tune_cache.h"
-
-static char plugin_dir[PATH_MAX], out_dir[PATH_MAX];
-
-/* A folder holding only the named plugins (test plugins, else the build's own). */
-static void use_plugins(const char *const *names)
-{
-    kr_mkdir("plugins", plugin_dir, sizeof plugin_dir);
-    snprintf(out_dir, sizeof out_dir, "%s/out", kr_tmp);
-    for (; *names; names++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s.so", KLAB_TEST_PLUGINS, *names);
-        if (access(path, R_OK) != 0)
-            snprintf(path, sizeof path, "%s/plugins/%s.so", KLAB_BINARY_DIR, *names);
-        kr_link_plugin(plugin_dir, path);
-    }
-}
-#define USE_PLUGINS(...) use_plugins((const char *const[]){__VA_ARGS__, NULL})
-
-/* klab with the test plugin folder, the test INI files and a run folder of its own. */
-#define RUN(run_id, ...)                                                                                   \
-    KLAB("--plugin-path", plugin_dir, "--ini-dir", KLAB_TEST_DATA "/gpu_ini", "--out", out_dir, "--run-id", \
-         run_id, __VA_ARGS__)
-
-typedef struct csv {
-    klab_row *rows;
-    int n;
-} csv;
-
-static csv read_rows(const char *run_id, const char *plugin)
-{
-    char path[PATH_MAX + 200], err[1200];
-    snprintf(path, sizeof path, "%s/%s/%s.csv", out_dir, run_id, plugin);
-    csv c = {NULL, 0};
-    c.n = table_read_csv(path, &c.rows, err, sizeof err);
-    if (c.n < 0)
-        fail_msg("%s", err);
-    return c;
-}
-
-static const klab_row *row(const csv *c, const char *kcase, const char *dtype, const char *profile)
-{
-    for (int i = 0; i < c->n; i++)
-        if (!strcmp(c->rows[i].kcase, kcase) && !strcmp(c->rows[i].dtype, dtype) && !strcmp(c->rows[i].profile, profile))
-            return &c->rows[i];
-    fail_msg("no row %s %s %s", kcase, dtype, profile);
-    return NULL;
-}
-
-static void expect_status(const klab_row *r, row_status st, const char *reason_part)
-{
-    if (r->status != st)
-        fail_msg("%s %s %s: status %s (%s), expected %s", r->kcase, r->dtype, r->profile, row_status_name(r->status),
-                 r->reason, row_status_name(st));
-    if (reason_part && !strstr(r->reason, reason_part))
-        fail_msg("%s %s %s: reason \"%s\" lacks \"%s\"", r->kcase, r->dtype, r->profile, r->reason, reason_part);
-}
 
 static void expect_all_timed(const csv *c)
 {
@@ -420,7 +361,7 @@ static void test_tune_then_run_uses_the_cache(void **state)
     snprintf(line, sizeof line, "abi2_tuning own fp32 tiled: %s (", best->config);
     kr_expect_in(r.out, line);
     char path[PATH_MAX + 32], err[1200];
-    snprintf(path, sizeof path, "%s/tune-cache.ini", out_dir);
+    snprintf(path, sizeof path, "%s/tune-cache.ini", kg_out_dir);
     kr_expect_in(r.out, path);
     free(r.out);
 
@@ -531,11 +472,7 @@ static void test_timer_self_test(void **state)
 
 int main(void)
 {
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n == 0)
-        KLAB_SKIP_ALL("no CUDA device (%s): the GPU tests run on the GPU machine (tools/gpu-run.sh)",
-                      e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    KLAB_SKIP_WITHOUT_GPU();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_shipped_plugins_verify_and_time, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_batched_runs, kr_setup_tmp, kr_teardown_tmp),

@@ -7,55 +7,13 @@
  *
  * Without a GPU the whole program is skipped with the reason (exit 77). INI files: tests/gpu_ini
  * (rows_rmsnorm.ini, softmax.ini, rmsnorm_rope.ini, rows_rope_bad.ini). */
-#include <cuda_runtime.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "klab_run.h"
-#include "klab_test.h"
-#include "table.h"
-
-static char plugin_dir[PATH_MAX], out_dir[PATH_MAX];
+#include "klab_gpu.h"
 
 static void use_row_plugins(void)
 {
-    static const char *const names[] = {"rmsnorm", "softmax", "rmsnorm_rope"};
-    kr_mkdir("plugins", plugin_dir, sizeof plugin_dir);
-    snprintf(out_dir, sizeof out_dir, "%s/out", kr_tmp);
-    for (int i = 0; i < 3; i++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/plugins/%s.so", KLAB_BINARY_DIR, names[i]);
-        kr_link_plugin(plugin_dir, path);
-    }
-}
-
-#define RUN(run_id, ...)                                                                                   \
-    KLAB("--plugin-path", plugin_dir, "--ini-dir", KLAB_TEST_DATA "/gpu_ini", "--out", out_dir, "--run-id", \
-         run_id, __VA_ARGS__)
-
-typedef struct csv {
-    klab_row *rows;
-    int n;
-} csv;
-
-static csv read_rows(const char *run_id, const char *plugin)
-{
-    char path[PATH_MAX + 200], err[1200];
-    snprintf(path, sizeof path, "%s/%s/%s.csv", out_dir, run_id, plugin);
-    csv c = {NULL, 0};
-    c.n = table_read_csv(path, &c.rows, err, sizeof err);
-    if (c.n < 0)
-        fail_msg("%s", err);
-    return c;
-}
-
-static const klab_row *find(const csv *c, const char *kcase, const char *dtype, const char *profile)
-{
-    for (int i = 0; i < c->n; i++)
-        if (!strcmp(c->rows[i].kcase, kcase) && !strcmp(c->rows[i].dtype, dtype) && !strcmp(c->rows[i].profile, profile))
-            return &c->rows[i];
-    fail_msg("no row %s %s %s", kcase, dtype, profile);
-    return NULL;
+    USE_PLUGINS("rmsnorm", "softmax", "rmsnorm_rope");
 }
 
 /* Every row passed, within tolerance, timed unless verify-only; fused rows name their configuration. */
@@ -77,7 +35,7 @@ static void expect_all_passed(const csv *c, int timed)
 
 static void expect_config(const csv *c, const char *kcase, const char *dtype, const char *config)
 {
-    const klab_row *r = find(c, kcase, dtype, "fused");
+    const klab_row *r = row(c, kcase, dtype, "fused");
     if (strcmp(r->config, config))
         fail_msg("%s %s: ran config '%s', expected '%s'", kcase, dtype, r->config, config);
 }
@@ -113,7 +71,7 @@ static void test_softmax_rows(void **state)
     expect_config(&c, "cluster4", "bf16", "cta=128,tpr=128,vpt=2,cluster=4,stream=0");
     expect_config(&c, "stream", "fp16", "cta=128,tpr=128,vpt=4,cluster=1,stream=1");
     /* the fused kernel is one pass where the row fits: faster than four kernels on 7x50257 */
-    const klab_row *f = find(&c, "7x50257", "fp16", "fused");
+    const klab_row *f = row(&c, "7x50257", "fp16", "fused");
     assert_true(f->has_speedup && f->speedup > 1);
     free(c.rows);
     free(r.out);
@@ -146,7 +104,7 @@ static void test_rope_refusals(void **state)
                 {"short-cache", "case short-cache: dim.cache = 5 is shorter than the sequence (8 positions)"}};
     for (int i = 0; i < 2; i++)
         for (int p = 0; p < 2; p++) {
-            const klab_row *x = find(&c, want[i].kcase, "fp16", p ? "fused" : "baseline");
+            const klab_row *x = row(&c, want[i].kcase, "fp16", p ? "fused" : "baseline");
             if (x->status != ROW_FAILED || !strstr(x->reason, want[i].reason))
                 fail_msg("%s %s: %s (%s), expected failed with \"%s\"", x->kcase, x->profile,
                          row_status_name(x->status), x->reason, want[i].reason);
@@ -183,11 +141,7 @@ static void test_shipped_and_sweeps_verify(void **state)
 
 int main(void)
 {
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n == 0)
-        KLAB_SKIP_ALL("no CUDA device (%s): the GPU tests run on the GPU machine (tools/gpu-run.sh)",
-                      e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    KLAB_SKIP_WITHOUT_GPU();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_rmsnorm_rows, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_softmax_rows, kr_setup_tmp, kr_teardown_tmp),

@@ -8,50 +8,14 @@
  * Without a GPU the whole program is skipped with the reason (exit 77). */
 #include <cuda_runtime.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "klab_run.h"
-#include "klab_test.h"
-#include "table.h"
+#include "klab_gpu.h"
 
-static char plugin_dir[PATH_MAX], out_dir[PATH_MAX];
 static int device_cc;
 
 static void use_plugins(void)
 {
-    kr_mkdir("plugins", plugin_dir, sizeof plugin_dir);
-    snprintf(out_dir, sizeof out_dir, "%s/out", kr_tmp);
-    kr_link_plugin(plugin_dir, KLAB_BINARY_DIR "/plugins/swiglu.so");
-    kr_link_plugin(plugin_dir, KLAB_BINARY_DIR "/plugins/reduction.so");
-}
-
-#define RUN(run_id, ...)                                                                                   \
-    KLAB("--plugin-path", plugin_dir, "--ini-dir", KLAB_TEST_DATA "/gpu_ini", "--out", out_dir, "--run-id", \
-         run_id, __VA_ARGS__)
-
-typedef struct csv {
-    klab_row *rows;
-    int n;
-} csv;
-
-static csv read_rows(const char *run_id, const char *plugin)
-{
-    char path[PATH_MAX + 200], err[1200];
-    snprintf(path, sizeof path, "%s/%s/%s.csv", out_dir, run_id, plugin);
-    csv c = {NULL, 0};
-    c.n = table_read_csv(path, &c.rows, err, sizeof err);
-    if (c.n < 0)
-        fail_msg("%s", err);
-    return c;
-}
-
-static void expect_status(const klab_row *r, row_status st, const char *reason_part)
-{
-    if (r->status != st)
-        fail_msg("%s %s %s: status %s (%s), expected %s", r->kcase, r->dtype, r->profile, row_status_name(r->status),
-                 r->reason, row_status_name(st));
-    if (reason_part && !strstr(r->reason, reason_part))
-        fail_msg("%s %s %s: reason \"%s\" lacks \"%s\"", r->kcase, r->dtype, r->profile, r->reason, reason_part);
+    USE_PLUGINS("swiglu", "reduction");
 }
 
 /* Passed, timed and within tolerance; the cluster profile skipped off sm_90. Returns rows checked. */
@@ -136,11 +100,7 @@ static void test_batched_graphs_replay(void **state)
 
 int main(void)
 {
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n == 0)
-        KLAB_SKIP_ALL("no CUDA device (%s): the GPU tests run on the GPU machine (tools/gpu-run.sh)",
-                      e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    KLAB_SKIP_WITHOUT_GPU();
     struct cudaDeviceProp p;
     if (cudaGetDeviceProperties(&p, 0) != cudaSuccess)
         KLAB_SKIP_ALL("device 0 did not answer cudaGetDeviceProperties");

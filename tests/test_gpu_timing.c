@@ -13,60 +13,15 @@
  *
  * Without a GPU the whole program is skipped with the reason (exit 77). Built only where plugin.h
  * speaks ABI 2 (tests/gpu.cmake). */
-#include <cuda_runtime.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "klab_run.h"
-#include "klab_test.h"
-#include "table.h"
-
-static char plugin_dir[PATH_MAX], out_dir[PATH_MAX];
-
-static void use_plugins(const char *const *names)
-{
-    kr_mkdir("plugins", plugin_dir, sizeof plugin_dir);
-    snprintf(out_dir, sizeof out_dir, "%s/out", kr_tmp);
-    for (; *names; names++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s.so", KLAB_TEST_PLUGINS, *names);
-        kr_link_plugin(plugin_dir, path);
-    }
-}
-#define USE_PLUGINS(...) use_plugins((const char *const[]){__VA_ARGS__, NULL})
-
-#define RUN(run_id, ...)                                                                                   \
-    KLAB("--plugin-path", plugin_dir, "--ini-dir", KLAB_TEST_DATA "/plugins/timer", "--out", out_dir,       \
-         "--run-id", run_id, __VA_ARGS__)
-
-typedef struct csv {
-    klab_row *rows;
-    int n;
-} csv;
-
-static csv read_rows(const char *run_id, const char *plugin)
-{
-    char path[PATH_MAX + 200], err[1200];
-    snprintf(path, sizeof path, "%s/%s/%s.csv", out_dir, run_id, plugin);
-    csv c = {NULL, 0};
-    c.n = table_read_csv(path, &c.rows, err, sizeof err);
-    if (c.n < 0)
-        fail_msg("%s", err);
-    return c;
-}
-
-static const klab_row *row(const csv *c, const char *kcase, const char *profile)
-{
-    for (int i = 0; i < c->n; i++)
-        if (!strcmp(c->rows[i].kcase, kcase) && !strcmp(c->rows[i].profile, profile))
-            return &c->rows[i];
-    fail_msg("no row %s %s", kcase, profile);
-    return NULL;
-}
+/* the timer test plugins' INI files sit beside them (RUN passes it) */
+#define KLAB_GPU_INI_DIR KLAB_TEST_DATA "/plugins/timer"
+#include "klab_gpu.h"
 
 static const klab_row *timed(const csv *c, const char *kcase, const char *profile)
 {
-    const klab_row *r = row(c, kcase, profile);
+    const klab_row *r = row(c, kcase, NULL, profile);
     if (r->status != ROW_PASSED || !r->has_time || !(r->median_ms > 0))
         fail_msg("%s %s: %s without a time (%s)", kcase, profile, row_status_name(r->status), r->reason);
     return r;
@@ -74,7 +29,7 @@ static const klab_row *timed(const csv *c, const char *kcase, const char *profil
 
 static void flagged(const csv *c, const char *kcase, const char *profile, const char *why_a, const char *why_b)
 {
-    const klab_row *r = row(c, kcase, profile);
+    const klab_row *r = row(c, kcase, NULL, profile);
     printf("# %s %s: %s: %s\n", kcase, profile, row_status_name(r->status), r->reason);
     if (r->status != ROW_FLAGGED)
         fail_msg("%s %s: %s (%s), expected flagged", kcase, profile, row_status_name(r->status), r->reason);
@@ -174,7 +129,7 @@ static void test_step_subject_gets_1000_samples_and_a_file(void **state)
     if (strstr(x->flags, "few-samples"))
         fail_msg("flagged few-samples with %d samples", x->reps);
     char path[PATH_MAX + 200];
-    snprintf(path, sizeof path, "%s/steps/timer_steps.samples/seq.fp32.step.csv", out_dir);
+    snprintf(path, sizeof path, "%s/steps/timer_steps.samples/seq.fp32.step.csv", kg_out_dir);
     int bad = 0, n = count_lines(path, &bad);
     if (n < 0)
         fail_msg("no samples file %s", path);
@@ -192,7 +147,7 @@ static void cheat_is_honest_or_caught(const char *run_id, const char *mode)
     klab_result r = mode ? RUN(run_id, "--plugin", "timer_twice", "--case", "5us", "--profile", "honest,poison_cheat", mode)
                          : RUN(run_id, "--plugin", "timer_twice", "--case", "5us", "--profile", "honest,poison_cheat");
     csv c = read_rows(run_id, "timer_twice");
-    const klab_row *h = timed(&c, "5us", "honest"), *x = row(&c, "5us", "poison_cheat");
+    const klab_row *h = timed(&c, "5us", "honest"), *x = row(&c, "5us", NULL, "poison_cheat");
     printf("# %s: honest %.4f ms, cheat %s %.4f ms (%s)\n", mode ? mode : "plain", h->median_ms,
            row_status_name(x->status), x->has_time ? x->median_ms : 0, x->reason);
     if (x->status == ROW_INCORRECT) {
@@ -244,7 +199,7 @@ static void test_median_below_the_floor_is_flagged(void **state)
     klab_result r = RUN("floor", "--plugin", "timer_escape", "--case", "small", "--profile", "honest,fork_nojoin");
     assert_int_equal(r.rc, 1);
     csv c = read_rows("floor", "timer_escape");
-    const klab_row *h = timed(&c, "small", "honest"), *x = row(&c, "small", "fork_nojoin");
+    const klab_row *h = timed(&c, "small", "honest"), *x = row(&c, "small", NULL, "fork_nojoin");
     flagged(&c, "small", "fork_nojoin", "faster than an empty launch (", "work outside the timed stream");
     if (strstr(x->reason, "faster than an empty launch (")) {
         double med_us, floor_us;
@@ -272,11 +227,7 @@ static void test_own_graph_is_queued(void **state)
 
 int main(void)
 {
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n == 0)
-        KLAB_SKIP_ALL("no CUDA device (%s): the GPU tests run on the GPU machine (tools/gpu-run.sh)",
-                      e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    KLAB_SKIP_WITHOUT_GPU();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_batched_beats_plain_within_the_floor, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_hot_is_not_slower_than_cold, kr_setup_tmp, kr_teardown_tmp),
