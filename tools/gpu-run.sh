@@ -2,32 +2,71 @@
 # One GPU sitting, in calls that each fit the device tool's 10 minutes. From the repository root on
 # the GPU machine:
 #
-#   tools/gpu-run.sh tests   build; the whole test suite with the GPU tests running; the timer's
-#                            self-test; compute-sanitizer memcheck and racecheck over every profile;
-#                            the PyTorch anchors (do_bench) for reference
-#   tools/gpu-run.sh bench   build; the experiments (klab's INI files); the copy variants; klab with
-#                            PyTorch in the same rounds (tools/torch_rows.py); --batched and --hot rows
-#   tools/gpu-run.sh all     both
+#   tools/gpu-run.sh tests        build; the whole test suite with the GPU tests running; the timer's
+#                                 self-test; compute-sanitizer memcheck and racecheck (vector_add,
+#                                 rmsnorm); the PyTorch anchors (do_bench) for reference
+#   tools/gpu-run.sh bench        build; the experiments (klab's INI files); the copy variants; klab with
+#                                 PyTorch in the same rounds (tools/torch_rows.py); --batched and --hot rows
+#   tools/gpu-run.sh all          both
+#
+# The row family (softmax, swiglu, reduction, rmsnorm, rmsnorm_rope), one call each. Durations measured
+# on an H200 (2026-11-22, this branch with the rowkern plugins, KLAB_BUDGET_MS=500), build excluded:
+# cmake and a full build take ~25 s on a fresh machine, ~2 s when build-gpu/ is already there.
+#
+#   tools/gpu-run.sh rows-klab    klab's own runs of ini/<plugin>.ini, 129 units             4.6 min
+#   tools/gpu-run.sh rows-torch   the same INIs with PyTorch in the same rounds (eager, F.*,
+#                                 torch.compile), plain                                       6.6 min
+#   tools/gpu-run.sh rows-sweep   the row-length sweeps (experiments/rowsweep_*.ini): klab's
+#                                 own runs, then with PyTorch in the same rounds              4.3 min
+#   tools/gpu-run.sh rows-decode  decode-size cases under --batched, PyTorch in CUDA graphs   1.4 min
+#   tools/gpu-run.sh sanitize     compute-sanitizer memcheck and racecheck, --verify-only, over every
+#                                 plugin's tests/gpu_ini/*.ini and tests/gpu_ini_large/*.ini  3.4 min
+#   tools/gpu-run.sh rows         rows-klab, rows-torch, rows-sweep and rows-decode in one go (17 min):
+#                                 for a host without the device tool's 10-minute limit
+#
+# The row modes sample each case for KLAB_BUDGET_MS (default 500) instead of the INIs' 1000-1500 ms:
+# klab has no --budget option, so klab's runs read copies of the INIs with budget_ms rewritten (under
+# $OUT/ini-budget/; meta.ini names the copy), and torch_rows.py takes --budget-ms. A case stops earlier
+# when its medians are precise (docs/timing.md); 500 ms is 100+ samples of a 1 ms case. Most of a
+# unit's time is not sampling but set-up, the float64 reference on the CPU and verification (a 2^28
+# reduction: ~7 s a unit), so a smaller budget saves less than it seems.
+# A plugin whose .so is not in build-gpu/plugins is skipped, saying so.
 #
 # The device tool copies the working tree without its git history: say the commit, so that every
 # meta.ini records it:  KLAB_COMMIT=<hash> bash tools/gpu-run.sh all
 #
-# Everything lands under $OUT: log.txt (the whole output) and results.tgz (CSV files and meta.ini of
-# every run); a short table is printed last. The GPU host reaches no package registry: inih, libcsv
-# and cmocka travel as Debian packages in .deps/ (tools/bootstrap.sh --device-deps) and are unpacked
-# under /opt/deps, never over /. torch_anchors.py travels in .carry/ when present.
+# Everything lands under $OUT: log.txt (the whole output, with each step's duration) and results.tgz
+# (CSV files and meta.ini of every run); a short summary is printed last. The GPU host reaches no
+# package registry: inih, libcsv and cmocka travel as Debian packages in .deps/ (tools/bootstrap.sh
+# --device-deps) and are unpacked under /opt/deps, never over /. torch_anchors.py travels in .carry/
+# when present.
 set -uo pipefail
 mode=${1:-all}
+case $mode in
+  tests | bench | all | rows | rows-klab | rows-torch | rows-sweep | rows-decode | sanitize) ;;
+  *) echo "usage: tools/gpu-run.sh tests|bench|all|rows-klab|rows-torch|rows-sweep|rows-decode|sanitize|rows" >&2
+     exit 2 ;;
+esac
 OUT=${OUT:-$PWD/out/gpu-run}
+BUDGET=${KLAB_BUDGET_MS:-500}
 mkdir -p "$OUT/runs"
 log="$OUT/log.txt"
 : >"$log"
 say() { echo "== $*" | tee -a "$log"; }
 # every step re-packs the results, so a call cut off at its time limit still returns what it measured
 save() { tar -C "$OUT" -czf "$OUT/results.tgz.tmp" runs && mv "$OUT/results.tgz.tmp" "$OUT/results.tgz"; }
-run() { say "$*"; "$@" 2>&1 | tee -a "$log"; local rc=${PIPESTATUS[0]}; save; return $rc; }
+run() {
+  say "$*"
+  local t0=$SECONDS
+  "$@" 2>&1 | tee -a "$log"
+  local rc=${PIPESTATUS[0]}
+  say "exit $rc after $((SECONDS - t0)) s"
+  save
+  return $rc
+}
 summary=()
 note() { summary+=("$*"); }
+is_mode() { local m; for m; do [ "$mode" = "$m" ] && return 0; done; return 1; }
 
 if ! pkg-config --exists inih 2>/dev/null && [ -d .deps ]; then
   mkdir -p /opt/deps
@@ -46,8 +85,38 @@ run cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTU
 run cmake --build $B -j 16 || { say "build failed"; exit 1; }
 K=$B/klab
 R="$OUT/runs"
+ROWS="softmax swiglu reduction rmsnorm rmsnorm_rope"
+TORCH=(env PYTHONUNBUFFERED=1 python3 tools/torch_rows.py --build $B)
 
-if [ "$mode" = tests ] || [ "$mode" = all ]; then
+# The plugin an INI names ([experiment] plugin = NAME).
+plugin_of() { sed -nE 's/^[[:space:]]*plugin[[:space:]]*[=:][[:space:]]*([A-Za-z0-9_]+).*/\1/p' "$1" | head -1; }
+# 0 when plugin $1 was built; otherwise says so (once) and returns 1.
+declare -A said
+have() {
+  [ -f "$B/plugins/$1.so" ] && return 0
+  # to stderr: have() runs inside $(...) whose stdout is a list
+  [ -z "${said[$1]:-}" ] && say "skip $1: $B/plugins/$1.so was not built (not in this tree)" >&2
+  said[$1]=1
+  return 1
+}
+# Copies of INI files in directory $1 with budget_ms = $BUDGET: every budget_ms line dropped, one set
+# in [defaults] (added at the end when the file has no [defaults]; klab inherits after parsing).
+budget_inis() {
+  local dir=$1 f
+  shift
+  mkdir -p "$dir"
+  for f; do
+    awk -v b="$BUDGET" '
+      /^[[:space:]]*budget_ms[[:space:]]*[=:]/ { next }
+      { print }
+      /^[[:space:]]*\[defaults\]/ { print "budget_ms = " b; d = 1 }
+      END { if (!d) { print "[defaults]"; print "budget_ms = " b } }' "$f" >"$dir/$(basename "$f")"
+  done
+}
+built_rows() { local p out=; for p in $ROWS; do have $p && out+=${out:+,}$p; done; echo "$out"; }
+sweeps() { local f; for f in experiments/rowsweep_*.ini; do [ -f "$f" ] && have "$(plugin_of "$f")" && echo "$f"; done; }
+
+if is_mode tests all; then
   run ctest --test-dir $B --output-on-failure -j 4 --timeout 600
   note "tests: $(grep -E 'tests passed' "$log" | tail -1)"
   run $K --self-test && note "self-test: passed" || note "self-test: FAILED"
@@ -65,10 +134,13 @@ if [ "$mode" = tests ] || [ "$mode" = all ]; then
   fi
 fi
 
-if [ "$mode" = bench ] || [ "$mode" = all ]; then
+if is_mode bench all; then
   # PyTorch and klab in the same rounds first: it is the comparison every claim rests on
-  run env PYTHONUNBUFFERED=1 python3 tools/torch_rows.py --build $B --out "$R/torch"
-  note "torch_rows: exit $?"
+  run "${TORCH[@]}" --out "$R/torch" --plugins vector_add --cases copy-2^28,copy-2^24 --dtypes fp32
+  note "torch_rows vector_add: exit $?"
+  # the five shapes of the first sittings: the row family's other cases are rows-torch's
+  run "${TORCH[@]}" --out "$R/torch" --plugins rmsnorm --cases 4096x4096,4096x8192,16384x8192,4096x5120,ragged
+  note "torch_rows rmsnorm: exit $?"
   run $K --plugin vector_add,rmsnorm --out "$R" --run-id main
   note "klab main run: exit $?"
   run $K --config experiments/copy_variants.ini --out "$R" --run-id copy-variants
@@ -76,12 +148,100 @@ if [ "$mode" = bench ] || [ "$mode" = all ]; then
   run $K --plugin rmsnorm,vector_add --case 4096x4096,copy-2^24 --dtype fp16,fp32 --out "$R" --run-id hot --hot
 fi
 
+# klab's own rows of the family: 129 (case, dtype) units, ~2 s each with set-up, the float64
+# reference and sampling at the budget (4.6 min)
+if is_mode rows-klab rows; then
+  P=$(built_rows)
+  budget_inis "$OUT/ini-budget" ini/*.ini
+  if [ -n "$P" ]; then
+    run $K --plugin "$P" --ini-dir "$OUT/ini-budget" --out "$R" --run-id rows-main
+    note "klab rows-main ($P): exit $?"
+  fi
+fi
+
+# PyTorch in the same rounds, plain: the same 129 units with their callables, torch.compile's
+# recompiled for each shape and dtype (dynamic=False): 0.6-11 s a unit, 6.6 min in all
+if is_mode rows-torch rows; then
+  P=$(built_rows)
+  if [ -n "$P" ]; then
+    run "${TORCH[@]}" --out "$R/torch-rows" --plugins "$P" --budget-ms "$BUDGET"
+    note "torch_rows ($P): exit $?"
+  fi
+fi
+
+# The row-length sweeps, N = 128 .. 262144 at M*N = 2^25, 48 units: klab's own run of each INI
+# (~1.5 s a unit, 74 s), then the same INIs with PyTorch in the same rounds (~3.5 s a unit, 183 s)
+if is_mode rows-sweep rows; then
+  args=()
+  for f in $(sweeps); do
+    budget_inis "$OUT/ini-budget" "$f"
+    run $K --config "$OUT/ini-budget/$(basename "$f")" --out "$R" --run-id "$(basename "$f" .ini)"
+    note "klab $(basename "$f" .ini): exit $?"
+    args+=(--ini "$f")
+  done
+  if [ ${#args[@]} -gt 0 ]; then
+    run "${TORCH[@]}" --out "$R/torch-rowsweep" "${args[@]}" --budget-ms "$BUDGET"
+    note "torch_rows sweeps: exit $?"
+  fi
+fi
+
+# Decode sizes, launch-bound: klab's profiles batched (N runs in one graph, rotated copies) against
+# PyTorch's callables captured in a CUDA graph and replayed N times (docs/timing.md); cases of the
+# INIs, or shapes with the INI's [defaults] (torch_rows.py --cases); ~20 s a plugin, mostly torch's
+# import and the first compile
+if is_mode rows-decode rows; then
+  decode() { # plugin cases
+    have "$1" || return 0
+    run "${TORCH[@]}" --out "$R/torch-decode" --mode batched --plugins "$1" --cases "$2" --budget-ms "$BUDGET" \
+      && note "torch_rows decode $1: passed" || note "torch_rows decode $1: exit $?"
+  }
+  decode rmsnorm 1x4096,8x4096
+  decode softmax 1x4096,8x4096
+  decode swiglu 1x14336,32x11008,packed-1x14336,packed-32x11008
+  decode rmsnorm_rope 1x4096
+fi
+
+# Every plugin's GPU-test INIs and one large case each, verified under each tool. The INIs of the
+# test-only plugins (tests/plugins: out-of-bounds writes, hangs, cheats on purpose) are skipped: their
+# plugins are not in build-gpu/plugins. Exit 99 is the tool finding an error; klab's own 1 (a case a
+# test INI expects refused) or 2 (an INI this build's plugin does not take) are said, not errors.
+# 2-32 s a file under either tool, 3.4 min for both.
+if is_mode sanitize; then
+  for tool in memcheck racecheck; do
+    errors=0 files=0
+    for f in tests/gpu_ini/*.ini tests/gpu_ini_large/*.ini; do
+      [ -f "$f" ] || continue
+      p=$(plugin_of "$f")
+      [ -f "$B/plugins/$p.so" ] || continue
+      id="sanitize-$tool-$(basename "$(dirname "$f")")-$(basename "$f" .ini)"
+      from=$(($(wc -l <"$log") + 1))
+      run compute-sanitizer --tool $tool --error-exitcode 99 $K --no-isolate --verify-only --config "$f" \
+        --out "$R" --run-id "$id"
+      rc=$?
+      files=$((files + 1))
+      [ $rc -eq 99 ] && errors=$((errors + 1))
+      # this run's own summary line: none when the tool itself did not finish
+      note "$tool $f: exit $rc ($(tail -n +$from "$log" | grep -E 'ERROR SUMMARY' | tail -1 || true))"
+    done
+    note "compute-sanitizer $tool: $files INI files, $errors with errors"
+  done
+fi
+
 save && rm -rf "$R"
 echo
 echo "== summary"
 printf '%s\n' "${summary[@]}"
 for f in $(tar -tzf "$OUT/results.tgz" | grep -E '(main|torch)/(rmsnorm|vector_add)\.csv$'); do
+  is_mode tests bench all || break
   tar -xzOf "$OUT/results.tgz" "$f" | awk -F, -v f="$f" 'NR==1{for(i=1;i<=NF;i++)c[$i]=i; next}
     $c["dtype"]=="fp16" || $c["plugin"]=="vector_add" {printf "%-28s %-12s %-5s %-14s %-9s %9s us %7s GB/s %6s %s\n",
     f, $c["case"], $c["dtype"], $c["profile"], $c["status"], $c["median_ms"]*1000, int($c["gbps"]), $c["frac_limit"], $c["speedup"]}'
 done
+# the row modes: every PyTorch row against klab's fused profile, with the ratio's lower bound
+if is_mode rows-torch rows-sweep rows-decode rows; then
+  tmp=$(mktemp -d)
+  tar -C "$tmp" -xzf "$OUT/results.tgz"
+  csvs=$(find "$tmp/runs" -path '*/torch-*/*.csv' | sort)
+  [ -n "$csvs" ] && python3 tools/torch_rows.py --compare $csvs
+  rm -rf "$tmp"
+fi

@@ -1,35 +1,360 @@
 """PyTorch beside klab, measured by klab: the same cases, the same tensors, the same float64 reference,
 sampled in the same rounds after the same L2 flush between the same CUDA events (libklab_bench).
 
-    python3 tools/torch_rows.py --build build-gpu --out out/torch [--quick] [--mode batched|hot]
+    python3 tools/torch_rows.py --build build-gpu --out out/torch                 every plugin of TABLE, ini/<plugin>.ini
+    python3 tools/torch_rows.py --plugins softmax,rmsnorm [--cases A,B] [--dtypes fp16]
+    python3 tools/torch_rows.py --ini experiments/rowsweep_softmax.ini            another INI (it names its plugin)
+    python3 tools/torch_rows.py --dry-run                                         the cases and callables; no torch, no GPU
+    python3 tools/torch_rows.py --compare out/torch/*.csv                         the comparison below, again
 
-Writes <out>/vector_add.csv and <out>/rmsnorm.csv in klab's CSV columns: klab's profiles, klab's copy
-at the same bytes (limit_gbps), and the PyTorch callables as extra rows (flags 'external'). A claim
-"klab beats torch.compile" is a ratio of two rows of one file.
+Each INI's cases are read from the file (shape, dtypes, param.*, dim.*, budget_ms, [defaults]); a
+--cases name that is not a case of the INI but is a shape (1x4096) becomes a case of that shape with
+the INI's [defaults], as a [case 1x4096] section would. Writes <out>/<INI stem>.csv in klab's CSV
+columns: klab's profiles, klab's copy at the same bytes (limit_gbps), and the PyTorch callables as
+extra rows (flags 'external'); then prints, per case and dtype, each callable against klab's fused
+profile (the fastest klab profile where there is no 'fused'). A claim "klab beats torch.compile" is a
+ratio of two rows of one file.
 
 --mode batched: klab times N runs per sample. A PyTorch callable cannot go into klab's own graph (its
 caching allocator must own the capture), so each is captured once into a torch.cuda.CUDAGraph and klab
 queues N replays of that one graph behind its blocking kernel, the method it uses for its own profiles
-that launch graphs (launch column "queued"); the row's profile ends in "@cudagraph" to say so. Its
-tensors are the case's own, so its batch does not rotate copies (flag not-rotated) where klab's
-profiles may.
+that launch graphs (launch column "queued"); the row's profile carries "@cudagraph" to say so. Its
+tensors are the case's own, so its batch does not rotate copies where klab's profiles may.
+
+What libklab_bench carries of a case (core/klab_bench.c, kb_begin): its name, shape, one dtype,
+param.* and budget_ms. Not carried: `profiles` (every profile of the plugin is timed), `config`,
+`steps`, warmup/min_reps/max_reps/precision (klab_bench's own 10, 20, 5000, 0.5 %), and dim.* (named
+dims): a case that sets dim.* runs only where its plugin's entry below says how the plugin's own
+defaults give the same dims, and the tensors it made are then checked against them.
 """
 import argparse
+import csv
 import ctypes
+import math
 import os
+import re
 import sys
+import time
 
-import torch
-import torch.nn.functional as F
-import torch._dynamo
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+torch = None  # imported by need_torch(): --dry-run works where there is no torch
+F = None
 
-torch._dynamo.config.recompile_limit = 256
-torch._dynamo.config.accumulated_recompile_limit = 4096
 
-DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
-# klab_dtype's numbering (klab/plugin.h)
-CODES = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2, torch.float8_e4m3fn: 3, torch.float8_e5m2: 4,
-         torch.int32: 5, torch.int64: 6}
+def need_torch():
+    global torch, F
+    if torch is None:
+        import torch as t
+        import torch.nn.functional as f
+        import torch._dynamo
+
+        torch._dynamo.config.recompile_limit = 256  # dynamic=False: one graph a shape and dtype
+        torch._dynamo.config.accumulated_recompile_limit = 4096
+        torch, F = t, f
+    return torch
+
+
+# ---- klab's INI files (core/ini_config.c, through inih): the subset this script needs -------------------------
+# klab is the judge of a file (klab --validate); this reads what kb_begin takes and what the callables need.
+
+class IniError(Exception):
+    pass
+
+
+def parse_shape(s):
+    """'4096x8192', '2^28', '8x2^24' -> dims, as cfg_parse_shape; None when s is not a shape."""
+    dims = []
+    for part in re.split(r"[xX]", s):
+        m = re.fullmatch(r"(\d+)(?:\^(\d+))?", part)
+        if not m:
+            return None
+        v = int(m.group(1))
+        if m.group(2) is not None:
+            if v != 2:
+                return None
+            v = 1 << int(m.group(2))
+        if v <= 0:
+            return None
+        dims.append(v)
+    return tuple(dims) if dims else None
+
+
+class Case:
+    def __init__(self, name, keys, line):
+        self.name, self.line = name, line
+        self.shape = keys.get("shape", name)
+        self.dims = parse_shape(self.shape)
+        self.dtypes = [d.strip() for d in keys.get("dtypes", "fp32").split(",") if d.strip()]
+        self.params = {k[6:]: v for k, v in keys.items() if k.startswith("param.")}
+        self.named = {k[4:]: int(v) for k, v in keys.items() if k.startswith("dim.")}
+        self.budget_ms = float(keys.get("budget_ms", 1500))
+        self.profiles = [p.strip() for p in keys["profiles"].split(",")] if "profiles" in keys else []
+        self.config, self.steps = keys.get("config"), keys.get("steps")
+
+    @property
+    def rows(self):
+        return math.prod(self.dims[:-1])
+
+    @property
+    def cols(self):
+        return self.dims[-1]
+
+    def kb_params(self):
+        return ";".join(f"{k}={v}" for k, v in self.params.items())
+
+
+class Ini:
+    def __init__(self, path):
+        self.path = path
+        self.stem = os.path.splitext(os.path.basename(path))[0]
+        sections, cur = [], None
+        try:
+            text = open(path, encoding="utf-8").read()
+        except OSError as e:
+            raise IniError(f"{path}: {e.strerror}")
+        for n, raw in enumerate(text.splitlines(), 1):
+            line = raw.strip()
+            if not line or line[0] in ";#":
+                continue
+            if line[0] == "[":
+                if "]" not in line:
+                    raise IniError(f"{path}:{n}: section header without ']'")
+                cur = {}
+                sections.append((line[1:line.index("]")].strip(), cur, n))
+                continue
+            line = re.split(r"\s;", line, maxsplit=1)[0]  # inih's inline comment: ';' after a space
+            m = re.match(r"([^=:]+)[=:](.*)", line)
+            if not m or cur is None:
+                raise IniError(f"{path}:{n}: expected key = value in a section")
+            cur[m.group(1).strip()] = m.group(2).strip()
+        exp = [s for s in sections if s[0] == "experiment"]
+        if not exp or "plugin" not in exp[0][1]:
+            raise IniError(f"{path}: no [experiment] plugin = NAME")
+        self.plugin = exp[0][1]["plugin"]
+        self.defaults = next((s[1] for s in sections if s[0] == "defaults"), {})
+        self.cases = []
+        for name, keys, n in sections:
+            if name.startswith("case "):
+                self.cases.append(self.case(name[5:].strip(), keys, n))
+
+    def case(self, name, own, line=0):
+        keys = dict(self.defaults)
+        keys.update(own)
+        if "shape" not in own:
+            keys.pop("shape", None)  # klab refuses a shape in [defaults]; a case's name is its shape then
+        c = Case(name, keys, line)
+        if c.dims is None and not c.named:
+            raise IniError(f"{self.path}:{line}: [case {name}] has no shape and its name is not one")
+        return c
+
+    def select(self, names):
+        """The cases named (all when names is empty); a name that is no case but a shape is a new case."""
+        if not names:
+            return self.cases
+        by = {c.name: c for c in self.cases}
+        out = []
+        for n in names:
+            if n in by:
+                out.append(by[n])
+            elif parse_shape(n):
+                out.append(self.case(n, {}))
+            else:
+                raise IniError(f"{self.path}: no case '{n}', and '{n}' is not a shape")
+        return out
+
+
+# ---- the PyTorch callables ----------------------------------------------------------------------------------
+# Every callable computes into tensors of its own (never the case's outputs) and returns them, the output
+# klab compares first; the case's inputs are the plugin's own tensors, seen by torch without a copy.
+
+def softmax(x):
+    return torch.softmax(x, -1)  # F.softmax is this same function
+
+
+def swiglu(g, u):
+    return F.silu(g) * u
+
+
+def rms_eager(x, w, eps):
+    """The framework's sequence, as the anchors define it: float math, two roundings."""
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype) * w
+
+
+def rms_F(x, w, eps):
+    return F.rms_norm(x, (x.shape[-1],), w, eps)
+
+
+def rms_residual(x, r, w, eps):
+    """h = x + r, then F.rms_norm of h: both outputs written; y first, as the plugin makes them."""
+    h = x + r
+    return F.rms_norm(h, (h.shape[-1],), w, eps), h
+
+
+def rms_rope(x, w, pos, cos, sin, eps, head_dim, half):
+    """RMSNorm (the framework's sequence, rounded to the dtype as the plugin's baseline rounds t), then
+    RoPE per head of head_dim at each token's position, from the plugin's own cos/sin caches (float,
+    positions x head_dim/2) and positions (int32). half: pairs (i, i + head_dim/2), rotate_half
+    (LLaMA); else (2i, 2i + 1), interleaved (GPT-J). Rotation in float, one rounding."""
+    t = rms_eager(x, w, eps)
+    tokens, hidden = t.shape
+    v = t.float().view(tokens, hidden // head_dim, head_dim)
+    c = cos.index_select(0, pos).unsqueeze(1)
+    s = sin.index_select(0, pos).unsqueeze(1)
+    if half:
+        a, b = v[..., : head_dim // 2], v[..., head_dim // 2:]
+        y = torch.cat((a * c - b * s, b * c + a * s), -1)
+    else:
+        a, b = v[..., 0::2], v[..., 1::2]
+        y = torch.stack((a * c - b * s, b * c + a * s), -1).flatten(-2)
+    return y.view(tokens, hidden).to(x.dtype)
+
+
+def reduce_sum(x):
+    return torch.sum(x, -1, dtype=torch.float32)  # a vector (rank 1): the one value
+
+
+def reduce_max(x):
+    return torch.amax(x, -1).float()
+
+
+def copy(x, out):
+    return out.copy_(x)  # torch's copy_ of one contiguous tensor into another is the driver's memcpy
+
+
+def add(a, b):
+    return torch.add(a, b)
+
+
+EAGER, COMPILED = "eager", "compile"
+
+
+class Spec:
+    """One case's PyTorch side: the case's tensors by name with the shapes torch sees them in (-1: from the
+    tensor's element count), the arguments made of them, the callables (label, function, how), and a
+    reason when the case has none. make(t) turns the named tensors into the arguments."""
+
+    def __init__(self, tensors=None, make=None, ops=(), skip=None, suffix="", check=None, notes=()):
+        self.tensors, self.make, self.ops, self.skip = tensors or {}, make, list(ops), skip
+        self.suffix = suffix  # appended to every label: what the row's verification does not cover
+        self.check = check    # check(t) -> None or why the tensors the plugin made are not the case's
+        self.notes = list(notes)
+
+
+def spec_softmax(c):
+    return Spec({"x": c.dims}, lambda t: (t["x"],),
+                [("torch.softmax", softmax, EAGER), ("torch.compile", softmax, COMPILED)])
+
+
+def spec_swiglu(c):
+    layout = c.params.get("layout", "split")
+    if layout == "packed":
+        if c.cols % 2:
+            return Spec(skip=f"packed width {c.cols} is odd (the plugin refuses it)")
+        n = c.cols // 2
+        tensors = {"x": (c.rows, c.cols)}
+        make = lambda t: (t["x"][:, :n], t["x"][:, n:])  # views: row r's gate, then its up
+    else:
+        tensors = {"gate": (c.rows, c.cols), "up": (c.rows, c.cols)}
+        make = lambda t: (t["gate"], t["up"])
+    return Spec(tensors, make, [("torch.eager", swiglu, EAGER), ("torch.compile", swiglu, COMPILED)],
+                notes=[f"layout {layout}"])
+
+
+def spec_reduction(c):
+    op = c.params.get("op", "sum")
+    fn, label = {"sum": (reduce_sum, "torch.sum"), "max": (reduce_max, "torch.amax")}.get(op, (None, None))
+    if fn is None:
+        return Spec(skip=f"param.op = {op}: no PyTorch callable")
+    # rank 1: the whole vector (dim=-1 of a vector is all of it); rank 2+: one value a row
+    shape = (c.cols,) if len(c.dims) == 1 else (c.rows, c.cols)
+    return Spec({"x": shape}, lambda t: (t["x"],), [(label, fn, EAGER), ("torch.compile", fn, COMPILED)])
+
+
+def spec_rmsnorm(c):
+    eps = float(c.params.get("eps", "1e-6"))  # RMS_DEFAULT_EPS (plugins/rmsnorm/rmsnorm.h)
+    x = (c.rows, c.cols)
+    if c.params.get("residual", "0") == "1":
+        # libklab_bench compares an external's first output only (inst_compare_external: out[0]), so
+        # h = x + r is written but not checked; the label says so, since the row's flags are klab's
+        return Spec({"x": x, "r": x, "w": (c.cols,)}, lambda t: (t["x"], t["r"], t["w"], eps),
+                    [("F.rms_norm", rms_residual, EAGER), ("torch.compile", rms_residual, COMPILED)],
+                    suffix="[h-unverified]", notes=["residual: y verified, h written and not compared"])
+    return Spec({"x": x, "w": (c.cols,)}, lambda t: (t["x"], t["w"], eps),
+                [("torch.compile", rms_eager, COMPILED), ("F.rms_norm", rms_F, EAGER),
+                 ("torch.eager", rms_eager, EAGER)])
+
+
+def spec_rmsnorm_rope(c):
+    """kb_begin cannot pass dim.*, so the plugin sets up with its defaults (plugins/rmsnorm_rope/
+    rmsnorm_rope.h: head_dim 128; seq from a BxSxH shape, else 1; cache max(seq, 4096)). A case runs
+    only where its dims are those; after set-up the tables say which head_dim and cache the plugin
+    used (check), so a changed default stops the run instead of mislabelling rows."""
+    if len(c.dims) not in (2, 3):
+        return Spec(skip=f"rank {len(c.dims)}: the plugin takes BxSxH or TxH")
+    seq = c.dims[1] if len(c.dims) == 3 else 1
+    default = {"head_dim": 128, "seq": seq, "cache": max(seq, 4096)}
+    differ = [f"dim.{k} = {v} (the plugin's default is {default.get(k)})" for k, v in c.named.items()
+              if default.get(k) != v]
+    if differ:
+        return Spec(skip="libklab_bench cannot pass dim.*: " + ", ".join(differ))
+    eps = float(c.params.get("eps", "1e-6"))
+    d, half = default["head_dim"], c.params.get("layout", "half") == "half"
+    tokens, hidden = c.rows, c.cols
+
+    def check(t):
+        cache = t["cos"].shape[0]
+        # position 1, pair 0 is at angle 1 in every RoPE (base^0): the row length of the table is head_dim/2
+        if cache != default["cache"] or abs(float(t["cos"][1, 0]) - math.cos(1.0)) > 1e-6 \
+                or abs(float(t["cos"][0, d // 2 - 1]) - 1.0) > 1e-6:
+            return (f"the plugin's cos table is not {default['cache']} positions x {d // 2} pairs "
+                    f"(cos[1,0] = {float(t['cos'][1, 0]):.6f}, cos(1) = {math.cos(1.0):.6f})")
+        return None
+
+    return Spec({"x": (tokens, hidden), "w": (hidden,), "pos": (tokens,), "cos": (-1, d // 2),
+                 "sin": (-1, d // 2)},
+                lambda t: (t["x"], t["w"], t["pos"], t["cos"], t["sin"], eps, d, half),
+                [("torch.eager", rms_rope, EAGER), ("torch.compile", rms_rope, COMPILED)], check=check,
+                notes=[f"head_dim {d}, {'half' if half else 'interleaved'}, cache {default['cache']}"])
+
+
+def spec_vector_add(c):
+    op = c.params.get("op", "copy")
+    n = math.prod(c.dims)
+    if op == "copy":
+        return Spec({"a": (n,)}, lambda t: (t["a"], torch.empty_like(t["a"])), [("torch.copy_", copy, EAGER)])
+    if op == "add":
+        return Spec({"a": (n,), "b": (n,)}, lambda t: (t["a"], t["b"]), [("torch.add", add, EAGER)])
+    return Spec(skip=f"param.op = {op}: no PyTorch callable")
+
+
+# plugin -> its cases' PyTorch side; its INI is ini/<plugin>.ini unless --ini names another
+TABLE = {
+    "softmax": spec_softmax,
+    "swiglu": spec_swiglu,
+    "reduction": spec_reduction,
+    "rmsnorm": spec_rmsnorm,
+    "rmsnorm_rope": spec_rmsnorm_rope,
+    "vector_add": spec_vector_add,
+}
+
+
+def spec_of(plugin, c):
+    """The case's Spec, with what kb_begin does not carry said as notes (or as the skip)."""
+    if c.dims is None:
+        return Spec(skip="no shape (sized by dim.* alone)")
+    s = TABLE[plugin](c)
+    if c.named and plugin != "rmsnorm_rope" and not s.skip:
+        s = Spec(skip="libklab_bench cannot pass dim.* (" + ", ".join(c.named) + ")")
+    if c.config or c.steps:
+        s.notes.append("config/steps not carried by kb_begin: the plugin's own choice")
+    return s
+
+
+# ---- libklab_bench ------------------------------------------------------------------------------------------
+
+# klab_dtype's numbering (klab/plugin.h), by name; torch dtypes are looked up by these names
+CODES = {"float32": 0, "float16": 1, "bfloat16": 2, "float8_e4m3fn": 3, "float8_e5m2": 4, "int32": 5, "int64": 6}
 LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
 RESULT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
                           ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_size_t))
@@ -59,41 +384,50 @@ class Tensor:
     """A klab tensor seen by torch without a copy (__cuda_array_interface__; bf16 travels as int16 and
     fp8 as uint8, the interface having no name for them)."""
 
-    TYPESTR = {torch.float32: "<f4", torch.float16: "<f2", torch.bfloat16: "<i2", torch.float8_e4m3fn: "|u1",
-               torch.float8_e5m2: "|u1", torch.int32: "<i4", torch.int64: "<i8"}
-    CARRIED = (torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2)
+    TYPESTR = {"float32": "<f4", "float16": "<f2", "bfloat16": "<i2", "float8_e4m3fn": "|u1",
+               "float8_e5m2": "|u1", "int32": "<i4", "int64": "<i8"}
+    CARRIED = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
 
-    def __init__(self, ptr, count, dtype, shape):
+    def __init__(self, ptr, dtype, shape):
         self.__cuda_array_interface__ = {"shape": tuple(shape), "typestr": self.TYPESTR[dtype],
                                          "data": (ptr, False), "version": 3, "strides": None}
         self.dtype = dtype
 
     def torch(self):
         t = torch.as_tensor(self, device="cuda")
-        return t.view(self.dtype) if self.dtype in self.CARRIED else t
+        return t.view(getattr(torch, self.dtype)) if self.dtype in self.CARRIED else t
+
+
+class Fatal(Exception):
+    """The session cannot go on (kb_* failed, or a case is not what its rows would say)."""
 
 
 class Bench:
-    def __init__(self, lib, build, plugin, csv, run_id, seed, mode="plain"):
+    MAX_UNITS = 64  # CFG_MAX_CASES: kb_begin's (case, dtype) units in one session
+
+    def __init__(self, lib, so, csv_path, run_id, seed, mode="plain"):
         self.lib = lib
         self.keep = []  # ctypes callbacks and outputs must outlive the C side's use of them
-        path = os.path.join(build, "plugins", plugin + ".so").encode()
         # klab's copy at the same bytes (limit_gbps) is the host's own kernel: nothing to point at
-        self.s = lib.kb_open(path, 0, csv.encode(), run_id.encode(), seed)
+        self.s = lib.kb_open(so.encode(), 0, csv_path.encode(), run_id.encode(), seed)
         if not self.s:
-            sys.exit("kb_open: " + lib.kb_error(None).decode())
+            raise Fatal("kb_open: " + lib.kb_error(None).decode())
         self.check(lib.kb_set_mode(self.s, mode.encode()), "kb_set_mode")
         self.mode = mode
         self.streams = {}
 
     def check(self, rc, what):
         if rc != 0:
-            sys.exit(f"{what}: {self.lib.kb_error(self.s).decode()}")
+            raise Fatal(f"{what}: {self.lib.kb_error(self.s).decode()}")
 
-    def begin(self, name, shape, dtype, params="", budget_ms=1000):
+    def begin(self, c, dtype, budget_ms):
         """False when the case did not set up and verify: its rows (in the CSV) say why."""
-        if self.lib.kb_begin(self.s, name.encode(), shape.encode(), dtype.encode(), params.encode(), budget_ms):
-            print(self.lib.kb_error(self.s).decode(), file=sys.stderr)
+        if self.lib.kb_begin(self.s, c.name.encode(), c.shape.encode(), dtype.encode(), c.kb_params().encode(),
+                             budget_ms):
+            err = self.lib.kb_error(self.s).decode()
+            print(err, file=sys.stderr)
+            if "context was lost" in err or not err.startswith("kb_begin: case"):
+                raise Fatal(err)
             return False
         return True
 
@@ -101,15 +435,25 @@ class Bench:
         code, count = ctypes.c_int(), ctypes.c_size_t()
         ptr = self.lib.kb_tensor(self.s, name.encode(), ctypes.byref(code), ctypes.byref(count))
         if not ptr:
-            sys.exit("kb_tensor: " + self.lib.kb_error(self.s).decode())
-        dtype = [k for k, v in CODES.items() if v == code.value][0]
-        return Tensor(ptr, count.value, dtype, shape).torch()
+            raise Fatal("kb_tensor: " + self.lib.kb_error(self.s).decode())
+        shape = list(shape)
+        if -1 in shape:
+            rest = math.prod(d for d in shape if d != -1)
+            shape[shape.index(-1)] = count.value // rest if rest and count.value % rest == 0 else -1
+        if math.prod(shape) != count.value:
+            raise Fatal(f"tensor '{name}' has {count.value} elements, not the {tuple(shape)} this case implies")
+        dtype = next(k for k, v in CODES.items() if v == code.value)
+        return Tensor(ptr, dtype, shape).torch()
 
     def external(self, label, fn):
         """fn() computes the case's output; it is run once and verified, then timed on klab's stream.
         Batched: what is verified and timed is fn captured in a CUDA graph (see the module's note)."""
         if self.mode == "batched":
-            label, fn = label + "@cudagraph", graphed(fn)
+            try:
+                fn = graphed(fn)
+            except Exception as e:  # its row fails with the reason, the others go on
+                print(f"{label}: capturing it in a CUDA graph: {e}", file=sys.stderr)
+                fn = failing(e)
 
         def launch(user, stream):
             try:
@@ -126,10 +470,11 @@ class Bench:
         def result(user, pptr, pdtype, pcount):
             try:
                 out = fn()
+                out = (out[0] if isinstance(out, tuple) else out).contiguous()  # the first output: klab's out[0]
                 torch.cuda.synchronize()
                 self.keep.append(out)
                 pptr[0] = out.data_ptr()
-                pdtype[0] = CODES[out.dtype]
+                pdtype[0] = CODES[str(out.dtype).replace("torch.", "")]
                 pcount[0] = out.numel()
                 return 0
             except Exception as e:
@@ -170,57 +515,204 @@ def graphed(fn):
     return replay
 
 
-def rms_eager(x, w, eps):
-    """The framework's sequence, as the anchors define it: float math, two roundings."""
-    xf = x.float()
-    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype) * w
+def failing(e):
+    def fn():
+        raise RuntimeError(str(e))
+    return fn
+
+
+COMPILED_FNS = {}
+
+
+def callable_of(fn, how):
+    if how == EAGER:
+        return fn
+    if fn not in COMPILED_FNS:
+        COMPILED_FNS[fn] = torch.compile(fn, dynamic=False)
+    return COMPILED_FNS[fn]
+
+
+# ---- runs ---------------------------------------------------------------------------------------------------
+
+def plan(a):
+    """[(Ini, [cases])] from --ini or --plugins; raises IniError."""
+    inis = []
+    if a.ini:
+        for p in a.ini:
+            i = Ini(p)
+            if i.plugin in TABLE:
+                inis.append(i)
+            else:
+                print(f"# {p}: plugin '{i.plugin}' has no PyTorch callables in TABLE: skipped", flush=True)
+    else:
+        for p in a.plugins:
+            if p not in TABLE:
+                raise IniError(f"--plugins: '{p}' has no PyTorch callables (known: {', '.join(TABLE)})")
+            path = os.path.join(ROOT, "ini", p + ".ini")
+            if not os.path.exists(path):
+                print(f"# {p}: no {os.path.relpath(path, ROOT)}: skipped", flush=True)
+                continue
+            inis.append(Ini(path))
+    out = []
+    for i in inis:
+        cases = i.select(a.cases)
+        units = sum(len(dtypes_of(a, c)) for c in cases)
+        if units > Bench.MAX_UNITS:
+            raise IniError(f"{i.path}: {units} (case, dtype) units; one libklab_bench session holds "
+                           f"{Bench.MAX_UNITS}: narrow it with --cases or --dtypes")
+        out.append((i, cases))
+    return out
+
+
+def row_label(a, label, s):
+    """The row's profile: the callable, how it was launched, what its verification left out."""
+    return label + ("@cudagraph" if a.mode == "batched" else "") + s.suffix
+
+
+def dtypes_of(a, c):
+    return [d for d in c.dtypes if not a.dtypes or d in a.dtypes]
+
+
+def dry_run(a, work):
+    print("# kb_begin carries a case's name, shape, dtype, param.* and budget_ms; every profile of the plugin"
+          " is timed, whatever `profiles` says")
+    for ini, cases in work:
+        print(f"{os.path.relpath(ini.path, ROOT)}  plugin {ini.plugin}  -> {ini.stem}.csv")
+        for c in cases:
+            s = spec_of(ini.plugin, c)
+            budget = a.budget_ms or c.budget_ms
+            head = f"  {c.name:<26} {c.shape:<14} {','.join(dtypes_of(a, c)) or '-':<15} {budget:>6.0f} ms"
+            if s.skip:
+                print(f"{head}  skipped: {s.skip}")
+                continue
+            labels = [row_label(a, lbl, s) for lbl, _, _ in s.ops]
+            params = " ".join(f"param.{k}={v}" for k, v in c.params.items())
+            tensors = " ".join(f"{k}{list(v)}" for k, v in s.tensors.items())
+            print(f"{head}  {', '.join(labels)}  [{tensors}] {params}"
+                  + "".join(f"; {n}" for n in s.notes))
+    if "torch" in sys.modules:  # the ctest runs this where torch may be missing: it must never need it
+        print("error: --dry-run imported torch", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_ini(a, lib, ini, cases):
+    """One INI's cases in one libklab_bench session; returns the CSV's path, or None when skipped."""
+    so = os.path.join(a.build, "plugins", ini.plugin + ".so")
+    if not os.path.exists(so):
+        print(f"# {ini.plugin}: {so} not built: {ini.path} skipped", flush=True)
+        return None
+    csv_path = os.path.join(a.out, ini.stem + ".csv")
+    b = Bench(lib, so, csv_path, a.run_id, a.seed, a.mode)
+    print(f"# {os.path.relpath(ini.path, ROOT)} -> {csv_path} ({a.mode})", flush=True)
+    try:
+        for c in cases:
+            s = spec_of(ini.plugin, c)
+            if s.skip:
+                print(f"# {c.name}: skipped: {s.skip}", flush=True)
+                continue
+            for dt in dtypes_of(a, c):
+                t0 = time.monotonic()
+                if not b.begin(c, dt, a.budget_ms or c.budget_ms):
+                    continue
+                t = {n: b.tensor(n, shape) for n, shape in s.tensors.items()}
+                why = s.check(t) if s.check else None
+                if why:
+                    # the plugin's rows of this unit would carry the INI's name for another geometry:
+                    # stop here, leaving the CSV as .partial
+                    raise Fatal(f"{ini.plugin} case {c.name} {dt}: {why}")
+                args = s.make(t)
+                for label, fn, how in s.ops:
+                    f = callable_of(fn, how)
+                    b.external(row_label(a, label, s), lambda f=f, args=args: f(*args))
+                b.finish()
+                print(f"# {c.name} {dt}: {time.monotonic() - t0:.1f} s", flush=True)
+    except Fatal:
+        raise
+    except Exception:
+        b.close()
+        raise
+    b.close()
+    return csv_path
+
+
+def num(r, k):
+    try:
+        return float(r[k])
+    except (KeyError, ValueError):
+        return None
+
+
+def compare(csv_path):
+    """Each PyTorch row against klab's 'fused' profile (else the fastest klab profile) of the same case and
+    dtype: the ratio of medians and its lower bound, the callable's median_lo over klab's median_hi (from two
+    95 % intervals: holds with at least 90 %, docs/timing.md). Returns how many external rows did not pass."""
+    rows = list(csv.DictReader(open(csv_path, newline="")))
+    bad = [r for r in rows if "external" in r["flags"] and r["status"] != "passed"]
+    units = {}
+    for r in rows:
+        units.setdefault((r["case"], r["dtype"]), []).append(r)
+    print(f"\n{os.path.basename(csv_path)}: PyTorch / klab, medians in us [95 %]; ratio > 1: klab faster")
+    for (case, dt), rs in units.items():
+        klab = [r for r in rs if "external" not in r["flags"] and r["profile"] != "copy-ref" and num(r, "median_ms")]
+        ref = next((r for r in klab if r["profile"] == "fused"), None) or min(klab, key=lambda r: num(r, "median_ms"),
+                                                                                default=None)
+        for r in rs:
+            if "external" not in r["flags"]:
+                continue
+            if r["status"] != "passed" or not ref:
+                print(f"  {case:<22} {dt:<5} {r['profile']:<34} {r['status']}: {r['reason']}")
+                continue
+            m, lo, hi = (num(r, k) for k in ("median_ms", "median_lo", "median_hi"))
+            km, khi = num(ref, "median_ms"), num(ref, "median_hi")
+            bound = f"{lo / khi:.3f}" if lo and khi else "-"
+            print(f"  {case:<22} {dt:<5} {r['profile']:<34} {m * 1e3:9.2f} [{(lo or 0) * 1e3:.2f}-{(hi or 0) * 1e3:.2f}]"
+                  f"  {ref['profile']} {km * 1e3:9.2f}  ratio {m / km:6.3f} (>= {bound})")
+    return len(bad)
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build")
     ap.add_argument("--out", default="out/torch")
+    ap.add_argument("--run-id", default="torch")
     ap.add_argument("--seed", type=int, default=20261122)
-    ap.add_argument("--quick", action="store_true", help="fp16 only, two shapes")
+    ap.add_argument("--plugins", type=lambda s: [p for p in s.split(",") if p], default=list(TABLE),
+                    help="plugins, each with its ini/<plugin>.ini (default: every plugin of the table)")
+    ap.add_argument("--ini", action="append", help="an INI instead (repeatable; each names its plugin)")
+    ap.add_argument("--cases", type=lambda s: [c for c in s.split(",") if c], default=[],
+                    help="only these cases; a name that is no case of the INI but a shape adds that shape")
+    ap.add_argument("--dtypes", type=lambda s: [d for d in s.split(",") if d], default=[])
+    ap.add_argument("--budget-ms", type=float, default=0, help="each case's sampling budget instead of the INI's")
     ap.add_argument("--mode", choices=("plain", "batched", "hot"), default="plain",
                     help="klab's timing mode (docs/timing.md); batched replays each callable's CUDA graph")
+    ap.add_argument("--dry-run", action="store_true", help="print the cases and callables; needs no torch or GPU")
+    ap.add_argument("--compare", nargs="+", metavar="CSV", help="print the comparison of CSVs this script wrote")
     a = ap.parse_args()
+    if a.compare:
+        return 1 if sum(compare(p) for p in a.compare) else 0
+    try:
+        work = plan(a)
+    except (IniError, ValueError) as e:
+        print(f"torch_rows: {e}", file=sys.stderr)
+        return 2
+    if a.dry_run:
+        return dry_run(a, work)
+    need_torch()
     os.makedirs(a.out, exist_ok=True)
     lib = load(a.build)
     print(f"# torch {torch.__version__}, {torch.cuda.get_device_name(0)}", flush=True)
-    eps = 1e-6
-    rms_compiled = torch.compile(rms_eager, dynamic=False)
-
-    # torch's copy_ of one contiguous tensor into another is the driver's memcpy; fp32 at two sizes says so
-    b = Bench(lib, a.build, "vector_add", os.path.join(a.out, "vector_add.csv"), "torch", a.seed, a.mode)
-    try:
-        for shape in ("2^28", "2^24"):
-            for dt in ("fp32",):
-                if not b.begin(f"copy-{shape}", shape, dt, "op=copy"):
-                    continue
-                n = int(2 ** int(shape[2:]))
-                x = b.tensor("a", (n,))
-                out = torch.empty_like(x)
-                b.external("torch.copy_", lambda: out.copy_(x))
-                b.finish()
-    finally:
-        b.close()
-
-    b = Bench(lib, a.build, "rmsnorm", os.path.join(a.out, "rmsnorm.csv"), "torch", a.seed, a.mode)
-    shapes = ((4096, 4096), (4096, 8192)) if a.quick else ((4096, 4096), (4096, 8192), (16384, 8192), (4096, 5120), (1024, 4093))
-    try:
-        for rows, cols in shapes:
-            for dt in ("fp16",) if a.quick else ("fp16", "bf16", "fp32"):
-                if not b.begin(f"{rows}x{cols}", f"{rows}x{cols}", dt, f"eps={eps}"):
-                    continue
-                x, w = b.tensor("x", (rows, cols)), b.tensor("w", (cols,))
-                b.external("torch.compile", lambda: rms_compiled(x, w, eps))
-                b.external("F.rms_norm", lambda: F.rms_norm(x, (cols,), w, eps))
-                b.external("torch.eager", lambda: rms_eager(x, w, eps))
-                b.finish()
-    finally:
-        b.close()
+    bad = 0
+    for ini, cases in work:
+        try:
+            path = run_ini(a, lib, ini, cases)
+        except Fatal as e:
+            print(f"torch_rows: {e}", file=sys.stderr)
+            return 1
+        if path:
+            bad += compare(path)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
