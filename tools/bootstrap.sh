@@ -34,7 +34,11 @@ rc=0
 $K "$@" || rc=$?
 if [ $rc -eq 3 ]; then
   # no GPU: show the latest committed evidence instead of measuring
-  latest=$(ls -d experiments/evidence/*/main 2>/dev/null | sort | tail -n 1)
+  # the most recently committed sitting (names sort wrongly: "2026-11-22-h200/" after "…-h200-rows/");
+  # without git history, the last name
+  latest=$(for d in experiments/evidence/*/main; do
+             [ -d "$d" ] && echo "$(git log -1 --format=%ct -- "$d" 2>/dev/null || echo 0) $d"
+           done | sort -n | tail -n 1 | cut -d' ' -f2-)
   if [ -n "$latest" ]; then
     echo
     echo "The latest committed evidence ($latest), measured on a GPU:"
