@@ -56,6 +56,7 @@ void case_signature(const cfg_case *c, char *buf, size_t len)
     /* the whole signature, however long: 16 params and 16 dims fit many times over */
     char all[8192], part[256];
     size_t n = 0;
+    all[0] = 0;
     part[0] = 0;
     for (int i = 0; i < c->rank && i < KLAB_MAX_RANK; i++)
         snprintf(part + strlen(part), sizeof part - strlen(part), "%s%" PRId64, i ? "x" : "", c->dims[i]);

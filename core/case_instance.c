@@ -408,12 +408,10 @@ int inst_compare_external(case_instance *in, const void *raw, klab_dtype d, size
         snprintf(err, errlen, "its output has %zu elements, the reference %zu", count, in->nout ? x->count : 0);
         return INST_ERROR;
     }
-    if (in->sampled && !in->sample_unused) {
-        int rc = draw_reference(in, err, errlen);
-        if (rc != INST_OK)
-            return rc;
-    }
-    int rc = compare_one(x, in->ctx->tensors[x->tensor].name, raw, d, r, err, errlen);
+    int rc = next_reference(in, err, errlen); /* fresh indices for every compare, as the profiles get */
+    if (rc != INST_OK)
+        return rc;
+    rc = compare_one(x, in->ctx->tensors[x->tensor].name, raw, d, r, err, errlen);
     if (rc == INST_MISMATCH)
         snprintf(err, errlen, "%s", r->msg);
     return rc;

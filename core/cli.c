@@ -276,3 +276,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
     }
     return 0;
 }
+
+timing_mode cli_timing_mode(const cli_opts *o)
+{
+    return o->hot ? TIMING_HOT : o->batched ? TIMING_BATCHED : TIMING_PLAIN;
+}

@@ -46,6 +46,9 @@ enum {
 /* Returns 0, or -1 with one sentence in err. */
 int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen);
 
+/* The timing mode the options ask for (--hot, --batched, else plain). */
+timing_mode cli_timing_mode(const cli_opts *o);
+
 void cli_usage(FILE *fp);
 
 #endif

@@ -48,7 +48,6 @@
 #define CFG_MAX_DIMS 16
 #define CFG_MAX_KEYS 16 /* known keys (shape, dtypes, ...), for their lines */
 #define CFG_NAME 64
-#define CFG_MAX_DIMS 16
 
 typedef struct cfg_case {
     char name[CFG_NAME];

@@ -192,7 +192,7 @@ int lab_self_test(const cli_opts *o)
     memset(&j, 0, sizeof j);
     j.kind = JOB_SELF_TEST;
     j.device = o->device;
-    j.topts.mode = o->hot ? TIMING_HOT : o->batched ? TIMING_BATCHED : TIMING_PLAIN;
+    j.topts.mode = cli_timing_mode(o);
     j.topts.throttle = o->throttle;
     j.topts.seed = 1;
     job_state s;

@@ -84,12 +84,6 @@ static void describe_unit(const job *j, const wire_plugin *p, int k, wire_unit *
             snprintf(u->profiles[u->nprofiles++], sizeof u->profiles[0], "%s", p->profiles[i]);
 }
 
-/* A tune run's row: its profile has several, one per configuration. */
-static int trial(const klab_row *r)
-{
-    return strstr(r->flags, TUNE_FLAG_TRIAL) != NULL;
-}
-
 /* The plugin's table; a tune trial's profile shown with its configuration ("tiled threads=128"), which
    the table has no column for. */
 static void print_table(const char *plugin, const char *csv, const klab_row *rows, int n)
@@ -98,7 +92,7 @@ static void print_table(const char *plugin, const char *csv, const klab_row *row
     if (shown) {
         memcpy(shown, rows, (size_t)n * sizeof *shown);
         for (int i = 0; i < n; i++)
-            if (trial(&shown[i])) {
+            if (row_has_flag(&shown[i], TUNE_FLAG_TRIAL)) {
                 size_t len = strlen(shown[i].profile);
                 snprintf(shown[i].profile + len, sizeof shown[i].profile - len, " %s", shown[i].config);
             }
@@ -116,7 +110,7 @@ static void tune_update(const cli_opts *o, const job_state *s, const cfg_experim
 {
     int trials = 0;
     for (int i = 0; i < s->nrows; i++)
-        trials += trial(&s->rows[i]);
+        trials += row_has_flag(&s->rows[i], TUNE_FLAG_TRIAL);
     if (!trials || !s->have_device || !s->have_plugin)
         return;
     tune_cache c;
@@ -156,7 +150,7 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
     snprintf(j.run_id, sizeof j.run_id, "%s", run_id);
     snprintf(j.plugin_path, sizeof j.plugin_path, "%s", f->path);
     snprintf(j.plugin_name, sizeof j.plugin_name, "%s", f->name);
-    j.topts.mode = o->hot ? TIMING_HOT : o->batched ? TIMING_BATCHED : TIMING_PLAIN;
+    j.topts.mode = cli_timing_mode(o);
     j.topts.throttle = o->throttle;
     j.topts.seed = seed;
     j.topts.escape_checks = 5;
@@ -241,9 +235,10 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
         t->rows++;
         if (r->status != ROW_PASSED && r->status != ROW_SKIPPED) {
             t->bad_rows++;
+            int trial = row_has_flag(r, TUNE_FLAG_TRIAL);
             text_printf(stderr, "FAILED %s %s %s %s%s%s%s: %s: %s\n", r->plugin, r->kcase, r->dtype, r->profile,
-                        trial(r) ? " [" : "", trial(r) ? r->config : "", trial(r) ? "]" : "",
-                        row_status_name(r->status), r->reason);
+                        trial ? " [" : "", trial ? r->config : "", trial ? "]" : "", row_status_name(r->status),
+                        r->reason);
         }
     }
     if (o->tune && !o->verify_only)
@@ -348,7 +343,8 @@ int lab_run(const cli_opts *o)
     wire_device dev;
     int rc = probe(o, &dev);
     if (rc != EXIT_OK)
-        return bad_ini ? EXIT_USAGE : rc; /* a bad INI is the first thing to fix, on any machine */
+        /* a bad INI is the first thing to fix, on any machine; a signal still says it was interrupted */
+        return supervise_interrupted() || !bad_ini ? rc : EXIT_USAGE;
 
     char run_id[64], started[64], run_dir[4200];
     time_t now = time(NULL);

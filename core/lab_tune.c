@@ -7,18 +7,9 @@
 #include "text.h"
 
 /* `flag` is one of the row's ';'-separated flags. */
-static int has_flag(const klab_row *r, const char *flag)
-{
-    size_t n = strlen(flag);
-    for (const char *p = r->flags; (p = strstr(p, flag)) != NULL; p += n)
-        if ((p == r->flags || p[-1] == ';') && (p[n] == 0 || p[n] == ';'))
-            return 1;
-    return 0;
-}
-
 static int of_triple(const klab_row *r, const char *kcase, const char *dtype, const char *profile)
 {
-    return has_flag(r, TUNE_FLAG_TRIAL) && !strcmp(r->kcase, kcase) && !strcmp(r->dtype, dtype) &&
+    return row_has_flag(r, TUNE_FLAG_TRIAL) && !strcmp(r->kcase, kcase) && !strcmp(r->dtype, dtype) &&
            !strcmp(r->profile, profile);
 }
 
@@ -35,12 +26,12 @@ int tune_best(const klab_row *rows, int n, const char *kcase, const char *dtype,
         const klab_row *r = &rows[i];
         if (!of_triple(r, kcase, dtype, profile))
             continue;
-        if (has_flag(r, TUNE_FLAG_OWN)) {
+        if (row_has_flag(r, TUNE_FLAG_OWN)) {
             if (*own < 0)
                 *own = i;
             continue;
         }
-        if (r->status != ROW_PASSED || !r->has_time || !(r->median_ms > 0) || has_flag(r, "few-samples"))
+        if (r->status != ROW_PASSED || !r->has_time || !(r->median_ms > 0) || row_has_flag(r, "few-samples"))
             continue;
         if (best < 0 || r->median_ms < rows[best].median_ms ||
             (r->median_ms == rows[best].median_ms && upper(r) < upper(&rows[best])))
@@ -61,7 +52,7 @@ static const cfg_case *find_case(const cfg_experiment *cfg, const char *name)
 static int in_space(const klab_row *rows, int n, const klab_row *own)
 {
     for (int i = 0; i < n; i++)
-        if (of_triple(&rows[i], own->kcase, own->dtype, own->profile) && !has_flag(&rows[i], TUNE_FLAG_OWN) &&
+        if (of_triple(&rows[i], own->kcase, own->dtype, own->profile) && !row_has_flag(&rows[i], TUNE_FLAG_OWN) &&
             !strcmp(rows[i].config, own->config))
             return 1;
     return 0;
@@ -77,7 +68,7 @@ int tune_record(tune_cache *c, const klab_row *rows, int n, const tune_sitting *
     }
     for (int i = 0; i < n; i++) {
         const klab_row *r = &rows[i];
-        if (done[i] || !has_flag(r, TUNE_FLAG_TRIAL))
+        if (done[i] || !row_has_flag(r, TUNE_FLAG_TRIAL))
             continue;
         for (int k = i; k < n; k++)
             if (of_triple(&rows[k], r->kcase, r->dtype, r->profile))

@@ -41,10 +41,10 @@ void results_fill_timing(klab_row *r, const subject *s, const roofline *roof, do
     timing_row_mode(s, o, r->l2, sizeof r->l2, r->launch, sizeof r->launch, &r->batch, &footprint, note,
                     sizeof note);
     r->footprint_bytes = (uint64_t)footprint;
-    if (note[0])
-        row_add_flag(r, "not-rotated"); /* the note says why; the flag is what a claim checks */
-    if (r->batch == 0)
-        r->batch = 1; /* a plain launch: one run a sample */
+    if (note[0]) {
+        row_add_flag(r, "not-rotated"); /* what a claim checks; the reason says why (docs/timing.md) */
+        snprintf(r->reason, sizeof r->reason, "%s", note);
+    }
     if (s->few_samples || (s->steps == 0 && (int)st.n < o->stop.min_reps))
         row_add_flag(r, "few-samples");
     if (st.median < LAUNCH_BOUND_MS) {

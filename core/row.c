@@ -20,12 +20,19 @@ const char *row_status_name(row_status s)
     }
 }
 
-void row_add_flag(klab_row *r, const char *flag)
+int row_has_flag(const klab_row *r, const char *flag)
 {
     size_t fl = strlen(flag);
     for (const char *p = r->flags; (p = strstr(p, flag)) != NULL; p += fl)
         if ((p == r->flags || p[-1] == ';') && (p[fl] == 0 || p[fl] == ';'))
-            return;
+            return 1;
+    return 0;
+}
+
+void row_add_flag(klab_row *r, const char *flag)
+{
+    if (row_has_flag(r, flag))
+        return;
     size_t n = strlen(r->flags);
     snprintf(r->flags + n, sizeof r->flags - n, "%s%s", n ? ";" : "", flag);
 }

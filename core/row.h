@@ -65,6 +65,9 @@ typedef struct klab_row {
 
 const char *row_status_name(row_status s);
 
+/* 1 when `flag` is one of row->flags (a whole ';'-separated item, not a substring). */
+int row_has_flag(const klab_row *r, const char *flag);
+
 /* Appends `flag` to row->flags unless already there. */
 void row_add_flag(klab_row *r, const char *flag);
 

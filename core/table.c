@@ -82,17 +82,9 @@ static void on_record(int c, void *user)
 {
     (void)c;
     reader *rd = user;
-    if (rd->line > 0) {
-        if (rd->n == rd->cap) {
-            rd->cap = rd->cap ? 2 * rd->cap : 64;
-            klab_row *p = realloc(rd->rows, (size_t)rd->cap * sizeof *p);
-            if (!p) {
-                rd->failed = 1;
-                return;
-            }
-            rd->rows = p;
-        }
-        rd->rows[rd->n++] = rd->cur;
+    if (rd->line > 0 && row_push(&rd->rows, &rd->n, &rd->cap, &rd->cur) != 0) {
+        rd->failed = 1;
+        return;
     }
     memset(&rd->cur, 0, sizeof rd->cur);
     rd->col = 0;

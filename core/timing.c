@@ -386,11 +386,12 @@ static int run_rounds(timing_env *env, subject *subs, int n, rounds *r, const ti
         rounds_end(r, throttled);
         if (!throttled && mhz > 0) {
             if (nround_mhz == cap_mhz) {
-                cap_mhz = cap_mhz ? 2 * cap_mhz : 256;
-                double *q = realloc(round_mhz, cap_mhz * sizeof *q);
+                size_t cap = cap_mhz ? 2 * cap_mhz : 256;
+                double *q = realloc(round_mhz, cap * sizeof *q);
                 if (!q)
                     continue; /* the clock column is a convenience: sampling goes on */
                 round_mhz = q;
+                cap_mhz = cap; /* only once the buffer has grown */
             }
             round_mhz[nround_mhz++] = mhz;
         }

@@ -36,7 +36,10 @@ typedef struct tune_key {
     char plugin[64];
     char version[64];
     char kcase[64];
-    char signature[512];
+    /* At most 160: Debian's inih reads lines of 200 bytes (INI_MAX_LINE, no realloc), and a longer
+       "signature = ..." line came back cut, making the whole cache unreadable. case_signature hashes
+       what does not fit. */
+    char signature[161];
     char dtype[16];
     char profile[64];
 } tune_key;

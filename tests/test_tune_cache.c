@@ -113,6 +113,29 @@ static void test_key_isolation(void **state)
     tune_cache_free(&c);
 }
 
+/* The longest signature the key holds comes back whole: Debian's inih reads 200-byte lines, and a
+   512-character field once made the whole cache unreadable. */
+static void test_longest_signature_round_trips(void **state)
+{
+    (void)state;
+    char path[256], err[512] = "";
+    temp_path(path, sizeof path);
+    tune_cache c;
+    assert_int_equal(tune_cache_load(path, &c, err, sizeof err), 0);
+    tune_entry a = entry("4096x8192", "fp16", "threads=256", 0.033);
+    memset(a.key.signature, 'p', sizeof a.key.signature - 1);
+    a.key.signature[sizeof a.key.signature - 1] = 0;
+    assert_int_equal(tune_cache_put(&c, &a, err, sizeof err), 0);
+    assert_int_equal(tune_cache_save(&c, err, sizeof err), 0);
+    tune_cache_free(&c);
+    tune_cache d;
+    if (tune_cache_load(path, &d, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_non_null(tune_cache_find(&d, &a.key));
+    tune_cache_free(&d);
+    unlink(path);
+}
+
 static void test_unstorable_refused(void **state)
 {
     (void)state;
@@ -166,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_missing_file_is_empty),
         cmocka_unit_test(test_round_trip_and_replace),
         cmocka_unit_test(test_key_isolation),
+        cmocka_unit_test(test_longest_signature_round_trips),
         cmocka_unit_test(test_unstorable_refused),
         cmocka_unit_test(test_malformed_named_with_line),
     };

@@ -129,7 +129,7 @@ if is_mode tests all; then
     note "compute-sanitizer $tool: exit $rc ($(grep -E 'ERROR SUMMARY' "$log" | tail -1))"
   done
   if [ -f .carry/torch_anchors.py ]; then
-    (cd .carry && OUT="$R" run python3 torch_anchors.py >/dev/null)
+    (cd .carry && run env OUT="$R" python3 torch_anchors.py >/dev/null) # OUT for the script only: save() keeps $OUT
     note "torch_anchors.py: $(wc -l <"$R/anchors.csv" 2>/dev/null || echo no) rows"
   fi
 fi
@@ -152,9 +152,10 @@ fi
 # reference and sampling at the budget (4.6 min)
 if is_mode rows-klab rows; then
   P=$(built_rows)
-  budget_inis "$OUT/ini-budget" ini/*.ini
+  rm -rf "$OUT/ini-budget/main" # a persistent $OUT kept copies from earlier calls: the run reads the folder whole
+  budget_inis "$OUT/ini-budget/main" ini/*.ini
   if [ -n "$P" ]; then
-    run $K --plugin "$P" --ini-dir "$OUT/ini-budget" --out "$R" --run-id rows-main
+    run $K --plugin "$P" --ini-dir "$OUT/ini-budget/main" --out "$R" --run-id rows-main
     note "klab rows-main ($P): exit $?"
   fi
 fi
@@ -174,8 +175,8 @@ fi
 if is_mode rows-sweep rows; then
   args=()
   for f in $(sweeps); do
-    budget_inis "$OUT/ini-budget" "$f"
-    run $K --config "$OUT/ini-budget/$(basename "$f")" --out "$R" --run-id "$(basename "$f" .ini)"
+    budget_inis "$OUT/ini-budget/sweep" "$f"
+    run $K --config "$OUT/ini-budget/sweep/$(basename "$f")" --out "$R" --run-id "$(basename "$f" .ini)"
     note "klab $(basename "$f" .ini): exit $?"
     args+=(--ini "$f")
   done

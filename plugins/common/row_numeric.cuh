@@ -91,6 +91,14 @@ __device__ __forceinline__ float fast_ex2(float x)
 }
 #define ROW_LOG2E 1.4426950408889634f
 
+/* The grid of a baseline's grid-stride elementwise kernel: a block per `threads` elements, at most 65536
+   blocks (the loop covers the rest). */
+static inline unsigned baseline_grid(size_t n, unsigned threads)
+{
+    size_t b = (n + threads - 1) / threads;
+    return (unsigned)(b < 65536 ? (b ? b : 1) : 65536);
+}
+
 __device__ __forceinline__ float warp_sum(float v)
 {
 #pragma unroll

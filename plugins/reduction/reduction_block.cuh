@@ -26,12 +26,11 @@ template <int OP> __device__ __forceinline__ float rd_combine(float a, float b)
     return OP == RD_SUM ? a + b : fmaxf(a, b);
 }
 
+/* the shared warp reductions: the same shuffles in the same order, so the sum's error bound
+   (reduction_plan.c) is unchanged */
 template <int OP> __device__ __forceinline__ float rd_warp(float v)
 {
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1)
-        v = rd_combine<OP>(v, __shfl_xor_sync(0xffffffffu, v, o));
-    return v;
+    return OP == RD_SUM ? warp_sum(v) : warp_max(v);
 }
 
 /* The block's value in thread 0. `scratch` holds RD_THREADS / 32 floats; a second call needs a

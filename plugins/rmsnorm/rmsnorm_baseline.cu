@@ -16,11 +16,6 @@ namespace {
 
 constexpr int THREADS = 256;
 
-unsigned grid_for(size_t n)
-{
-    size_t b = (n + THREADS - 1) / THREADS;
-    return (unsigned)(b < 65536 ? (b ? b : 1) : 65536);
-}
 
 template <typename T>
 __global__ void add_kernel(const T *__restrict__ x, const T *__restrict__ r, T *__restrict__ h, size_t n)
@@ -80,24 +75,24 @@ int launch(const T *x, const T *r, const T *w, T *y, T *h, float *sq, float *inv
     size_t n = rows * cols;
     cudaError_t e;
     if (r) {
-        add_kernel<T><<<grid_for(n), THREADS, 0, s>>>(x, r, h, n);
+        add_kernel<T><<<baseline_grid(n, THREADS), THREADS, 0, s>>>(x, r, h, n);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return (int)e;
         x = h;
     }
-    square_kernel<T><<<grid_for(n), THREADS, 0, s>>>(x, sq, n);
+    square_kernel<T><<<baseline_grid(n, THREADS), THREADS, 0, s>>>(x, sq, n);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return (int)e;
     row_mean_kernel<<<(unsigned)rows, THREADS, 0, s>>>(sq, inv, cols);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return (int)e;
-    rsqrt_kernel<<<grid_for(rows), THREADS, 0, s>>>(inv, rows, eps);
+    rsqrt_kernel<<<baseline_grid(rows, THREADS), THREADS, 0, s>>>(inv, rows, eps);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return (int)e;
-    normalize_kernel<T><<<grid_for(n), THREADS, 0, s>>>(x, inv, t, n, cols);
+    normalize_kernel<T><<<baseline_grid(n, THREADS), THREADS, 0, s>>>(x, inv, t, n, cols);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return (int)e;
-    scale_kernel<T><<<grid_for(n), THREADS, 0, s>>>(t, w, y, n, cols);
+    scale_kernel<T><<<baseline_grid(n, THREADS), THREADS, 0, s>>>(t, w, y, n, cols);
     return (int)cudaGetLastError();
 }
 

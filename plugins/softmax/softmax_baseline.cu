@@ -15,11 +15,6 @@ namespace {
 
 constexpr int THREADS = 256;
 
-unsigned grid_for(size_t n)
-{
-    size_t b = (n + THREADS - 1) / THREADS;
-    return (unsigned)(b < 65536 ? (b ? b : 1) : 65536);
-}
 
 /* One block a row: MAX of x, else the sum of e. */
 template <bool MAX, typename T>
@@ -61,13 +56,13 @@ int launch(const T *x, T *y, float *e, float *m, float *s, size_t rows, size_t c
     row_reduce_kernel<true, T><<<(unsigned)rows, THREADS, 0, st>>>(x, m, cols);
     if ((err = cudaGetLastError()) != cudaSuccess)
         return (int)err;
-    exp_kernel<T><<<grid_for(n), THREADS, 0, st>>>(x, m, e, n, cols);
+    exp_kernel<T><<<baseline_grid(n, THREADS), THREADS, 0, st>>>(x, m, e, n, cols);
     if ((err = cudaGetLastError()) != cudaSuccess)
         return (int)err;
     row_reduce_kernel<false, float><<<(unsigned)rows, THREADS, 0, st>>>(e, s, cols);
     if ((err = cudaGetLastError()) != cudaSuccess)
         return (int)err;
-    divide_kernel<T><<<grid_for(n), THREADS, 0, st>>>(e, s, y, n, cols);
+    divide_kernel<T><<<baseline_grid(n, THREADS), THREADS, 0, st>>>(e, s, y, n, cols);
     return (int)cudaGetLastError();
 }
 
