@@ -139,8 +139,7 @@ static int validate_one(const cli_opts *o, const char *ini, const discovery *d, 
     char how[128];
     worker_outcome_text(&w, how, sizeof how);
     if (s.refused) {
-        /* a refusal that names the INI is the INI's fault; anything else is the plugin's */
-        int ini_fault = strncmp(s.refusal, ini, strlen(ini)) == 0;
+        int ini_fault = lab_refused_for_ini(&s, ini);
         text_printf(stdout, "INVALID %s\n", s.refusal);
         (*(ini_fault ? bad_ini : bad_plugin))++;
         return -1;

@@ -47,6 +47,10 @@ void lab_add_row(job_state *s, const klab_row *r);
    lab_interrupted(). */
 int lab_spawn(const job *j, const cli_opts *o, double timeout_s, job_state *s, worker_outcome *w);
 
+/* 1 when the worker refused, naming INI file `ini`: the INI asks for what the plugin lacks (the INI's
+   fault); any other refusal is the plugin's. */
+int lab_refused_for_ini(const job_state *s, const char *ini);
+
 /* After SIGINT/SIGTERM: one line saying so and what became of the evidence; returns 128 + the signal. */
 int lab_interrupted(const char *what);
 #define WORKER_STOPPED "the worker was stopped; nothing was written"

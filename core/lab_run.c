@@ -199,7 +199,7 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
                     fputs("\r\033[K", stderr); /* klab's own sequence: past the escaping below */
                 text_printf(stderr, "klab: %s REFUSED: %s\n", f->name, s.fatal ? s.fatal_msg : s.refusal);
                 t->refused++;
-                if (strncmp(s.refusal, cfg->path, strlen(cfg->path)) == 0)
+                if (lab_refused_for_ini(&s, cfg->path))
                     t->bad_ini++; /* the plugin is fine; its INI asks for what it does not have */
             }
             break;
@@ -268,8 +268,7 @@ static int check_ini_before_gpu(const cli_opts *o, const found_plugin *f, const 
     memset(&s, 0, sizeof s);
     supervise_hooks hooks = {on_check_message, &s};
     worker_outcome w;
-    if (supervise(&j, o->isolate, o->timeout_s, &hooks, &w) != 0 || !s.refused ||
-        strncmp(s.refusal, cfg->path, strlen(cfg->path)) != 0)
+    if (supervise(&j, o->isolate, o->timeout_s, &hooks, &w) != 0 || !lab_refused_for_ini(&s, cfg->path))
         return 0;
     text_printf(stderr, "klab: %s\n", s.refusal);
     return -1;

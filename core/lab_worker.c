@@ -104,3 +104,8 @@ int lab_interrupted(const char *what)
             sig == SIGINT ? "SIGINT" : "SIGTERM", what);
     return EXIT_SIGNALED + sig;
 }
+
+int lab_refused_for_ini(const job_state *s, const char *ini)
+{
+    return s->refused && strncmp(s->refusal, ini, strlen(ini)) == 0;
+}

@@ -51,10 +51,7 @@ static int prepare(timing_env *env, subject *s, char *err, size_t errlen)
     s->sample_tags = NULL;
     s->discarded = 0;
     s->clock_mhz = 0;
-    s->stopped = STOP_NOT_YET;
     s->few_samples = 0;
-    s->verify_round = -1;
-    s->escape_excess_ms = 0;
     s->batch = 1;
     s->footprint = 0;
     s->rotated = 0;
@@ -483,9 +480,7 @@ int timing_measure(timing_env *env, subject *subs, int n, const timing_opts *o, 
         const rounds_member *m = &r.m[i];
         s->samples = rounds_take_samples(&r, i, &s->n, &s->cap, &s->sample_tags);
         s->discarded = m->discarded;
-        s->stopped = m->reason;
         s->few_samples = m->few;
-        s->verify_round = m->verify_round;
         s->clock_mhz = clock_mhz;
         if (rc == 0)
             floor_check(env, s);

@@ -82,10 +82,7 @@ typedef struct subject {
     size_t n, cap;
     int discarded;        /* samples dropped with throttled rounds */
     double clock_mhz;     /* median SM clock over the accepted rounds; 0 = unknown */
-    stop_reason stopped;
     int few_samples;      /* the budget stopped it under its minimum (min_reps; 1000 for steps) */
-    int verify_round;     /* the round whose output was checked; -1 if none */
-    double escape_excess_ms;
     int batch;            /* runs per sample: 1, or N when batched */
     double footprint;     /* bytes of the N rotated copies; 0 = none */
     int rotated;          /* the batch rotated copies (cold); 0: it reused one set (the row says why) */
