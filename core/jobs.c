@@ -174,9 +174,14 @@ static int job_run(const job *j, const job_out *out)
 static int same_space(const klab_profile *pr, const klab_case *a, const klab_case *b)
 {
     for (int i = -1; i < UNIT_MAX_CONFIGS; i++) {
-        const char *x = pr->config(a, i), *y = pr->config(b, i);
-        if (!x || !y || strcmp(x, y) != 0)
-            return !x && !y;
+        /* the ABI keeps a description valid only until the next call: copy the first */
+        char x[256] = "";
+        const char *dx = pr->config(a, i);
+        if (dx)
+            snprintf(x, sizeof x, "%s", dx);
+        const char *y = pr->config(b, i);
+        if (!dx || !y || strcmp(x, y) != 0)
+            return !dx && !y;
     }
     return 1;
 }
@@ -212,10 +217,14 @@ static long list_configs(const job_out *out, const loaded_plugin *lp, const cfg_
                     snprintf(dts + strlen(dts), sizeof dts - strlen(dts), "%s%s", m == k ? "" : ",",
                              dtype_name(c->dtypes[m]));
                 }
-            const char *own = pr->config(&bc[k].kcase, -1);
+            /* copied before the space is walked: the ABI keeps it valid only until the next call */
+            char own[256] = "(unnamed)";
+            const char *d = pr->config(&bc[k].kcase, -1);
+            if (d)
+                snprintf(own, sizeof own, "%s", d);
             int n = unit_space_size(pr, &bc[k].kcase);
             worker_text(out, WIRE_NOTE, "    profile %s %s: %d configuration%s; its own choice %s", pr->name, dts, n,
-                        n == 1 ? "" : "s", own ? own : "(unnamed)");
+                        n == 1 ? "" : "s", own);
             for (int i = 0; i < n; i++)
                 worker_text(out, WIRE_NOTE, "      %3d  %s", i, pr->config(&bc[k].kcase, i));
         }

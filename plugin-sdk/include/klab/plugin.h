@@ -320,7 +320,8 @@ typedef struct klab_profile {
     /* 2.0, MAY be NULL: the profile's tuning space for this case. config(kcase, i) for i = 0, 1, ...
        describes configuration i as "key=value,key=value" ([a-z0-9_=,.] only), NULL past the last.
        config(kcase, -1) describes the plugin's own choice for the case (what run() does with
-       launch->config == -1), so every row can name its configuration. A pure function of the case:
+       launch->config == -1), so every row can name its configuration. The string need stay valid
+       only until the next call of config (the host copies what it keeps). A pure function of the case:
        `klab --tune --validate` enumerates without a GPU. run() MAY return KLAB_UNSUPPORTED for a
        configuration that cannot do this case (saying why), before launching anything. */
     const char *(*config)(const klab_case *kcase, int index);
