@@ -19,6 +19,9 @@
 #   tools/gpu-run.sh rows-sweep   the row-length sweeps (experiments/rowsweep_*.ini): klab's
 #                                 own runs, then with PyTorch in the same rounds              4.3 min
 #   tools/gpu-run.sh rows-decode  decode-size cases under --batched, PyTorch in CUDA graphs   1.4 min
+#   tools/gpu-run.sh rows-tune    klab --tune over the cases in $KLAB_TUNE (default: the shapes where the
+#                                 first pass missed its targets), KLAB_BUDGET_MS=100 a trial unless set;
+#                                 the tuning cache comes back as $OUT/tune-cache.ini
 #   tools/gpu-run.sh sanitize     compute-sanitizer memcheck and racecheck, --verify-only, over every
 #                                 plugin's tests/gpu_ini/*.ini and tests/gpu_ini_large/*.ini  3.4 min
 #   tools/gpu-run.sh rows         rows-klab, rows-torch, rows-sweep and rows-decode in one go (17 min):
@@ -43,12 +46,13 @@
 set -uo pipefail
 mode=${1:-all}
 case $mode in
-  tests | bench | all | rows | rows-klab | rows-torch | rows-sweep | rows-decode | sanitize) ;;
-  *) echo "usage: tools/gpu-run.sh tests|bench|all|rows-klab|rows-torch|rows-sweep|rows-decode|sanitize|rows" >&2
+  tests | bench | all | rows | rows-klab | rows-torch | rows-sweep | rows-decode | rows-tune | sanitize) ;;
+  *) echo "usage: tools/gpu-run.sh tests|bench|all|rows-klab|rows-torch|rows-sweep|rows-decode|rows-tune|sanitize|rows" >&2
      exit 2 ;;
 esac
 OUT=${OUT:-$PWD/out/gpu-run}
 BUDGET=${KLAB_BUDGET_MS:-500}
+[ "$mode" = rows-tune ] && BUDGET=${KLAB_BUDGET_MS:-100}
 mkdir -p "$OUT/runs"
 log="$OUT/log.txt"
 : >"$log"
@@ -200,6 +204,23 @@ if is_mode rows-decode rows; then
   decode softmax 1x4096,8x4096
   decode swiglu 1x14336,32x11008,packed-1x14336,packed-32x11008
   decode rmsnorm_rope 1x4096
+fi
+
+# klab --tune over chosen cases: KLAB_TUNE holds entries "INI:CASES:DTYPES" (INI: a plugin's name, its
+# ini/<plugin>.ini, or an INI file's path). Every trial is verified and timed in the same rounds as the
+# profile's own choice; the best per case goes into $OUT/tune-cache.ini (docs/timing.md, "Tuning").
+if is_mode rows-tune; then
+  TUNE=${KLAB_TUNE:-"rmsnorm:4096x5120,4096x4096,ragged:fp16 softmax:4096x1024,1024x32768:fp16 experiments/rowsweep_rmsnorm.ini:n32768,n131072:fp16"}
+  rm -rf "$OUT/ini-budget/tune"
+  for entry in $TUNE; do
+    IFS=: read -r ini cases dts <<<"$entry"
+    [ -f "$ini" ] || ini=ini/$ini.ini
+    have "$(plugin_of "$ini")" || continue
+    budget_inis "$OUT/ini-budget/tune" "$ini"
+    run $K --tune --config "$OUT/ini-budget/tune/$(basename "$ini")" --case "$cases" ${dts:+--dtype "$dts"} \
+      --profile fused --out "$R" --run-id "tune-$(basename "$ini" .ini)" --tune-cache "$OUT/tune-cache.ini"
+    note "klab --tune $entry: exit $?"
+  done
 fi
 
 # Every plugin's GPU-test INIs and one large case each, verified under each tool. The INIs of the
