@@ -38,6 +38,14 @@ static void test_choice(void **state)
     (void)state;
     /* the first fused kernel's shape: 256 threads, 4 vectors each, one row a block */
     assert_string_equal(chosen(4096, 8192, 2), "cta=256,tpr=256,vpt=4,cluster=1,stream=0");
+    /* 640 vectors in 4096 rows: 8 vectors a thread for half the threads (the rows fill the GPU) */
+    assert_string_equal(chosen(4096, 5120, 2), "cta=128,tpr=128,vpt=8,cluster=1,stream=0");
+    /* ... but not in 1024 rows, nor where 4 vectors a thread fill the row exactly */
+    assert_string_equal(chosen(1024, 4093, 2), "cta=256,tpr=256,vpt=4,cluster=1,stream=0");
+    assert_string_equal(chosen(4096, 4096, 2), "cta=128,tpr=128,vpt=4,cluster=1,stream=0");
+    /* 64 KiB rows in one block of 512 x 8 rather than a cluster, unless there are few rows */
+    assert_string_equal(chosen(1024, 32768, 2), "cta=512,tpr=512,vpt=8,cluster=1,stream=0");
+    assert_string_equal(chosen(1, 32768, 2), "cta=128,tpr=128,vpt=2,cluster=16,stream=0");
     /* short rows share a block: 4 threads a row, 64 rows */
     assert_string_equal(chosen(8192, 128, 2), "cta=256,tpr=4,vpt=4,cluster=1,stream=0");
     assert_string_equal(chosen(65537, 17, 4), "cta=256,tpr=2,vpt=4,cluster=1,stream=0");

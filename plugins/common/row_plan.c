@@ -75,20 +75,26 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
     return -1;
 }
 
-/* The on-chip plan of one block a row group: vpt 4 (fewer for rows under 4 vectors), the fewest
-   threads that cover the row, 256-thread blocks shared by rows of up to 256 threads. Rows of more
-   than 1024 vectors take vpt 8. */
-static void one_block(size_t w, const row_limits *lim, row_plan *p)
+/* The on-chip plan of one block a row group: vpt 4 (fewer for rows under 4 vectors) and the fewest
+   threads that cover the row; short rows (under 128 threads) share 256-thread blocks, longer ones get
+   a block each. Halving the threads for 8 vectors each keeps the slots and halves the threads: on an
+   H200 it won where the rows still fill the GPU and the row leaves slots empty (4096x5120 fp16,
+   640 vectors: 1.12x) and lost where they do not (1024x4093: 0.90x), and it is needed past 512
+   threads (512 x 8 vectors is the most a block holds). docs/notes/rmsnorm.md has the tune runs. */
+static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_plan *p)
 {
     int vpt = w >= 4 ? 4 : (int)pow2ceil(w);
-    if (w > 1024)
-        vpt = 8;
     size_t tpr = pow2ceil((w + (size_t)vpt - 1) / (size_t)vpt);
+    if (vpt == 4 && tpr >= 64 &&
+        (tpr > 512 || (tpr * 4 > w && s->rows * (tpr / 2) >= (size_t)ROW_PLAN_SMS * ROW_PLAN_SM_THREADS))) {
+        vpt = 8;
+        tpr /= 2;
+    }
     while (tpr % (size_t)lim->tpr_multiple)
         tpr <<= 1;
     p->tpr = (int)tpr;
     p->vpt = vpt;
-    p->cta = tpr < 256 ? 256 : (int)tpr;
+    p->cta = tpr < 128 ? 256 : (int)tpr;
     p->cluster = 1;
     p->stream = 0;
 }
@@ -97,8 +103,11 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
 {
     size_t w = row_window(s->cols, s->elem);
     row_plan p;
-    if (w <= 2048) {
-        one_block(w, lim, &p); /* up to 32 KiB a row in one block of 256 threads */
+    int few = s->rows < ROW_PLAN_SMS && lim->max_cluster > 1;
+    if (w <= 2048 || (w <= ROW_PLAN_MAX_VECTORS && !few)) {
+        /* up to 64 KiB a row in one block: one block of 512 x 8 vectors beat a 2-block cluster at
+           1024x32768 fp16 (1.13x, H200) */
+        one_block(s, w, lim, &p);
     } else if (lim->max_cluster > 1) {
         /* 32 KiB a block (256 threads x 8 vectors), in the smallest cluster that holds the row; 64 KiB a
            block when 16 blocks of 32 KiB do not; past 16 x 64 KiB the row streams */
@@ -117,8 +126,6 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
             else
                 break;
         }
-    } else if (w <= 4096) {
-        p = (row_plan){512, 512, 8, 1, 0};
     } else {
         p = (row_plan){512, 512, 8, 1, 1};
     }

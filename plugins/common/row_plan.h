@@ -57,6 +57,8 @@ extern const row_limits row_limits_any;
 
 /* The SMs the per-shape choice assumes when it spreads few rows over more blocks (H100 and H200: 132). */
 #define ROW_PLAN_SMS 132
+/* The threads an SM holds at most (sm_80, sm_90). */
+#define ROW_PLAN_SM_THREADS 2048
 #define ROW_PLAN_MAX_CLUSTER 16
 /* Registers bound the vectors a block holds: cta * vpt <= 4096 (64 KiB a block), vpt 8 up to 512 threads. */
 #define ROW_PLAN_MAX_VECTORS 4096
