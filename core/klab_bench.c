@@ -175,6 +175,15 @@ void *kb_stream(kb_session *s)
     return run_session_stream(s->rs);
 }
 
+static int add_external(kb_session *s, const external_subject *e)
+{
+    if (!s->unit || unit_add_external(s->unit, e) != 0) {
+        set_err(s, "kb_add_external: no case ready, or more than %d external subjects", MAX_EXTERNAL);
+        return -1;
+    }
+    return 0;
+}
+
 int kb_add_external(kb_session *s, const char *label, kb_launch_fn launch, kb_result_fn result, void *user)
 {
     external_subject e;
@@ -183,11 +192,20 @@ int kb_add_external(kb_session *s, const char *label, kb_launch_fn launch, kb_re
     e.launch = (int (*)(void *, klab_stream))launch;
     e.result = result;
     e.user = user;
-    if (!s->unit || unit_add_external(s->unit, &e) != 0) {
-        set_err(s, "kb_add_external: no case ready, or more than %d external subjects", MAX_EXTERNAL);
-        return -1;
-    }
-    return 0;
+    return add_external(s, &e);
+}
+
+int kb_add_external_rotating(kb_session *s, const char *label, kb_launch_copy_fn launch, kb_result_fn result,
+                             kb_replicate_fn replicate, void *user)
+{
+    external_subject e;
+    memset(&e, 0, sizeof e);
+    snprintf(e.label, sizeof e.label, "%s", label);
+    e.launch_copy = (int (*)(void *, klab_stream, int))launch;
+    e.result = result;
+    e.replicate = replicate;
+    e.user = user;
+    return add_external(s, &e);
 }
 
 int kb_finish(kb_session *s)

@@ -10,6 +10,8 @@
  *   kb_tensor    a tensor of that case (device pointer, dtype, elements), to wrap in Python
  *   kb_stream    the timed stream: launch on it (torch.cuda.ExternalStream)
  *   kb_add_external  a callable: verified once now, then timed with the rest
+ *   kb_add_external_rotating  the same, for a callable that can copy its inputs: batched, it rotates
+ *                through n copies as klab's profiles do (cold data in every run of a batch)
  *   kb_finish    times everything in interleaved rounds, writes the rows
  *   kb_close     completes the CSV
  * Every call returns 0 (or a pointer) on success; kb_error says why not. */
@@ -27,6 +29,10 @@ extern "C" {
 typedef struct kb_session kb_session;
 typedef int (*kb_launch_fn)(void *user, void *stream);
 typedef int (*kb_result_fn)(void *user, void **ptr, int *dtype, size_t *count);
+/* launch on copy `replica` (0: the case's own tensors) */
+typedef int (*kb_launch_copy_fn)(void *user, void *stream, int replica);
+/* make copies 1..n-1 of the inputs; *footprint: the bytes of all n copies */
+typedef int (*kb_replicate_fn)(void *user, int n, double *footprint);
 
 KLAB_EXPORT kb_session *kb_open(const char *plugin_path, int device, const char *csv_path, const char *run_id,
                                 unsigned long long seed);
@@ -37,6 +43,8 @@ KLAB_EXPORT void *kb_tensor(kb_session *s, const char *name, int *dtype, size_t 
 KLAB_EXPORT void *kb_stream(kb_session *s);
 KLAB_EXPORT int kb_add_external(kb_session *s, const char *label, kb_launch_fn launch, kb_result_fn result,
                                 void *user);
+KLAB_EXPORT int kb_add_external_rotating(kb_session *s, const char *label, kb_launch_copy_fn launch,
+                                         kb_result_fn result, kb_replicate_fn replicate, void *user);
 KLAB_EXPORT int kb_finish(kb_session *s);
 KLAB_EXPORT int kb_close(kb_session *s);
 /* The last failure, or "" (a session that failed to open still answers through kb_error(NULL)). */

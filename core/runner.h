@@ -68,6 +68,11 @@ typedef struct external_subject {
     /* Runs it once and gives its output (device pointer, klab_dtype, element count) to be compared with
        the case's float64 reference; 0 or -1. NULL: the row says not-verified. */
     int (*result)(void *user, void **ptr, int *dtype, size_t *count);
+    /* MAY be NULL: make copies 1..n-1 of the callable's inputs (same contents) so a batch rotates
+       through them as a profile's does; sets *footprint to the bytes of all n. 0, or -1: the batch then
+       reuses one set and the row says so. With it, launch_copy replaces launch. */
+    int (*replicate)(void *user, int n, double *footprint);
+    int (*launch_copy)(void *user, klab_stream s, int replica);
     void *user;
 } external_subject;
 

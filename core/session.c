@@ -93,17 +93,28 @@ static const subject_ops fixed_profile_ops = {ps_launch, ps_poison, ps_stage, ps
 
 static int ext_launch(void *self, klab_stream s, int replica, int64_t step, char *err, size_t errlen)
 {
-    (void)replica;
     (void)step;
     const external_subject *e = self;
-    if (e->launch(e->user, s) != 0) {
+    if ((e->launch_copy ? e->launch_copy(e->user, s, replica) : e->launch(e->user, s)) != 0) {
         snprintf(err, errlen, "%s: its launch failed", e->label);
         return -1;
     }
     return 0;
 }
 
+static int ext_replicate(void *self, int n, double *footprint, char *err, size_t errlen)
+{
+    const external_subject *e = self;
+    if (e->replicate(e->user, n, footprint) != 0) {
+        snprintf(err, errlen, "%s: its %d copies could not be made", e->label, n);
+        return -1;
+    }
+    return 0;
+}
+
 static const subject_ops external_ops = {ext_launch, NULL, NULL, NULL, NULL, NULL};
+/* a callable that can copy its inputs rotates through copies when batched, as a profile does */
+static const subject_ops external_rotating_ops = {ext_launch, NULL, NULL, NULL, ext_replicate, NULL};
 
 /* ---- a unit ---- */
 
@@ -472,7 +483,7 @@ static int make_subjects(run_unit *u, subject *subs, copy_ref *copy, int *copy_a
             continue;
         u->row_of[n] = u->ext[k].row;
         subs[n].label = u->ext[k].e.label;
-        subs[n].ops = &external_ops;
+        subs[n].ops = u->ext[k].e.replicate ? &external_rotating_ops : &external_ops;
         subs[n].self = &u->ext[k].e;
         subs[n].owns_graph = 1; /* PyTorch cannot be captured into klab's graph: queued instead */
         n++;

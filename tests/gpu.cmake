@@ -36,3 +36,8 @@ set_tests_properties(test_gpu_swired PROPERTIES TIMEOUT 600)
 klab_test(test_gpu_rows SOURCES test_gpu_rows.c klab_gpu.c klab_run.c GPU)
 add_dependencies(test_gpu_rows klab rmsnorm softmax rmsnorm_rope)
 set_tests_properties(test_gpu_rows PROPERTIES TIMEOUT 900)
+# libklab_bench (the PyTorch bridge) with C callables in PyTorch's place: batched externals on one set
+# of tensors (not-rotated) and rotating through copies (kb_add_external_rotating); skipped without a GPU.
+klab_test(test_gpu_bench SOURCES test_gpu_bench.c klab_gpu.c klab_run.c GPU)
+target_link_libraries(test_gpu_bench PRIVATE klab_bench CUDA::cudart)
+add_dependencies(test_gpu_bench klab vector_add)

@@ -16,10 +16,13 @@ profile (the fastest klab profile where there is no 'fused'). A claim "klab beat
 ratio of two rows of one file.
 
 --mode batched: klab times N runs per sample. A PyTorch callable cannot go into klab's own graph (its
-caching allocator must own the capture), so each is captured once into a torch.cuda.CUDAGraph and klab
-queues N replays of that one graph behind its blocking kernel, the method it uses for its own profiles
-that launch graphs (launch column "queued"); the row's profile carries "@cudagraph" to say so. Its
-tensors are the case's own, so its batch does not rotate copies where klab's profiles may.
+caching allocator must own the capture), so it is captured into torch.cuda.CUDAGraphs and klab
+queues N replays behind its blocking kernel, the method it uses for its own profiles that launch
+graphs (launch column "queued"); the row's profile carries "@cudagraph" to say so. As klab's profiles
+rotate N copies of their tensors, so does the callable: N graphs, each over its own clone of the case's
+inputs (kb_add_external_rotating), so every run of a batch reads cold data on both sides. Until
+2026-11-22 PyTorch replayed one graph on the case's own tensors, L2-warm after its first run, while
+klab's rows read cold copies: its decode-size wins were partly that.
 
 What libklab_bench carries of a case (core/klab_bench.c, kb_begin): its name, shape, one dtype,
 param.* and budget_ms. Not carried: `profiles` (every profile of the plugin is timed), `config`,
@@ -358,6 +361,10 @@ CODES = {"float32": 0, "float16": 1, "bfloat16": 2, "float8_e4m3fn": 3, "float8_
 LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
 RESULT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
                           ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_size_t))
+LAUNCH_COPY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
+REPLICATE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_double))
+# the most a rotating callable's copies may occupy (klab's own rotation aims at ~1.25 GB: docs/timing.md)
+MAX_COPY_BYTES = 4 << 30
 
 
 def load(build):
@@ -373,6 +380,8 @@ def load(build):
     lib.kb_stream.restype = ctypes.c_void_p
     lib.kb_stream.argtypes = [ctypes.c_void_p]
     lib.kb_add_external.argtypes = [ctypes.c_void_p, ctypes.c_char_p, LAUNCH, RESULT, ctypes.c_void_p]
+    lib.kb_add_external_rotating.argtypes = [ctypes.c_void_p, ctypes.c_char_p, LAUNCH_COPY, RESULT, REPLICATE,
+                                             ctypes.c_void_p]
     lib.kb_finish.argtypes = [ctypes.c_void_p]
     lib.kb_close.argtypes = [ctypes.c_void_p]
     lib.kb_error.restype = ctypes.c_char_p
@@ -445,9 +454,14 @@ class Bench:
         dtype = next(k for k, v in CODES.items() if v == code.value)
         return Tensor(ptr, dtype, shape).torch()
 
-    def external(self, label, fn):
+    def external(self, label, fn, copy=None):
         """fn() computes the case's output; it is run once and verified, then timed on klab's stream.
-        Batched: what is verified and timed is fn captured in a CUDA graph (see the module's note)."""
+        Batched: what is verified and timed is fn captured in a CUDA graph (see the module's note); with
+        copy (a function returning (fn', bytes): fn over fresh clones of the inputs, and the bytes those
+        inputs and its output occupy), klab rotates a batch through that many graphs, each on its own
+        copy, as it rotates its own profiles' tensors: every run of a batch reads cold data."""
+        if self.mode == "batched" and copy is not None:
+            return self.external_rotating(label, fn, copy)
         if self.mode == "batched":
             try:
                 fn = graphed(fn)
@@ -485,12 +499,78 @@ class Bench:
         self.keep += [cl, cr]
         self.check(self.lib.kb_add_external(self.s, label.encode(), cl, cr, None), "kb_add_external")
 
+    def external_rotating(self, label, fn, copy):
+        try:
+            graphs = [graphed(fn)]
+        except Exception as e:  # its row fails with the reason, the others go on
+            print(f"{label}: capturing it in a CUDA graph: {e}", file=sys.stderr)
+            graphs = [failing(e)]
+
+        def replicate(user, n, footprint):
+            try:
+                _, each = copy(probe=True)
+                if n * each > MAX_COPY_BYTES:
+                    print(f"{label}: {n} copies of {each} bytes exceed {MAX_COPY_BYTES}: not rotated", file=sys.stderr)
+                    return -1
+                while len(graphs) < n:
+                    f, _ = copy()
+                    graphs.append(graphed(f))
+                footprint[0] = float(n * each)
+                return 0
+            except Exception as e:
+                print(f"{label}: making {n} copies: {e}", file=sys.stderr)
+                return -1
+
+        def launch(user, stream, replica):
+            try:
+                s = self.streams.get(stream)
+                if s is None:
+                    s = self.streams[stream] = torch.cuda.ExternalStream(stream)
+                with torch.cuda.stream(s):
+                    graphs[replica % len(graphs)]()
+                return 0
+            except Exception as e:  # a Python error must not unwind through C
+                print(f"{label}: {e}", file=sys.stderr)
+                return -1
+
+        def result(user, pptr, pdtype, pcount):
+            try:
+                out = graphs[0]()
+                out = (out[0] if isinstance(out, tuple) else out).contiguous()
+                torch.cuda.synchronize()
+                self.keep.append(out)
+                pptr[0] = out.data_ptr()
+                pdtype[0] = CODES[str(out.dtype).replace("torch.", "")]
+                pcount[0] = out.numel()
+                return 0
+            except Exception as e:
+                print(f"{label}: {e}", file=sys.stderr)
+                return -1
+
+        cl, cr, cp = LAUNCH_COPY(launch), RESULT(result), REPLICATE(replicate)
+        self.keep += [cl, cr, cp, graphs]
+        self.check(self.lib.kb_add_external_rotating(self.s, label.encode(), cl, cr, cp, None),
+                   "kb_add_external_rotating")
+
     def finish(self):
         self.check(self.lib.kb_finish(self.s), "kb_finish")
         self.keep = [k for k in self.keep if isinstance(k, (LAUNCH, RESULT))]
 
     def close(self):
         self.check(self.lib.kb_close(self.s), "kb_close")
+
+
+def copy_of(spec, t, f, probe=False):
+    """f over fresh clones of the case's inputs t (same contents), and the bytes one copy occupies: the
+    inputs and f's output. probe: only the bytes, nothing cloned."""
+    inputs = sum(v.numel() * v.element_size() for v in t.values())
+    out = f(*spec.make(t))
+    outs = out if isinstance(out, tuple) else (out,)
+    each = inputs + sum(o.numel() * o.element_size() for o in outs if hasattr(o, "numel"))
+    if probe:
+        return None, each
+    args = spec.make({n: v.clone() for n, v in t.items()})
+    return (lambda: f(*args)), each
 
 
 def graphed(fn):
@@ -624,7 +704,8 @@ def run_ini(a, lib, ini, cases):
                 args = s.make(t)
                 for label, fn, how in s.ops:
                     f = callable_of(fn, how)
-                    b.external(row_label(a, label, s), lambda f=f, args=args: f(*args))
+                    b.external(row_label(a, label, s), lambda f=f, args=args: f(*args),
+                               copy=lambda probe=False, f=f, s=s, t=t: copy_of(s, t, f, probe))
                 b.finish()
                 print(f"# {c.name} {dt}: {time.monotonic() - t0:.1f} s", flush=True)
     except Fatal:
