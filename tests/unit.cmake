@@ -68,3 +68,6 @@ endforeach()
 # the row-kernel skeleton's SASS: 16-byte loads and stores, no local memory (skipped without cuobjdump)
 add_test(NAME sass_rows COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_rows.sh ${PROJECT_BINARY_DIR})
 set_tests_properties(sass_rows PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+# klab compare: synthetic runs with known noise, judged in the library and through the binary
+klab_test(test_compare SOURCES test_compare.c klab_run.c LABELS unit)
+add_dependencies(test_compare klab)
