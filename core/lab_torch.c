@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "discovery.h"
@@ -168,10 +169,18 @@ static int run_child(char *const *argv, char *line, size_t len)
         char *last = strrchr(buf, '\n');
         snprintf(line, len, "%s", last ? last + 1 : buf);
     }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return 127;
+    /* polled: klab's SIGINT/SIGTERM handler restarts a blocking wait (SA_RESTART), and a signal sent to
+       klab alone must stop the interpreter too, as it stops a worker */
+    int status, told = 0;
+    pid_t got;
+    while ((got = waitpid(pid, &status, WNOHANG)) == 0 || (got < 0 && errno == EINTR)) {
+        if (supervise_interrupted() && !told++)
+            kill(pid, SIGTERM);
+        struct timespec tick = {0, 20000000};
+        nanosleep(&tick, NULL);
+    }
+    if (got < 0)
+        return 127;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -242,7 +251,10 @@ int lab_torch(const cli_opts *o, const torch_target *t, int n, const torch_run *
         rc = run_child(c.argv, NULL, 0);
         torch_cmd_free(&c);
         if (supervise_interrupted()) {
-            snprintf(why, sizeof why, "PyTorch's rows so far are in %s", run ? run->dir : "no file");
+            if (run)
+                snprintf(why, sizeof why, "PyTorch's complete CSVs are in %s, an incomplete one as .csv.partial", run->dir);
+            else
+                snprintf(why, sizeof why, "PyTorch's listing was stopped");
             rc = lab_interrupted(why);
         } else if (rc == 127 && !run) {
             /* --validate lists without torch; only a missing interpreter skips it (its line is above) */
