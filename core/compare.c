@@ -37,6 +37,8 @@ static const char *unfit(const klab_row *r, char *buf, size_t len)
         snprintf(buf, len, "%s%s%s", row_status_name(r->status), r->reason[0] ? ": " : "", r->reason);
     else if (!r->has_time || !(r->median_ms > 0))
         snprintf(buf, len, "not timed%s", row_has_flag(r, "verify-only") ? " (verify-only)" : "");
+    else if (row_has_flag(r, "not-verified"))
+        snprintf(buf, len, "never verified (not-verified): a time of unknown work");
     else if (row_has_flag(r, "exceeds-roofline"))
         snprintf(buf, len, "faster than the datasheet allows (exceeds-roofline)");
     else

@@ -22,8 +22,9 @@ typedef enum cmp_verdict {
     CMP_FASTER,       /* B's interval lies below A's by more than the threshold */
     CMP_SLOWER,       /* B's interval lies above A's by more than the threshold: a regression */
     CMP_UNSURE,       /* neither: the intervals straddle the threshold, or a row has no interval */
-    CMP_NOT_COMPARED, /* a side is not a passed, timed row (flagged, incorrect, failed, skipped,
-                         untimed, an impossible figure) or its key is ambiguous: why says which */
+    CMP_NOT_COMPARED, /* a side is not a passed, verified, timed row (flagged, incorrect, failed,
+                         skipped, not-verified, untimed, an impossible figure) or its key is
+                         ambiguous: why says which */
     CMP_ONLY_A,       /* no row of this key in B */
     CMP_ONLY_B,       /* no row of this key in A */
 } cmp_verdict;

@@ -234,6 +234,7 @@ static void test_rows_that_are_not_evidence_are_never_same(void **state)
         {ROW_SKIPPED, NULL, 0, 0, "B skipped: work outside the timed stream"},
         {ROW_PASSED, "verify-only", 0, 0, "B not timed (verify-only)"},
         {ROW_PASSED, "exceeds-roofline", 1, 0, "B faster than the datasheet allows (exceeds-roofline)"},
+        {ROW_PASSED, "not-verified", 1, 0, "B never verified (not-verified): a time of unknown work"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         klab_row c = b;
