@@ -4,9 +4,11 @@
  * written as CSV (csv_sink) into run folders the test makes. Two runs of one distribution must come
  * out SAME and exit 0; a 10 % slowdown with tight intervals SLOWER and exit 1; noisy overlapping
  * intervals UNSURE; rows and files on one side only are listed as such; flagged, incorrect, untimed
- * and ambiguous rows are never SAME. Then the same through the klab binary. */
+ * and ambiguous rows are never SAME. Then the same through the klab binary, and on a GPU two real runs
+ * of this commit, which must come out SAME. */
 #include "klab_test.h"
 
+#include <cuda_runtime.h>
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -377,6 +379,33 @@ static void test_binary_errors_are_exit_2(void **state)
     free(r.out);
 }
 
+/* On a GPU: two runs of this commit, back to back, come out SAME (exit 0). A 19 us kernel and its
+   baseline, so the launch floor does not dominate; the default threshold. */
+static void test_two_runs_of_one_commit_are_same(void **state)
+{
+    (void)state;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        printf("# no GPU: two real runs cannot be made here\n");
+        skip();
+    }
+    char inis[PATH_MAX], path[PATH_MAX + 32];
+    kr_mkdir("ini", inis, sizeof inis);
+    snprintf(path, sizeof path, "%s/rmsnorm.ini", inis);
+    kr_write_file(path, "[experiment]\nplugin = rmsnorm\n[defaults]\ndtypes = fp16\nbudget_ms = 400\n"
+                        "[case 4096x4096]\n[case 4096x8192]\n");
+    for (int k = 0; k < 2; k++) {
+        klab_result r = KLAB("--plugin", "rmsnorm", "--plugin-path", KLAB_BINARY_DIR "/plugins", "--ini-dir", inis,
+                             "--out", "out", "--run-id", k ? "same-b" : "same-a");
+        assert_int_equal(r.rc, 0);
+        free(r.out);
+    }
+    klab_result r = KLAB("compare", "out/same-a", "out/same-b");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "4 SAME, 0 FASTER, 0 SLOWER, 0 UNSURE, 0 not compared, 0 only in A, 0 only in B");
+    free(r.out);
+}
+
 static void test_command_line(void **state)
 {
     (void)state;
@@ -415,6 +444,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_binary_same_is_exit_0, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_binary_slower_is_exit_1, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_binary_errors_are_exit_2, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_two_runs_of_one_commit_are_same, kr_setup_tmp, kr_teardown_tmp),
     };
     KLAB_RUN_TESTS(tests);
 }
