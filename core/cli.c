@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "dtype.h"
 
 void cli_usage(FILE *fp)
@@ -16,6 +17,8 @@ void cli_usage(FILE *fp)
           "       klab --tune --validate    list each case's configurations (no GPU needed)\n"
           "       klab --self-test          check the timer against spins of known length (GPU)\n"
           "       klab report DIR           print the tables of a run folder's CSVs\n"
+          "       klab compare RUN-A RUN-B  each row of B against A: ratio of medians, FASTER / SLOWER / SAME /\n"
+          "                                 UNSURE from both intervals (runs: folders, or ids under --out)\n"
           "\n"
           "selection:\n"
           "  --plugin NAME[,NAME]   only these experiments (e.g. softmax,rmsnorm)\n"
@@ -46,6 +49,11 @@ void cli_usage(FILE *fp)
           "                         and its case reported (default 120)\n"
           "  --throttle FRACTION    discard rounds whose SM clock is under this x peak (default 0.75)\n"
           "  --seed N               the random inputs' seed (default: from the clock; every row records it)\n"
+          "  --with-torch           also time PyTorch (eager, F.*, torch.compile) on every selected case of the\n"
+          "                         plugins tools/torch_rows.py knows, in the same run folder (<INI>.torch.csv);\n"
+          "                         with --validate, list those cases (torch_rows.py --dry-run)\n"
+          "  --torch PYTHON         --with-torch with this interpreter (default python3)\n"
+          "  --threshold PCT        klab compare: the change that counts (default 5)\n"
           "  --no-isolate           run plugins in this process, for cuda-gdb and compute-sanitizer; this\n"
           "                         gives up isolation: a crash, a hang or a lost CUDA context in one\n"
           "                         experiment then ends the whole run\n"
@@ -53,7 +61,9 @@ void cli_usage(FILE *fp)
           "\n"
           "exit status: 0 all passed; 1 a row failed, was incorrect or flagged, or a plugin was refused;\n"
           "2 a bad command line or INI; 3 no usable GPU; 130 or 143 stopped by SIGINT or SIGTERM (a run's\n"
-          "rows so far are kept in <plugin>.csv.partial; a second SIGINT ends klab at once).\n",
+          "rows so far are kept in <plugin>.csv.partial; a second SIGINT ends klab at once). klab compare: 0 no\n"
+          "regression; 1 a row SLOWER beyond the threshold, or passed in A and incorrect, failed or flagged in B;\n"
+          "2 a bad command line, a run that cannot be read, or no row in common.\n",
           fp);
 }
 
@@ -104,13 +114,16 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
     o->isolate = 1;
     o->timeout_s = 120;
     o->throttle = 0.75;
+    o->threshold = CMP_DEFAULT_THRESHOLD;
+    snprintf(o->torch_python, sizeof o->torch_python, "python3");
     snprintf(o->out_dir, sizeof o->out_dir, "out");
     for (int i = 0; i < argc; i++) {
         size_t n = strlen(o->command_line);
         snprintf(o->command_line + n, sizeof o->command_line - n, "%s%s", i ? " " : "", argv[i]);
     }
     enum { O_CASE = 256, O_DTYPE, O_PROFILE, O_CONFIG, O_PLUGIN_PATH, O_INI_DIR, O_OUT, O_RUN_ID, O_DEVICE,
-           O_HOT, O_BATCHED, O_GRAPH, O_VERIFY_ONLY, O_TUNE, O_TUNE_CACHE, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION };
+           O_HOT, O_BATCHED, O_GRAPH, O_VERIFY_ONLY, O_TUNE, O_TUNE_CACHE, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION,
+           O_WITH_TORCH, O_TORCH, O_THRESHOLD };
     static const struct option longopts[] = {
         {"plugin", required_argument, 0, 'p'},     {"case", required_argument, 0, O_CASE},
         {"dtype", required_argument, 0, O_DTYPE},  {"profile", required_argument, 0, O_PROFILE},
@@ -125,7 +138,9 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         {"seed", required_argument, 0, O_SEED},    {"no-isolate", no_argument, 0, O_NO_ISOLATE},
         {"list", no_argument, 0, O_LIST},          {"validate", no_argument, 0, O_VALIDATE},
         {"self-test", no_argument, 0, O_SELF_TEST}, {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, O_VERSION},    {0, 0, 0, 0},
+        {"version", no_argument, 0, O_VERSION},    {"with-torch", no_argument, 0, O_WITH_TORCH},
+        {"torch", required_argument, 0, O_TORCH},  {"threshold", required_argument, 0, O_THRESHOLD},
+        {0, 0, 0, 0},
     };
     opterr = 0;
     optind = 0; /* glibc: 0 re-initialises fully; 1 would keep the rest of a previous "-hx" pending */
@@ -221,6 +236,20 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
             break;
         }
         case O_NO_ISOLATE: o->isolate = 0; break;
+        case O_WITH_TORCH: o->with_torch = 1; break;
+        case O_TORCH:
+            if (!*optarg || strlen(optarg) >= sizeof o->torch_python) {
+                snprintf(err, errlen, "--torch: '%s' is not a usable interpreter", optarg);
+                return -1;
+            }
+            snprintf(o->torch_python, sizeof o->torch_python, "%s", optarg);
+            o->with_torch = 1;
+            break;
+        case O_THRESHOLD:
+            if (number(optarg, "--threshold", 0.01, 99, &v, err, errlen))
+                return -1;
+            o->threshold = v / 100;
+            break;
         case O_LIST: o->cmd = CMD_LIST; break;
         case O_VALIDATE: o->cmd = CMD_VALIDATE; break;
         case O_SELF_TEST: o->cmd = CMD_SELF_TEST; break;
@@ -243,8 +272,14 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
             snprintf(o->report_dir, sizeof o->report_dir, "%s", argv[optind + 1]);
             if (!o->tune)
                 return 0;
+        } else if (strcmp(argv[optind], "compare") == 0 && optind + 3 == argc) {
+            o->cmd = CMD_COMPARE;
+            snprintf(o->compare[0], sizeof o->compare[0], "%s", argv[optind + 1]);
+            snprintf(o->compare[1], sizeof o->compare[1], "%s", argv[optind + 2]);
         } else {
-            if (strcmp(argv[optind], "report") == 0)
+            if (strcmp(argv[optind], "compare") == 0)
+                snprintf(err, errlen, "compare takes two runs: klab compare RUN-A RUN-B");
+            else if (strcmp(argv[optind], "report") == 0)
                 snprintf(err, errlen, "report takes one run folder: klab report out/RUN_ID");
             else
                 snprintf(err, errlen, "unexpected argument '%s' (see klab --help)", argv[optind]);
@@ -254,6 +289,15 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
     if (o->tune && o->cmd != CMD_RUN && o->cmd != CMD_VALIDATE) {
         /* configurations are per case: --list has no cases; --validate lists them */
         snprintf(err, errlen, "--tune goes with a run, or with --validate to list each case's configurations");
+        return -1;
+    }
+    if (o->threshold != CMP_DEFAULT_THRESHOLD && o->cmd != CMD_COMPARE) {
+        snprintf(err, errlen, "--threshold goes with klab compare RUN-A RUN-B");
+        return -1;
+    }
+    if (o->with_torch && ((o->cmd != CMD_RUN && o->cmd != CMD_VALIDATE) || o->tune || o->verify_only)) {
+        /* torch_rows.py times every case it is given: it has no tuning trials and no verify-only run */
+        snprintf(err, errlen, "--with-torch goes with a run, or with --validate, not with --tune or --verify-only");
         return -1;
     }
     if (!o->tune_cache[0]) {

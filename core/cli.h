@@ -7,7 +7,8 @@
 
 #include "runner.h"
 
-typedef enum cli_cmd { CMD_RUN, CMD_LIST, CMD_VALIDATE, CMD_SELF_TEST, CMD_REPORT, CMD_HELP, CMD_VERSION } cli_cmd;
+typedef enum cli_cmd { CMD_RUN, CMD_LIST, CMD_VALIDATE, CMD_SELF_TEST, CMD_REPORT, CMD_COMPARE, CMD_HELP,
+                       CMD_VERSION } cli_cmd;
 
 #define CLI_MAX 32
 
@@ -23,6 +24,8 @@ typedef struct cli_opts {
     char run_id[64];
     char out_dir[4096];
     char report_dir[4096];
+    char compare[2][4096]; /* klab compare RUN-A RUN-B: run folders, or run ids under --out */
+    double threshold;      /* klab compare --threshold PCT, as a fraction (compare.h) */
     int device;
     int hot, batched, isolate, verify_only; /* hot, batched: timing modes (timing.h), at most one */
     int tune; /* a run: every configuration of each tuning space timed; --validate: listed */
@@ -30,6 +33,8 @@ typedef struct cli_opts {
     double timeout_s;
     double throttle;
     uint64_t seed; /* 0: pick one from the clock */
+    int with_torch;       /* --with-torch or --torch PYTHON: PyTorch rows beside klab's (lab_torch.h) */
+    char torch_python[4096]; /* the interpreter: --torch PYTHON, else python3 */
     char command_line[2048];
 } cli_opts;
 

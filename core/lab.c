@@ -1,14 +1,17 @@
 /* The parent's commands that need no GPU, and the one that checks the timer: list, validate, self-test,
- * report; and the plugins a command works on. The run command is lab_run.c. */
+ * report, compare; and the plugins a command works on. The run command is lab_run.c. */
 #include "lab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "compare.h"
 #include "dtype.h"
 #include "ini_config.h"
 #include "lab_internal.h"
+#include "lab_torch.h"
 #include "table.h"
 #include "text.h"
 
@@ -106,7 +109,9 @@ int lab_list(const cli_opts *o)
 
 /* ---- klab --validate ---- */
 
-static int validate_one(const cli_opts *o, const char *ini, const discovery *d, int *bad_ini, int *bad_plugin)
+/* On success, *tt (for --with-torch's listing) names the plugin, its library and the INI. */
+static int validate_one(const cli_opts *o, const char *ini, const discovery *d, int *bad_ini, int *bad_plugin,
+                        torch_target *tt)
 {
     static cfg_experiment cfg;
     char err[1200];
@@ -150,6 +155,9 @@ static int validate_one(const cli_opts *o, const char *ini, const discovery *d, 
         return -1;
     }
     text_printf(stdout, "ok      %s\n", ini);
+    snprintf(tt->plugin, sizeof tt->plugin, "%s", f->name);
+    snprintf(tt->so, sizeof tt->so, "%s", f->path);
+    snprintf(tt->ini, sizeof tt->ini, "%s", ini);
     return 0;
 }
 
@@ -157,9 +165,10 @@ int lab_validate(const cli_opts *o)
 {
     discovery d;
     lab_discover(o, &d);
-    int bad_ini = 0, bad_plugin = 0, checked = 0;
+    int bad_ini = 0, bad_plugin = 0, checked = 0, nt = 0;
+    static torch_target tt[DISC_MAX_PLUGINS];
     if (o->config[0]) {
-        validate_one(o, o->config, &d, &bad_ini, &bad_plugin);
+        nt += validate_one(o, o->config, &d, &bad_ini, &bad_plugin, &tt[nt]) == 0;
         checked++;
         if (supervise_interrupted())
             return lab_interrupted(WORKER_STOPPED);
@@ -174,7 +183,7 @@ int lab_validate(const cli_opts *o)
                 printf("note    %s has no %s.ini: it runs only with --config FILE\n", sel[i]->path, sel[i]->name);
                 continue;
             }
-            validate_one(o, ini, &d, &bad_ini, &bad_plugin);
+            nt += validate_one(o, ini, &d, &bad_ini, &bad_plugin, &tt[nt]) == 0;
             checked++;
             if (supervise_interrupted())
                 return lab_interrupted(WORKER_STOPPED);
@@ -182,7 +191,10 @@ int lab_validate(const cli_opts *o)
     }
     printf("\n%d INI file%s checked: %d invalid, %d plugin%s refused\n", checked, checked == 1 ? "" : "s",
            bad_ini, bad_plugin, bad_plugin == 1 ? "" : "s");
-    return bad_ini ? EXIT_USAGE : bad_plugin ? EXIT_FAILED_ROWS : EXIT_OK;
+    int torch_rc = o->with_torch && nt ? lab_torch(o, tt, nt, NULL) : 0;
+    if (supervise_interrupted())
+        return torch_rc;
+    return bad_ini ? EXIT_USAGE : bad_plugin || torch_rc ? EXIT_FAILED_ROWS : EXIT_OK;
 }
 
 int lab_self_test(const cli_opts *o)
@@ -219,6 +231,36 @@ int lab_report(const cli_opts *o)
     char err[1200];
     if (table_report(stdout, o->report_dir, err, sizeof err) != 0) {
         fprintf(stderr, "klab: %s\n", err);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* A run as the user names it: a folder, else a run id under --out. */
+static const char *run_folder(const cli_opts *o, const char *run, char *buf, size_t len)
+{
+    struct stat st;
+    if (stat(run, &st) == 0 && S_ISDIR(st.st_mode))
+        return run;
+    snprintf(buf, len, "%s/%s", o->out_dir, run);
+    return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? buf : run;
+}
+
+int lab_compare(const cli_opts *o)
+{
+    char err[1200], ba[8300], bb[8300];
+    const char *a = run_folder(o, o->compare[0], ba, sizeof ba), *b = run_folder(o, o->compare[1], bb, sizeof bb);
+    cmp_totals t;
+    if (cmp_runs(stdout, a, b, o->threshold, &t, err, sizeof err) != 0) {
+        text_printf(stderr, "klab: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (t.regressions)
+        return EXIT_FAILED_ROWS;
+    int matched = t.n[CMP_SAME] + t.n[CMP_FASTER] + t.n[CMP_SLOWER] + t.n[CMP_UNSURE] + t.n[CMP_NOT_COMPARED];
+    if (matched == 0) {
+        /* a gate must not pass on nothing: two runs with no row in common compared nothing */
+        fprintf(stderr, "klab: no row of %s matches a row of %s\n", a, b);
         return EXIT_USAGE;
     }
     return EXIT_OK;

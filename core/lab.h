@@ -11,5 +11,6 @@ int lab_validate(const cli_opts *o);
 int lab_run(const cli_opts *o);
 int lab_self_test(const cli_opts *o);
 int lab_report(const cli_opts *o);
+int lab_compare(const cli_opts *o); /* compare.h */
 
 #endif

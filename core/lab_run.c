@@ -12,6 +12,7 @@
 #include "dtype.h"
 #include "ini_config.h"
 #include "lab_internal.h"
+#include "lab_torch.h"
 #include "lab_tune.h"
 #include "run_meta.h"
 #include "table.h"
@@ -339,6 +340,8 @@ int lab_run(const cli_opts *o)
         return bad_ini ? EXIT_USAGE : EXIT_FAILED_ROWS;
     }
 
+    /* asked before the GPU work, so a run that will have no PyTorch rows says so at its start */
+    int torch = o->with_torch && lab_torch_ready(o);
     wire_device dev;
     int rc = probe(o, &dev);
     if (rc != EXIT_OK)
@@ -382,10 +385,23 @@ int lab_run(const cli_opts *o)
     }
     if (t.stopped)
         return t.stopped;
+    int torch_rc = 0;
+    if (torch) {
+        static torch_target tt[DISC_MAX_PLUGINS];
+        for (int i = 0; i < n; i++) {
+            snprintf(tt[i].plugin, sizeof tt[i].plugin, "%s", sel[i]->name);
+            snprintf(tt[i].so, sizeof tt[i].so, "%s", sel[i]->path);
+            snprintf(tt[i].ini, sizeof tt[i].ini, "%s", cfgs[i].path);
+        }
+        torch_run tr = {run_dir, run_id, seed};
+        torch_rc = lab_torch(o, tt, n, &tr);
+        if (supervise_interrupted())
+            return torch_rc;
+    }
 
     printf("\nrun %s: %d plugin%s, %d rows, %d not passed, %d refused -> %s\n", run_id, t.plugins,
            t.plugins == 1 ? "" : "s", t.rows, t.bad_rows, t.refused, run_dir);
     if (t.bad_ini)
         return EXIT_USAGE;
-    return t.bad_rows || t.refused ? EXIT_FAILED_ROWS : EXIT_OK;
+    return t.bad_rows || t.refused || torch_rc ? EXIT_FAILED_ROWS : EXIT_OK;
 }

@@ -68,3 +68,10 @@ endforeach()
 # the row-kernel skeleton's SASS: 16-byte loads and stores, no local memory (skipped without cuobjdump)
 add_test(NAME sass_rows COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_rows.sh ${PROJECT_BINARY_DIR})
 set_tests_properties(sass_rows PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+# klab compare: synthetic runs with known noise, judged in the library and through the binary
+klab_test(test_compare SOURCES test_compare.c klab_run.c GPU LABELS unit) # GPU: two real runs where there is one
+add_dependencies(test_compare klab rmsnorm)
+# klab --with-torch: the command built for tools/torch_rows.py, and through the binary a failing, a
+# missing and a fake interpreter, and the real torch_rows.py --dry-run (no torch, no GPU)
+klab_test(test_lab_torch SOURCES test_lab_torch.c klab_run.c GPU LABELS unit) # GPU: its runs time on one where there is one
+add_dependencies(test_lab_torch klab vector_add)

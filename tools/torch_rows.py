@@ -6,6 +6,11 @@ sampled in the same rounds after the same L2 flush between the same CUDA events 
     python3 tools/torch_rows.py --ini experiments/rowsweep_softmax.ini            another INI (it names its plugin)
     python3 tools/torch_rows.py --dry-run                                         the cases and callables; no torch, no GPU
     python3 tools/torch_rows.py --compare out/torch/*.csv                         the comparison below, again
+    python3 tools/torch_rows.py --check                                           one line: torch and its GPU, or why not
+
+`klab --with-torch` runs this script in klab's run folder with klab's selection (--ini, --so, --cases with
+--ini-cases-only, --dtypes, --mode, --device, --run-id, --seed, --csv-suffix .torch); TABLE below is the one
+list of the plugins that have PyTorch callables.
 
 Each INI's cases are read from the file (shape, dtypes, param.*, dim.*, budget_ms, [defaults]); a
 --cases name that is not a case of the INI but is a shape (1x4096) becomes a case of that shape with
@@ -136,6 +141,8 @@ class Ini:
         self.plugin = exp[0][1]["plugin"]
         self.defaults = next((s[1] for s in sections if s[0] == "defaults"), {})
         self.cases = []
+        if self.plugin not in TABLE:
+            return  # skipped by plan(); its cases may be sized in ways this reader does not know
         for name, keys, n in sections:
             if name.startswith("case "):
                 self.cases.append(self.case(name[5:].strip(), keys, n))
@@ -150,8 +157,9 @@ class Ini:
             raise IniError(f"{self.path}:{line}: [case {name}] has no shape and its name is not one")
         return c
 
-    def select(self, names):
-        """The cases named (all when names is empty); a name that is no case but a shape is a new case."""
+    def select(self, names, ini_only=False):
+        """The cases named (all when names is empty); a name that is no case but a shape is a new case,
+        unless ini_only: then, as klab's --case, it selects nothing here."""
         if not names:
             return self.cases
         by = {c.name: c for c in self.cases}
@@ -159,6 +167,8 @@ class Ini:
         for n in names:
             if n in by:
                 out.append(by[n])
+            elif ini_only:
+                continue
             elif parse_shape(n):
                 out.append(self.case(n, {}))
             else:
@@ -414,11 +424,11 @@ class Fatal(Exception):
 class Bench:
     MAX_UNITS = 64  # CFG_MAX_CASES: kb_begin's (case, dtype) units in one session
 
-    def __init__(self, lib, so, csv_path, run_id, seed, mode="plain"):
+    def __init__(self, lib, so, csv_path, run_id, seed, mode="plain", device=0):
         self.lib = lib
         self.keep = []  # ctypes callbacks and outputs must outlive the C side's use of them
         # klab's copy at the same bytes (limit_gbps) is the host's own kernel: nothing to point at
-        self.s = lib.kb_open(so.encode(), 0, csv_path.encode(), run_id.encode(), seed)
+        self.s = lib.kb_open(so.encode(), device, csv_path.encode(), run_id.encode(), seed)
         if not self.s:
             raise Fatal("kb_open: " + lib.kb_error(None).decode())
         self.check(lib.kb_set_mode(self.s, mode.encode()), "kb_set_mode")
@@ -635,7 +645,10 @@ def plan(a):
             inis.append(Ini(path))
     out = []
     for i in inis:
-        cases = i.select(a.cases)
+        cases = i.select(a.cases, a.ini_cases_only)
+        if not cases:
+            print(f"# {i.path}: no case selected: skipped", flush=True)
+            continue
         units = sum(len(dtypes_of(a, c)) for c in cases)
         if units > Bench.MAX_UNITS:
             raise IniError(f"{i.path}: {units} (case, dtype) units; one libklab_bench session holds "
@@ -657,7 +670,7 @@ def dry_run(a, work):
     print("# kb_begin carries a case's name, shape, dtype, param.* and budget_ms; every profile of the plugin"
           " is timed, whatever `profiles` says")
     for ini, cases in work:
-        print(f"{os.path.relpath(ini.path, ROOT)}  plugin {ini.plugin}  -> {ini.stem}.csv")
+        print(f"{os.path.relpath(ini.path, ROOT)}  plugin {ini.plugin}  -> {ini.stem}{a.csv_suffix}.csv")
         for c in cases:
             s = spec_of(ini.plugin, c)
             budget = a.budget_ms or c.budget_ms
@@ -678,12 +691,12 @@ def dry_run(a, work):
 
 def run_ini(a, lib, ini, cases):
     """One INI's cases in one libklab_bench session; returns the CSV's path, or None when skipped."""
-    so = os.path.join(a.build, "plugins", ini.plugin + ".so")
+    so = a.so.get(ini.plugin) or os.path.join(a.build, "plugins", ini.plugin + ".so")
     if not os.path.exists(so):
         print(f"# {ini.plugin}: {so} not built: {ini.path} skipped", flush=True)
         return None
-    csv_path = os.path.join(a.out, ini.stem + ".csv")
-    b = Bench(lib, so, csv_path, a.run_id, a.seed, a.mode)
+    csv_path = os.path.join(a.out, ini.stem + a.csv_suffix + ".csv")
+    b = Bench(lib, so, csv_path, a.run_id, a.seed, a.mode, a.device)
     print(f"# {os.path.relpath(ini.path, ROOT)} -> {csv_path} ({a.mode})", flush=True)
     try:
         for c in cases:
@@ -752,6 +765,20 @@ def compare(csv_path):
     return len(bad)
 
 
+def check():
+    """klab --with-torch asks this before its GPU work: the last line printed is the answer."""
+    try:
+        need_torch()
+    except Exception as e:  # ImportError, or a torch that fails to load its libraries
+        print(f"no torch in {sys.executable}: {e}")
+        return 3
+    if not torch.cuda.is_available():
+        print(f"torch {torch.__version__} sees no CUDA device: timing needs a GPU")
+        return 3
+    print(f"torch {torch.__version__} on {torch.cuda.get_device_name(0)}")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build")
@@ -769,7 +796,18 @@ def main():
                     help="klab's timing mode (docs/timing.md); batched replays each callable's CUDA graph")
     ap.add_argument("--dry-run", action="store_true", help="print the cases and callables; needs no torch or GPU")
     ap.add_argument("--compare", nargs="+", metavar="CSV", help="print the comparison of CSVs this script wrote")
+    ap.add_argument("--check", action="store_true",
+                    help="one line: torch's version and GPU (exit 0), or why there are none (exit 3)")
+    ap.add_argument("--so", action="append", default=[], metavar="PLUGIN=PATH",
+                    help="the plugin's library instead of <build>/plugins/PLUGIN.so (repeatable)")
+    ap.add_argument("--csv-suffix", default="", help="each CSV is <out>/<INI stem><suffix>.csv")
+    ap.add_argument("--device", type=int, default=0, help="the CUDA device")
+    ap.add_argument("--ini-cases-only", action="store_true",
+                    help="a --cases name that is no case of an INI selects nothing there (klab's --case)")
     a = ap.parse_args()
+    a.so = dict(s.split("=", 1) for s in a.so if "=" in s)
+    if a.check:
+        return check()
     if a.compare:
         return 1 if sum(compare(p) for p in a.compare) else 0
     try:
@@ -780,9 +818,10 @@ def main():
     if a.dry_run:
         return dry_run(a, work)
     need_torch()
+    torch.cuda.set_device(a.device)
     os.makedirs(a.out, exist_ok=True)
     lib = load(a.build)
-    print(f"# torch {torch.__version__}, {torch.cuda.get_device_name(0)}", flush=True)
+    print(f"# torch {torch.__version__}, {torch.cuda.get_device_name(a.device)}", flush=True)
     bad = 0
     for ini, cases in work:
         try:

@@ -1,0 +1,450 @@
+/* klab compare: two runs' rows matched by key and judged from both medians' intervals. The runs are
+ * synthetic, with known noise: each row's samples are drawn by the test (a seeded generator, a chosen
+ * median and spread) and summarised by klab's own statistics (stats_compute), as a real row is, then
+ * written as CSV (csv_sink) into run folders the test makes. Two runs of one distribution must come
+ * out SAME and exit 0; a 10 % slowdown with tight intervals SLOWER and exit 1; noisy overlapping
+ * intervals UNSURE; rows and files on one side only are listed as such; flagged, incorrect, untimed
+ * and ambiguous rows are never SAME. Then the same through the klab binary, and on a GPU two real runs
+ * of this commit, which must come out SAME. */
+#include "klab_test.h"
+
+#include <cuda_runtime.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "csv_sink.h"
+#include "klab_run.h"
+#include "stats.h"
+
+static uint64_t rng = 1;
+
+/* uniform in [0, 1): splitmix64 */
+static double uniform(void)
+{
+    uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
+/* A passed row of `n` samples around median_ms, each within +-spread (relative), as a run reports it. */
+static klab_row row_of(const char *kcase, const char *profile, double median_ms, double spread, int n, uint64_t seed)
+{
+    klab_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.run_id, sizeof r.run_id, "synthetic-%llu", (unsigned long long)seed);
+    snprintf(r.plugin, sizeof r.plugin, "rmsnorm");
+    snprintf(r.kcase, sizeof r.kcase, "%s", kcase);
+    snprintf(r.shape, sizeof r.shape, "%s", kcase);
+    snprintf(r.dtype, sizeof r.dtype, "fp16");
+    snprintf(r.profile, sizeof r.profile, "%s", profile);
+    snprintf(r.l2, sizeof r.l2, "cold");
+    snprintf(r.launch, sizeof r.launch, "stream");
+    r.batch = 1;
+    r.seed = seed;
+    rng = seed;
+    double s[2000];
+    assert_true(n <= 2000);
+    for (int i = 0; i < n; i++)
+        s[i] = median_ms * (1 + spread * (2 * uniform() - 1));
+    stats st;
+    assert_int_equal(stats_compute(s, (size_t)n, &st), 0);
+    r.status = ROW_PASSED;
+    r.has_time = 1;
+    r.reps = n;
+    r.median_ms = st.median;
+    r.has_ci = st.has_ci;
+    r.median_lo = st.median_lo;
+    r.median_hi = st.median_hi;
+    r.p95_ms = st.p95;
+    r.p99_ms = st.p99;
+    r.min_ms = st.min;
+    r.max_ms = st.max;
+    r.mean_ms = st.mean;
+    r.noise = st.noise;
+    r.precision = st.precision;
+    return r;
+}
+
+/* Three rows, two profiles and a tuned one, all at the same relative noise; `scale` multiplies every
+   median (1.10: a 10 % slowdown). */
+static void three_rows(klab_row *r, double scale, double spread, int n, uint64_t seed)
+{
+    r[0] = row_of("4096x4096", "fused", 0.0188 * scale, spread, n, seed);
+    r[1] = row_of("4096x4096", "baseline", 0.0235 * scale, spread, n, seed + 1);
+    r[2] = row_of("4096x8192", "fused", 0.0330 * scale, spread, n, seed + 2);
+    snprintf(r[2].config, sizeof r[2].config, "threads=256,vec=8");
+}
+
+static void write_csv(const char *dir, const char *name, const klab_row *rows, int n)
+{
+    char path[PATH_MAX + 300], err[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    csv_sink s;
+    assert_int_equal(csv_sink_open(&s, path, err, sizeof err), 0);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(csv_sink_row(&s, &rows[i]), 0);
+    assert_int_equal(csv_sink_commit(&s, err, sizeof err), 0);
+}
+
+/* The verdicts of rows a against rows b, in cmp_rows's order. */
+static int judge(const klab_row *a, int na, const klab_row *b, int nb, double t, cmp_pair **p)
+{
+    int n = cmp_rows(a, na, b, nb, t, p);
+    assert_true(n >= 0);
+    return n;
+}
+
+static void test_same_distribution_is_same(void **state)
+{
+    (void)state;
+    klab_row a[3], b[3];
+    three_rows(a, 1.0, 0.01, 500, 11);
+    three_rows(b, 1.0, 0.01, 500, 97); /* another sitting: other draws of the same distribution */
+    cmp_pair *p;
+    int n = judge(a, 3, b, 3, CMP_DEFAULT_THRESHOLD, &p);
+    assert_int_equal(n, 3);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(p[i].v, CMP_SAME);
+        assert_int_equal(p[i].regression, 0);
+        assert_true(p[i].has_bounds && p[i].lo <= p[i].ratio && p[i].ratio <= p[i].hi);
+        assert_true(fabs(p[i].ratio - 1) < 0.01);
+        assert_string_equal(p[i].why, "");
+    }
+    /* a run against itself */
+    free(p);
+    n = judge(a, 3, a, 3, CMP_DEFAULT_THRESHOLD, &p);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(p[i].v, CMP_SAME);
+    free(p);
+}
+
+static void test_ten_percent_slower_is_slower(void **state)
+{
+    (void)state;
+    klab_row a[3], b[3];
+    three_rows(a, 1.0, 0.01, 500, 11);
+    three_rows(b, 1.10, 0.01, 500, 97);
+    cmp_pair *p;
+    int n = judge(a, 3, b, 3, CMP_DEFAULT_THRESHOLD, &p);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(p[i].v, CMP_SLOWER);
+        assert_int_equal(p[i].regression, 1);
+        assert_true(p[i].lo > 1.05 && fabs(p[i].ratio - 1.10) < 0.01);
+    }
+    free(p);
+    /* the other way round it is faster, and no regression */
+    n = judge(b, 3, a, 3, CMP_DEFAULT_THRESHOLD, &p);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(p[i].v, CMP_FASTER);
+        assert_int_equal(p[i].regression, 0);
+    }
+    free(p);
+    /* a threshold of 20 %: a 10 % change with tight intervals is within it */
+    n = judge(a, 3, b, 3, 0.20, &p);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(p[i].v, CMP_SAME);
+    free(p);
+    /* a 5 % change: its bounds straddle the threshold, so it cannot be called either way */
+    klab_row c[3];
+    three_rows(c, 1.05, 0.01, 500, 97);
+    n = judge(a, 3, c, 3, CMP_DEFAULT_THRESHOLD, &p);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(p[i].v, CMP_UNSURE);
+        assert_int_equal(p[i].regression, 0);
+        assert_non_null(strstr(p[i].why, "reach past the threshold"));
+    }
+    free(p);
+}
+
+static void test_noisy_overlap_is_unsure(void **state)
+{
+    (void)state;
+    /* 30 % spread, 20 samples: intervals of several percent, overlapping, whether B is the same or 8 %
+       slower; neither is SAME, neither is a regression */
+    for (int k = 0; k < 2; k++) {
+        klab_row a[3], b[3];
+        three_rows(a, 1.0, 0.30, 20, 5);
+        three_rows(b, k ? 1.08 : 1.0, 0.30, 20, 77);
+        cmp_pair *p;
+        int n = judge(a, 3, b, 3, CMP_DEFAULT_THRESHOLD, &p);
+        for (int i = 0; i < n; i++) {
+            assert_true(b[i].median_lo <= a[i].median_hi && a[i].median_lo <= b[i].median_hi);
+            assert_int_equal(p[i].v, CMP_UNSURE);
+            assert_int_equal(p[i].regression, 0);
+            assert_non_null(strstr(p[i].why, "the intervals overlap"));
+        }
+        free(p);
+    }
+    /* under 6 samples there is no interval: a ratio, and UNSURE */
+    klab_row a = row_of("4096x4096", "fused", 0.0188, 0.001, 4, 1), b = row_of("4096x4096", "fused", 0.0188, 0.001, 4, 2);
+    assert_int_equal(a.has_ci, 0);
+    cmp_pair p;
+    cmp_judge(&a, &b, CMP_DEFAULT_THRESHOLD, &p);
+    assert_int_equal(p.v, CMP_UNSURE);
+    assert_true(p.has_ratio && !p.has_bounds);
+    assert_string_equal(p.why, "no interval in either run (under 6 samples)");
+}
+
+static void test_rows_on_one_side(void **state)
+{
+    (void)state;
+    klab_row a[3], b[3];
+    three_rows(a, 1.0, 0.01, 500, 11);
+    three_rows(b, 1.0, 0.01, 500, 97);
+    snprintf(b[1].kcase, sizeof b[1].kcase, "16384x8192"); /* A's baseline row is gone, a new case came */
+    snprintf(b[2].config, sizeof b[2].config, "threads=128,vec=8"); /* another configuration: another row */
+    cmp_pair *p;
+    int n = judge(a, 3, b, 3, CMP_DEFAULT_THRESHOLD, &p);
+    assert_int_equal(n, 5);
+    assert_int_equal(p[0].v, CMP_SAME);
+    assert_int_equal(p[1].v, CMP_ONLY_A);
+    assert_ptr_equal(p[1].a, &a[1]);
+    assert_null(p[1].b);
+    assert_int_equal(p[2].v, CMP_ONLY_A);
+    assert_int_equal(p[3].v, CMP_ONLY_B);
+    assert_ptr_equal(p[3].b, &b[1]);
+    assert_int_equal(p[4].v, CMP_ONLY_B);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(p[i].regression, 0);
+    free(p);
+    n = judge(a, 3, NULL, 0, CMP_DEFAULT_THRESHOLD, &p);
+    assert_int_equal(n, 3);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(p[i].v, CMP_ONLY_A);
+    free(p);
+}
+
+static void test_rows_that_are_not_evidence_are_never_same(void **state)
+{
+    (void)state;
+    klab_row a = row_of("4096x4096", "fused", 0.0188, 0.01, 500, 1), b = row_of("4096x4096", "fused", 0.0188, 0.01, 500, 2);
+    cmp_pair p;
+    struct {
+        row_status st;
+        const char *flag;
+        int has_time;
+        int regression;
+        const char *why;
+    } cases[] = {
+        {ROW_FLAGGED, NULL, 1, 1, "B flagged: work outside the timed stream"},
+        {ROW_INCORRECT, NULL, 1, 1, "B incorrect: work outside the timed stream"},
+        {ROW_FAILED, NULL, 0, 1, "B failed: work outside the timed stream"},
+        {ROW_SKIPPED, NULL, 0, 0, "B skipped: work outside the timed stream"},
+        {ROW_PASSED, "verify-only", 0, 0, "B not timed (verify-only)"},
+        {ROW_PASSED, "exceeds-roofline", 1, 0, "B faster than the datasheet allows (exceeds-roofline)"},
+        {ROW_PASSED, "not-verified", 1, 0, "B never verified (not-verified): a time of unknown work"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        klab_row c = b;
+        c.status = cases[i].st;
+        c.has_time = cases[i].has_time;
+        if (cases[i].st != ROW_PASSED)
+            snprintf(c.reason, sizeof c.reason, "work outside the timed stream");
+        if (cases[i].flag)
+            row_add_flag(&c, cases[i].flag);
+        cmp_judge(&a, &c, CMP_DEFAULT_THRESHOLD, &p);
+        assert_int_equal(p.v, CMP_NOT_COMPARED);
+        assert_int_equal(p.regression, cases[i].regression);
+        assert_string_equal(p.why, cases[i].why);
+        /* the same row in A: reported, not a regression (B is the change under test) */
+        cmp_judge(&c, &a, CMP_DEFAULT_THRESHOLD, &p);
+        assert_int_equal(p.v, CMP_NOT_COMPARED);
+        assert_int_equal(p.regression, 0);
+        assert_int_equal(p.why[0], 'A');
+    }
+    /* both sides flagged: said for each */
+    klab_row fa = a, fb = b;
+    row_fail(&fa, ROW_FLAGGED, "x");
+    row_fail(&fb, ROW_FLAGGED, "y");
+    cmp_judge(&fa, &fb, CMP_DEFAULT_THRESHOLD, &p);
+    assert_string_equal(p.why, "A flagged: x; B flagged: y");
+    assert_int_equal(p.regression, 0);
+    /* one key twice in a file: which is which cannot be known */
+    klab_row two[2] = {a, a};
+    cmp_pair *q;
+    int n = judge(two, 2, &b, 1, CMP_DEFAULT_THRESHOLD, &q);
+    assert_int_equal(n, 2);
+    assert_int_equal(q[0].v, CMP_NOT_COMPARED);
+    assert_string_equal(q[0].why, "ambiguous: 2 rows of this key in A, 1 in B");
+    free(q);
+}
+
+/* ---- two run folders, in the library and through the binary ---- */
+
+static char dir_a[PATH_MAX], dir_b[PATH_MAX];
+
+static void make_runs(double scale_b, double spread)
+{
+    kr_mkdir("out", dir_a, sizeof dir_a);
+    kr_mkdir("out/run-a", dir_a, sizeof dir_a);
+    kr_mkdir("out/run-b", dir_b, sizeof dir_b);
+    klab_row a[3], b[3];
+    three_rows(a, 1.0, spread, 500, 11);
+    three_rows(b, scale_b, spread, 500, 97);
+    write_csv(dir_a, "rmsnorm.csv", a, 3);
+    write_csv(dir_b, "rmsnorm.csv", b, 3);
+    /* PyTorch's session of the same plugin: its own file, matched with its own */
+    write_csv(dir_a, "rmsnorm.torch.csv", a, 1);
+    write_csv(dir_b, "rmsnorm.torch.csv", b, 1);
+    /* a plugin only B ran */
+    write_csv(dir_b, "softmax.csv", b, 1);
+    /* an interrupted file is not evidence */
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/swiglu.csv.partial", dir_a);
+    kr_write_file(path, "run_id\n");
+}
+
+static void test_run_folders(void **state)
+{
+    (void)state;
+    make_runs(1.10, 0.01);
+    char *buf = NULL, err[512];
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    cmp_totals t;
+    assert_int_equal(cmp_runs(fp, dir_a, dir_b, CMP_DEFAULT_THRESHOLD, &t, err, sizeof err), 0);
+    fclose(fp);
+    kr_echo(buf);
+    assert_int_equal(t.files, 3);
+    assert_int_equal(t.n[CMP_SLOWER], 4);
+    assert_int_equal(t.n[CMP_ONLY_B], 1);
+    assert_int_equal(t.regressions, 4);
+    kr_expect_in(buf, "\nrmsnorm.csv\n");
+    kr_expect_in(buf, "\nsoftmax.csv (only in B)\n");
+    kr_expect_in(buf, "fused threads=256,vec=8");
+    kr_expect_in(buf, "4 SLOWER, 0 UNSURE, 0 not compared, 0 only in A, 1 only in B: 4 regressions");
+    kr_expect_not_in(buf, "swiglu");
+    free(buf);
+    fp = open_memstream(&buf, &len);
+    assert_int_equal(cmp_runs(fp, dir_a, "/nonexistent/run", CMP_DEFAULT_THRESHOLD, &t, err, sizeof err), -1);
+    fclose(fp);
+    free(buf);
+    assert_string_equal(err, "/nonexistent/run: cannot open: No such file or directory");
+}
+
+static void test_binary_same_is_exit_0(void **state)
+{
+    (void)state;
+    make_runs(1.0, 0.01);
+    klab_result r = KLAB("compare", dir_a, dir_b);
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "4 SAME, 0 FASTER, 0 SLOWER, 0 UNSURE");
+    kr_expect_in(r.out, "threshold 5 %");
+    free(r.out);
+    /* run ids under --out */
+    r = KLAB("compare", "--out", "out", "run-a", "run-b");
+    assert_int_equal(r.rc, 0);
+    free(r.out);
+}
+
+static void test_binary_slower_is_exit_1(void **state)
+{
+    (void)state;
+    make_runs(1.10, 0.01);
+    klab_result r = KLAB("compare", "out/run-a", "out/run-b");
+    assert_int_equal(r.rc, 1);
+    kr_expect_in(r.out, "SLOWER");
+    kr_expect_in(r.out, ": 4 regressions");
+    free(r.out);
+    r = KLAB("compare", "--threshold", "20", "out/run-a", "out/run-b");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "threshold 20 %");
+    free(r.out);
+}
+
+static void test_binary_errors_are_exit_2(void **state)
+{
+    (void)state;
+    make_runs(1.0, 0.01);
+    klab_result r = KLAB("compare", "out/run-a", "out/run-nowhere");
+    assert_int_equal(r.rc, 2);
+    kr_expect_in(r.out, "out/run-nowhere: cannot open");
+    free(r.out);
+    /* nothing in common compares nothing: a gate must not pass on it */
+    char empty[PATH_MAX];
+    kr_mkdir("out/run-c", empty, sizeof empty);
+    klab_row c = row_of("1x4096", "fused", 0.005, 0.01, 100, 3);
+    write_csv(empty, "other.csv", &c, 1);
+    r = KLAB("compare", "out/run-a", "out/run-c");
+    assert_int_equal(r.rc, 2);
+    kr_expect_in(r.out, "no row of out/run-a matches a row of out/run-c");
+    free(r.out);
+    r = KLAB("compare", "out/run-a");
+    assert_int_equal(r.rc, 2);
+    kr_expect_in(r.out, "compare takes two runs: klab compare RUN-A RUN-B");
+    free(r.out);
+}
+
+/* On a GPU: two runs of this commit, back to back, come out SAME (exit 0). A 19 us kernel and its
+   baseline, so the launch floor does not dominate; the default threshold. */
+static void test_two_runs_of_one_commit_are_same(void **state)
+{
+    (void)state;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        printf("# no GPU: two real runs cannot be made here\n");
+        skip();
+    }
+    char inis[PATH_MAX], path[PATH_MAX + 32];
+    kr_mkdir("ini", inis, sizeof inis);
+    snprintf(path, sizeof path, "%s/rmsnorm.ini", inis);
+    kr_write_file(path, "[experiment]\nplugin = rmsnorm\n[defaults]\ndtypes = fp16\nbudget_ms = 400\n"
+                        "[case 4096x4096]\n[case 4096x8192]\n");
+    for (int k = 0; k < 2; k++) {
+        klab_result r = KLAB("--plugin", "rmsnorm", "--plugin-path", KLAB_BINARY_DIR "/plugins", "--ini-dir", inis,
+                             "--out", "out", "--run-id", k ? "same-b" : "same-a");
+        assert_int_equal(r.rc, 0);
+        free(r.out);
+    }
+    klab_result r = KLAB("compare", "out/same-a", "out/same-b");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "4 SAME, 0 FASTER, 0 SLOWER, 0 UNSURE, 0 not compared, 0 only in A, 0 only in B");
+    free(r.out);
+}
+
+static void test_command_line(void **state)
+{
+    (void)state;
+    static cli_opts o;
+    char err[512];
+    char *ok[] = {"klab", "compare", "--threshold", "2.5", "a", "b", NULL};
+    assert_int_equal(cli_parse(6, ok, &o, err, sizeof err), 0);
+    assert_int_equal(o.cmd, CMD_COMPARE);
+    assert_string_equal(o.compare[0], "a");
+    assert_string_equal(o.compare[1], "b");
+    assert_true(fabs(o.threshold - 0.025) < 1e-12);
+    char *dflt[] = {"klab", "compare", "a", "b", NULL};
+    assert_int_equal(cli_parse(4, dflt, &o, err, sizeof err), 0);
+    assert_true(o.threshold == CMP_DEFAULT_THRESHOLD);
+    char *bad[] = {"klab", "compare", "--threshold", "0", "a", "b", NULL};
+    assert_int_equal(cli_parse(6, bad, &o, err, sizeof err), -1);
+    assert_string_equal(err, "--threshold: '0' is not a number in [0.01, 99]");
+    char *alone[] = {"klab", "--threshold", "10", NULL};
+    assert_int_equal(cli_parse(3, alone, &o, err, sizeof err), -1);
+    assert_string_equal(err, "--threshold goes with klab compare RUN-A RUN-B");
+    char *three[] = {"klab", "compare", "a", "b", "c", NULL};
+    assert_int_equal(cli_parse(5, three, &o, err, sizeof err), -1);
+    assert_string_equal(err, "compare takes two runs: klab compare RUN-A RUN-B");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_same_distribution_is_same),
+        cmocka_unit_test(test_ten_percent_slower_is_slower),
+        cmocka_unit_test(test_noisy_overlap_is_unsure),
+        cmocka_unit_test(test_rows_on_one_side),
+        cmocka_unit_test(test_rows_that_are_not_evidence_are_never_same),
+        cmocka_unit_test(test_command_line),
+        cmocka_unit_test_setup_teardown(test_run_folders, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_binary_same_is_exit_0, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_binary_slower_is_exit_1, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_binary_errors_are_exit_2, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_two_runs_of_one_commit_are_same, kr_setup_tmp, kr_teardown_tmp),
+    };
+    KLAB_RUN_TESTS(tests);
+}

@@ -1,0 +1,286 @@
+/* klab --with-torch: the command line klab builds for tools/torch_rows.py from its own options (pure,
+ * checked word by word), and through the binary: a missing or failing interpreter is skipped with one
+ * line and the run goes on (on this machine to "timing needs a GPU", exit 3; on a GPU to klab's rows,
+ * exit 0); a fake interpreter the test writes records the command klab ran; --validate --with-torch runs
+ * the real torch_rows.py --dry-run, which needs neither torch nor a GPU. */
+#include "klab_test.h"
+
+#include <cuda_runtime.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "klab_run.h"
+#include "lab_torch.h"
+
+static cli_opts opts;
+
+static void parse(const char **words)
+{
+    char *argv[40];
+    int argc = 0;
+    for (; words[argc]; argc++)
+        argv[argc] = (char *)words[argc];
+    argv[argc] = NULL;
+    char err[512];
+    if (cli_parse(argc, argv, &opts, err, sizeof err) != 0)
+        fail_msg("cli_parse: %s", err);
+}
+#define PARSE(...) parse((const char *[]){"klab", __VA_ARGS__, NULL})
+
+static const torch_target targets[2] = {
+    {"rmsnorm", "/b/plugins/rmsnorm.so", "/s/ini/rmsnorm.ini"},
+    {"softmax", "/p/softmax.so", "/tmp/my softmax.ini"},
+};
+
+static void expect_argv(const torch_cmd *c, const char *const *want)
+{
+    int n = 0;
+    for (; want[n]; n++) {
+        if (n >= c->argc)
+            fail_msg("word %d: expected '%s', the command has %d words", n, want[n], c->argc);
+        if (strcmp(c->argv[n], want[n]))
+            fail_msg("word %d: expected '%s', got '%s'", n, want[n], c->argv[n]);
+    }
+    assert_int_equal(c->argc, n);
+    assert_null(c->argv[n]);
+}
+#define EXPECT_ARGV(c, ...) expect_argv(c, (const char *const[]){__VA_ARGS__, NULL})
+
+static void test_command_for_a_run(void **state)
+{
+    (void)state;
+    PARSE("--torch", "/opt/py/bin/python3", "--case", "4096x4096,ragged", "--dtype", "fp16,bf16", "--batched",
+          "--device", "1", "--plugin", "rmsnorm,softmax");
+    assert_int_equal(opts.with_torch, 1);
+    torch_run run = {"out/r1", "r1", 18446744073709551557ull};
+    torch_cmd c;
+    assert_int_equal(torch_command(&c, &opts, "/s/tools/torch_rows.py", "/b", targets, 2, &run), 0);
+    EXPECT_ARGV(&c, "/opt/py/bin/python3", "/s/tools/torch_rows.py", "--build", "/b", "--out", "out/r1", "--run-id",
+                "r1", "--seed", "18446744073709551557", "--device", "1", "--csv-suffix", ".torch", "--ini",
+                "/s/ini/rmsnorm.ini", "--so", "rmsnorm=/b/plugins/rmsnorm.so", "--ini", "/tmp/my softmax.ini",
+                "--so", "softmax=/p/softmax.so", "--cases", "4096x4096,ragged", "--ini-cases-only", "--dtypes",
+                "fp16,bf16", "--mode", "batched");
+    torch_cmd_free(&c);
+    assert_int_equal(c.argc, 0);
+}
+
+static void test_command_for_validate(void **state)
+{
+    (void)state;
+    PARSE("--validate", "--with-torch", "--hot");
+    assert_string_equal(opts.torch_python, "python3");
+    torch_cmd c;
+    assert_int_equal(torch_command(&c, &opts, "t.py", "/b", targets, 1, NULL), 0);
+    EXPECT_ARGV(&c, "python3", "t.py", "--build", "/b", "--dry-run", "--csv-suffix", ".torch", "--ini",
+                "/s/ini/rmsnorm.ini", "--so", "rmsnorm=/b/plugins/rmsnorm.so", "--mode", "hot");
+    torch_cmd_free(&c);
+    /* plain: no --mode, no selection */
+    PARSE("--with-torch");
+    assert_int_equal(torch_command(&c, &opts, "t.py", "/b", targets, 1, NULL), 0);
+    EXPECT_ARGV(&c, "python3", "t.py", "--build", "/b", "--dry-run", "--csv-suffix", ".torch", "--ini",
+                "/s/ini/rmsnorm.ini", "--so", "rmsnorm=/b/plugins/rmsnorm.so");
+    torch_cmd_free(&c);
+}
+
+static void test_options(void **state)
+{
+    (void)state;
+    static cli_opts o;
+    char err[512];
+    struct {
+        const char *words[6];
+        const char *err;
+    } bad[] = {
+        {{"klab", "--with-torch", "--tune", NULL}, "--with-torch goes with a run, or with --validate, not with --tune or --verify-only"},
+        {{"klab", "--torch", "python3", "--verify-only", NULL}, "--with-torch goes with a run, or with --validate, not with --tune or --verify-only"},
+        {{"klab", "--with-torch", "--list", NULL}, "--with-torch goes with a run, or with --validate, not with --tune or --verify-only"},
+        {{"klab", "--torch", "", NULL}, "--torch: '' is not a usable interpreter"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *argv[6];
+        int argc = 0;
+        for (; bad[i].words[argc]; argc++)
+            argv[argc] = (char *)bad[i].words[argc];
+        argv[argc] = NULL;
+        assert_int_equal(cli_parse(argc, argv, &o, err, sizeof err), -1);
+        assert_string_equal(err, bad[i].err);
+    }
+    PARSE("--plugin", "vector_add");
+    assert_int_equal(opts.with_torch, 0);
+}
+
+/* ---- through the binary ---- */
+
+static int have_gpu(void)
+{
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+/* A run of vector_add's small GPU-test INI with PyTorch asked of `python`. */
+#define TORCH_RUN(python, run_id)                                                                              \
+    KLAB("--with-torch", "--torch", python, "--plugin", "vector_add", "--plugin-path", KLAB_BINARY_DIR "/plugins", \
+         "--ini-dir", KLAB_TEST_DATA "/gpu_ini", "--case", "triad-2^20", "--dtype", "fp32", "--out", "out",         \
+         "--run-id", run_id)
+
+/* Either "timing needs a GPU" (exit 3) here, or the run's own rows on a GPU machine. */
+static void expect_klab_run(const klab_result *r, const char *run_id, int rc_on_gpu)
+{
+    if (!have_gpu()) {
+        assert_int_equal(r->rc, 3);
+        kr_expect_in(r->out, "timing needs a GPU");
+        return;
+    }
+    assert_int_equal(r->rc, rc_on_gpu);
+    char path[PATH_MAX + 128];
+    snprintf(path, sizeof path, "%s/out/%s/vector_add.csv", kr_tmp, run_id);
+    if (access(path, R_OK) != 0)
+        fail_msg("no %s: klab's own rows must not depend on PyTorch's", path);
+}
+
+static void test_interpreter_that_fails_is_skipped(void **state)
+{
+    (void)state;
+    klab_result r = TORCH_RUN("/bin/false", "t-false");
+    kr_expect_in(r.out, "klab: PyTorch rows skipped: '/bin/false ");
+    kr_expect_in(r.out, "torch_rows.py --check' said nothing (exit status 1)\n");
+    expect_klab_run(&r, "t-false", 0);
+    free(r.out);
+    r = TORCH_RUN("/nonexistent/python3", "t-none");
+    kr_expect_in(r.out, "klab: PyTorch rows skipped: cannot run '/nonexistent/python3': No such file or directory\n");
+    expect_klab_run(&r, "t-none", 0);
+    free(r.out);
+    /* python3 itself: torch or not, one line says which before the GPU work */
+    r = TORCH_RUN("python3", "t-python3");
+    if (!strstr(r.out, "klab: PyTorch rows: torch "))
+        kr_expect_in(r.out, "klab: PyTorch rows skipped: no torch in ");
+    expect_klab_run(&r, "t-python3", 0);
+    free(r.out);
+}
+
+static char fake[PATH_MAX + 32];
+
+/* A fake interpreter: it answers --check, and records any other command line in argv.txt beside it,
+   exiting with `rc`. */
+static void write_fake(int rc)
+{
+    snprintf(fake, sizeof fake, "%s/fake-python", kr_tmp);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "#!/bin/sh\n"
+             "if [ \"$2\" = --check ]; then echo 'torch 9.9 on Fake GPU'; exit 0; fi\n"
+             "printf '%%s\\n' \"$@\" > \"$(dirname \"$0\")/argv.txt\"\n"
+             "echo 'fake torch_rows ran'\n"
+             "exit %d\n",
+             rc);
+    kr_write_file(fake, text);
+    assert_int_equal(chmod(fake, 0755), 0);
+}
+
+/* argv.txt, the words the fake was given (after the interpreter), one a line; NULL when it did not run. */
+static char *recorded(void)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/argv.txt", kr_tmp);
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return NULL;
+    char *buf = calloc(1, 65536);
+    assert_non_null(buf);
+    buf[0] = '\n'; /* every word is then "\nword\n" */
+    size_t n = fread(buf + 1, 1, 65534, fp);
+    buf[n + 1] = 0;
+    fclose(fp);
+    return buf;
+}
+
+static void test_fake_interpreter_gets_klabs_selection(void **state)
+{
+    (void)state;
+    write_fake(0);
+    klab_result r = KLAB("--validate", "--with-torch", "--torch", fake, "--plugin", "vector_add", "--plugin-path",
+                         KLAB_BINARY_DIR "/plugins", "--ini-dir", KLAB_TEST_DATA "/gpu_ini", "--case", "triad-2^20",
+                         "--dtype", "fp32", "--batched");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "klab: PyTorch cases (torch_rows.py --dry-run): ");
+    kr_expect_in(r.out, "fake torch_rows ran");
+    free(r.out);
+    char *words = recorded();
+    assert_non_null(words);
+    kr_echo(words);
+    kr_expect_in(words, "/tools/torch_rows.py\n--build\n");
+    kr_expect_in(words, "\n--dry-run\n--csv-suffix\n.torch\n--ini\n" KLAB_TEST_DATA "/gpu_ini/vector_add.ini\n--so\n"
+                        "vector_add=");
+    kr_expect_in(words, "/vector_add.so\n--cases\ntriad-2^20\n--ini-cases-only\n--dtypes\nfp32\n--mode\nbatched\n");
+    kr_expect_not_in(words, "--seed");
+    free(words);
+
+    /* a case this INI does not have: nothing for PyTorch either */
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/argv.txt", kr_tmp);
+    unlink(path);
+    r = KLAB("--validate", "--with-torch", "--torch", fake, "--plugin", "vector_add", "--plugin-path",
+             KLAB_BINARY_DIR "/plugins", "--ini-dir", KLAB_TEST_DATA "/gpu_ini", "--case", "nosuch");
+    kr_expect_in(r.out, "klab: PyTorch rows: no case selected\n");
+    assert_null(recorded());
+    free(r.out);
+
+    /* a run: the interpreter is asked before the GPU work; the run's command carries its folder, id and seed */
+    r = TORCH_RUN(fake, "t-fake");
+    kr_expect_in(r.out, "klab: PyTorch rows: torch 9.9 on Fake GPU (");
+    expect_klab_run(&r, "t-fake", 0);
+    free(r.out);
+    words = recorded();
+    if (!have_gpu()) {
+        assert_null(words); /* no GPU: klab stopped before the rows, PyTorch's too */
+        return;
+    }
+    assert_non_null(words);
+    kr_echo(words);
+    kr_expect_in(words, "\n--out\nout/t-fake\n--run-id\nt-fake\n--seed\n");
+    kr_expect_in(words, "\n--device\n0\n--csv-suffix\n.torch\n");
+    kr_expect_not_in(words, "--dry-run");
+    free(words);
+}
+
+static void test_failing_torch_rows_fail_the_run(void **state)
+{
+    (void)state;
+    if (!have_gpu())
+        skip(); /* without a GPU the run ends before PyTorch's part (test_fake_interpreter_...) */
+    write_fake(1);
+    klab_result r = TORCH_RUN(fake, "t-fail");
+    kr_expect_in(r.out, "torch_rows.py exited with status 1; its complete CSVs are in out/t-fail");
+    expect_klab_run(&r, "t-fail", 1);
+    free(r.out);
+}
+
+static void test_real_dry_run(void **state)
+{
+    (void)state;
+    /* python3 and tools/torch_rows.py --dry-run: no torch, no GPU needed */
+    klab_result r = KLAB("--validate", "--with-torch", "--plugin", "vector_add", "--plugin-path",
+                         KLAB_BINARY_DIR "/plugins", "--ini-dir", KLAB_TEST_DATA "/gpu_ini");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "plugin vector_add  -> vector_add.torch.csv");
+    kr_expect_in(r.out, "triad-2^20");
+    kr_expect_in(r.out, "param.op = triad: no PyTorch callable");
+    kr_expect_in(r.out, "torch.copy_");
+    free(r.out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_command_for_a_run),
+        cmocka_unit_test(test_command_for_validate),
+        cmocka_unit_test(test_options),
+        cmocka_unit_test_setup_teardown(test_interpreter_that_fails_is_skipped, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_fake_interpreter_gets_klabs_selection, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_failing_torch_rows_fail_the_run, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_real_dry_run, kr_setup_tmp, kr_teardown_tmp),
+    };
+    KLAB_RUN_TESTS(tests);
+}
