@@ -8,13 +8,17 @@
  *   finish    rs = rsqrt(sum / N + eps)
  *   epilogue  y = x * rs * w, w loaded only now (it holds no registers across the reduction: the
  *             `w_late` choice of the first fused kernel, which kept bf16 at fp16's speed); one 16-byte
- *             load of w when the row starts on a vector boundary, else the row's elements of it */
+ *             load of w when the row starts on a vector boundary, else the row's elements of it.
+ *             With few rows (decode: 1x4096) w is cold, and loading it only now put a second DRAM
+ *             round trip after the reduction: load then prefetches w's vector into L2 (early_w),
+ *             which costs no registers. init() sets every field, for every plugin that uses the op. */
 #ifndef RMS_OP_CUH
 #define RMS_OP_CUH
 
 #include "row_kernel.cuh"
 
-template <typename T, bool RESID> struct RmsOp {
+/* EARLY_W false: no prefetch of w in load (RoPE's op: its fp32 form spilled 8 bytes with it) */
+template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
     typedef T elem_t;
     typedef float acc_t;
     static constexpr bool STREAMS = true;
@@ -30,7 +34,20 @@ template <typename T, bool RESID> struct RmsOp {
     const T *xr, *rr;
     T *yr, *hr;
     int head;
+    int early_w; /* prefetch w into L2 in load (few rows: w would come from DRAM after the reduction) */
     float rs;
+
+    /* Every field, for rows x cols (r, h: RESID only). */
+    __host__ void init(const T *x_, const T *r_, const T *w_, T *y_, T *h_, int64_t rows, int64_t cols_, float eps_)
+    {
+        x = x_, r = r_, w = w_, y = y_, h = h_;
+        cols = cols_;
+        eps = eps_;
+        xr = rr = NULL, yr = hr = NULL;
+        head = 0;
+        rs = 0.f;
+        early_w = rows < ROW_PLAN_SMS;
+    }
 
     __device__ __forceinline__ void row_begin(const rowk::RowSpan &s, bool)
     {
@@ -43,6 +60,8 @@ template <typename T, bool RESID> struct RmsOp {
 
     __device__ __forceinline__ uint4 load(const rowk::Slot &sl) const
     {
+        if (EARLY_W && early_w && head == 0 && !sl.empty()) /* w's vector of the same columns (aligned rows) */
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(reinterpret_cast<const uint4 *>(w) + sl.i));
         uint4 a = rowk::load_vec<T>(xr, sl, 0.f);
         if (RESID) {
             const uint4 b = rowk::load_vec<T>(rr, sl, 0.f);

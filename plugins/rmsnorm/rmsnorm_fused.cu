@@ -15,13 +15,7 @@ int launch(const void *x, const void *r, const void *w, void *y, void *h, size_t
            const row_plan *p, cudaStream_t s)
 {
     RmsOp<T, RESID> op;
-    op.x = (const T *)x, op.r = (const T *)r, op.w = (const T *)w;
-    op.y = (T *)y, op.h = (T *)h;
-    op.cols = (int64_t)cols;
-    op.eps = eps;
-    op.xr = op.rr = NULL, op.yr = op.hr = NULL;
-    op.head = 0;
-    op.rs = 0.f;
+    op.init((const T *)x, (const T *)r, (const T *)w, (T *)y, (T *)h, (int64_t)rows, (int64_t)cols, eps);
     return (int)rowk::launch(op, *p, (int64_t)rows, (int64_t)cols, s);
 }
 

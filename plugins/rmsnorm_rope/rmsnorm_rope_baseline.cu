@@ -38,13 +38,7 @@ int launch(const rope_geom *g, const void *x, const void *w, const int32_t *pos,
            const float *sin_t, void *t, void *y, float eps, const row_plan *p, cudaStream_t s)
 {
     RmsOp<T, false> op;
-    op.x = (const T *)x, op.r = NULL, op.w = (const T *)w;
-    op.y = (T *)t, op.h = NULL;
-    op.cols = (int64_t)g->hidden;
-    op.eps = eps;
-    op.xr = op.rr = NULL, op.yr = op.hr = NULL;
-    op.head = 0;
-    op.rs = 0.f;
+    op.init((const T *)x, NULL, (const T *)w, (T *)t, NULL, (int64_t)g->tokens, (int64_t)g->hidden, eps);
     cudaError_t e = rowk::launch(op, *p, (int64_t)g->tokens, (int64_t)g->hidden, s);
     if (e != cudaSuccess)
         return (int)e;

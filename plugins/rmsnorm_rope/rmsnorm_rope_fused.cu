@@ -16,8 +16,8 @@
 
 namespace {
 
-template <typename T, bool HALF> struct RopeOp : RmsOp<T, false> {
-    typedef RmsOp<T, false> Rms;
+template <typename T, bool HALF> struct RopeOp : RmsOp<T, false, false> {
+    typedef RmsOp<T, false, false> Rms;
     static constexpr bool STREAMS = false;
     static constexpr int PER = Rms::PER;
 
@@ -59,13 +59,7 @@ int launch(const rope_geom *g, const void *x, const void *w, const int32_t *pos,
            const float *sin_t, void *y, float eps, const row_plan *p, cudaStream_t s)
 {
     RopeOp<T, HALF> op;
-    op.x = (const T *)x, op.r = NULL, op.w = (const T *)w;
-    op.y = (T *)y, op.h = NULL;
-    op.cols = (int64_t)g->hidden;
-    op.eps = eps;
-    op.xr = op.rr = NULL, op.yr = op.hr = NULL;
-    op.head = 0;
-    op.rs = 0.f;
+    op.init((const T *)x, NULL, (const T *)w, (T *)y, NULL, (int64_t)g->tokens, (int64_t)g->hidden, eps);
     op.pos = pos, op.cos_t = cos_t, op.sin_t = sin_t;
     op.head_dim = (int)g->head_dim;
     op.xor_lanes = (int)(g->head_dim * sizeof(T) / 32);
