@@ -68,3 +68,7 @@ endforeach()
 # the row-kernel skeleton's SASS: 16-byte loads and stores, no local memory (skipped without cuobjdump)
 add_test(NAME sass_rows COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_rows.sh ${PROJECT_BINARY_DIR})
 set_tests_properties(sass_rows PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+
+# klab report: the claim grammar and its statuses over CSV fixtures, experiment and decision files
+# refused with file:line, the shipped ones loaded; the report written and drawn (test_report)
+klab_test(test_claims SOURCES test_claims.c LABELS unit)
