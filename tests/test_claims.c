@@ -2,13 +2,13 @@
  * reads them (run_set), each status reachable, and experiment and decision files refused with the
  * file and line of what is wrong. */
 #include "klab_test.h"
+#include "report_fixture.h"
 
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "claims.h"
-#include "csv_sink.h"
 #include "experiment.h"
 #include "report_eval.h"
 #include "run_set.h"
@@ -19,50 +19,7 @@ static void write_text(const char *rel, const char *text)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", tmp, rel);
-    FILE *fp = fopen(path, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    assert_int_equal(fclose(fp), 0);
-}
-
-/* A passed, timed row: median m with interval [m*(1-h), m*(1+h)], speedup s over the baseline with
-   interval [s*(1-h2), s*(1+h2)], frac_limit f of the copy. */
-static klab_row row(const char *kcase, const char *dtype, const char *profile, double m, double h, double s,
-                    double f)
-{
-    klab_row r;
-    memset(&r, 0, sizeof r);
-    snprintf(r.run_id, sizeof r.run_id, "fixture");
-    snprintf(r.plugin, sizeof r.plugin, "fx");
-    snprintf(r.kcase, sizeof r.kcase, "%s", kcase);
-    snprintf(r.shape, sizeof r.shape, "%s", strcmp(kcase, "big") == 0 ? "4096x8192" : "64x1024");
-    snprintf(r.dtype, sizeof r.dtype, "%s", dtype);
-    snprintf(r.profile, sizeof r.profile, "%s", profile);
-    snprintf(r.l2, sizeof r.l2, "cold");
-    snprintf(r.launch, sizeof r.launch, "stream");
-    r.batch = 1;
-    r.status = ROW_PASSED;
-    r.has_time = 1;
-    r.reps = 100;
-    r.median_ms = m;
-    r.has_ci = h > 0;
-    r.median_lo = m * (1 - h);
-    r.median_hi = m * (1 + h);
-    r.p95_ms = m * 1.02;
-    r.bytes = strcmp(kcase, "big") == 0 ? 64.0 * 1048576 : 1048576;
-    r.gbps = r.bytes / m / 1e6;
-    r.has_limit = f > 0;
-    snprintf(r.limit, sizeof r.limit, "copy");
-    r.limit_gbps = f > 0 ? r.gbps / f : 0;
-    r.frac_limit = f;
-    r.has_speedup = s > 0;
-    r.speedup = s;
-    r.has_speedup_ci = s > 0 && h > 0;
-    r.speedup_lo = s * (1 - 2 * h);
-    r.speedup_hi = s * (1 + 2 * h);
-    if (strncmp(profile, "torch", 5) == 0)
-        row_add_flag(&r, "external");
-    return r;
+    fx_write(path, text);
 }
 
 /* The fixture run: cases big (64 MiB) and small, dtypes fp16 and fp32, profiles base, fused and
@@ -76,26 +33,21 @@ static int setup(void **state)
     int n = 0;
     const char *dts[] = {"fp16", "fp32"};
     for (int d = 0; d < 2; d++) {
-        rows[n++] = row("big", dts[d], "base", 3.0, 0.005, 1.0, 0.33);
-        rows[n++] = row("big", dts[d], "fused", 1.0, 0.005, 3.0, 0.98);
-        rows[n++] = row("big", dts[d], "torch.compile", 1.2, 0.005, 2.5, 0.82);
-        rows[n++] = row("small", dts[d], "base", 0.3, 0.005, 1.0, 0.30);
-        rows[n++] = row("small", dts[d], "fused", 0.2, 0.005, 1.5, d ? 0.80 : 0.97);
-        rows[n++] = row("small", dts[d], "torch.compile", 0.19, 0.005, 1.58, 0.95);
+        rows[n++] = fx_row("big", dts[d], "base", 3.0, 0.005, 1.0, 0.33);
+        rows[n++] = fx_row("big", dts[d], "fused", 1.0, 0.005, 3.0, 0.98);
+        rows[n++] = fx_row("big", dts[d], "torch.compile", 1.2, 0.005, 2.5, 0.82);
+        rows[n++] = fx_row("small", dts[d], "base", 0.3, 0.005, 1.0, 0.30);
+        rows[n++] = fx_row("small", dts[d], "fused", 0.2, 0.005, 1.5, d ? 0.80 : 0.97);
+        rows[n++] = fx_row("small", dts[d], "torch.compile", 0.19, 0.005, 1.58, 0.95);
     }
-    rows[n++] = row("noisy", "fp16", "fused", 1.0, 0.05, 1.05, 0.9);
-    rows[n] = row("bad", "fp16", "fused", 1.0, 0.005, 1.2, 0.9);
+    rows[n++] = fx_row("noisy", "fp16", "fused", 1.0, 0.05, 1.05, 0.9);
+    rows[n] = fx_row("bad", "fp16", "fused", 1.0, 0.005, 1.2, 0.9);
     row_fail(&rows[n++], ROW_FLAGGED, "work outside the timed stream");
-    rows[n] = row("bad", "fp32", "fused", 1.0, 0.005, 1.2, 0.9);
+    rows[n] = fx_row("bad", "fp32", "fused", 1.0, 0.005, 1.2, 0.9);
     row_add_flag(&rows[n++], "few-samples");
-    char err[512], path[512];
-    snprintf(path, sizeof path, "%s/run/fx.csv", tmp);
-    csv_sink s;
-    assert_int_equal(csv_sink_open(&s, path, err, sizeof err), 0);
-    for (int i = 0; i < n; i++)
-        assert_int_equal(csv_sink_row(&s, &rows[i]), 0);
-    assert_int_equal(csv_sink_commit(&s, err, sizeof err), 0);
-    write_text("run/meta.ini", "[run]\nid = fixture\ncommit = abc123\n[device]\nname = Test GPU\n");
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    fx_write_run(dir, "fx", rows, n, "fixture");
     return 0;
 }
 

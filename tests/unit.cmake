@@ -71,4 +71,6 @@ set_tests_properties(sass_rows PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
 
 # klab report: the claim grammar and its statuses over CSV fixtures, experiment and decision files
 # refused with file:line, the shipped ones loaded; the report written and drawn (test_report)
-klab_test(test_claims SOURCES test_claims.c LABELS unit)
+klab_test(test_claims SOURCES test_claims.c report_fixture.c LABELS unit)
+klab_test(test_report SOURCES test_report.c report_fixture.c klab_run.c LABELS unit)
+add_dependencies(test_report klab)
