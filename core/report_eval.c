@@ -140,7 +140,7 @@ void report_claim_figure(const exp_claim *claim, const claim_result *c, char *bu
         have = 1;
     }
     if (!have) {
-        snprintf(buf, len, "%s: no value in the runs given", m);
+        snprintf(buf, len, c->n ? "%s: no value in the runs given" : "%s: no row in the runs given", m);
         return;
     }
     int w = lo == hi ? snprintf(buf, len, "%s %.4g", m, lo) : snprintf(buf, len, "%s %.4g–%.4g", m, lo, hi);

@@ -6,18 +6,29 @@
 
 #include "csv_sink.h"
 
-/* Text from INI files and CSVs in a table cell or a line: a '|' would split the cell, and a line break
-   or control character would end it; both are shown, never obeyed. */
-static void md_text(FILE *fp, const char *s)
+/* Text from INI files and CSVs on a line of its own: a line break or control character would end it
+   early; it is shown as a space, never obeyed. In a table cell (md_cell) a '|' would also split the
+   cell. */
+static void md_put(FILE *fp, const char *s, int cell)
 {
     for (; *s; s++) {
-        if (*s == '|')
+        if (cell && *s == '|')
             fputs("\\|", fp);
         else if ((unsigned char)*s < 0x20)
             fputc(' ', fp);
         else
             fputc(*s, fp);
     }
+}
+
+static void md_text(FILE *fp, const char *s)
+{
+    md_put(fp, s, 0);
+}
+
+static void md_cell(FILE *fp, const char *s)
+{
+    md_put(fp, s, 1);
 }
 
 static const char *dec_seed(const exp_decision *d)
@@ -109,9 +120,9 @@ void report_md_matrix(FILE *fp, const report *r, const char *pages_dir)
     for (int i = 0; i < r->set->ndecs; i++) {
         const report_dec *d = &r->decs[i];
         fputs("| ", fp);
-        md_text(fp, d->d->domain);
+        md_cell(fp, d->d->domain);
         fprintf(fp, " | [");
-        md_text(fp, d->d->title);
+        md_cell(fp, d->d->title);
         fprintf(fp, "](#%s) | **%s** | %s |\n", d->d->name, evidence_status_name(d->status), dec_seed(d->d));
     }
     const char *domain = "";
@@ -195,7 +206,7 @@ static void rows_table(FILE *fp, const report *r, const report_exp *x)
             char label[300];
             report_row_label(r, ri, row, label, sizeof label);
             fputs("| ", fp);
-            md_text(fp, label);
+            md_cell(fp, label);
             if (row->has_time && row->has_ci)
                 fprintf(fp, " | %.2f [%.2f–%.2f]", row->median_ms * 1e3, row->median_lo * 1e3, row->median_hi * 1e3);
             else if (row->has_time)
@@ -223,7 +234,7 @@ static void rows_table(FILE *fp, const report *r, const report_exp *x)
             fprintf(fp, " | %s", row_status_name(row->status));
             if (row->flags[0]) {
                 fputc(' ', fp);
-                md_text(fp, row->flags);
+                md_cell(fp, row->flags);
             }
             fputs(" |\n", fp);
         }
@@ -250,9 +261,9 @@ static void claim_block(FILE *fp, const report *r, const exp_claim *cl, const cl
         char label[300];
         report_row_label(r, in->run, in->row, label, sizeof label);
         fputs("| ", fp);
-        md_text(fp, label);
+        md_cell(fp, label);
         fprintf(fp, " | %s | ", in->verdict == VERDICT_FAILED ? "not met" : "undecided");
-        md_text(fp, in->why);
+        md_cell(fp, in->why);
         fputs(" |\n", fp);
     }
 }
