@@ -29,6 +29,25 @@ static int put_text(char *dst, size_t cap, const char *v, int continued, const c
     return 0;
 }
 
+/* A section's prose keys and where each goes. */
+typedef struct text_key {
+    const char *key;
+    char *dst;
+    size_t cap;
+} text_key;
+
+/* 1 when `key` is one of keys (its value put, the outcome in *rc), 0 when it is none of them. */
+static int put_known(const text_key *keys, size_t n, const char *key, const char *v, int continued, char *why,
+                     size_t whylen, int *rc)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(key, keys[i].key) == 0) {
+            *rc = put_text(keys[i].dst, keys[i].cap, v, continued, key, why, whylen);
+            return 1;
+        }
+    return 0;
+}
+
 static int name_char(char c)
 {
     return isalnum((unsigned char)c) || strchr("_-.^@[]+:", c) != NULL;
@@ -194,18 +213,14 @@ static int exp_key(void *user, int line, const char *key, const char *v, int con
         snprintf(why, whylen, "[claim %s] unknown key '%s' (known: says, rule)", c->name, key);
         return -1;
     }
-    struct {
-        const char *key;
-        char *dst;
-        size_t cap;
-    } text[] = {
+    const text_key text[] = {
         {"title", e->title, sizeof e->title},          {"question", e->question, sizeof e->question},
         {"why", e->why, sizeof e->why},                {"run", e->run, sizeof e->run},
         {"boundary", e->boundary, sizeof e->boundary}, {"next", e->next, sizeof e->next},
     };
-    for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
-        if (strcmp(key, text[i].key) == 0)
-            return put_text(text[i].dst, text[i].cap, v, continued, key, why, whylen);
+    int rc;
+    if (put_known(text, sizeof text / sizeof text[0], key, v, continued, why, whylen, &rc))
+        return rc;
     if (strcmp(key, "plugin") == 0)
         return put_name(e->plugin, sizeof e->plugin, v, continued, key, why, whylen);
     if (strcmp(key, "chart") == 0) {
@@ -250,11 +265,9 @@ int exp_load_experiment(const char *path, exp_experiment *e, char *err, size_t e
 {
     memset(e, 0, sizeof *e);
     snprintf(e->path, sizeof e->path, "%s", path);
-    if (stem(path, ".exp.ini", e->name, sizeof e->name, err, errlen) != 0)
-        return -1;
     exp_parse p = {.e = e};
     static const ini_walk_ops ops = {exp_section, exp_key};
-    if (ini_walk(path, &ops, &p, 0, err, errlen) != 0)
+    if (stem(path, ".exp.ini", e->name, sizeof e->name, err, errlen) != 0 || ini_walk(path, &ops, &p, 0, err, errlen) != 0)
         return -1;
     if (!(p.seen & 1) || !e->plugin[0]) {
         snprintf(err, errlen, "%s: no plugin named: add [experiment] with plugin = NAME", path);
@@ -329,18 +342,14 @@ static int dec_key(void *user, int line, const char *key, const char *v, int con
         snprintf(why, whylen, "[seed] unknown key '%s' (known: status, figure, source)", key);
         return -1;
     }
-    struct {
-        const char *key;
-        char *dst;
-        size_t cap;
-    } text[] = {
+    const text_key text[] = {
         {"domain", d->domain, sizeof d->domain}, {"title", d->title, sizeof d->title},
         {"call", d->call, sizeof d->call},       {"caveat", d->caveat, sizeof d->caveat},
         {"next", d->next, sizeof d->next},
     };
-    for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
-        if (strcmp(key, text[i].key) == 0)
-            return put_text(text[i].dst, text[i].cap, v, continued, key, why, whylen);
+    int rc;
+    if (put_known(text, sizeof text / sizeof text[0], key, v, continued, why, whylen, &rc))
+        return rc;
     if (strcmp(key, "experiments") == 0) {
         if (!continued)
             d->exps_line = line;
@@ -355,11 +364,9 @@ int exp_load_decision(const char *path, exp_decision *d, char *err, size_t errle
 {
     memset(d, 0, sizeof *d);
     snprintf(d->path, sizeof d->path, "%s", path);
-    if (stem(path, ".ini", d->name, sizeof d->name, err, errlen) != 0)
-        return -1;
     exp_parse p = {.d = d};
     static const ini_walk_ops ops = {dec_section, dec_key};
-    if (ini_walk(path, &ops, &p, 0, err, errlen) != 0)
+    if (stem(path, ".ini", d->name, sizeof d->name, err, errlen) != 0 || ini_walk(path, &ops, &p, 0, err, errlen) != 0)
         return -1;
     const char *missing = !(p.seen & 1) ? "[decision]" : !d->domain[0] ? "domain" : !d->title[0] ? "title"
                         : !d->call[0] ? "call" : d->nexps == 0 ? "experiments" : NULL;

@@ -148,6 +148,24 @@ void report_claim_figure(const exp_claim *claim, const claim_result *c, char *bu
         snprintf(buf + w, len - (size_t)w, "; met %d of %d%s", c->met, c->n, c->open ? ", some open" : "");
 }
 
+void report_claim_summary(const report *r, const exp_claim *claim, const claim_result *c, int max, char *buf,
+                          size_t len)
+{
+    report_claim_figure(claim, c, buf, len);
+    char cases[1200];
+    static const struct {
+        claim_verdict v;
+        const char *what;
+    } parts[] = {{VERDICT_FAILED, "not met"}, {VERDICT_OPEN, "undecided"}};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (!(parts[i].v == VERDICT_FAILED ? c->failed : c->open))
+            continue;
+        report_cases_with(r, c, parts[i].v, max, cases, sizeof cases);
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "; %s at %s", parts[i].what, cases);
+    }
+}
+
 void report_measured_figure(const report *r, const report_exp *x, char *buf, size_t len)
 {
     double lo = 0, hi = 0;

@@ -47,6 +47,11 @@ void report_cases_with(const report *r, const claim_result *c, claim_verdict ver
 /* One line of figures for a claim: "speedup_lo vs torch.compile 0.972–1.091; met 12 of 15". */
 void report_claim_figure(const exp_claim *claim, const claim_result *c, char *buf, size_t len);
 
+/* The claim's figure, then the cases not met and those undecided (at most `max` named each):
+   "speedup_lo 0.97–1.09; met 12 of 15; not met at ragged (fp16); undecided at ...". */
+void report_claim_summary(const report *r, const exp_claim *claim, const claim_result *c, int max, char *buf,
+                          size_t len);
+
 /* The figure of an experiment without claims: its rate's range over the passed rows in scope. */
 void report_measured_figure(const report *r, const report_exp *x, char *buf, size_t len);
 

@@ -64,20 +64,9 @@ static void runs_list(FILE *fp, const report *r)
 
 static void claim_summary(FILE *fp, const report *r, const report_exp *x, int k)
 {
-    char buf[1600];
-    const claim_result *c = &x->claims[k];
-    report_claim_figure(&x->e->claims[k], c, buf, sizeof buf);
+    char buf[3000];
+    report_claim_summary(r, &x->e->claims[k], &x->claims[k], 6, buf, sizeof buf);
     xml_text(fp, buf);
-    if (c->failed) {
-        report_cases_with(r, c, VERDICT_FAILED, 6, buf, sizeof buf);
-        fputs("; <b>not met</b> at ", fp);
-        xml_text(fp, buf);
-    }
-    if (c->open) {
-        report_cases_with(r, c, VERDICT_OPEN, 6, buf, sizeof buf);
-        fputs("; <b>undecided</b> at ", fp);
-        xml_text(fp, buf);
-    }
 }
 
 static void matrix(FILE *fp, const report *r)

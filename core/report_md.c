@@ -70,7 +70,7 @@ void report_md_runs(FILE *fp, const report *r)
    or stay open, or its measured figure. */
 static void evidence_line(FILE *fp, const report *r, const report_exp *x)
 {
-    char buf[1600];
+    char buf[3000];
     if (x->e->nclaims == 0) {
         report_measured_figure(r, x, buf, sizeof buf);
         md_text(fp, buf);
@@ -83,18 +83,8 @@ static void evidence_line(FILE *fp, const report *r, const report_exp *x)
         fprintf(fp, "*%s*: ", evidence_status_name(c->status));
         md_text(fp, x->e->claims[k].says);
         fputs(" — ", fp);
-        report_claim_figure(&x->e->claims[k], c, buf, sizeof buf);
+        report_claim_summary(r, &x->e->claims[k], c, 4, buf, sizeof buf);
         md_text(fp, buf);
-        if (c->failed) {
-            report_cases_with(r, c, VERDICT_FAILED, 4, buf, sizeof buf);
-            fputs("; not met at ", fp);
-            md_text(fp, buf);
-        }
-        if (c->open) {
-            report_cases_with(r, c, VERDICT_OPEN, 4, buf, sizeof buf);
-            fputs("; undecided at ", fp);
-            md_text(fp, buf);
-        }
     }
 }
 
