@@ -107,6 +107,27 @@ static void read_meta(run_dir *r, const char *dir)
     }
 }
 
+/* Two runs of one id (every PyTorch run is "torch") would read as one on a page: the later one is
+   named by its parent folder too ("2026-11-22-h200-abi2-timer2/torch"). */
+static void unique_id(run_set *s, run_dir *r)
+{
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->runs[i].id, r->id) == 0) {
+            char dir[4096], id[sizeof r->id];
+            snprintf(dir, sizeof dir, "%s", r->path);
+            char *slash = strrchr(dir, '/');
+            if (r->is_file && slash) /* a CSV: its run is its folder */
+                *slash = 0, slash = strrchr(dir, '/');
+            if (slash) {
+                *slash = 0;
+                const char *parent = strrchr(dir, '/');
+                snprintf(id, sizeof id, "%.30s/%.30s", parent ? parent + 1 : dir, r->id);
+                snprintf(r->id, sizeof r->id, "%s", id);
+            }
+            return;
+        }
+}
+
 /* A folder of CSVs as one run: 1 when it had any, 0 when none, -1 out of memory. */
 static int add_folder(run_set *s, const char *dir)
 {
@@ -128,6 +149,7 @@ static int add_folder(run_set *s, const char *dir)
     dir_list_free(csv, n);
     if (r->ncsv == 0)
         return 0; /* none was klab's: the notes say why */
+    unique_id(s, r);
     s->n++;
     return 1;
 }
@@ -157,6 +179,7 @@ int run_set_add(run_set *s, const char *path, char *err, size_t errlen)
             free(r->rows);
             return -1;
         }
+        unique_id(s, r);
         s->n++;
         return 0;
     }
