@@ -127,6 +127,6 @@ const char *svg_color(int i)
 
 const char *svg_color_external(int i)
 {
-    static const char *const c[] = {"#ff7f0e", "#d62728", "#e377c2", "#7f7f7f", "#ad494a"};
+    static const char *const c[] = {"#ff7f0e", "#e377c2", "#8c6d31", "#7f7f7f", "#f7b6d2"}; /* no red: the limit is red */
     return c[(i < 0 ? 0 : i) % (int)(sizeof c / sizeof c[0])];
 }
