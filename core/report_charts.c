@@ -479,6 +479,8 @@ int chart_histogram(FILE *fp, const report *r, int run, const klab_row *row)
     svg_text(fp, w - 10, h - 4, "end", 10, "#555", "ms a step");
     svg_line(fp, svg_map(&ax, st.median), TOP, svg_map(&ax, st.median), h - BOTTOM, "#2ca02c", 2, 1);
     svg_line(fp, svg_map(&ax, st.p95), TOP, svg_map(&ax, st.p95), h - BOTTOM, "#d62728", 2, 1);
+    svg_text(fp, svg_map(&ax, st.median) + 3, TOP + 8, "start", 10, "#2ca02c", "p50");
+    svg_text(fp, svg_map(&ax, st.p95) + 3, TOP + 8, "start", 10, "#d62728", "p95");
     svg_end(fp);
     return 1;
 }
