@@ -182,6 +182,17 @@ static void test_report_written(void **state)
     free(r.out);
     snprintf(path, sizeof path, "%s/run/report/report.html", kr_tmp);
     assert_int_equal(access(path, R_OK), 0);
+    /* no RUN: the latest under --out (here the only folder with a meta.ini) */
+    r = KLAB("report", "--experiments", "exp", "--out", ".", "--out-dir", "latest");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "./run/fx.csv (13 rows)");
+    free(r.out);
+    /* no experiments folder: the tables alone, as klab report always printed them */
+    r = KLAB("report", "--experiments", "none", "run");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "run/fx.csv (13 rows)");
+    kr_expect_in(r.out, "no experiments folder 'none': tables only (give --experiments DIR)");
+    free(r.out);
 }
 
 static void test_report_refuses(void **state)
