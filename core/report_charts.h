@@ -3,8 +3,9 @@
  *             TFLOP/s where the row's limit is the tensor peak; its 95 % interval as a whisker; the
  *             limit it is measured against (klab's copy at the same bytes, or the tensor peak) as a
  *             dashed line over the rows of the run that measured it
- *   speedup   a claim's instances (its metric and interval, the claim's number as a line), or, in an
- *             experiment without one, each row's speedup over the plugin's baseline; log scale
+ *   claim     a claim's instances (its metric and interval, the claim's number as a line)
+ *   speedup   each row's speedup over the plugin's baseline profile, with its interval
+ *             (both: log scale where the values span 2x or more)
  *   sweep     GB/s against the row length N (the shape's last dimension), a line per profile and
  *             dtype, klab's copy dashed
  *   histogram a step row's raw samples (its samples file), p50 and p95 marked */

@@ -155,8 +155,7 @@ static void experiment(FILE *fp, const report *r, const report_exp *x)
         chart_sweep(fp, r, x);
     for (int k = 0; k < e->nclaims; k++)
         chart_claim(fp, r, x, k);
-    if (e->nclaims == 0)
-        chart_speedup(fp, r, x);
+    chart_speedup(fp, r, x);
     /* one rate chart per case, in the order the runs hold them */
     char done[256][64];
     int nd = 0, hists = 0;
