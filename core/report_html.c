@@ -94,17 +94,23 @@ static void matrix(FILE *fp, const report *r)
                 continue;
             fprintf(fp, "<div><a href=\"#exp-%s\">%s</a> ", x->e->name, x->e->name);
             status_badge(fp, x->status);
-            fputs(": ", fp);
             if (x->e->nclaims == 0) {
                 char buf[400];
                 report_measured_figure(r, x, buf, sizeof buf);
+                fputs(" ", fp);
                 xml_text(fp, buf);
             }
-            for (int c = 0; c < x->e->nclaims; c++) {
-                fputs(c ? "; " : "", fp);
+            fputs("<ul>", fp);
+            for (int c = 0; c < x->e->nclaims; c++) { /* one line a claim: what it says, then its figures */
+                fputs("<li>", fp);
+                status_badge(fp, x->claims[c].status);
+                fputs(" ", fp);
+                xml_text(fp, x->e->claims[c].says);
+                fputs("<br><small>", fp);
                 claim_summary(fp, r, x, c);
+                fputs("</small></li>", fp);
             }
-            fputs("</div>", fp);
+            fputs("</ul></div>", fp);
         }
         fputs("</td><td>", fp);
         xml_text(fp, d->d->caveat);
@@ -189,7 +195,7 @@ static const char css[] =
     "font-size:12px;white-space:nowrap}.sup{background:#2a8a2a}.cav{background:#c07a00}.rej{background:#b22}"
     ".mea{background:#2a5db0}.none{background:#777}p.none{background:none;color:#a00}.charts svg{display:block;"
     "margin:10px 0;border:1px solid #eee}section{border-top:2px solid #ddd;margin-top:2em}code{font-size:12px}"
-    ".meta{color:#555}small{color:#444}";
+    ".meta{color:#555}small{color:#444}td ul{margin:2px 0 6px 0;padding-left:16px}td li{margin-bottom:3px}";
 
 int report_html_write(const report *r, const char *path, char *err, size_t errlen)
 {

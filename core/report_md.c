@@ -76,11 +76,9 @@ static void evidence_line(FILE *fp, const report *r, const report_exp *x)
         md_text(fp, buf);
         return;
     }
-    for (int k = 0; k < x->e->nclaims; k++) {
+    for (int k = 0; k < x->e->nclaims; k++) { /* one item a claim, under the experiment's */
         const claim_result *c = &x->claims[k];
-        if (k)
-            fputs("; ", fp);
-        fprintf(fp, "*%s*: ", evidence_status_name(c->status));
+        fprintf(fp, "\n  - *%s*: ", evidence_status_name(c->status));
         md_text(fp, x->e->claims[k].says);
         fputs(" — ", fp);
         report_claim_summary(r, &x->e->claims[k], c, 4, buf, sizeof buf);
@@ -133,8 +131,8 @@ void report_md_matrix(FILE *fp, const report *r, const char *pages_dir)
             const report_exp *x = report_find(r, d->d->exps[k]);
             if (!x)
                 continue;
-            fprintf(fp, "- Evidence, [%s](%s/%s.md) (**%s**, %d rows): ", x->e->name, pages_dir, x->e->name,
-                    evidence_status_name(x->status), x->rows);
+            fprintf(fp, "- Evidence, [%s](%s/%s.md) (**%s**, %d rows)%s", x->e->name, pages_dir, x->e->name,
+                    evidence_status_name(x->status), x->rows, x->e->nclaims ? "" : ": ");
             evidence_line(fp, r, x);
             fputc('\n', fp);
         }
