@@ -16,7 +16,10 @@ void cli_usage(FILE *fp)
           "       klab --tune               time every configuration of each tuning space; cache the best (GPU)\n"
           "       klab --tune --validate    list each case's configurations (no GPU needed)\n"
           "       klab --self-test          check the timer against spins of known length (GPU)\n"
-          "       klab report DIR           print the tables of a run folder's CSVs\n"
+          "       klab report [RUN...]      print the runs' tables; judge the experiments' claims over them\n"
+          "                                 and write the decision matrix, a page per experiment (Markdown)\n"
+          "                                 and report.html (RUN: a run folder, one of its CSVs, or a folder\n"
+          "                                 of run folders; default: the latest run under --out)\n"
           "       klab compare RUN-A RUN-B  each row of B against A: ratio of medians, FASTER / SLOWER / SAME /\n"
           "                                 UNSURE from both intervals (runs: folders, or ids under --out)\n"
           "\n"
@@ -33,6 +36,8 @@ void cli_usage(FILE *fp)
           "  --tune-cache PATH      the tuning cache --tune writes and every run reads (default:\n"
           "                         <out DIR>/tune-cache.ini)\n"
           "  --run-id ID            the run folder's name (default: date-time and commit)\n"
+          "  --out-dir DIR          klab report: write the report here (default: <first RUN>/report)\n"
+          "  --experiments DIR      klab report: the *.exp.ini and decisions/*.ini (default: experiments)\n"
           "  --device N             the CUDA device to use (default 0)\n"
           "how:\n"
           "  --hot                  time each sample right after an untimed run of the same subject (L2 warm;\n"
@@ -123,7 +128,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
     }
     enum { O_CASE = 256, O_DTYPE, O_PROFILE, O_CONFIG, O_PLUGIN_PATH, O_INI_DIR, O_OUT, O_RUN_ID, O_DEVICE,
            O_HOT, O_BATCHED, O_GRAPH, O_VERIFY_ONLY, O_TUNE, O_TUNE_CACHE, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION,
-           O_WITH_TORCH, O_TORCH, O_THRESHOLD };
+           O_WITH_TORCH, O_TORCH, O_THRESHOLD, O_OUT_DIR, O_EXPERIMENTS };
     static const struct option longopts[] = {
         {"plugin", required_argument, 0, 'p'},     {"case", required_argument, 0, O_CASE},
         {"dtype", required_argument, 0, O_DTYPE},  {"profile", required_argument, 0, O_PROFILE},
@@ -140,6 +145,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         {"self-test", no_argument, 0, O_SELF_TEST}, {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, O_VERSION},    {"with-torch", no_argument, 0, O_WITH_TORCH},
         {"torch", required_argument, 0, O_TORCH},  {"threshold", required_argument, 0, O_THRESHOLD},
+        {"out-dir", required_argument, 0, O_OUT_DIR}, {"experiments", required_argument, 0, O_EXPERIMENTS},
         {0, 0, 0, 0},
     };
     opterr = 0;
@@ -184,6 +190,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
             o->plugin_paths[o->npaths++] = optarg;
             break;
         case O_INI_DIR: snprintf(o->ini_dir, sizeof o->ini_dir, "%s", optarg); break;
+        case O_OUT_DIR: snprintf(o->report_out, sizeof o->report_out, "%s", optarg); break;
+        case O_EXPERIMENTS: snprintf(o->experiments_dir, sizeof o->experiments_dir, "%s", optarg); break;
         case O_OUT: snprintf(o->out_dir, sizeof o->out_dir, "%s", optarg); break;
         case O_RUN_ID:
             if (!*optarg || strchr(optarg, '/') || strlen(optarg) >= sizeof o->run_id) {
@@ -267,25 +275,36 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         }
     }
     if (optind < argc) {
-        if (strcmp(argv[optind], "report") == 0 && optind + 2 == argc) {
-            o->cmd = CMD_REPORT;
-            snprintf(o->report_dir, sizeof o->report_dir, "%s", argv[optind + 1]);
-            if (!o->tune)
-                return 0;
-        } else if (strcmp(argv[optind], "compare") == 0 && optind + 3 == argc) {
+        if (strcmp(argv[optind], "compare") == 0) {
+            if (optind + 3 != argc) {
+                snprintf(err, errlen, "compare takes two runs: klab compare RUN-A RUN-B");
+                return -1;
+            }
             o->cmd = CMD_COMPARE;
             snprintf(o->compare[0], sizeof o->compare[0], "%s", argv[optind + 1]);
             snprintf(o->compare[1], sizeof o->compare[1], "%s", argv[optind + 2]);
-        } else {
-            if (strcmp(argv[optind], "compare") == 0)
-                snprintf(err, errlen, "compare takes two runs: klab compare RUN-A RUN-B");
-            else if (strcmp(argv[optind], "report") == 0)
-                snprintf(err, errlen, "report takes one run folder: klab report out/RUN_ID");
-            else
-                snprintf(err, errlen, "unexpected argument '%s' (see klab --help)", argv[optind]);
+        } else if (strcmp(argv[optind], "report") != 0) {
+            snprintf(err, errlen, "unexpected argument '%s' (see klab --help)", argv[optind]);
             return -1;
+        } else {
+            o->cmd = CMD_REPORT;
+            for (int i = optind + 1; i < argc; i++) {
+                if (o->nreports == CLI_MAX) {
+                    snprintf(err, errlen, "report: more than %d runs", CLI_MAX);
+                    return -1;
+                }
+                o->reports[o->nreports++] = argv[i];
+            }
+            if (o->nreports)
+                snprintf(o->report_dir, sizeof o->report_dir, "%s", o->reports[0]);
         }
     }
+    if ((o->report_out[0] || o->experiments_dir[0]) && o->cmd != CMD_REPORT) {
+        snprintf(err, errlen, "--out-dir and --experiments go with klab report");
+        return -1;
+    }
+    if (!o->experiments_dir[0])
+        snprintf(o->experiments_dir, sizeof o->experiments_dir, "experiments");
     if (o->tune && o->cmd != CMD_RUN && o->cmd != CMD_VALIDATE) {
         /* configurations are per case: --list has no cases; --validate lists them */
         snprintf(err, errlen, "--tune goes with a run, or with --validate to list each case's configurations");

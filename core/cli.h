@@ -23,7 +23,11 @@ typedef struct cli_opts {
     char ini_dir[4096];
     char run_id[64];
     char out_dir[4096];
-    char report_dir[4096];
+    char report_dir[4096];     /* klab report: the first RUN ("": the latest under --out) */
+    int nreports;              /* klab report RUN...: every RUN, as given */
+    const char *reports[CLI_MAX];
+    char report_out[4096];     /* --out-dir: where the report goes ("": <first RUN>/report) */
+    char experiments_dir[4096]; /* --experiments: the experiment and decision files (default experiments) */
     char compare[2][4096]; /* klab compare RUN-A RUN-B: run folders, or run ids under --out */
     double threshold;      /* klab compare --threshold PCT, as a fraction (compare.h) */
     int device;

@@ -12,6 +12,9 @@
 #include "ini_config.h"
 #include "lab_internal.h"
 #include "lab_torch.h"
+#include "report_html.h"
+#include "report_md.h"
+#include "run_set.h"
 #include "table.h"
 #include "text.h"
 
@@ -226,14 +229,93 @@ int lab_self_test(const cli_opts *o)
     return s.done_status ? EXIT_FAILED_ROWS : EXIT_OK;
 }
 
+/* The runs' tables, as `klab report DIR` always printed them; 0, or -1 when a table could not be read. */
+static int report_tables(const run_set *runs)
+{
+    int rc = 0;
+    char err[1200];
+    for (int i = 0; i < runs->n; i++) {
+        const run_dir *d = &runs->runs[i];
+        if (d->is_file) {
+            char title[4200];
+            snprintf(title, sizeof title, "%s (%d rows)", d->path, d->nrows);
+            table_print(stdout, title, d->rows, d->nrows);
+        } else if (table_report(stdout, d->path, err, sizeof err) != 0) {
+            text_printf(stderr, "klab: %s\n", err);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
 int lab_report(const cli_opts *o)
 {
-    char err[1200];
-    if (table_report(stdout, o->report_dir, err, sizeof err) != 0) {
-        fprintf(stderr, "klab: %s\n", err);
+    char err[1200], latest[4400];
+    const char *given[CLI_MAX];
+    int n = o->nreports;
+    for (int i = 0; i < n; i++)
+        given[i] = o->reports[i];
+    if (n == 0) {
+        if (run_set_latest(o->out_dir, latest, sizeof latest, err, sizeof err) != 0) {
+            text_printf(stderr, "klab: %s\n", err);
+            return EXIT_USAGE;
+        }
+        given[n++] = latest;
+    }
+    run_set runs = {0};
+    for (int i = 0; i < n; i++)
+        if (run_set_add(&runs, given[i], err, sizeof err) != 0) {
+            text_printf(stderr, "klab: %s\n", err);
+            run_set_free(&runs);
+            return EXIT_USAGE;
+        }
+    int rc = report_tables(&runs) == 0 ? EXIT_OK : EXIT_USAGE;
+    exp_set set;
+    struct stat st;
+    if (stat(o->experiments_dir, &st) != 0) {
+        text_printf(stdout, "\nno experiments folder '%s': tables only (give --experiments DIR)\n", o->experiments_dir);
+        run_set_free(&runs);
+        return rc;
+    }
+    if (exp_load_dir(o->experiments_dir, &set, err, sizeof err) != 0) {
+        text_printf(stderr, "klab: %s\n", err);
+        run_set_free(&runs);
         return EXIT_USAGE;
     }
-    return EXIT_OK;
+    char out[4400];
+    if (o->report_out[0]) {
+        snprintf(out, sizeof out, "%s", o->report_out);
+    } else {
+        const run_dir *first = &runs.runs[0];
+        int dirlen = (int)strlen(first->path);
+        const char *slash = first->is_file ? strrchr(first->path, '/') : NULL;
+        if (first->is_file)
+            dirlen = slash ? (int)(slash - first->path) : 1;
+        snprintf(out, sizeof out, "%.*s/report", dirlen, first->is_file && !slash ? "." : first->path);
+    }
+    report r;
+    if (report_eval(&r, &set, &runs) != 0) {
+        fprintf(stderr, "klab: out of memory\n");
+        rc = EXIT_USAGE;
+    } else {
+        char html[4500];
+        snprintf(html, sizeof html, "%s/report.html", out);
+        if (report_md_write(&r, out, err, sizeof err) != 0 || report_html_write(&r, html, err, sizeof err) != 0) {
+            text_printf(stderr, "klab: %s\n", err);
+            rc = EXIT_USAGE;
+        } else {
+            text_printf(stdout, "\ndecisions over %d run%s (%s):\n", runs.n, runs.n == 1 ? "" : "s", o->experiments_dir);
+            for (int i = 0; i < set.ndecs; i++)
+                text_printf(stdout, "  %-28s %-12s (seed: %s)\n", set.decs[i].title,
+                            evidence_status_name(r.decs[i].status),
+                            set.decs[i].seed_status[0] ? set.decs[i].seed_status : "none");
+            text_printf(stdout, "report: %s/decisions.md, %s/experiments/*.md (%d), %s\n", out, out, set.nexps, html);
+        }
+        report_free(&r);
+    }
+    exp_set_free(&set);
+    run_set_free(&runs);
+    return rc;
 }
 
 /* A run as the user names it: a folder, else a run id under --out. */

@@ -127,8 +127,20 @@ static void test_report(void **state)
     assert_int_equal(opts.cmd, CMD_REPORT);
     assert_string_equal(opts.report_dir, "out/2025-01-01-abc");
     assert_string_equal(opts.command_line, "klab report out/2025-01-01-abc");
-    fails(PARSE("report"), "report takes one run folder: klab report out/RUN_ID");
-    fails(PARSE("report", "a", "b"), "report takes one run folder: klab report out/RUN_ID");
+    assert_int_equal(opts.nreports, 1);
+    assert_string_equal(opts.experiments_dir, "experiments");
+    assert_string_equal(opts.report_out, "");
+    /* no RUN: the latest under --out; several: all of them, options anywhere */
+    assert_int_equal(PARSE("report"), 0);
+    assert_int_equal(opts.nreports, 0);
+    assert_string_equal(opts.report_dir, "");
+    assert_int_equal(PARSE("report", "a", "--out-dir", "/tmp/r", "b", "--experiments", "e"), 0);
+    assert_int_equal(opts.nreports, 2);
+    assert_string_equal(opts.reports[1], "b");
+    assert_string_equal(opts.report_out, "/tmp/r");
+    assert_string_equal(opts.experiments_dir, "e");
+    fails(PARSE("--out-dir", "x"), "--out-dir and --experiments go with klab report");
+    fails(PARSE("rep"), "unexpected argument 'rep' (see klab --help)");
 }
 
 static void test_selection(void **state)

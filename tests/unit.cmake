@@ -75,3 +75,9 @@ add_dependencies(test_compare klab rmsnorm)
 # missing and a fake interpreter, and the real torch_rows.py --dry-run (no torch, no GPU)
 klab_test(test_lab_torch SOURCES test_lab_torch.c klab_run.c GPU LABELS unit) # GPU: its runs time on one where there is one
 add_dependencies(test_lab_torch klab vector_add)
+
+# klab report: the claim grammar and its statuses over CSV fixtures, experiment and decision files
+# refused with file:line, the shipped ones loaded; the report written and drawn (test_report)
+klab_test(test_claims SOURCES test_claims.c report_fixture.c LABELS unit)
+klab_test(test_report SOURCES test_report.c report_fixture.c klab_run.c LABELS unit)
+add_dependencies(test_report klab)

@@ -42,7 +42,7 @@ if [ $rc -eq 3 ]; then
   if [ -n "$latest" ]; then
     echo
     echo "The latest committed evidence ($latest), measured on a GPU:"
-    $K report "$latest"
+    $K report --out-dir out/evidence-report "$latest" # the report beside out/, not in the committed tree
   fi
   echo
   echo "Timing needs a GPU: on one, this same command verifies and times every experiment."

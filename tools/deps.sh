@@ -20,6 +20,8 @@ klab_install_missing() {
   command -v cmake >/dev/null 2>&1 || missing+=(cmake)
   command -v ninja >/dev/null 2>&1 || missing+=(ninja-build)
   command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+  # test_report draws klab report's HTML in headless Chromium and checks the charts' pixels
+  command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=(chromium)
   [ ${#missing[@]} -eq 0 ] && return 0
   local sudo=
   [ "$(id -u)" -ne 0 ] && sudo=sudo

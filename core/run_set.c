@@ -1,0 +1,248 @@
+#include "run_set.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dir_list.h"
+#include "ini_walk.h"
+#include "table.h"
+
+static void note(run_set *s, const char *fmt, const char *a, const char *b)
+{
+    if (s->nnotes < RUN_SET_NOTES)
+        snprintf(s->notes[s->nnotes++], sizeof s->notes[0], fmt, a, b);
+}
+
+/* ---- meta.ini: only what a report shows ---- */
+
+typedef struct meta_read {
+    run_dir *r;
+    char section[32];
+} meta_read;
+
+static int meta_section(void *user, int line, const char *name, char *why, size_t whylen)
+{
+    (void)line, (void)why, (void)whylen;
+    meta_read *m = user;
+    snprintf(m->section, sizeof m->section, "%s", name);
+    return 0;
+}
+
+static int meta_key(void *user, int line, const char *key, const char *v, int continued, char *why, size_t whylen)
+{
+    (void)line, (void)continued, (void)why, (void)whylen;
+    meta_read *m = user;
+    run_dir *r = m->r;
+    if (strcmp(m->section, "run") == 0) {
+        if (strcmp(key, "id") == 0)
+            snprintf(r->id, sizeof r->id, "%s", v);
+        else if (strcmp(key, "started") == 0)
+            snprintf(r->started, sizeof r->started, "%s", v);
+        else if (strcmp(key, "commit") == 0)
+            snprintf(r->commit, sizeof r->commit, "%s", v);
+        else if (strcmp(key, "command") == 0)
+            snprintf(r->command, sizeof r->command, "%s", v);
+    } else if (strcmp(m->section, "device") == 0 && strcmp(key, "name") == 0) {
+        snprintf(r->gpu, sizeof r->gpu, "%s", v);
+    }
+    return 0;
+}
+
+/* ---- the folder ---- */
+
+static run_dir *new_run(run_set *s, const char *path)
+{
+    if (s->n == s->cap) {
+        int c = s->cap ? 2 * s->cap : 8;
+        run_dir *p = realloc(s->runs, (size_t)c * sizeof *p);
+        if (!p)
+            return NULL;
+        s->runs = p;
+        s->cap = c;
+    }
+    run_dir *r = &s->runs[s->n];
+    memset(r, 0, sizeof *r);
+    snprintf(r->path, sizeof r->path, "%s", path);
+    return r;
+}
+
+/* Appends one CSV's rows to r; a file that is not klab's is a note, not an error. */
+static void add_csv(run_set *s, run_dir *r, const char *file)
+{
+    char err[1200];
+    klab_row *rows = NULL;
+    int n = table_read_csv(file, &rows, err, sizeof err);
+    if (n < 0) {
+        note(s, "%s%s: passed over", err, "");
+        return;
+    }
+    klab_row *all = realloc(r->rows, (size_t)(r->nrows + n + 1) * sizeof *all);
+    if (!all) {
+        note(s, "%s: out of memory%s", file, "");
+        free(rows);
+        return;
+    }
+    if (n)
+        memcpy(all + r->nrows, rows, (size_t)n * sizeof *rows);
+    r->rows = all;
+    r->nrows += n;
+    r->ncsv++;
+    free(rows);
+}
+
+static void read_meta(run_dir *r, const char *dir)
+{
+    char path[4200], err[1200];
+    snprintf(path, sizeof path, "%s/meta.ini", dir);
+    meta_read m = {.r = r};
+    static const ini_walk_ops ops = {meta_section, meta_key};
+    struct stat st;
+    r->has_meta = stat(path, &st) == 0 && ini_walk(path, &ops, &m, INI_WALK_CUT_LONG, err, sizeof err) == 0;
+    if (!r->id[0]) {
+        const char *b = strrchr(dir, '/');
+        snprintf(r->id, sizeof r->id, "%s", b && b[1] ? b + 1 : dir);
+    }
+}
+
+/* Two runs of one id (every PyTorch run is "torch") would read as one on a page: the later one is
+   named by its parent folder too ("2026-11-22-h200-abi2-timer2/torch"). */
+static void unique_id(run_set *s, run_dir *r)
+{
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->runs[i].id, r->id) == 0) {
+            char dir[4096], id[sizeof r->id];
+            snprintf(dir, sizeof dir, "%s", r->path);
+            char *slash = strrchr(dir, '/');
+            if (r->is_file && slash) /* a CSV: its run is its folder */
+                *slash = 0, slash = strrchr(dir, '/');
+            if (slash) {
+                *slash = 0;
+                const char *parent = strrchr(dir, '/');
+                snprintf(id, sizeof id, "%.30s/%.30s", parent ? parent + 1 : dir, r->id);
+                snprintf(r->id, sizeof r->id, "%s", id);
+            }
+            return;
+        }
+}
+
+/* A folder of CSVs as one run: 1 when it had any, 0 when none, -1 out of memory. */
+static int add_folder(run_set *s, const char *dir)
+{
+    char **csv;
+    int n = dir_list(dir, ".csv", &csv);
+    if (n <= 0)
+        return 0;
+    run_dir *r = new_run(s, dir);
+    if (!r) {
+        dir_list_free(csv, n);
+        return -1;
+    }
+    read_meta(r, dir);
+    for (int i = 0; i < n; i++) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", dir, csv[i]);
+        add_csv(s, r, path);
+    }
+    dir_list_free(csv, n);
+    if (r->ncsv == 0)
+        return 0; /* none was klab's: the notes say why */
+    unique_id(s, r);
+    s->n++;
+    return 1;
+}
+
+int run_set_add(run_set *s, const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (S_ISREG(st.st_mode)) {
+        run_dir *r = new_run(s, path);
+        if (!r) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        r->is_file = 1;
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        snprintf(slash ? slash : dir, slash ? sizeof dir - (size_t)(slash - dir) : sizeof dir, "%s", slash ? "" : ".");
+        read_meta(r, dir);
+        add_csv(s, r, path);
+        if (r->ncsv == 0) {
+            snprintf(err, errlen, "%s: not a klab CSV", path);
+            free(r->rows);
+            return -1;
+        }
+        unique_id(s, r);
+        s->n++;
+        return 0;
+    }
+    int got = add_folder(s, path);
+    if (got < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (got > 0)
+        return 0;
+    char **subs;
+    int n = dir_list(path, NULL, &subs);
+    for (int i = 0; i < n && got >= 0; i++) {
+        char sub[4400];
+        snprintf(sub, sizeof sub, "%s/%s", path, subs[i]);
+        int k = add_folder(s, sub);
+        got = k < 0 ? -1 : got + k;
+    }
+    dir_list_free(subs, n > 0 ? n : 0);
+    if (got <= 0) {
+        snprintf(err, errlen, got < 0 ? "out of memory" : "%s: no klab CSV here or in its folders", path);
+        return -1;
+    }
+    return 0;
+}
+
+int run_set_latest(const char *out_dir, char *path, size_t len, char *err, size_t errlen)
+{
+    char **subs;
+    int n = dir_list(out_dir, NULL, &subs);
+    if (n < 0) {
+        snprintf(err, errlen, "%s: %s: give a run folder (klab report out/RUN_ID)", out_dir, strerror(errno));
+        return -1;
+    }
+    double best = -1;
+    int at = -1;
+    for (int i = 0; i < n; i++) {
+        char meta[4400];
+        struct stat st;
+        snprintf(meta, sizeof meta, "%s/%s/meta.ini", out_dir, subs[i]);
+        if (stat(meta, &st) != 0)
+            continue;
+        double t = (double)st.st_mtim.tv_sec + 1e-9 * (double)st.st_mtim.tv_nsec;
+        if (t >= best) { /* names are sorted: a tie goes to the later name */
+            best = t;
+            at = i;
+        }
+    }
+    int rc = -1;
+    if (at < 0)
+        snprintf(err, errlen, "%s: no run folder (one with meta.ini) here: run klab first, or name one", out_dir);
+    else if (snprintf(path, len, "%s/%s", out_dir, subs[at]) >= (int)len)
+        snprintf(err, errlen, "%s/%s: path too long", out_dir, subs[at]);
+    else
+        rc = 0;
+    dir_list_free(subs, n > 0 ? n : 0);
+    return rc;
+}
+
+void run_set_free(run_set *s)
+{
+    for (int i = 0; i < s->n; i++)
+        free(s->runs[i].rows);
+    free(s->runs);
+    memset(s, 0, sizeof *s);
+}

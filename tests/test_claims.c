@@ -1,0 +1,325 @@
+/* claims: the rule grammar, its judgement over rows written as a real CSV and read back as klab report
+ * reads them (run_set), each status reachable, and experiment and decision files refused with the
+ * file and line of what is wrong. */
+#include "klab_test.h"
+#include "report_fixture.h"
+
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "claims.h"
+#include "experiment.h"
+#include "report_eval.h"
+#include "run_set.h"
+
+static char tmp[256];
+
+static void write_text(const char *rel, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, rel);
+    fx_write(path, text);
+}
+
+/* The fixture run: cases big (64 MiB) and small, dtypes fp16 and fp32, profiles base, fused and
+   torch.compile; "noisy" has a wide interval; "bad" has a flagged row and one with few samples. */
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmp, sizeof tmp, "/tmp/klab-claims-XXXXXX");
+    assert_non_null(mkdtemp(tmp));
+    klab_row rows[32];
+    int n = 0;
+    const char *dts[] = {"fp16", "fp32"};
+    for (int d = 0; d < 2; d++) {
+        rows[n++] = fx_row("big", dts[d], "base", 3.0, 0.005, 1.0, 0.33);
+        rows[n++] = fx_row("big", dts[d], "fused", 1.0, 0.005, 3.0, 0.98);
+        rows[n++] = fx_row("big", dts[d], "torch.compile", 1.2, 0.005, 2.5, 0.82);
+        rows[n++] = fx_row("small", dts[d], "base", 0.3, 0.005, 1.0, 0.30);
+        rows[n++] = fx_row("small", dts[d], "fused", 0.2, 0.005, 1.5, d ? 0.80 : 0.97);
+        rows[n++] = fx_row("small", dts[d], "torch.compile", 0.19, 0.005, 1.58, 0.95);
+    }
+    rows[n++] = fx_row("noisy", "fp16", "fused", 1.0, 0.05, 1.05, 0.9);
+    rows[n] = fx_row("bad", "fp16", "fused", 1.0, 0.005, 1.2, 0.9);
+    row_fail(&rows[n++], ROW_FLAGGED, "work outside the timed stream");
+    rows[n] = fx_row("bad", "fp32", "fused", 1.0, 0.005, 1.2, 0.9);
+    row_add_flag(&rows[n++], "few-samples");
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    fx_write_run(dir, "fx", rows, n, "fixture");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_parse(void **state)
+{
+    (void)state;
+    claim_rule r;
+    char why[512];
+    assert_int_equal(claim_parse("speedup_lo >= 1.0 where profile = fused and vs = torch.compile|torch.compile@cudagraph",
+                                 &r, why, sizeof why), 0);
+    assert_int_equal(r.num_col, row_column_index("speedup_lo"));
+    assert_int_equal(r.den_col, -1);
+    assert_int_equal(r.op, OP_GE);
+    assert_true(r.threshold == 1.0);
+    assert_int_equal(r.nconds, 1);
+    assert_int_equal(r.nvs, 2);
+    assert_string_equal(r.vs[1], "torch.compile@cudagraph");
+    /* sizes, powers of two, ratios, the p50 alias, no spaces needed */
+    assert_int_equal(claim_parse("frac_limit>=0.95 where bytes>=32MiB and dtype!=fp32", &r, why, sizeof why), 0);
+    assert_true(r.conds[0].num == 33554432.0);
+    assert_int_equal(r.conds[1].op, OP_NE);
+    assert_int_equal(claim_parse("p95_ms/p50 <= 1.05", &r, why, sizeof why), 0);
+    assert_int_equal(r.den_col, row_column_index("median_ms"));
+    assert_int_equal(claim_parse("gbps > 1000 where flops >= 2^36", &r, why, sizeof why), 0);
+    assert_true(r.conds[0].num == 68719476736.0);
+
+    static const struct {
+        const char *rule, *why;
+    } bad[] = {
+        {"speed >= 1", "'speed' is not a numeric column"},
+        {"profile >= 1", "'profile' is not a numeric column"},
+        {"speedup_lo = 1", "'=': the metric is compared with >=, <=, > or <"},
+        {"speedup_lo >= fast", "'fast' is not a number"},
+        {"speedup_lo >= 1 if profile = fused", "'if': after the number comes 'where'"},
+        {"speedup_lo >= 1 where profile >= 2", "'profile' is text: compare it with = or !="},
+        {"speedup_lo >= 1 where bytes = 2", "'bytes' is a number: compare it with >=, <=, > or <"},
+        {"speedup_lo >= 1 where nosuch = 2", "'nosuch' is not a column of the CSV"},
+        {"speedup_lo >= 1 where profile = fused or dtype = fp16", "'or': conditions are joined by 'and'"},
+        {"speedup_lo >= 1 where vs >= 2", "'vs' is given once, as vs = PROFILE"},
+        {"speedup_lo >= 1 where profile =", "a name is missing after '=' or '|'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(claim_parse(bad[i].rule, &r, why, sizeof why), -1);
+        if (!strstr(why, bad[i].why))
+            fail_msg("'%s': got '%s', expected '%s'", bad[i].rule, why, bad[i].why);
+    }
+}
+
+/* The experiment over the fixture, with one claim per status. */
+static const char experiment_text[] =
+    "[experiment]\n"
+    "title = Fixture\n"
+    "question = Does each status come out?\n"
+    "why = A status no test reaches is a status nobody checked:\n"
+    "    every one here is reached.\n"
+    "plugin = fx\n"
+    "[claim supported]\n"
+    "rule = speedup_lo >= 1.0 where profile = fused and case = big|small\n"
+    "[claim caveated]\n"
+    "says = fused at >= 95 % of the copy\n"
+    "rule = frac_limit >= 0.95 where profile = fused and case = big|small\n"
+    "[claim rejected]\n"
+    "rule = speedup_lo >= 2.0 where profile = fused and case = small\n"
+    "[claim noisy]\n"
+    "rule = speedup >= 1.05 where case = noisy\n"
+    "[claim flagged]\n"
+    "rule = speedup_lo >= 1.0 where case = bad\n"
+    "[claim none]\n"
+    "rule = speedup_lo >= 1.0 where profile = nosuch\n"
+    "[claim vs_compile]\n"
+    "rule = speedup_lo >= 1.0 where profile = fused and vs = torch.compile\n"
+    "[claim big_copy]\n"
+    "rule = frac_limit >= 0.95 where profile = fused and bytes >= 32MiB\n"
+    "[claim tail]\n"
+    "rule = p95_ms/p50 <= 1.05 where profile = fused and case = big\n";
+
+enum { C_SUPPORTED, C_CAVEATED, C_REJECTED, C_NOISY, C_FLAGGED, C_NONE, C_VS, C_BIG, C_TAIL, C_COUNT };
+
+static void load_fixture(exp_experiment *e, run_set *runs)
+{
+    char err[1200], path[512];
+    write_text("fixture.exp.ini", experiment_text);
+    snprintf(path, sizeof path, "%s/fixture.exp.ini", tmp);
+    if (exp_load_experiment(path, e, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(e->nclaims, C_COUNT);
+    assert_string_equal(e->name, "fixture");
+    assert_string_equal(e->why, "A status no test reaches is a status nobody checked: every one here is reached.");
+    memset(runs, 0, sizeof *runs);
+    snprintf(path, sizeof path, "%s/run", tmp);
+    if (run_set_add(runs, path, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(runs->n, 1);
+    assert_string_equal(runs->runs[0].id, "fixture");
+    assert_string_equal(runs->runs[0].gpu, "Test GPU");
+    assert_int_equal(runs->runs[0].nrows, 15);
+}
+
+static void test_statuses(void **state)
+{
+    (void)state;
+    static exp_experiment e;
+    run_set runs;
+    load_fixture(&e, &runs);
+    claim_result c[C_COUNT];
+    for (int k = 0; k < C_COUNT; k++)
+        assert_int_equal(claims_eval(&e, k, &runs, &c[k]), 0);
+
+    assert_int_equal(c[C_SUPPORTED].status, EV_SUPPORTED);
+    assert_int_equal(c[C_SUPPORTED].n, 4);
+    assert_int_equal(c[C_SUPPORTED].met, 4);
+
+    /* met at big (both dtypes) and small fp16; small fp32 at 0.80 is named */
+    assert_int_equal(c[C_CAVEATED].status, EV_CAVEATED);
+    assert_int_equal(c[C_CAVEATED].failed, 1);
+    report rep = {.runs = &runs};
+    char buf[512];
+    report_cases_with(&rep, &c[C_CAVEATED], VERDICT_FAILED, 4, buf, sizeof buf);
+    assert_string_equal(buf, "small (fp32)");
+
+    assert_int_equal(c[C_REJECTED].status, EV_REJECTED);
+    assert_int_equal(c[C_REJECTED].failed, 2);
+
+    /* 1.05 [0.945, 1.155]: the interval straddles the number */
+    assert_int_equal(c[C_NOISY].status, EV_UNDECIDED);
+    assert_non_null(strstr(c[C_NOISY].inst[0].why, "straddles >= 1.05: too noisy to decide"));
+
+    /* a flagged row and one with few samples are said so, never a pass */
+    assert_int_equal(c[C_FLAGGED].status, EV_UNDECIDED);
+    assert_int_equal(c[C_FLAGGED].open, 2);
+    assert_string_equal(c[C_FLAGGED].inst[0].why, "flagged: work outside the timed stream");
+    assert_string_equal(c[C_FLAGGED].inst[1].why, "few samples: too noisy to decide");
+
+    assert_int_equal(c[C_NONE].status, EV_NO_EVIDENCE);
+
+    /* re-based on torch.compile: big 1.2/1.0 -> met; small 0.19/0.2 -> not met; the others have no
+       torch.compile row anywhere: missing evidence, said so */
+    assert_int_equal(c[C_VS].status, EV_CAVEATED);
+    assert_int_equal(c[C_VS].met, 2);
+    assert_int_equal(c[C_VS].failed, 2);
+    assert_int_equal(c[C_VS].open, 3);
+    const claim_instance *big = &c[C_VS].inst[0];
+    assert_non_null(big->vs_row);
+    assert_string_equal(big->vs_row->profile, "torch.compile");
+    /* speedup_lo re-based: torch.compile's median_lo over fused's median_hi, a bound (no interval) */
+    assert_true(fabs(big->value - 1.2 * 0.995 / 1.005) < 1e-4);
+    assert_int_equal(big->has_interval, 0);
+    int saw_missing = 0;
+    for (int i = 0; i < c[C_VS].n; i++)
+        saw_missing |= strcmp(c[C_VS].inst[i].why, "no torch.compile row beside it in this run") == 0;
+    assert_true(saw_missing);
+
+    /* only the 64 MiB case is picked by bytes >= 32MiB; its frac_limit 0.98 is met in both dtypes */
+    assert_int_equal(c[C_BIG].status, EV_SUPPORTED);
+    assert_int_equal(c[C_BIG].n, 2);
+
+    /* a ratio of two columns: 1.02 <= 1.05 */
+    assert_int_equal(c[C_TAIL].status, EV_SUPPORTED);
+    assert_true(fabs(c[C_TAIL].inst[0].value - 1.02) < 1e-6);
+
+    /* an experiment's status over its claims */
+    const claim_result *all[C_COUNT];
+    for (int k = 0; k < C_COUNT; k++)
+        all[k] = &c[k];
+    assert_int_equal(claims_combine(all, C_COUNT, 15), EV_CAVEATED);
+    assert_int_equal(claims_combine(all, 1, 15), EV_SUPPORTED);
+    assert_int_equal(claims_combine(all + C_REJECTED, 1, 15), EV_REJECTED);
+    assert_int_equal(claims_combine(all + C_NOISY, 2, 15), EV_UNDECIDED);
+    assert_int_equal(claims_combine(all + C_NONE, 1, 15), EV_NO_EVIDENCE);
+    assert_int_equal(claims_combine(all, 0, 15), EV_MEASURED);
+    assert_int_equal(claims_combine(all, 0, 0), EV_NO_EVIDENCE);
+    for (int k = 0; k < C_COUNT; k++)
+        claim_result_free(&c[k]);
+    run_set_free(&runs);
+}
+
+static void expect_refused(const char *name, const char *text, const char *where, const char *why)
+{
+    char path[512], err[1200], want[700];
+    write_text(name, text);
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    static exp_experiment e;
+    static exp_decision d;
+    int rc = strstr(name, ".exp.ini") ? exp_load_experiment(path, &e, err, sizeof err)
+                                       : exp_load_decision(path, &d, err, sizeof err);
+    assert_int_equal(rc, -1);
+    snprintf(want, sizeof want, "%s%s", path, where);
+    if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, why))
+        fail_msg("%s: got '%s', expected '%s' ... '%s'", name, err, want, why);
+}
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    expect_refused("a.exp.ini", "[experiment]\nplugin = fx\nquestion = q\n[claim c]\nrule = speedup_lo >= x\n", ":5:",
+                   "[claim c] key 'rule': 'x' is not a number");
+    expect_refused("b.exp.ini", "[experiment]\nplugin = fx\ncolour = red\n", ":3:", "[experiment] unknown key 'colour'");
+    expect_refused("c.exp.ini", "[experiment]\nplugin = fx\nquestion = q\n[claim]\n", ":4:", "a claim is [claim NAME]");
+    expect_refused("d.exp.ini", "[experiment]\nplugin = fx\nquestion = q\n[claim c]\nsays = s\n", ":4:",
+                   "[claim c] has no rule");
+    expect_refused("e.exp.ini", "[experiment]\nquestion = q\n", ":", "no plugin named");
+    expect_refused("f.exp.ini", "plugin = fx\n", ":1:", "key 'plugin' before any section");
+    expect_refused("g.exp.ini", "[experiment]\nplugin = fx\nplugin = fy\n", ":3:", "key 'plugin' given twice");
+    expect_refused("h.exp.ini", "[experiment]\nplugin = fx\ncases = a,,b\n", ":3:", "empty item in the list");
+    expect_refused("i.exp.ini", "[results]\n", ":1:", "unknown section [results]");
+    expect_refused("j.exp.ini", "[experiment]\nplugin = fx\nquestion = q\nchart = pie\n", ":4:", "not bars or sweep");
+    char longline[400];
+    snprintf(longline, sizeof longline, "[experiment]\nquestion = %0250d\n", 7);
+    expect_refused("k.exp.ini", longline, ":2:", "line longer than 196 characters");
+    expect_refused("l.exp.ini", "[experiment]\nplugin = fx\x1b\n", ":2:", "control character \\x1b");
+    expect_refused("m.exp.ini", "[experiment]\nplugin = fx\nquestion = q\n[claim c]\nrule = speedup_lo >= 1\n[claim c]\n",
+                   ":6:", "claim 'c' defined twice (first at line 4)");
+    expect_refused("n.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\n[seed]\nstatus = Great\n", ":6:",
+                   "'Great' is not Supported, Measured, Caveated or Rejected");
+    expect_refused("o.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\n", ":", "no experiments");
+
+    /* a decision naming an experiment that is not there: its experiments line */
+    char dir[400], err[1200];
+    snprintf(dir, sizeof dir, "%s/set", tmp);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/decisions'", dir);
+    assert_int_equal(system(cmd), 0);
+    write_text("set/one.exp.ini", "[experiment]\nplugin = fx\nquestion = q\n");
+    write_text("set/decisions/10_d.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\n\nexperiments = one,\n    two\n");
+    exp_set s;
+    assert_int_equal(exp_load_dir(dir, &s, err, sizeof err), -1);
+    char want[700];
+    snprintf(want, sizeof want, "%s/decisions/10_d.ini:6: [decision] key 'experiments': no experiment 'two'", dir);
+    if (strncmp(err, want, strlen(want)) != 0)
+        fail_msg("got '%s'", err);
+    exp_set_free(&s);
+    write_text("set/two.exp.ini", "[experiment]\nplugin = fx\nquestion = q\n");
+    if (exp_load_dir(dir, &s, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(s.nexps, 2);
+    assert_int_equal(s.ndecs, 1);
+    assert_int_equal(s.decs[0].nexps, 2);
+    exp_set_free(&s);
+}
+
+/* The shipped experiment and decision files load, and every decision names its experiments. */
+static void test_shipped_files(void **state)
+{
+    (void)state;
+    exp_set s;
+    char err[1200];
+    if (exp_load_dir(KLAB_TEST_DATA "/../experiments", &s, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(s.nexps >= 9);
+    assert_int_equal(s.ndecs, 9); /* the seeds' nine calls */
+    for (int i = 0; i < s.ndecs; i++)
+        assert_true(s.decs[i].seed_status[0] && s.decs[i].seed_figure[0]);
+    exp_set_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_statuses),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_shipped_files),
+    };
+    if (!getenv("CMOCKA_MESSAGE_OUTPUT"))
+        cmocka_set_message_output(CM_OUTPUT_TAP);
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,320 @@
+/* klab report: run folders read back (the latest under out/, a folder of run folders, a CSV that is
+ * not klab's passed over with a note), the report written through the klab binary (matrix, pages,
+ * HTML with no script and no network), a malformed experiment refused with file:line, and the HTML
+ * drawn by headless Chromium: the charts' pixels are there, and gone when the SVG is taken out. */
+#include "klab_test.h"
+
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "klab_run.h"
+#include "report_fixture.h"
+#include "run_set.h"
+
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        fail_msg("cannot read %s", path);
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, fp), (size_t)n);
+    s[n] = 0;
+    fclose(fp);
+    return s;
+}
+
+static void set_mtime(const char *path, time_t t)
+{
+    struct timespec ts[2] = {{t, 0}, {t, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+static void test_run_set(void **state)
+{
+    (void)state;
+    char out[PATH_MAX], a[PATH_MAX + 8], b[PATH_MAX + 8], path[PATH_MAX + 64], err[1200];
+    kr_mkdir("out", out, sizeof out);
+    klab_row r = fx_row("big", "fp16", "fused", 1.0, 0.005, 3.0, 0.98);
+    snprintf(a, sizeof a, "%s/zzz-older", out);
+    snprintf(b, sizeof b, "%s/aaa-newer", out);
+    fx_write_run(a, "fx", &r, 1, "older");
+    fx_write_run(b, "fx", &r, 1, "newer");
+    snprintf(path, sizeof path, "%s/meta.ini", a);
+    set_mtime(path, 1000000);
+    snprintf(path, sizeof path, "%s/meta.ini", b);
+    set_mtime(path, 2000000);
+    /* the newest by meta.ini's time, not by name */
+    char latest[PATH_MAX + 64];
+    assert_int_equal(run_set_latest(out, latest, sizeof latest, err, sizeof err), 0);
+    assert_string_equal(latest, b);
+    /* a folder of run folders: each a run; a CSV that is not klab's is passed over with a note */
+    snprintf(path, sizeof path, "%s/anchors.csv", b);
+    fx_write(path, "name,ms\ncopy,1.0\n");
+    run_set s = {0};
+    assert_int_equal(run_set_add(&s, out, err, sizeof err), 0);
+    assert_int_equal(s.n, 2);
+    assert_string_equal(s.runs[0].id, "newer");
+    assert_string_equal(s.runs[0].gpu, "Test GPU");
+    assert_int_equal(s.runs[0].nrows, 1);
+    assert_int_equal(s.nnotes, 1);
+    kr_expect_in(s.notes[0], "anchors.csv: not a klab CSV (no run_id header): passed over");
+    /* one CSV of a run, with its folder's meta.ini */
+    snprintf(path, sizeof path, "%s/fx.csv", a);
+    assert_int_equal(run_set_add(&s, path, err, sizeof err), 0);
+    assert_int_equal(s.n, 3);
+    assert_true(s.runs[2].is_file);
+    /* its id is the folder's "older", which the set has already: named by its parent folder too */
+    assert_string_equal(s.runs[2].id, "out/older");
+    run_set_free(&s);
+    /* nothing there */
+    snprintf(path, sizeof path, "%s/none", out);
+    assert_int_equal(run_set_add(&s, path, err, sizeof err), -1);
+    kr_expect_in(err, "No such file or directory");
+    kr_mkdir("empty", path, sizeof path);
+    assert_int_equal(run_set_latest(path, latest, sizeof latest, err, sizeof err), -1);
+    kr_expect_in(err, "no run folder (one with meta.ini) here");
+}
+
+/* A run with every kind of chart: a case with klab's profiles and PyTorch's, a row against the tensor
+   peak, a row-length sweep, and a step row with its raw samples. */
+static void write_fixture(void)
+{
+    char dir[PATH_MAX + 32], path[PATH_MAX + 128];
+    snprintf(dir, sizeof dir, "%s/run", kr_tmp);
+    klab_row rows[32];
+    int n = 0;
+    rows[n++] = fx_row("big", "fp16", "base", 3.0, 0.005, 1.0, 0.33);
+    rows[n++] = fx_row("big", "fp16", "fused", 1.0, 0.005, 3.0, 0.98);
+    rows[n++] = fx_row("big", "fp16", "torch.compile", 1.2, 0.005, 2.5, 0.82);
+    const char *ns[] = {"n128", "n1024", "n8192", "n65536"};
+    for (int i = 0; i < 4; i++) {
+        rows[n++] = fx_row(ns[i], "fp16", "fused", 0.4 + 0.1 * i, 0.005, 1.5, 0.99 - 0.05 * i);
+        rows[n++] = fx_row(ns[i], "fp16", "torch.compile", 0.5 + 0.2 * i, 0.005, 1.2, 0.8 - 0.1 * i);
+    }
+    klab_row g = fx_row("gemm", "bf16", "fused", 2.0, 0.005, 1.1, 0.6);
+    g.flops = 1e12;
+    g.tflops = 500;
+    snprintf(g.limit, sizeof g.limit, "tensor-peak");
+    rows[n++] = g;
+    klab_row st = fx_row("step", "fp16", "graph", 0.15, 0.005, 1.3, 0);
+    snprintf(st.launch, sizeof st.launch, "steps");
+    snprintf(st.samples_file, sizeof st.samples_file, "fx.samples/step.fp16.graph.csv");
+    rows[n++] = st;
+    fx_write_run(dir, "fx", rows, n, "fixture");
+    snprintf(path, sizeof path, "%s/fx.samples", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/fx.samples/step.fp16.graph.csv", dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("step,ms\n", fp);
+    for (int i = 0; i < 400; i++)
+        fprintf(fp, "%d,%.6f\n", i, 0.15 + 0.01 * ((i * 37) % 17) / 17.0 + (i % 50 == 0 ? 0.02 : 0));
+    fclose(fp);
+
+    char e[PATH_MAX + 32];
+    snprintf(e, sizeof e, "%s/exp/decisions", kr_tmp);
+    assert_int_equal(system((snprintf(path, sizeof path, "mkdir -p '%s'", e), path)), 0);
+    snprintf(path, sizeof path, "%s/exp/bars.exp.ini", kr_tmp);
+    fx_write(path, "[experiment]\ntitle = Bars <&> quotes\nplugin = fx\nquestion = Does fused beat compile?\n"
+                   "cases = big, gemm, step\nboundary = a fixture\n"
+                   "[claim beats]\nrule = speedup_lo >= 1.0 where profile = fused and vs = torch.compile\n"
+                   "[claim tail]\nrule = p95_ms/p50 <= 1.05 where profile = graph\n");
+    snprintf(path, sizeof path, "%s/exp/sweep.exp.ini", kr_tmp);
+    fx_write(path, "[experiment]\nplugin = fx\nquestion = Does it hold the copy rate at every N?\nchart = sweep\n"
+                   "cases = n128, n1024, n8192, n65536\n[claim copy]\nrule = frac_limit >= 0.9 where profile = fused\n");
+    snprintf(path, sizeof path, "%s/exp/decisions/10_fused.ini", kr_tmp);
+    fx_write(path, "[decision]\ndomain = Fusion wins\ntitle = Fused fx\ncall = Fuse it.\nexperiments = bars, sweep\n"
+                   "[seed]\nstatus = Supported\nfigure = 5.9x on an A10G\n");
+}
+
+static void test_report_written(void **state)
+{
+    (void)state;
+    write_fixture();
+    klab_result r = KLAB("report", "--experiments", "exp", "--out-dir", "rep", "run");
+    kr_echo(r.out);
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "run/fx.csv (13 rows)");          /* the table, as before */
+    kr_expect_in(r.out, "decisions over 1 run (exp):");
+    kr_expect_in(r.out, "Fused fx                     Caveated     (seed: Supported)");
+    kr_expect_in(r.out, "report: rep/decisions.md, rep/experiments/*.md (2), rep/report.html");
+    free(r.out);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/rep/decisions.md", kr_tmp);
+    char *md = slurp(path);
+    kr_expect_in(md, "| Fusion wins | [Fused fx](#10_fused) | **Caveated** | Supported |");
+    kr_expect_in(md, "- Evidence, [sweep](experiments/sweep.md) (**Caveated**, 8 rows)");
+    kr_expect_in(md, "not met at n8192 (fp16), n65536 (fp16)");
+    kr_expect_in(md, "- Seed (history): Supported — 5.9x on an A10G");
+    free(md);
+    snprintf(path, sizeof path, "%s/rep/experiments/bars.md", kr_tmp);
+    md = slurp(path);
+    kr_expect_in(md, "# Bars <&> quotes");
+    /* gemm has no torch.compile row: missing evidence, said so, so the claim is not a pass */
+    kr_expect_in(md, "### beats — Caveated");
+    kr_expect_in(md, "| gemm bf16 fused | undecided | no torch.compile row beside it in this run |");
+    kr_expect_in(md, "### tail — Supported");
+    kr_expect_in(md, "## Evidence boundary\n\na fixture");
+    free(md);
+    snprintf(path, sizeof path, "%s/rep/report.html", kr_tmp);
+    char *html = slurp(path);
+    kr_expect_in(html, "Bars &lt;&amp;&gt; quotes");
+    kr_expect_in(html, "<svg xmlns=\"http://www.w3.org/2000/svg\"");
+    kr_expect_in(html, "row-length sweep");
+    kr_expect_in(html, "400 step latencies");
+    kr_expect_in(html, "gemm: TFLOP/s per row");
+    kr_expect_not_in(html, "<script");
+    /* nothing fetched: the SVG namespace is the only URL on the page */
+    for (const char *p = strstr(html, "http"); p; p = strstr(p + 1, "http"))
+        if (p - html < 7 || strncmp(p - 7, "xmlns=\"http://www.w3.org/2000/svg\"", 34) != 0)
+            fail_msg("a URL in the page: %.60s", p);
+    free(html);
+    /* the default place: inside the run folder */
+    r = KLAB("report", "--experiments", "exp", "run");
+    assert_int_equal(r.rc, 0);
+    free(r.out);
+    snprintf(path, sizeof path, "%s/run/report/report.html", kr_tmp);
+    assert_int_equal(access(path, R_OK), 0);
+    /* no RUN: the latest under --out (here the only folder with a meta.ini) */
+    r = KLAB("report", "--experiments", "exp", "--out", ".", "--out-dir", "latest");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "./run/fx.csv (13 rows)");
+    free(r.out);
+    /* no experiments folder: the tables alone, as klab report always printed them */
+    r = KLAB("report", "--experiments", "none", "run");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "run/fx.csv (13 rows)");
+    kr_expect_in(r.out, "no experiments folder 'none': tables only (give --experiments DIR)");
+    free(r.out);
+}
+
+static void test_report_refuses(void **state)
+{
+    (void)state;
+    write_fixture();
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/exp/broken.exp.ini", kr_tmp);
+    fx_write(path, "[experiment]\nplugin = fx\nquestion = q\n\n[claim c]\nrule = speedup_lo >= one\n");
+    klab_result r = KLAB("report", "--experiments", "exp", "--out-dir", "rep", "run");
+    kr_echo(r.out);
+    assert_int_equal(r.rc, 2);
+    kr_expect_in(r.out, "exp/broken.exp.ini:6: [claim c] key 'rule': 'one' is not a number");
+    free(r.out);
+    r = KLAB("report", "--out", "nowhere");
+    assert_int_equal(r.rc, 2);
+    kr_expect_in(r.out, "nowhere: No such file or directory");
+    free(r.out);
+}
+
+/* Chromium on PATH (Debian's chromium), or NULL. */
+static const char *chromium(void)
+{
+    static const char *const names[] = {"chromium", "chromium-browser", "google-chrome"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", names[i]);
+        if (system(cmd) == 0)
+            return names[i];
+    }
+    return NULL;
+}
+
+/* Counts the pixels of colour hex in a screenshot of `html` (png_pixels.py); -1 when it fails. */
+static long shot_pixels(const char *browser, const char *html, const char *png, const char *hex)
+{
+    char cmd[4 * PATH_MAX];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && timeout 120 %s --headless --no-sandbox --disable-gpu --hide-scrollbars "
+             "--user-data-dir='%s/chromium-profile' --window-size=1280,2000 --screenshot='%s' 'file://%s' "
+             ">chromium.log 2>&1",
+             kr_tmp, browser, kr_tmp, png, html);
+    if (system(cmd) != 0)
+        return -1;
+    char out[PATH_MAX + 64];
+    snprintf(out, sizeof out, "%s/pixels.txt", kr_tmp);
+    snprintf(cmd, sizeof cmd, "python3 '%s/png_pixels.py' '%s' %s > '%s'", KLAB_TEST_DATA, png, hex, out);
+    if (system(cmd) != 0)
+        return -1;
+    char *txt = slurp(out);
+    printf("# %s:\n", png);
+    kr_echo(txt);
+    char key[16];
+    snprintf(key, sizeof key, "%s ", hex);
+    const char *at = strstr(txt, key);
+    long n = at ? atol(at + strlen(key)) : -1;
+    free(txt);
+    return n;
+}
+
+static void test_html_renders(void **state)
+{
+    (void)state;
+    const char *browser = chromium();
+    if (!browser) {
+        if (getenv("CI"))
+            fail_msg("chromium is not installed, and CI must draw the report (tools/deps.sh installs it)");
+        skip(); /* cmocka prints no reason: */
+    }
+    write_fixture();
+    klab_result r = KLAB("report", "--experiments", "exp", "--out-dir", "rep", "run");
+    assert_int_equal(r.rc, 0);
+    free(r.out);
+    char html[PATH_MAX + 64], bare[PATH_MAX + 64], png[PATH_MAX + 64];
+    snprintf(html, sizeof html, "%s/rep/report.html", kr_tmp);
+    /* the same page with every <svg> element taken out: what is left when the charts draw nothing */
+    char *page = slurp(html);
+    snprintf(bare, sizeof bare, "%s/rep/bare.html", kr_tmp);
+    FILE *fp = fopen(bare, "w");
+    assert_non_null(fp);
+    for (char *p = page, *s; *p; p = s) {
+        s = strstr(p, "<svg ");
+        if (!s) {
+            fputs(p, fp);
+            break;
+        }
+        fwrite(p, 1, (size_t)(s - p), fp);
+        char *e = strstr(s, "</svg>");
+        assert_non_null(e);
+        s = e + 6;
+    }
+    fclose(fp);
+    free(page);
+    /* the first profile's colour (bars, sweep line), and the limit's dashed red */
+    snprintf(png, sizeof png, "%s/shot.png", kr_tmp);
+    long bars = shot_pixels(browser, html, png, "1f77b4");
+    long limit = shot_pixels(browser, html, png, "d00000");
+    snprintf(png, sizeof png, "%s/bare.png", kr_tmp);
+    long none = shot_pixels(browser, bare, png, "1f77b4");
+    if (bars < 0 || limit < 0 || none < 0) {
+        char log[PATH_MAX + 32];
+        snprintf(log, sizeof log, "%s/chromium.log", kr_tmp);
+        char *l = slurp(log);
+        kr_echo(l);
+        free(l);
+        fail_msg("chromium or png_pixels.py failed");
+    }
+    assert_true(bars > 2000); /* bars and sweep lines drawn */
+    assert_true(limit > 50);  /* the copy line */
+    assert_int_equal(none, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_run_set, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_report_written, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_report_refuses, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_html_renders, kr_setup_tmp, kr_teardown_tmp),
+    };
+    if (!chromium())
+        printf("# test_html_renders: SKIP: chromium is not installed (apt-get install chromium; "
+               "tools/deps.sh installs it)\n");
+    KLAB_RUN_TESTS(tests);
+}
