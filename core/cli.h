@@ -7,7 +7,8 @@
 
 #include "runner.h"
 
-typedef enum cli_cmd { CMD_RUN, CMD_LIST, CMD_VALIDATE, CMD_SELF_TEST, CMD_REPORT, CMD_HELP, CMD_VERSION } cli_cmd;
+typedef enum cli_cmd { CMD_RUN, CMD_LIST, CMD_VALIDATE, CMD_SELF_TEST, CMD_REPORT, CMD_HELP, CMD_VERSION,
+               CMD_MERGE } cli_cmd;
 
 #define CLI_MAX 32
 
@@ -31,6 +32,15 @@ typedef struct cli_opts {
     double throttle;
     uint64_t seed; /* 0: pick one from the clock */
     char command_line[2048];
+    /* scale-out (docs/scale-out.md): --with-profiling, --devices, --shard (in filter), klab merge */
+    int with_profiling;
+    int profile_pass; /* internal: the child --with-profiling starts under ncu */
+    int ndevices;
+    int devices[CLI_MAX];
+    int nmerge;           /* klab merge OUT RUN...: OUT and the runs, pointers into argv */
+    char *const *merge;
+    int argc;             /* the command line as given: --devices and --with-profiling start klab again */
+    char *const *argv;
 } cli_opts;
 
 /* Exit codes (also in --help). */

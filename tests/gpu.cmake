@@ -36,3 +36,8 @@ set_tests_properties(test_gpu_swired PROPERTIES TIMEOUT 600)
 klab_test(test_gpu_rows SOURCES test_gpu_rows.c klab_gpu.c klab_run.c GPU)
 add_dependencies(test_gpu_rows klab rmsnorm softmax rmsnorm_rope)
 set_tests_properties(test_gpu_rows PROPERTIES TIMEOUT 900)
+# Scale-out (docs/scale-out.md): --devices over this machine's GPUs, two shards merged, the
+# --with-profiling pass under a fake ncu and, where ncu is on PATH, the real one
+klab_test(test_gpu_scale SOURCES test_gpu_scale.c klab_gpu.c klab_run.c GPU)
+add_dependencies(test_gpu_scale klab vector_add)
+set_tests_properties(test_gpu_scale PROPERTIES TIMEOUT 900)

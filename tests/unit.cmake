@@ -68,3 +68,12 @@ endforeach()
 # the row-kernel skeleton's SASS: 16-byte loads and stores, no local memory (skipped without cuobjdump)
 add_test(NAME sass_rows COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_rows.sh ${PROJECT_BINARY_DIR})
 set_tests_properties(sass_rows PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+
+# scale-out (docs/scale-out.md): --shard and --devices' split of the units, klab merge (cmocka and the
+# binary), --with-profiling's ncu output from fixtures and a fake ncu, the Slurm script's command lines
+klab_test(test_shard SOURCES test_shard.c LABELS unit)
+klab_test(test_merge SOURCES test_merge.c klab_run.c LABELS unit)
+add_dependencies(test_merge klab)
+klab_test(test_profiling SOURCES test_profiling.c klab_run.c LABELS unit)
+add_test(NAME slurm_dry_run COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/slurm_dry_run.sh ${PROJECT_SOURCE_DIR}/tools/slurm/klab-array.sh)
+set_tests_properties(slurm_dry_run PROPERTIES LABELS unit)
