@@ -320,6 +320,11 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "--devices splits the units itself: give --devices or --shard, not both");
         return -1;
     }
+    if (o->ndevices && o->tune) {
+        /* each GPU's klab would rewrite the one tuning cache, the last keeping only its own finds */
+        snprintf(err, errlen, "--tune runs on one GPU: give --device N, not --devices");
+        return -1;
+    }
     if ((o->ndevices || o->filter.shard_n || o->with_profiling || o->profile_pass) && o->cmd != CMD_RUN) {
         snprintf(err, errlen, "--devices, --shard and --with-profiling go with a run");
         return -1;

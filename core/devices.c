@@ -17,7 +17,7 @@
 
 /* The options a child gets its own value of. getopt_long takes unambiguous abbreviations: "--ou" is
    --out, so any prefix of these names goes too. */
-static const char *const replaced[] = {"devices", "device", "out", "run-id"};
+static const char *const replaced[] = {"devices", "device", "out", "run-id", "tune-cache"};
 
 /* 0: keep the word; 1: drop it; 2: drop it and the value after it. */
 static int replaced_option(const char *arg)
@@ -56,6 +56,8 @@ int devices_child_argv(const cli_opts *o, int i, const char *exe, const char *ou
     ARG("%s", out);
     ARG("--run-id");
     ARG("%s", run_id);
+    ARG("--tune-cache"); /* the parent's, not one under the child's own --out */
+    ARG("%s", o->tune_cache);
 #undef ARG
     argv[n] = NULL;
     return n;

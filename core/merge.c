@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ini.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +9,7 @@
 
 #include "counters.h"
 #include "csv_sink.h"
+#include "ini_source.h"
 #include "row.h"
 #include "table.h"
 #include "text.h"
@@ -26,9 +26,8 @@ typedef struct run_info {
     char ini_plugin[MAX_INIS][64], ini_hash[MAX_INIS][32];
 } run_info;
 
-static int on_meta(void *user, const char *section, const char *name, const char *value)
+static void on_meta(run_info *r, const char *section, const char *name, const char *value)
 {
-    run_info *r = user;
     if (strcmp(section, "run") == 0) {
         if (strcmp(name, "commit") == 0)
             snprintf(r->commit, sizeof r->commit, "%s", value);
@@ -46,7 +45,39 @@ static int on_meta(void *user, const char *section, const char *name, const char
         snprintf(r->ini_hash[r->ninis], sizeof r->ini_hash[0], "%s", value);
         r->ninis++;
     }
-    return 1;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = 0;
+    return s;
+}
+
+/* meta.ini, klab's own: "[section]" and "key = value" lines. Not through inih, whose 200-byte line
+   would refuse a long command line; a line cut at `line`'s size loses only its end, and the keys
+   merge reads are short. 0, or -1 when the file cannot be read. */
+static int read_meta(const char *path, run_info *r, char *err, size_t errlen)
+{
+    ini_source src;
+    if (ini_source_open(&src, path, err, errlen) != 0)
+        return -1;
+    char line[1024], section[64] = "";
+    while (ini_source_line(&src, line, sizeof line) >= 0) {
+        char *l = trim(line), *eq;
+        if (*l == '[' && strchr(l, ']')) {
+            *strchr(l, ']') = 0;
+            snprintf(section, sizeof section, "%s", l + 1);
+        } else if (*l != ';' && (eq = strchr(l, '=')) != NULL) {
+            *eq = 0;
+            on_meta(r, section, trim(l), trim(eq + 1));
+        }
+    }
+    ini_source_close(&src);
+    return 0;
 }
 
 static const char *ini_hash_of(const run_info *r, const char *plugin)
@@ -187,11 +218,12 @@ static int add_rec(rec_set *s, char **cells, int n, const int *key_cols, int nke
             continue;
         int same = strcmp(s->r[i].all, all) == 0;
         if (!same) {
-            for (char *p = key; *p; p++)
-                if (*p == '\x1f')
-                    *p = ' ';
+            char named[1200] = ""; /* the key's non-empty cells */
+            for (int k = 0; k < nkey; k++)
+                if (*kc[k])
+                    snprintf(named + strlen(named), sizeof named - strlen(named), "%s%s", named[0] ? " " : "", kc[k]);
             snprintf(err, errlen, "%s: the %s [%s] is in %s and in %s with different results", what,
-                     nkey > 8 ? "counters line" : "row", key, s->r[i].from, from);
+                     nkey > 8 ? "counters line" : "row", named, s->r[i].from, from);
         }
         free(key);
         free(all);
@@ -488,10 +520,15 @@ int merge_runs(const char *out, const char *const *dirs, int nruns, FILE *log, c
         runs[r].dir = dirs[r];
         char meta[4400];
         snprintf(meta, sizeof meta, "%s/meta.ini", dirs[r]);
-        int pr = ini_parse(meta, on_meta, &runs[r]);
-        if (pr != 0 || !runs[r].commit[0] || !runs[r].schema[0]) {
-            snprintf(err, errlen, "%s is not a klab run folder: %s", dirs[r],
-                     pr < 0 ? "no meta.ini" : pr > 0 ? "meta.ini cannot be read" : "meta.ini has no commit or csv_schema");
+        char why[1200];
+        if (access(meta, F_OK) != 0) {
+            snprintf(err, errlen, "%s is not a klab run folder: no meta.ini", dirs[r]);
+            rc = MERGE_REFUSED;
+        } else if (read_meta(meta, &runs[r], why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s", why);
+            rc = -1;
+        } else if (!runs[r].commit[0] || !runs[r].schema[0]) {
+            snprintf(err, errlen, "%s is not a klab run folder: meta.ini has no commit or csv_schema", dirs[r]);
             rc = MERGE_REFUSED;
         } else if (atoi(runs[r].schema) != ROW_SCHEMA) {
             snprintf(err, errlen, "%s has CSV schema %s; this klab merges schema %d", dirs[r], runs[r].schema, ROW_SCHEMA);

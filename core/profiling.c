@@ -105,6 +105,8 @@ int profiling_argv(const profiling_ctx *c, const klab_row *row, const char *log,
     }
     ARG("--timeout");
     ARG("%g", o->timeout_s);
+    ARG("--tune-cache"); /* the configuration the timed row ran: its --out differs, its cache must not */
+    ARG("%s", o->tune_cache);
     ARG("--out");
     ARG("%s/runs", c->workdir);
     for (int i = 0; i < o->npaths && n + 3 < PROFILING_MAX_ARGS; i++) {
@@ -188,8 +190,22 @@ void profiling_row(const profiling_ctx *c, const klab_row *row, ncu_result *r)
     profiling_argv(c, row, log, argv, store);
     unlink(log); /* a log from an earlier run of this folder must not pass for this one's */
     int rc = run_waited(argv, out, c->timeout_s, err, sizeof err);
-    size_t len = 0;
-    char *text = file_read_all(log, &len);
+    /* ncu's report goes to --log-file; its standard output (in `out`, with the profiled klab's, whose
+       lines never begin with a quote) is read too, in case this ncu prints the report there */
+    size_t len = 0, olen = 0;
+    char *text = file_read_all(log, &len), *more = file_read_all(out, &olen);
+    char *both = text && more ? realloc(text, len + olen + 2) : NULL;
+    if (both) {
+        text = both;
+        text[len++] = '\n';
+        memcpy(text + len, more, olen + 1);
+        len += olen;
+    } else if (!text && more) {
+        text = more; /* no log at all: what ncu printed, if anything, says why */
+        len = olen;
+        more = NULL;
+    }
+    free(more);
     if (text) {
         ncu_parse(text, len, r);
         free(text);

@@ -46,13 +46,16 @@ static klab_row unit_row(const char *kcase, const char *dtype, const char *profi
 /* A run folder as klab writes it: meta.ini, softmax.csv, softmax.counters.csv, a samples file. */
 static void make_run(const char *rel, const char *commit, const char *ini_hash, const klab_row *rows, int n)
 {
-    char dir[4200], path[4400], text[1200];
+    char dir[4200], path[4400], text[1800], words[400];
     path_of(dir, sizeof dir, rel);
     assert_int_equal(make_dirs(dir), 0);
+    memset(words, 'x', sizeof words - 1); /* a command line past inih's 200-byte line */
+    words[sizeof words - 1] = 0;
     snprintf(text, sizeof text,
-             "; written by klab\n[run]\nid = r1\ncommit = %s\ncsv_schema = %d\nseed = 7\n\n[inis]\nsoftmax = %s\n\n"
+             "; written by klab\n[run]\nid = r1\ncommand = klab --case %s\ncommit = %s\ncsv_schema = %d\nseed = 7\n\n"
+             "[inis]\nsoftmax = %s\n\n"
              "[ini_paths]\nsoftmax = ini/softmax.ini\n\n[device]\nordinal = %d\nname = NVIDIA H200\nuuid = %s\n",
-             commit, ROW_SCHEMA, ini_hash, rows[0].gpu_index, rows[0].gpu_uuid);
+             words, commit, ROW_SCHEMA, ini_hash, rows[0].gpu_index, rows[0].gpu_uuid);
     snprintf(path, sizeof path, "%s/meta.ini", dir);
     kr_write_file(path, text);
     csv_sink s;

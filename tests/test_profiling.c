@@ -153,6 +153,7 @@ static void profile(const klab_row *rows, int n)
     memset(&opts, 0, sizeof opts);
     opts.timeout_s = 30;
     opts.device = 0;
+    snprintf(opts.tune_cache, sizeof opts.tune_cache, "out/tune-cache.ini");
     char err[1200];
     if (profiling_plugin(&opts, "softmax", "/ini/softmax.ini", kr_tmp, rows, n, err, sizeof err) != 0)
         fail_msg("%s", err);
@@ -186,7 +187,7 @@ static void test_plugin_pass_with_fake_ncu(void **state)
                        "--page\nraw\n--print-units\nbase\n--metrics\ndram__throughput.avg.pct_of_peak_sustained_elapsed,");
     kr_expect_in(args, "launch__shared_mem_per_block_static,launch__shared_mem_per_block_dynamic\n--log-file\n");
     kr_expect_in(args, "\n--profile-pass\n--no-isolate\n--config\n/ini/softmax.ini\n--case\n4096x1024\n--dtype\nfp16\n"
-                       "--profile\nfused\n--device\n1\n--seed\n99\n--timeout\n30\n--out\n");
+                       "--profile\nfused\n--device\n1\n--seed\n99\n--timeout\n30\n--tune-cache\nout/tune-cache.ini\n--out\n");
     unsetenv("KLAB_NCU");
 }
 

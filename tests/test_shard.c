@@ -5,12 +5,14 @@
  * user's words unchanged; the children's exit statuses become one. */
 #include "klab_test.h"
 
+#include <cuda_runtime.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "devices.h"
 #include "ini_config.h"
+#include "klab_run.h"
 #include "runner.h"
 #include "shard.h"
 
@@ -174,9 +176,9 @@ static void test_children_of_a_device_list(void **state)
             snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", k ? " " : "", argv[k]);
         assert_null(argv[n]);
         const char *want = i == 0 ? "/bin/klab --plugin softmax --seed 7 --with-profiling --device 3 --shard 0/2 "
-                                    "--out res/r1.devices/gpuX --run-id r1"
+                                    "--out res/r1.devices/gpuX --run-id r1 --tune-cache res/tune-cache.ini"
                                   : "/bin/klab --plugin softmax --seed 7 --with-profiling --device 5 --shard 1/2 "
-                                    "--out res/r1.devices/gpuX --run-id r1";
+                                    "--out res/r1.devices/gpuX --run-id r1 --tune-cache res/tune-cache.ini";
         assert_string_equal(line, want);
         /* and the child's line parses to one GPU, one slice */
         assert_int_equal(parse(argv, n), 0);
@@ -185,6 +187,7 @@ static void test_children_of_a_device_list(void **state)
         assert_int_equal(opts.filter.shard_k, i);
         assert_int_equal(opts.filter.shard_n, 2);
         assert_string_equal(opts.run_id, "r1");
+        assert_string_equal(opts.tune_cache, "res/tune-cache.ini");
         assert_int_equal(parse(words, 12), 0);
     }
 }
@@ -202,6 +205,9 @@ static void test_refusals(void **state)
     char *c[] = {"klab", "--list", "--shard", "0/2"};
     assert_int_equal(cli_parse(4, c, &opts, err, sizeof err), -1);
     assert_string_equal(err, "--devices, --shard and --with-profiling go with a run");
+    char *g[] = {"klab", "--tune", "--devices", "0,1"};
+    assert_int_equal(cli_parse(4, g, &opts, err, sizeof err), -1);
+    assert_string_equal(err, "--tune runs on one GPU: give --device N, not --devices");
     char *d[] = {"klab", "--tune", "--with-profiling"};
     assert_int_equal(cli_parse(3, d, &opts, err, sizeof err), -1);
     assert_string_equal(err, "--with-profiling goes with a plain run, not --tune");
@@ -227,6 +233,31 @@ static void test_exit_status_of_children(void **state)
     assert_int_equal(devices_exit_status((int[]){0, 7}, 2), EXIT_FAILED_ROWS);
 }
 
+/* Through the binary where there is no GPU: one klab started per GPU, each refusing for want of one;
+   the parent names each, merges nothing and exits 3 as a one-GPU run would. */
+static void test_devices_without_gpu(void **state)
+{
+    (void)state;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0)
+        skip(); /* test_gpu_scale runs --devices on the GPU machine */
+    char plugins[4200], ini[4300];
+    kr_mkdir("plugins", plugins, sizeof plugins);
+    kr_link_plugin(plugins, KLAB_BINARY_DIR "/plugins/vector_add.so");
+    snprintf(ini, sizeof ini, "%s/va.ini", kr_tmp);
+    kr_write_file(ini, "[experiment]\nplugin = vector_add\n[case a]\nshape = 1024\n[case b]\nshape = 2048\n");
+    klab_result r = KLAB("--plugin-path", plugins, "--config", ini, "--devices", "0,1", "--run-id", "D", "--verify-only");
+    assert_int_equal(r.rc, 3);
+    kr_expect_in(r.out, "klab: run D on GPUs 0 1, one klab each (their output: out/D.devices/gpu<N>.log)");
+    kr_expect_in(r.out, "klab: the klab for GPU 0 exited with status 3 (its output: out/D.devices/gpu0.log)");
+    kr_expect_in(r.out, "klab: the klab for GPU 1 exited with status 3 (its output: out/D.devices/gpu1.log)");
+    kr_expect_not_in(r.out, "merged");
+    free(r.out);
+    char log[4400];
+    snprintf(log, sizeof log, "%s/out/D.devices/gpu1.log", kr_tmp);
+    assert_int_equal(access(log, R_OK), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_children_of_a_device_list),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_exit_status_of_children),
+        cmocka_unit_test_setup_teardown(test_devices_without_gpu, kr_setup_tmp, kr_teardown_tmp),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -71,7 +71,8 @@ set_tests_properties(sass_rows PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
 
 # scale-out (docs/scale-out.md): --shard and --devices' split of the units, klab merge (cmocka and the
 # binary), --with-profiling's ncu output from fixtures and a fake ncu, the Slurm script's command lines
-klab_test(test_shard SOURCES test_shard.c LABELS unit)
+klab_test(test_shard SOURCES test_shard.c klab_run.c LABELS unit)
+add_dependencies(test_shard klab vector_add)
 klab_test(test_merge SOURCES test_merge.c klab_run.c LABELS unit)
 add_dependencies(test_merge klab)
 klab_test(test_profiling SOURCES test_profiling.c klab_run.c LABELS unit)
