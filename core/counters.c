@@ -52,12 +52,15 @@ int counters_add(csv_sink *s, const klab_row *row, const ncu_result *r)
 {
     if (r->status != NCU_MEASURED || r->nkernels == 0)
         return add_line(s, row, 0, NULL, ncu_status_name(r->status), r->reason);
-    char more[80] = "";
-    if (r->more)
-        snprintf(more, sizeof more, "%d more kernels not kept", r->more);
-    for (int i = 0; i < r->nkernels; i++)
-        if (add_line(s, row, i, &r->k[i], ncu_status_name(NCU_MEASURED), i == r->nkernels - 1 ? more : "") != 0)
+    char why[700];
+    snprintf(why, sizeof why, "%s", r->reason); /* metrics this ncu did not know, if any */
+    for (int i = 0; i < r->nkernels; i++) {
+        if (i == r->nkernels - 1 && r->more) /* the last line says what the file lacks */
+            snprintf(why + strlen(why), sizeof why - strlen(why), "%s%d more kernels not kept", why[0] ? "; " : "",
+                     r->more);
+        if (add_line(s, row, i, &r->k[i], ncu_status_name(NCU_MEASURED), why) != 0)
             return -1;
+    }
     return 0;
 }
 

@@ -108,7 +108,8 @@ static int differs(const run_info *a, const run_info *b, char *err, size_t errle
                 return 1;
             }
             if (strcmp(h, x->ini_hash[i]) != 0) {
-                snprintf(err, errlen, "the INIs differ: %s's INI has hash %s in %s and %s in %s (see [ini_paths] in each meta.ini)",
+                snprintf(err, errlen,
+                         "the INIs differ: %s's INI has hash %s in %s and %s in %s (see [ini_paths] in each meta.ini)",
                          x->ini_plugin[i], a == x ? x->ini_hash[i] : h, a->dir, a == x ? h : x->ini_hash[i], b->dir);
                 return 1;
             }

@@ -131,12 +131,32 @@ const ncu_metric ncu_metrics[NCU_NMETRICS] = {
     {"smem_dynamic_bytes", "launch__shared_mem_per_block_dynamic"},
 };
 
-void ncu_metric_list(char *buf, size_t len)
+void ncu_metric_list(unsigned skip, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = 0;
     for (int i = 0; i < NCU_NMETRICS && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", ncu_metrics[i].metric);
+        if (!(skip & (1u << i)))
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "", ncu_metrics[i].metric);
+}
+
+int ncu_named_metric(const char *error)
+{
+    for (int i = 0; i < NCU_NMETRICS; i++) {
+        /* by its base name: ncu may quote the metric with or without its rollup and suffix */
+        const char *m = ncu_metrics[i].metric;
+        size_t base = strcspn(m, ".");
+        for (const char *p = strstr(error, "__"); p; p = strstr(p + 1, "__")) {
+            const char *start = p;
+            while (start > error && (start[-1] == '_' || (start[-1] >= 'a' && start[-1] <= 'z')))
+                start--;
+            char next = start[base]; /* the name must end there: not sm__throughput_x for sm__throughput */
+            int ends = !(next == '_' || (next >= 'a' && next <= 'z') || (next >= '0' && next <= '9'));
+            if (strncmp(start, m, base) == 0 && ends)
+                return i;
+        }
+    }
+    return -1;
 }
 
 const char *ncu_status_name(ncu_status s)

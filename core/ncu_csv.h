@@ -28,8 +28,12 @@ typedef struct ncu_metric {
 #define NCU_NMETRICS 9
 extern const ncu_metric ncu_metrics[NCU_NMETRICS];
 
-/* ncu's --metrics list: every metric above, comma-separated. */
-void ncu_metric_list(char *buf, size_t len);
+/* ncu's --metrics list: every metric above but those whose bit (1 << index) is in `skip`,
+   comma-separated. */
+void ncu_metric_list(unsigned skip, char *buf, size_t len);
+
+/* The index of the metric above an ncu error names (an ncu that does not know it), or -1. */
+int ncu_named_metric(const char *error);
 
 typedef enum ncu_status {
     NCU_MEASURED = 0, /* kernels with counters */

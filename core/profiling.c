@@ -68,7 +68,7 @@ int profiling_argv(const profiling_ctx *c, const klab_row *row, const char *log,
 #define ARG(...) (snprintf(store[n], sizeof store[n], __VA_ARGS__), argv[n] = store[n], n++)
     const cli_opts *o = c->o;
     char metrics[2048];
-    ncu_metric_list(metrics, sizeof metrics);
+    ncu_metric_list(c->skip, metrics, sizeof metrics);
     ARG("%s", c->ncu);
     ARG("--clock-control");
     ARG("none");
@@ -177,7 +177,8 @@ static int run_waited(char *const argv[], const char *out, double timeout_s, cha
     return WEXITSTATUS(status);
 }
 
-void profiling_row(const profiling_ctx *c, const klab_row *row, ncu_result *r)
+/* One ncu run of the row into *r. */
+static void profile_once(const profiling_ctx *c, const klab_row *row, ncu_result *r)
 {
     char base[600], cs[200], ps[200], log[4400], out[4400], err[600];
     file_part(row->kcase, cs, sizeof cs);
@@ -227,6 +228,26 @@ void profiling_row(const profiling_ctx *c, const klab_row *row, ncu_result *r)
     }
 }
 
+void profiling_row(profiling_ctx *c, const klab_row *row, ncu_result *r)
+{
+    for (;;) {
+        profile_once(c, row, r);
+        int m = r->status == NCU_FAILED ? ncu_named_metric(r->reason) : -1;
+        if (m < 0 || (c->skip & (1u << m)))
+            break;
+        text_printf(stderr, "klab: ncu does not know %s: profiling without it\n", ncu_metrics[m].metric);
+        c->skip |= 1u << m;
+    }
+    if (r->status != NCU_MEASURED || !c->skip)
+        return;
+    size_t l = 0;
+    r->reason[0] = 0;
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        if (c->skip & (1u << m))
+            l += (size_t)snprintf(r->reason + l, sizeof r->reason - l, "%s%s", l ? ", " : "this ncu does not know ",
+                                  ncu_metrics[m].metric);
+}
+
 int profiling_plugin(const cli_opts *o, const char *plugin, const char *ini, const char *run_dir,
                      const klab_row *rows, int n, char *err, size_t errlen)
 {
@@ -243,7 +264,7 @@ int profiling_plugin(const cli_opts *o, const char *plugin, const char *ini, con
     if (counters_open(&s, run_dir, plugin, err, errlen) != 0)
         return -1;
     /* ncu replays each kernel once per pass of counters: a generous bound, not the worker's watchdog */
-    profiling_ctx c = {o, ncu, exe, ini, workdir, 10 * o->timeout_s};
+    profiling_ctx c = {o, ncu, exe, ini, workdir, 10 * o->timeout_s, 0};
     int measured = 0, refused = 0;
     for (int i = 0; i < n; i++) {
         const klab_row *r = &rows[i];

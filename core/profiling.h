@@ -36,6 +36,7 @@ typedef struct profiling_ctx {
     const char *ini;     /* the plugin's experiment file */
     const char *workdir; /* ncu's logs and the child runs: <run>/profiling/<plugin> */
     double timeout_s;    /* one row's ncu, at most */
+    unsigned skip;       /* metrics this ncu refused to know (1 << index): left out of later rows */
 } profiling_ctx;
 
 #define PROFILING_MAX_ARGS (40 + 2 * CLI_MAX)
@@ -44,8 +45,10 @@ typedef struct profiling_ctx {
 int profiling_argv(const profiling_ctx *c, const klab_row *row, const char *log, char *argv[PROFILING_MAX_ARGS],
                    char store[PROFILING_MAX_ARGS][4200]);
 
-/* Runs ncu for one row and reads what it wrote into *r (a refusal, too, is a result). */
-void profiling_row(const profiling_ctx *c, const klab_row *row, ncu_result *r);
+/* Runs ncu for one row and reads what it wrote into *r (a refusal, too, is a result). An ncu that
+   names one of the metrics as unknown is run again without it (c->skip remembers it); the row's
+   reason says which were left out. */
+void profiling_row(profiling_ctx *c, const klab_row *row, ncu_result *r);
 
 /* The whole of --with-profiling for one plugin's rows: <run_dir>/<plugin>.counters.csv. Returns 0, or
    -1 with the reason when the counters file itself could not be written. */

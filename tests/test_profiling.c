@@ -102,6 +102,20 @@ static void test_parse_nothing(void **state)
     assert_string_equal(r.reason, "ncu: Failed to find metric sm__pipe_tensor_op_gmma_cycles_active");
     ncu_parse("", 0, &r);
     assert_int_equal(r.status, NCU_NO_KERNELS);
+    /* which of klab's metrics an error names, however ncu words it */
+    assert_int_equal(ncu_named_metric(r.reason), -1);
+    assert_int_equal(ncu_named_metric("ncu: Failed to find metric sm__pipe_tensor_op_gmma_cycles_active"), 4);
+    assert_int_equal(ncu_named_metric("ncu: metric 'launch__registers_per_thread' not found"), 6);
+    assert_int_equal(ncu_named_metric("ncu: Failed to find metric sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_"
+                                      "peak_sustained_active"), 3);
+    assert_int_equal(ncu_named_metric("ncu: Failed to find metric xsm__throughput"), -1);
+    assert_int_equal(ncu_named_metric("ncu: no sm__throughput_x here"), -1);
+    assert_int_equal(ncu_named_metric("ncu: Failed to find metric lts__t_sector_hit_rate; ncu exited"), 5);
+    char list[2048];
+    ncu_metric_list(1u << 0 | 1u << 4, list, sizeof list);
+    assert_null(strstr(list, "dram__"));
+    assert_null(strstr(list, "gmma"));
+    assert_int_equal(strncmp(list, "sm__warps_active.avg.pct_of_peak_sustained_active,", 50), 0);
 }
 
 static cli_opts opts;
@@ -191,6 +205,37 @@ static void test_plugin_pass_with_fake_ncu(void **state)
     unsetenv("KLAB_NCU");
 }
 
+/* An ncu that does not know the gmma metric: that row again without it, and the rows after it
+   without it from the start; the lines say what was left out. */
+static void test_unknown_metric_left_out(void **state)
+{
+    (void)state;
+    fake_ncu(measured_fixture(), 0);
+    char script[4200], text[9000], fx[4200];
+    snprintf(script, sizeof script, "%s/fake-ncu", kr_tmp);
+    snprintf(fx, sizeof fx, "%s/fixture.txt", kr_tmp);
+    snprintf(text, sizeof text,
+             "#!/bin/sh\nlog=\"\"; prev=\"\"\nfor a in \"$@\"; do\n  [ \"$prev\" = \"--log-file\" ] && log=\"$a\"\n"
+             "  prev=\"$a\"\ndone\necho run >> \"%s/runs.txt\"\nprintf '%%s\\n' \"$@\" > \"$log.args\"\n"
+             "case \"$*\" in *gmma*) echo '==ERROR== Failed to find metric sm__pipe_tensor_op_gmma_cycles_active' > \"$log\"; "
+             "exit 1;; esac\ncat '%s' > \"$log\"\n",
+             kr_tmp, fx);
+    kr_write_file(script, text);
+    klab_row rows[2] = {a_row("fused", ROW_PASSED), a_row("baseline", ROW_PASSED)};
+    profile(rows, 2);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/runs.txt", kr_tmp);
+    assert_string_equal(slurp(path), "run\nrun\nrun\n"); /* fused twice, baseline once */
+    snprintf(path, sizeof path, "%s/softmax%s", kr_tmp, COUNTERS_SUFFIX);
+    const char *t = slurp(path);
+    kr_expect_in(t, ",fused,,1,GPU-11111111-2222-3333-4444-555555555555,0,");
+    kr_expect_in(t, ",measured,this ncu does not know sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,");
+    kr_expect_in(t, ",baseline,,1,GPU-11111111-2222-3333-4444-555555555555,1,softmax_fixup,");
+    snprintf(path, sizeof path, "%s/profiling/softmax/4096x1024.fp16.baseline.ncu.log.args", kr_tmp);
+    kr_expect_not_in(slurp(path), "gmma");
+    unsetenv("KLAB_NCU");
+}
+
 /* No permission: every profiled row says so; the pass itself succeeds. */
 static void test_refused_rows(void **state)
 {
@@ -236,6 +281,7 @@ int main(void)
         cmocka_unit_test(test_parse_nothing),
         cmocka_unit_test_setup_teardown(test_plugin_pass_with_fake_ncu, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_refused_rows, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_unknown_metric_left_out, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_no_ncu, kr_setup_tmp, kr_teardown_tmp),
     };
     KLAB_RUN_TESTS(tests);
