@@ -13,6 +13,7 @@
 #include "csv_sink.h"
 #include "klab_run.h"
 #include "merge.h"
+#include "run_meta.h"
 #include "table.h"
 
 static char err[2000];
@@ -241,6 +242,43 @@ static void test_refusals(void **state)
     expect_refused("nowhere is not a klab run folder: no meta.ini");
 }
 
+/* meta.ini as run_meta_write writes it: the shard, each INI's hash; an INI edited between two shards'
+   runs is refused by name, the same bytes elsewhere are not. */
+static void test_meta_of_real_runs(void **state)
+{
+    (void)state;
+    static cfg_experiment cfg;
+    static cli_opts o;
+    memset(&cfg, 0, sizeof cfg);
+    memset(&o, 0, sizeof o);
+    snprintf(cfg.plugin, sizeof cfg.plugin, "softmax");
+    snprintf(cfg.path, sizeof cfg.path, "%s/softmax.ini", kr_tmp);
+    snprintf(o.command_line, sizeof o.command_line, "klab --plugin softmax");
+    klab_row rows[] = {unit_row("4096x1024", "fp16", "fused", 0, 0.5)};
+    const char *dirs[] = {"a/r1", "b/r1", "c/r1"};
+    const char *inis[] = {"[experiment]\nplugin = softmax\n", "[experiment]\nplugin = softmax\n",
+                          "[experiment]\nplugin = softmax\n; edited\n"};
+    for (int i = 0; i < 3; i++) {
+        make_run(dirs[i], "abc1234", "x", rows, 1);
+        kr_write_file(cfg.path, inis[i]);
+        o.filter.shard_k = i;
+        o.filter.shard_n = 3;
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s/meta.ini", kr_tmp, dirs[i]);
+        assert_int_equal(run_meta_write(path, "r1", "2026-11-22T07:00:00Z", &o, 7, NULL, &cfg, 1, err, sizeof err), 0);
+        char *meta = file_of(strchr(path + strlen(kr_tmp), '/') + 1);
+        char want[100];
+        snprintf(want, sizeof want, "shard = %d/3\n", i);
+        kr_expect_in(meta, want);
+        kr_expect_in(meta, "\n[inis]\nsoftmax = ");
+        free(meta);
+    }
+    /* meta.ini names the commit this build has: the runs agree on it */
+    assert_int_equal(merge("ab", "a/r1", "b/r1", NULL), 0);
+    assert_int_equal(merge("bad", "a/r1", "c/r1", NULL), MERGE_REFUSED);
+    expect_refused("the INIs differ: softmax's INI has hash ");
+}
+
 /* klab merge through the binary: 0 and the folder; 2 and the refusal on stderr. */
 static void test_binary(void **state)
 {
@@ -269,6 +307,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_merge_rows_counters_samples, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_idempotent, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_refusals, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_meta_of_real_runs, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_binary, kr_setup_tmp, kr_teardown_tmp),
     };
     KLAB_RUN_TESTS(tests);
