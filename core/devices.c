@@ -130,8 +130,11 @@ int devices_run(const cli_opts *o)
             fprintf(stderr, "klab: cannot start the klab for GPU %d: %s\n", o->devices[i], strerror(errno));
         pids[i] = pid;
     }
-    /* wait for all; a SIGTERM meant for this klab alone is passed on to the children */
+    /* Wait for all. A signal from the terminal or the scheduler reaches the children too (one process
+       group); one sent to this klab alone is passed on, after a grace period, to a child still running:
+       at once, it would be a child's second signal, which ends it without its word. */
     int left = 0, forwarded = 0;
+    double stopped_at = 0;
     for (int i = 0; i < n; i++)
         left += pids[i] > 0;
     while (left > 0) {
@@ -148,7 +151,12 @@ int devices_run(const cli_opts *o)
         }
         if (w < 0 && errno != EINTR)
             break;
-        if (supervise_interrupted() && !forwarded) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double t = now.tv_sec + now.tv_nsec / 1e9;
+        if (supervise_interrupted() && !stopped_at)
+            stopped_at = t;
+        if (stopped_at && !forwarded && t - stopped_at > 2) {
             for (int i = 0; i < n; i++)
                 if (pids[i] > 0)
                     kill(pids[i], supervise_interrupted());

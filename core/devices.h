@@ -4,8 +4,8 @@
  * each child is an ordinary run (its own workers, watchdog and atomic CSVs) over its slice of the
  * units (shard.h), and when all have ended the parent merges their run folders into <out>/<run id>
  * (merge.h), whose rows each name their GPU. The children's output is in gpu<D>.log beside their folders; their progress
- * lines come to this terminal. SIGINT/SIGTERM reach the children (one process group; a SIGTERM to this
- * klab alone is passed on) and nothing is merged. */
+ * lines come to this terminal. SIGINT/SIGTERM reach the children (one process group; a signal sent to
+ * this klab alone is passed on after 2 s to a child still running) and nothing is merged. */
 #ifndef KLAB_DEVICES_H
 #define KLAB_DEVICES_H
 
