@@ -7,6 +7,7 @@
 
 #include "compare.h"
 #include "dtype.h"
+#include "shard.h"
 
 void cli_usage(FILE *fp)
 {
@@ -22,6 +23,8 @@ void cli_usage(FILE *fp)
           "                                 of run folders; default: the latest run under --out)\n"
           "       klab compare RUN-A RUN-B  each row of B against A: ratio of medians, FASTER / SLOWER / SAME /\n"
           "                                 UNSURE from both intervals (runs: folders, or ids under --out)\n"
+          "       klab merge OUT RUN...     one run folder OUT from several (shards, GPUs): same commit, INIs\n"
+          "                                 and schema, or a refusal naming what differs\n"
           "\n"
           "selection:\n"
           "  --plugin NAME[,NAME]   only these experiments (e.g. softmax,rmsnorm)\n"
@@ -62,6 +65,11 @@ void cli_usage(FILE *fp)
           "  --no-isolate           run plugins in this process, for cuda-gdb and compute-sanitizer; this\n"
           "                         gives up isolation: a crash, a hang or a lost CUDA context in one\n"
           "                         experiment then ends the whole run\n"
+          "scale-out (docs/scale-out.md):\n"
+          "  --with-profiling       after the timed run, each passed row once more under Nsight Compute\n"
+          "                         (ncu): its kernels' counters in <plugin>.counters.csv\n"
+          "  --devices N[,N]        spread the units over these GPUs, one klab per GPU, rows merged\n"
+          "  --shard K/N            only the K-th of N deterministic slices of the selected units\n"
           "  --help, --version\n"
           "\n"
           "exit status: 0 all passed; 1 a row failed, was incorrect or flagged, or a plugin was refused;\n"
@@ -128,7 +136,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
     }
     enum { O_CASE = 256, O_DTYPE, O_PROFILE, O_CONFIG, O_PLUGIN_PATH, O_INI_DIR, O_OUT, O_RUN_ID, O_DEVICE,
            O_HOT, O_BATCHED, O_GRAPH, O_VERIFY_ONLY, O_TUNE, O_TUNE_CACHE, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION,
-           O_WITH_TORCH, O_TORCH, O_THRESHOLD, O_OUT_DIR, O_EXPERIMENTS };
+           O_WITH_TORCH, O_TORCH, O_THRESHOLD, O_OUT_DIR, O_EXPERIMENTS, O_WITH_PROFILING, O_PROFILE_PASS,
+           O_DEVICES, O_SHARD };
     static const struct option longopts[] = {
         {"plugin", required_argument, 0, 'p'},     {"case", required_argument, 0, O_CASE},
         {"dtype", required_argument, 0, O_DTYPE},  {"profile", required_argument, 0, O_PROFILE},
@@ -146,6 +155,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         {"version", no_argument, 0, O_VERSION},    {"with-torch", no_argument, 0, O_WITH_TORCH},
         {"torch", required_argument, 0, O_TORCH},  {"threshold", required_argument, 0, O_THRESHOLD},
         {"out-dir", required_argument, 0, O_OUT_DIR}, {"experiments", required_argument, 0, O_EXPERIMENTS},
+        {"with-profiling", no_argument, 0, O_WITH_PROFILING}, {"profile-pass", no_argument, 0, O_PROFILE_PASS},
+        {"devices", required_argument, 0, O_DEVICES}, {"shard", required_argument, 0, O_SHARD},
         {0, 0, 0, 0},
     };
     opterr = 0;
@@ -261,6 +272,27 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         case O_LIST: o->cmd = CMD_LIST; break;
         case O_VALIDATE: o->cmd = CMD_VALIDATE; break;
         case O_SELF_TEST: o->cmd = CMD_SELF_TEST; break;
+        case O_WITH_PROFILING: o->with_profiling = 1; break;
+        case O_PROFILE_PASS: o->profile_pass = 1; break;
+        case O_DEVICES:
+            nn = 0;
+            if (split(optarg, names, CLI_MAX, &nn, "--devices", err, errlen))
+                return -1;
+            for (o->ndevices = 0; o->ndevices < nn; o->ndevices++) {
+                if (number(names[o->ndevices], "--devices", 0, 1024, &v, err, errlen))
+                    return -1;
+                for (int k = 0; k < o->ndevices; k++)
+                    if (o->devices[k] == (int)v) {
+                        snprintf(err, errlen, "--devices: device %d is named twice", (int)v);
+                        return -1;
+                    }
+                o->devices[o->ndevices] = (int)v;
+            }
+            break;
+        case O_SHARD:
+            if (shard_parse(optarg, &o->filter.shard_k, &o->filter.shard_n, err, errlen))
+                return -1;
+            break;
         case 'h': o->cmd = CMD_HELP; return 0;
         case O_VERSION: o->cmd = CMD_VERSION; return 0;
         case ':':
@@ -273,6 +305,18 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
                 snprintf(err, errlen, "unknown option '%s' (see klab --help)", argv[optind - 1]);
             return -1;
         }
+    }
+    o->argc = argc;
+    o->argv = argv;
+    if (optind < argc && strcmp(argv[optind], "merge") == 0) {
+        if (argc - optind < 3) {
+            snprintf(err, errlen, "merge takes an output folder and at least one run folder: klab merge OUT RUN...");
+            return -1;
+        }
+        o->cmd = CMD_MERGE;
+        o->merge = argv + optind + 1;
+        o->nmerge = argc - optind - 1;
+        return 0;
     }
     if (optind < argc) {
         if (strcmp(argv[optind], "compare") == 0) {
@@ -331,6 +375,25 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
     }
     if (o->hot && o->batched) {
         snprintf(err, errlen, "--hot and --batched are two timing modes: choose one");
+        return -1;
+    }
+    if (o->ndevices && o->filter.shard_n) {
+        /* a slice of a slice is possible but not one anybody has asked for: keep the arithmetic one level */
+        snprintf(err, errlen, "--devices splits the units itself: give --devices or --shard, not both");
+        return -1;
+    }
+    if (o->ndevices && o->tune) {
+        /* each GPU's klab would rewrite the one tuning cache, the last keeping only its own finds */
+        snprintf(err, errlen, "--tune runs on one GPU: give --device N, not --devices");
+        return -1;
+    }
+    if ((o->ndevices || o->filter.shard_n || o->with_profiling || o->profile_pass) && o->cmd != CMD_RUN) {
+        snprintf(err, errlen, "--devices, --shard and --with-profiling go with a run");
+        return -1;
+    }
+    if ((o->with_profiling || o->profile_pass) && o->tune) {
+        /* a tune run's rows are configurations a second klab could not select on its command line */
+        snprintf(err, errlen, "--with-profiling goes with a plain run, not --tune");
         return -1;
     }
     if (o->config[0] && o->nplugins) {

@@ -8,7 +8,7 @@
 #include "runner.h"
 
 typedef enum cli_cmd { CMD_RUN, CMD_LIST, CMD_VALIDATE, CMD_SELF_TEST, CMD_REPORT, CMD_COMPARE, CMD_HELP,
-                       CMD_VERSION } cli_cmd;
+                       CMD_VERSION, CMD_MERGE } cli_cmd;
 
 #define CLI_MAX 32
 
@@ -40,6 +40,15 @@ typedef struct cli_opts {
     int with_torch;       /* --with-torch or --torch PYTHON: PyTorch rows beside klab's (lab_torch.h) */
     char torch_python[4096]; /* the interpreter: --torch PYTHON, else python3 */
     char command_line[2048];
+    /* scale-out (docs/scale-out.md): --with-profiling, --devices, --shard (in filter), klab merge */
+    int with_profiling;
+    int profile_pass; /* internal: the child --with-profiling starts under ncu */
+    int ndevices;
+    int devices[CLI_MAX];
+    int nmerge;           /* klab merge OUT RUN...: OUT and the runs, pointers into argv */
+    char *const *merge;
+    int argc;             /* the command line as given: --devices and --with-profiling start klab again */
+    char *const *argv;
 } cli_opts;
 
 /* Exit codes (also in --help). */

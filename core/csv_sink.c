@@ -3,6 +3,7 @@
 #include <csv.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,6 +28,40 @@ int make_dirs(const char *path)
     return 0;
 }
 
+char *file_read_all(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    size_t cap = 1 << 16, n = 0, k;
+    char *buf = malloc(cap + 1);
+    while (buf && (k = fread(buf + n, 1, cap - n, fp)) > 0) {
+        if ((n += k) < cap)
+            continue;
+        char *p = realloc(buf, 2 * cap + 1);
+        if (!p) {
+            free(buf);
+            buf = NULL;
+            errno = ENOMEM;
+            break;
+        }
+        buf = p;
+        cap *= 2;
+    }
+    int bad = buf && ferror(fp);
+    fclose(fp);
+    if (bad) {
+        free(buf);
+        errno = EIO;
+        return NULL;
+    }
+    if (buf) {
+        buf[n] = 0;
+        *len = n;
+    }
+    return buf;
+}
+
 int csv_field(FILE *fp, const char *text)
 {
     if (strpbrk(text, ",\"\r\n"))
@@ -47,6 +82,14 @@ static int write_record(FILE *fp, const char *const *cells, int n)
 
 int csv_sink_open(csv_sink *s, const char *path, char *err, size_t errlen)
 {
+    const char *names[ROW_NCOLUMNS];
+    for (int i = 0; i < ROW_NCOLUMNS; i++)
+        names[i] = row_schema[i].name;
+    return csv_sink_open_with(s, path, names, ROW_NCOLUMNS, err, errlen);
+}
+
+int csv_sink_open_with(csv_sink *s, const char *path, const char *const *header, int n, char *err, size_t errlen)
+{
     memset(s, 0, sizeof *s);
     snprintf(s->path, sizeof s->path, "%s", path);
     snprintf(s->partial, sizeof s->partial, "%s.partial", path);
@@ -65,10 +108,7 @@ int csv_sink_open(csv_sink *s, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "cannot write %s: %s", s->partial, strerror(errno));
         return -1;
     }
-    const char *names[ROW_NCOLUMNS];
-    for (int i = 0; i < ROW_NCOLUMNS; i++)
-        names[i] = row_schema[i].name;
-    if (write_record(s->fp, names, ROW_NCOLUMNS) != 0) {
+    if (write_record(s->fp, header, n) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", s->partial, strerror(errno));
         csv_sink_discard(s);
         return -1;
@@ -84,8 +124,13 @@ int csv_sink_row(csv_sink *s, const klab_row *r)
         row_cell(r, i, cells[i], sizeof cells[i]);
         ptrs[i] = cells[i];
     }
+    return csv_sink_record(s, ptrs, ROW_NCOLUMNS);
+}
+
+int csv_sink_record(csv_sink *s, const char *const *cells, int n)
+{
     s->rows++;
-    return write_record(s->fp, ptrs, ROW_NCOLUMNS);
+    return write_record(s->fp, cells, n);
 }
 
 int csv_sink_commit(csv_sink *s, char *err, size_t errlen)

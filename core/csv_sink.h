@@ -18,6 +18,9 @@ typedef struct csv_sink {
 /* Creates missing directories on the way. Returns 0, or -1 with the reason in err. */
 int csv_sink_open(csv_sink *s, const char *path, char *err, size_t errlen);
 int csv_sink_row(csv_sink *s, const klab_row *r);
+/* The same file discipline for a CSV of other records (the counters file): its header, its records. */
+int csv_sink_open_with(csv_sink *s, const char *path, const char *const *header, int n, char *err, size_t errlen);
+int csv_sink_record(csv_sink *s, const char *const *cells, int n);
 /* Completes the file (fsync + rename). Returns 0, or -1 with the reason (the rows stay in the
    .partial file). */
 int csv_sink_commit(csv_sink *s, char *err, size_t errlen);
@@ -29,5 +32,8 @@ int csv_field(FILE *fp, const char *text);
 
 /* mkdir -p. Returns 0 or -1 with errno set. */
 int make_dirs(const char *path);
+
+/* A whole file's bytes, NUL-terminated (malloc'd; *len without the NUL), or NULL with errno set. */
+char *file_read_all(const char *path, size_t *len);
 
 #endif

@@ -43,6 +43,10 @@ int device_info_query(int ordinal, device_info *out, char *err, size_t errlen)
     out->l2_bytes = p.l2CacheSize;
     out->persisting_l2_max = p.persistingL2CacheMaxSize;
     out->total_mem_bytes = (double)p.totalGlobalMem;
+    const unsigned char *u = (const unsigned char *)p.uuid.bytes;
+    snprintf(out->uuid, sizeof out->uuid,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3],
+             u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
     cudaDriverGetVersion(&out->driver_version);
     cudaRuntimeGetVersion(&out->runtime_version);
     return 0;

@@ -18,6 +18,7 @@ typedef struct device_info {
     double total_mem_bytes;
     int driver_version;  /* 13000 = 13.0 */
     int runtime_version;
+    char uuid[48];       /* "GPU-" and the card's UUID, as nvidia-smi -L prints it */
 } device_info;
 
 /* 0 on success; otherwise -1 with one plain sentence in `err` ("no CUDA device: ...",

@@ -12,6 +12,7 @@
 #include "dtype.h"
 #include "gpu_kernels.h"
 #include "roofline.h"
+#include "shard.h"
 #include "stats.h"
 #include "unit_entries.h"
 #include "worker.h"
@@ -45,13 +46,15 @@ int job_keeps_profile(const cfg_case *c, const run_filter *f, const char *profil
 
 int job_units(const cfg_experiment *cfg, const run_filter *f, int u, int *case_index, klab_dtype *dtype)
 {
-    int n = 0;
+    int n = 0, selected = 0;
     for (int i = 0; i < cfg->ncases; i++) {
         const cfg_case *c = &cfg->cases[i];
         if (f->ncases && !name_in(c->name, (char(*)[64])f->cases, f->ncases))
             continue;
         for (int k = 0; k < c->ndtypes; k++) {
             if (f->dtypes && !(f->dtypes & KLAB_DTYPE_BIT(c->dtypes[k])))
+                continue;
+            if (f->shard_n && shard_of(cfg->plugin, selected++, f->shard_n) != f->shard_k)
                 continue;
             if (n == u) {
                 *case_index = i;

@@ -14,6 +14,7 @@
 #include "lab_internal.h"
 #include "lab_torch.h"
 #include "lab_tune.h"
+#include "profiling.h"
 #include "run_meta.h"
 #include "table.h"
 #include "text.h"
@@ -63,6 +64,8 @@ static void fail_unit(job_state *s, const job *j, const wire_unit *u, int report
         snprintf(r.l2, sizeof r.l2, "%s", j->topts.mode == TIMING_HOT ? "hot" : "cold");
         snprintf(r.launch, sizeof r.launch, "%s", j->topts.mode == TIMING_BATCHED ? "batched" : "stream");
         r.seed = j->topts.seed;
+        if (s->have_device)
+            row_set_gpu(&r, s->device.info.ordinal, s->device.info.name, s->device.info.uuid);
         row_fail(&r, ROW_FAILED, "%s", reason);
         lab_add_row(s, &r);
     }
@@ -139,6 +142,8 @@ typedef struct run_totals {
 static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_experiment *cfg,
                        const char *run_dir, const char *run_id, uint64_t seed, run_totals *t)
 {
+    if (o->filter.shard_n && job_units(cfg, &o->filter, -1, NULL, NULL) == 0)
+        return; /* none of its units is in this slice: no worker, no CSV */
     job j;
     memset(&j, 0, sizeof j);
     j.kind = JOB_RUN;
@@ -146,6 +151,7 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
     j.filter = o->filter;
     j.device = o->device;
     j.verify_only = o->verify_only;
+    j.profile_pass = o->profile_pass;
     j.tune = o->tune;
     snprintf(j.tune_cache, sizeof j.tune_cache, "%s", o->tune_cache);
     snprintf(j.run_id, sizeof j.run_id, "%s", run_id);
@@ -231,6 +237,9 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
         fprintf(stderr, "klab: %s\n", err);
     if (s.nrows)
         print_table(f->name, csv, s.rows, s.nrows);
+    if (o->with_profiling && !o->verify_only && s.nrows &&
+        profiling_plugin(o, f->name, cfg->path, run_dir, s.rows, s.nrows, err, sizeof err) != 0)
+        fprintf(stderr, "klab: %s\n", err);
     for (int i = 0; i < s.nrows; i++) {
         const klab_row *r = &s.rows[i];
         t->rows++;
@@ -355,11 +364,8 @@ int lab_run(const cli_opts *o)
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
     if (o->run_id[0])
         snprintf(run_id, sizeof run_id, "%s", o->run_id);
-    else {
-        char stamp[32];
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-        snprintf(run_id, sizeof run_id, "%s-%.7s", stamp, KLAB_GIT_COMMIT);
-    }
+    else
+        run_meta_default_id(&tm, run_id, sizeof run_id);
     snprintf(run_dir, sizeof run_dir, "%s/%s", o->out_dir, run_id);
     if (make_dirs(run_dir) != 0) {
         fprintf(stderr, "klab: cannot create %s\n", run_dir);
@@ -368,7 +374,7 @@ int lab_run(const cli_opts *o)
     uint64_t seed = pick_seed(o);
     char meta[4300];
     snprintf(meta, sizeof meta, "%s/meta.ini", run_dir);
-    if (run_meta_write(meta, run_id, started, o, seed, &dev, err, sizeof err) != 0)
+    if (run_meta_write(meta, run_id, started, o, seed, &dev, cfgs, n, err, sizeof err) != 0)
         fprintf(stderr, "klab: %s\n", err);
     printf("klab %s (%s): run %s on %s (device %d, %d SMs, cc %d.%d), L2 %s, seed %llu\n", KLAB_VERSION,
            KLAB_GIT_COMMIT, run_id, dev.info.name, dev.info.ordinal, dev.info.sms, dev.info.cc / 10, dev.info.cc % 10,

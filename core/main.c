@@ -4,7 +4,9 @@
 
 #include "cli.h"
 #include "klab/plugin.h"
+#include "devices.h"
 #include "lab.h"
+#include "merge.h"
 #include "row.h"
 #include "supervisor.h"
 #include "version.h"
@@ -20,7 +22,8 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     /* commands that start workers stop them on SIGINT/SIGTERM and say so (--no-isolate: the job runs
        here, and the signal's default action ends it) */
-    if (o.isolate && o.cmd != CMD_HELP && o.cmd != CMD_VERSION && o.cmd != CMD_REPORT && o.cmd != CMD_COMPARE && supervise_trap_signals() != 0)
+    if (o.isolate && o.cmd != CMD_HELP && o.cmd != CMD_VERSION && o.cmd != CMD_REPORT && o.cmd != CMD_COMPARE &&
+        o.cmd != CMD_MERGE && supervise_trap_signals() != 0)
         perror("klab: cannot install the SIGINT/SIGTERM handlers");
     switch (o.cmd) {
     case CMD_HELP:
@@ -35,7 +38,8 @@ int main(int argc, char **argv)
     case CMD_SELF_TEST: return lab_self_test(&o);
     case CMD_REPORT: return lab_report(&o);
     case CMD_COMPARE: return lab_compare(&o);
-    case CMD_RUN: return lab_run(&o);
+    case CMD_RUN: return o.ndevices ? devices_run(&o) : lab_run(&o);
+    case CMD_MERGE: return merge_main(&o);
     }
     return EXIT_USAGE;
 }

@@ -46,6 +46,14 @@ void row_fail(klab_row *r, row_status s, const char *fmt, ...)
     va_end(ap);
 }
 
+void row_set_gpu(klab_row *r, int ordinal, const char *name, const char *uuid)
+{
+    r->has_gpu = 1;
+    r->gpu_index = ordinal;
+    snprintf(r->gpu_name, sizeof r->gpu_name, "%s", name);
+    snprintf(r->gpu_uuid, sizeof r->gpu_uuid, "%s", uuid);
+}
+
 int row_push(klab_row **rows, int *n, int *cap, const klab_row *r)
 {
     if (*n == *cap) {
@@ -116,6 +124,10 @@ const row_column row_schema[] = {
     {"seed", COL_U64, NEED_POSITIVE, FIELD(seed), SHOW_NO, NULL, 0},
     {"schema", COL_SCHEMA, 0, NO_FIELD, SHOW_NO, NULL, 0},
     {"samples_file", COL_TEXT, 0, FIELD(samples_file), SHOW_NO, NULL, 0},
+    /* where: one run folder can hold several GPUs' rows */
+    {"gpu", COL_INT, NEED_GPU, FIELD(gpu_index), SHOW_NO, NULL, 0},
+    {"gpu_name", COL_TEXT, NEED_GPU, FIELD(gpu_name), SHOW_NO, NULL, 0},
+    {"gpu_uuid", COL_TEXT, NEED_GPU, FIELD(gpu_uuid), SHOW_NO, NULL, 0},
 };
 
 _Static_assert(sizeof row_schema / sizeof row_schema[0] == ROW_NCOLUMNS, "ROW_NCOLUMNS is the schema's length");
@@ -131,6 +143,7 @@ static const struct {
     {NEED_SPEEDUP, offsetof(klab_row, has_speedup)},
     {NEED_SPEEDUP_CI, offsetof(klab_row, has_speedup_ci)},
     {NEED_ERR, offsetof(klab_row, has_err)},
+    {NEED_GPU, offsetof(klab_row, has_gpu)},
 };
 
 int row_column_index(const char *name)

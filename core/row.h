@@ -61,6 +61,11 @@ typedef struct klab_row {
     uint64_t verified_elems; /* elements compared per verified run, outputs summed; 0 = all */
     uint64_t seed;
     char samples_file[256];  /* the per-row raw samples, relative to the run folder; empty when none */
+
+    int has_gpu;             /* the row was measured on (or failed on) a GPU the worker named */
+    int gpu_index;           /* the CUDA ordinal the worker used (as CUDA_VISIBLE_DEVICES numbers them) */
+    char gpu_name[128];
+    char gpu_uuid[48];       /* "GPU-xxxxxxxx-...": the same card whatever the numbering */
 } klab_row;
 
 const char *row_status_name(row_status s);
@@ -78,6 +83,9 @@ void row_fail(klab_row *r, row_status s, const char *fmt, ...)
 #endif
     ;
 
+/* Names the GPU the row belongs to. */
+void row_set_gpu(klab_row *r, int ordinal, const char *name, const char *uuid);
+
 /* Appends a copy of r to a growing array; 0, or -1 when out of memory (the array is kept). */
 int row_push(klab_row **rows, int *n, int *cap, const klab_row *r);
 
@@ -87,9 +95,10 @@ int row_push(klab_row **rows, int *n, int *cap, const klab_row *r);
  * when it has a value at all, and whether and how the terminal table shows it. The CSV writer, the
  * CSV reader (`klab report`) and the terminal table all go through it; nothing else knows a column by
  * its position. Schema 2 added median_lo/hi, p99_ms, precision, speedup_lo/hi, batch,
- * footprint_bytes, config, verified_elems and samples_file. */
-#define ROW_SCHEMA 2
-#define ROW_NCOLUMNS 45
+ * footprint_bytes, config, verified_elems and samples_file; schema 3 gpu, gpu_name and gpu_uuid
+ * (several GPUs write one run folder: --devices, klab merge). */
+#define ROW_SCHEMA 3
+#define ROW_NCOLUMNS 48
 
 typedef enum row_kind {
     COL_TEXT,   /* a char array */
@@ -113,6 +122,7 @@ enum {
     NEED_POSITIVE = 1u << 6,   /* the column's own value */
     NEED_BYTES = 1u << 7,      /* the row's bytes */
     NEED_FLOPS = 1u << 8,      /* the row's flops */
+    NEED_GPU = 1u << 9,        /* has_gpu */
 };
 
 /* How the terminal shows a cell ("-" where the CSV cell is empty). */

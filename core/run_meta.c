@@ -5,11 +5,40 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checksum.h"
 #include "row.h"
 #include "version.h"
 
+void run_meta_ini_hash(const char *path, char *buf, size_t len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        snprintf(buf, len, "unreadable");
+        return;
+    }
+    uint64_t h = CHECKSUM_INIT;
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+        h = checksum_update(h, chunk, n);
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad)
+        snprintf(buf, len, "unreadable");
+    else
+        snprintf(buf, len, "%016llx", (unsigned long long)h);
+}
+
+void run_meta_default_id(const struct tm *utc, char *buf, size_t len)
+{
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", utc);
+    snprintf(buf, len, "%s-%.7s", stamp, KLAB_GIT_COMMIT);
+}
+
 int run_meta_write(const char *path, const char *run_id, const char *started, const cli_opts *o,
-                   uint64_t seed, const wire_device *dev, char *err, size_t errlen)
+                   uint64_t seed, const wire_device *dev, const cfg_experiment *cfgs, int ncfgs, char *err,
+                   size_t errlen)
 {
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.partial", path);
@@ -23,13 +52,26 @@ int run_meta_write(const char *path, const char *run_id, const char *started, co
                 "seed = %llu\n",
             run_id, started, o->command_line, KLAB_VERSION, KLAB_GIT_COMMIT, ROW_SCHEMA,
             (unsigned long long)seed);
+    if (o->filter.shard_n)
+        fprintf(fp, "shard = %d/%d\n", o->filter.shard_k, o->filter.shard_n);
+    if (ncfgs > 0) {
+        fprintf(fp, "\n[inis]\n");
+        for (int i = 0; i < ncfgs; i++) {
+            char h[32];
+            run_meta_ini_hash(cfgs[i].path, h, sizeof h);
+            fprintf(fp, "%s = %s\n", cfgs[i].plugin, h);
+        }
+        fprintf(fp, "\n[ini_paths]\n");
+        for (int i = 0; i < ncfgs; i++)
+            fprintf(fp, "%s = %s\n", cfgs[i].plugin, cfgs[i].path);
+    }
     if (dev) {
         const device_info *d = &dev->info;
-        fprintf(fp, "\n[device]\nordinal = %d\nname = %s\ncompute_capability = %d.%d\nsms = %d\n"
+        fprintf(fp, "\n[device]\nordinal = %d\nname = %s\nuuid = %s\ncompute_capability = %d.%d\nsms = %d\n"
                     "sm_clock_peak_mhz = %.0f\nmem_clock_peak_mhz = %.0f\nbus_width_bits = %d\nl2_mib = %.1f\n"
                     "memory_gib = %.1f\ndatasheet_gbps = %.0f\ntensor_peak_tflops = %.1f\n"
                     "driver = %d.%d\nruntime = %d.%d\n",
-                d->ordinal, d->name, d->cc / 10, d->cc % 10, d->sms, d->clock_khz / 1e3, d->mem_clock_khz / 1e3,
+                d->ordinal, d->name, d->uuid, d->cc / 10, d->cc % 10, d->sms, d->clock_khz / 1e3, d->mem_clock_khz / 1e3,
                 d->bus_width_bits, d->l2_bytes / 1048576.0, d->total_mem_bytes / 1073741824.0, dev->mem_gbps,
                 dev->tensor_tflops, d->driver_version / 1000, d->driver_version % 1000 / 10,
                 d->runtime_version / 1000, d->runtime_version % 1000 / 10);

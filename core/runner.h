@@ -35,6 +35,7 @@ typedef struct run_filter {
     uint32_t dtypes; /* 0: all */
     int nprofiles;
     char profiles[FILTER_MAX][64];
+    int shard_k, shard_n; /* --shard K/N (shard.h): only slice K of N; shard_n 0: every unit */
 } run_filter;
 
 typedef struct job {
@@ -51,6 +52,8 @@ typedef struct job {
                         validate: each case's configurations are listed */
     char tune_cache[4096]; /* a plain run's tuning cache (tune_cache.h); "": none */
     char run_id[64];
+    int profile_pass; /* --with-profiling's pass under ncu: each verified entry launched once inside the
+                         NVTX range ncu profiles (profiling.h), nothing timed */
 } job;
 
 typedef struct job_out {
@@ -97,8 +100,8 @@ int unit_finish(run_unit *u);
 /* Runs the job; returns the worker's exit code: 0, WIRE_EXIT_CONTEXT_LOST, or 1 after a FATAL. */
 int job_execute(const job *j, const job_out *out);
 
-/* The (case, dtype) units a filter selects, in the order a worker runs them. Returns how many; with
-   u >= 0, also sets *case_index and *dtype of unit u. */
+/* The (case, dtype) units a filter selects (its shard's only, under --shard), in the order a worker
+   runs them. Returns how many; with u >= 0, also sets *case_index and *dtype of unit u. */
 int job_units(const cfg_experiment *cfg, const run_filter *f, int u, int *case_index, klab_dtype *dtype);
 
 /* 1 if the filter keeps this profile name for this case. */

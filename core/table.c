@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters.h"
 #include "text.h"
 
 /* The columns the schema marks for the terminal (row.h), in its order; the status column goes last,
@@ -147,7 +148,7 @@ int table_report(FILE *fp, const char *dir, char *err, size_t errlen)
     struct dirent *e;
     while ((e = readdir(d)) && n < 256) {
         size_t len = strlen(e->d_name);
-        if (len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0)
+        if (len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0 && !counters_is_file(e->d_name))
             names[n++] = strdup(e->d_name);
     }
     closedir(d);

@@ -41,3 +41,8 @@ set_tests_properties(test_gpu_rows PROPERTIES TIMEOUT 900)
 klab_test(test_gpu_bench SOURCES test_gpu_bench.c klab_gpu.c klab_run.c GPU)
 target_link_libraries(test_gpu_bench PRIVATE klab_bench CUDA::cudart)
 add_dependencies(test_gpu_bench klab vector_add)
+# Scale-out (docs/scale-out.md): --devices over this machine's GPUs, two shards merged, the
+# --with-profiling pass under a fake ncu and, where ncu is on PATH, the real one
+klab_test(test_gpu_scale SOURCES test_gpu_scale.c klab_gpu.c klab_run.c GPU)
+add_dependencies(test_gpu_scale klab vector_add)
+set_tests_properties(test_gpu_scale PROPERTIES TIMEOUT 900)

@@ -140,11 +140,11 @@ static void test_header_and_one_line_per_row(void **state)
     const char *row1 = text + strlen(want_header);
     const char *want_row1 = "run-1,rmsnorm,4096x8192,4096x8192,fp16,fused,,cold,stream,1,,passed,,,120,3,0.125,"
                             "0.12,0.13,0.25,0.4,0.1,0.5,0.15,0.004,0.02,4096000,,1073.74,,,,,,,,,,0.0001,0.002,"
-                            "0.002,,42,2,\n";
+                            "0.002,,42,3,,,,\n";
     assert_true(strncmp(row1, want_row1, strlen(want_row1)) == 0);
     const char *row2 = row1 + strlen(want_row1);
     assert_string_equal(row2, "run-1,rmsnorm,4096x8192,4096x8192,fp16,baseline,,cold,stream,,,failed,hook error,,"
-                              ",,,,,,,,,,,,4096000,,,,,,,,,,,,,,,,42,2,\n");
+                              ",,,,,,,,,,,,4096000,,,,,,,,,,,,,,,,42,3,,,,\n");
     free(text);
 
     klab_row *rows = NULL;
@@ -273,7 +273,7 @@ static void test_failed_row_numbers_empty(void **state)
     assert_string_equal(cells[column("status")], "failed");
     assert_string_equal(cells[column("reason")], "CUDA error 700");
     assert_string_equal(cells[column("seed")], "42");
-    assert_string_equal(cells[column("schema")], "2");
+    assert_string_equal(cells[column("schema")], "3");
     free(text);
 
     klab_row *rows = NULL;
@@ -315,6 +315,7 @@ static void full_row(klab_row *r)
     r->verified_elems = 33554432;
     r->seed = UINT64_C(0xfedcba9876543210);
     snprintf(r->samples_file, sizeof r->samples_file, "samples/rmsnorm/4096x8192-fp16-fused.csv");
+    row_set_gpu(r, 1, "NVIDIA H200", "GPU-8f0c1a2b-3c4d-5e6f-7081-92a3b4c5d6e7");
 }
 
 static void test_every_column_round_trips(void **state)

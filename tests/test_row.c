@@ -162,9 +162,10 @@ static void full_row(klab_row *r)
     r->verified_elems = 4190208;
     r->seed = UINT64_C(18446744073709551615);
     snprintf(r->samples_file, sizeof r->samples_file, "samples/rmsnorm/ragged-bf16-fused.csv");
+    row_set_gpu(r, 0, "NVIDIA H200", "GPU-8f0c1a2b-3c4d-5e6f-7081-92a3b4c5d6e7");
 }
 
-/* Schema 2, in this order: a reader by position (pandas' usecols, say) depends on it. */
+/* Schema 3, in this order: a reader by position (pandas' usecols, say) depends on it. */
 static void test_columns(void **state)
 {
     (void)state;
@@ -174,7 +175,7 @@ static void test_columns(void **state)
         "median_hi", "p95_ms", "p99_ms", "min_ms", "max_ms", "mean_ms", "noise", "precision", "bytes",
         "flops", "gbps", "tflops", "limit", "limit_gbps", "frac_limit", "speedup", "speedup_lo",
         "speedup_hi", "sm_mhz", "launch_floor_ms", "rel_l2_err", "max_abs_err", "tolerance",
-        "verified_elems", "seed", "schema", "samples_file",
+        "verified_elems", "seed", "schema", "samples_file", "gpu", "gpu_name", "gpu_uuid",
     };
     assert_int_equal(sizeof want / sizeof want[0], ROW_NCOLUMNS);
     for (int i = 0; i < ROW_NCOLUMNS; i++)
@@ -183,7 +184,8 @@ static void test_columns(void **state)
         for (int j = i + 1; j < ROW_NCOLUMNS; j++)
             assert_true(strcmp(row_schema[i].name, row_schema[j].name) != 0);
     assert_int_equal(row_column_index("run_id"), 0);
-    assert_int_equal(row_column_index("samples_file"), ROW_NCOLUMNS - 1);
+    assert_int_equal(row_column_index("samples_file"), ROW_NCOLUMNS - 4);
+    assert_int_equal(row_column_index("gpu_uuid"), ROW_NCOLUMNS - 1);
     assert_int_equal(row_column_index("nope"), -1);
     /* every field lies inside the row */
     for (int i = 0; i < ROW_NCOLUMNS; i++)
@@ -238,8 +240,11 @@ static void test_cells_of_passed_row(void **state)
     assert_string_equal(cell(&r, "tolerance"), "0.016");
     assert_string_equal(cell(&r, "verified_elems"), "4190208");
     assert_string_equal(cell(&r, "seed"), "18446744073709551615");
-    assert_string_equal(cell(&r, "schema"), "2");
+    assert_string_equal(cell(&r, "schema"), "3");
     assert_string_equal(cell(&r, "samples_file"), "samples/rmsnorm/ragged-bf16-fused.csv");
+    assert_string_equal(cell(&r, "gpu"), "0"); /* ordinal 0 is a value: has_gpu says so, not the number */
+    assert_string_equal(cell(&r, "gpu_name"), "NVIDIA H200");
+    assert_string_equal(cell(&r, "gpu_uuid"), "GPU-8f0c1a2b-3c4d-5e6f-7081-92a3b4c5d6e7");
     /* out of range: empty */
     char buf[16] = "junk";
     row_cell(&r, ROW_NCOLUMNS, buf, sizeof buf);
@@ -274,7 +279,7 @@ static void test_cells_of_failed_row(void **state)
     /* what the case is stays known */
     assert_string_equal(cell(&r, "bytes"), "16769024");
     assert_string_equal(cell(&r, "seed"), "18446744073709551615");
-    assert_string_equal(cell(&r, "schema"), "2");
+    assert_string_equal(cell(&r, "schema"), "3");
     /* what the setup and verification declared stays too */
     assert_string_equal(cell(&r, "footprint_bytes"), "268435456");
     assert_string_equal(cell(&r, "config"), "block=256 vec=8");

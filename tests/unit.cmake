@@ -81,3 +81,13 @@ add_dependencies(test_lab_torch klab vector_add)
 klab_test(test_claims SOURCES test_claims.c report_fixture.c LABELS unit)
 klab_test(test_report SOURCES test_report.c report_fixture.c klab_run.c LABELS unit)
 add_dependencies(test_report klab)
+
+# scale-out (docs/scale-out.md): --shard and --devices' split of the units, klab merge (cmocka and the
+# binary), --with-profiling's ncu output from fixtures and a fake ncu, the Slurm script's command lines
+klab_test(test_shard SOURCES test_shard.c klab_run.c LABELS unit)
+add_dependencies(test_shard klab vector_add)
+klab_test(test_merge SOURCES test_merge.c klab_run.c LABELS unit)
+add_dependencies(test_merge klab)
+klab_test(test_profiling SOURCES test_profiling.c klab_run.c LABELS unit)
+add_test(NAME slurm_dry_run COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/slurm_dry_run.sh ${PROJECT_SOURCE_DIR}/tools/slurm/klab-array.sh)
+set_tests_properties(slurm_dry_run PROPERTIES LABELS unit)

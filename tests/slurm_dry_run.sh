@@ -1,0 +1,66 @@
+#!/bin/sh
+# tools/slurm/klab-array.sh without Slurm (sbatch --test-only is not available here): the command lines
+# of --dry-run, to the letter; then a real submission to a fake sbatch that runs each --wrap text with
+# sh, as Slurm would (the array's once per task index), against a fake klab that records its words:
+# each shard's klab gets its own slice, the shared run id and its own folder, and the merge job names
+# the array's job id and every shard's run folder.
+set -eu
+script="$1"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "not ok - $*"; exit 1; }
+
+"$script" --dry-run --shards 3 --run-id R1 --out /scratch/o --klab /opt/klab/bin/klab \
+  --sbatch "--partition=gpu --time=2:00:00" -- --plugin softmax --seed 5 --case "a b" > "$tmp/dry"
+cat > "$tmp/want" <<'WANT'
+mkdir -p /scratch/o/R1.shards
+sbatch --parsable --job-name=klab-R1 --array=0-2 --gpus=1 --partition=gpu --time=2:00:00 --output=/scratch/o/R1.shards/%a.log '--wrap=/opt/klab/bin/klab --plugin softmax --seed 5 --case '\''a b'\'' --shard "${SLURM_ARRAY_TASK_ID}/3" --run-id R1 --out /scratch/o/R1.shards/"${SLURM_ARRAY_TASK_ID}"'
+sbatch --parsable --job-name=klab-R1-merge --dependency=afterok:ARRAY_JOB_ID --partition=gpu --time=2:00:00 --output=/scratch/o/R1.merge.log '--wrap=/opt/klab/bin/klab merge /scratch/o/R1 /scratch/o/R1.shards/0/R1 /scratch/o/R1.shards/1/R1 /scratch/o/R1.shards/2/R1'
+WANT
+diff "$tmp/want" "$tmp/dry" || fail "--dry-run printed other command lines"
+echo "ok - --dry-run's command lines"
+
+# usage errors
+if "$script" --dry-run -- --plugin x 2>"$tmp/err"; then fail "no --shards accepted"; fi
+grep -q -- "--shards needs a whole number" "$tmp/err" || fail "no --shards: $(cat "$tmp/err")"
+if "$script" --dry-run --shards 2 -- --shard 0/2 2>"$tmp/err"; then fail "--shard given to klab accepted"; fi
+grep -q "'--shard' is the script's to set" "$tmp/err" || fail "--shard: $(cat "$tmp/err")"
+echo "ok - usage errors"
+
+# a fake Slurm: sbatch runs --wrap with sh (once per array index), prints a job id
+mkdir "$tmp/bin"
+cat > "$tmp/bin/sbatch" <<'SB'
+#!/bin/sh
+wrap="" array=""
+for a in "$@"; do
+  case "$a" in
+    --wrap=*) wrap="${a#--wrap=}" ;;
+    --array=*) array="${a#--array=}" ;;
+  esac
+done
+printf '%s\n' "$*" >> "$FAKE/sbatch.log"
+n=$(wc -l < "$FAKE/sbatch.log")
+if [ -n "$array" ]; then
+  for i in $(seq "${array%-*}" "${array#*-}"); do SLURM_ARRAY_TASK_ID=$i sh -c "$wrap"; done
+else
+  sh -c "$wrap"
+fi
+echo "$((4000 + n));cluster1"
+SB
+cat > "$tmp/bin/klab" <<'KL'
+#!/bin/sh
+printf '%s|' "$@" >> "$FAKE/klab.log"
+echo >> "$FAKE/klab.log"
+KL
+chmod +x "$tmp/bin/sbatch" "$tmp/bin/klab"
+FAKE="$tmp" PATH="$tmp/bin:$PATH" "$script" --shards 2 --run-id R2 --out "$tmp/o" -- --plugin softmax --case "a b" > "$tmp/out"
+cat > "$tmp/want" <<WANT
+--plugin|softmax|--case|a b|--shard|0/2|--run-id|R2|--out|$tmp/o/R2.shards/0|
+--plugin|softmax|--case|a b|--shard|1/2|--run-id|R2|--out|$tmp/o/R2.shards/1|
+merge|$tmp/o/R2|$tmp/o/R2.shards/0/R2|$tmp/o/R2.shards/1/R2|
+WANT
+diff "$tmp/want" "$tmp/klab.log" || fail "the jobs ran other klab command lines"
+grep -q -- "--dependency=afterok:4001 " "$tmp/sbatch.log" || fail "the merge job does not wait for array 4001: $(cat "$tmp/sbatch.log")"
+[ -d "$tmp/o/R2.shards" ] || fail "the shards' folder (their logs) was not made"
+grep -q "array job 4001 (2 shards), merge job 4002" "$tmp/out" || fail "summary: $(cat "$tmp/out")"
+echo "ok - submitted to a fake sbatch: two shards, one run id, the merge after them"

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# klab on a Slurm cluster: one array task per shard (klab --shard K/N, one GPU each), one run id shared
+# by all, and a merge job that runs once every task has succeeded (--dependency=afterok). The shards'
+# run folders are <out>/<run id>.shards/<K>/<run id>; the merged one is <out>/<run id>. See
+# docs/scale-out.md.
+#
+#   tools/slurm/klab-array.sh --shards N [--run-id ID] [--out DIR] [--klab PATH] [--sbatch "ARGS"]
+#                             [--dry-run] -- [klab options: --plugin, --case, --seed, --with-profiling ...]
+#
+# --dry-run prints the command lines it would run (mkdir, then each sbatch) and submits nothing; the
+# merge job's dependency then names ARRAY_JOB_ID, the id sbatch gives the array when it is submitted.
+# --sbatch adds words to both sbatch calls (a partition, an account, a time limit). Give --seed to
+# klab when the shards' rows should share one seed (each task otherwise picks its own; rows record it).
+set -euo pipefail
+
+usage() {
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+shards="" run_id="" out="out" klab="klab" extra="" dry=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --shards) shards="${2:-}"; shift 2 ;;
+    --run-id) run_id="${2:-}"; shift 2 ;;
+    --out) out="${2:-}"; shift 2 ;;
+    --klab) klab="${2:-}"; shift 2 ;;
+    --sbatch) extra="${2:-}"; shift 2 ;;
+    --dry-run) dry=1; shift ;;
+    --) shift; break ;;
+    -h|--help) usage ;;
+    *) echo "klab-array.sh: unknown option '$1' (klab's own options go after --)" >&2; exit 2 ;;
+  esac
+done
+case "$shards" in
+  ''|*[!0-9]*|0) echo "klab-array.sh: --shards needs a whole number of shards, 1 or more" >&2; exit 2 ;;
+esac
+for a in "$@"; do
+  case "$a" in
+    --shard|--shard=*|--devices|--devices=*|--out|--out=*|--run-id|--run-id=*)
+      echo "klab-array.sh: '$a' is the script's to set (give --out and --run-id before --)" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$run_id" ]; then
+  run_id="$(date -u +%Y%m%d-%H%M%S)-slurm"
+fi
+case "$run_id" in
+  */*|'') echo "klab-array.sh: --run-id must be a plain name" >&2; exit 2 ;;
+esac
+
+# One word for sh -c (sbatch --wrap runs its text with sh): as it is when plain, else in single quotes,
+# each ' closed and escaped.
+q() {
+  case "$1" in
+    *[!A-Za-z0-9_./:%=,+@-]*|'') printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+    *) printf '%s' "$1" ;;
+  esac
+}
+words() {
+  local s="" w
+  for w in "$@"; do s="$s${s:+ }$(q "$w")"; done
+  printf '%s' "$s"
+}
+
+shard_root="$out/$run_id.shards"
+last=$((shards - 1))
+# the task's own index is expanded by the task's shell, not here
+task_cmd="$(words "$klab" "$@") --shard \"\${SLURM_ARRAY_TASK_ID}/$shards\" --run-id $(q "$run_id") --out $(q "$shard_root")/\"\${SLURM_ARRAY_TASK_ID}\""
+merge_cmd="$(words "$klab" merge "$out/$run_id")"
+for k in $(seq 0 "$last"); do
+  merge_cmd="$merge_cmd $(q "$shard_root/$k/$run_id")"
+done
+
+# shellcheck disable=SC2206 # --sbatch's words are split on purpose
+extra_words=($extra)
+array=(sbatch --parsable "--job-name=klab-$run_id" "--array=0-$last" --gpus=1 ${extra_words[@]+"${extra_words[@]}"}
+       "--output=$shard_root/%a.log" "--wrap=$task_cmd")
+merge_job() {
+  merge=(sbatch --parsable "--job-name=klab-$run_id-merge" "--dependency=afterok:$1" ${extra_words[@]+"${extra_words[@]}"}
+         "--output=$out/$run_id.merge.log" "--wrap=$merge_cmd")
+}
+
+if [ "$dry" = 1 ]; then
+  printf '%s\n' "$(words mkdir -p "$shard_root")"
+  printf '%s\n' "$(words "${array[@]}")"
+  merge_job ARRAY_JOB_ID
+  printf '%s\n' "$(words "${merge[@]}")"
+  exit 0
+fi
+mkdir -p "$shard_root"
+jobid="$("${array[@]}")"
+jobid="${jobid%%;*}" # --parsable: "id" or "id;cluster"
+merge_job "$jobid"
+merge_id="$("${merge[@]}")"
+echo "klab-array.sh: run $run_id: array job $jobid ($shards shards), merge job ${merge_id%%;*} -> $out/$run_id"
