@@ -161,7 +161,7 @@ static int parse(char **words, int n)
 static void test_children_of_a_device_list(void **state)
 {
     (void)state;
-    char *words[] = {"klab", "--plugin", "softmax", "--devices", "3,5", "--ou=res", "--device", "1",
+    char *words[] = {"klab", "--plugin", "softmax", "--devices", "3,5", "--out=res", "--device", "1",
                      "--run-id=r1", "--seed", "7", "--with-profiling"};
     assert_int_equal(parse(words, 12), 0);
     assert_int_equal(opts.ndevices, 2);
