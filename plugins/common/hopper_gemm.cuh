@@ -120,7 +120,7 @@ struct Config {
     static constexpr int A_BYTES = BM * 128, B_BYTES = BN * 128, STAGE_BYTES = A_BYTES + B_BYTES;
     static constexpr int SMEM = STAGES * STAGE_BYTES + 1024 /* alignment */ + 2 * STAGES * 8 + 64;
     static constexpr int PRODUCER_REGS = 40;
-    static constexpr int CONSUMER_REGS = CONSUMERS == 1 ? 256 : 232;
+    static constexpr int CONSUMER_REGS = 232; /* 40 + 2 * 232 = 504 = 3 * 168, the entry cap of 384 threads */
     static_assert(MT >= 1 && MT <= 2 && BM == 64 * CONSUMERS * MT, "BM = 64 * CONSUMERS * (1 or 2)");
     static_assert(BN == 64 || BN == 128 || BN == 256, "BN is 64, 128 or 256");
     static_assert(MT * BN <= 256, "accumulators past 128 registers a thread");
@@ -511,12 +511,15 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         cluster_sync();
     else
         __syncthreads();
+    /* with one consumer the entry cap (255) already gives it all it can use: no reallocation */
     if (wg == 0) {
-        setmaxnreg_dec<Cfg::PRODUCER_REGS>();
+        if constexpr (Cfg::CONSUMERS > 1)
+            setmaxnreg_dec<Cfg::PRODUCER_REGS>();
         if (threadIdx.x == 0)
             produce<Cfg>(p, &ta, &tb, sm);
     } else {
-        setmaxnreg_inc<Cfg::CONSUMER_REGS>();
+        if constexpr (Cfg::CONSUMERS > 1)
+            setmaxnreg_inc<Cfg::CONSUMER_REGS>();
         consume<Cfg>(p, sm, wg - 1, epi);
     }
     /* no CTA leaves while its peer may still multicast into its shared memory or arrive on it */
@@ -533,6 +536,8 @@ template <class Out> __device__ __forceinline__ Out hg_cvt(float v);
 template <> __device__ __forceinline__ float hg_cvt<float>(float v) { return v; }
 template <> __device__ __forceinline__ __nv_bfloat16 hg_cvt<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
 template <> __device__ __forceinline__ __half hg_cvt<__half>(float v) { return __float2half_rn(v); }
+__device__ __forceinline__ unsigned short hg_bits(__nv_bfloat16 v) { return __bfloat16_as_ushort(v); }
+__device__ __forceinline__ unsigned short hg_bits(__half v) { return __half_as_ushort(v); }
 
 /* C as Out, row-major with ldc elements a row; pairs of adjacent columns go out as one store when the
    pair is inside N and aligned. */
@@ -552,8 +557,8 @@ template <class Out> struct StoreEpilogue {
                 Out *dst = c + (long)row * ldc + col;
                 if (pairs && col + 1 < t.N) {
                     if constexpr (sizeof(Out) == 2) {
-                        Out two[2] = {hg_cvt<Out>(acc[mt][i]), hg_cvt<Out>(acc[mt][i + 1])};
-                        *(uint32_t *)dst = *(const uint32_t *)two;
+                        *(uint32_t *)dst = (uint32_t)hg_bits(hg_cvt<Out>(acc[mt][i])) |
+                                           (uint32_t)hg_bits(hg_cvt<Out>(acc[mt][i + 1])) << 16;
                     } else {
                         *(float2 *)dst = make_float2(acc[mt][i], acc[mt][i + 1]);
                     }
