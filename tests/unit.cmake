@@ -68,3 +68,19 @@ endforeach()
 # the row-kernel skeleton's SASS: 16-byte loads and stores, no local memory (skipped without cuobjdump)
 add_test(NAME sass_rows COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_rows.sh ${PROJECT_BINARY_DIR})
 set_tests_properties(sass_rows PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+
+# matmul_h200: its reference, the sampled check, the tuning space and hopper_gemm's tile scheduler
+# (plain C), its INI files validated, and its machine code (sass_matmul_h200.sh: HGMMA and UTMALDG in
+# every wgmma kernel, no local memory; skipped without cuobjdump)
+klab_test(test_matmul_h200 SOURCES test_matmul_h200.c ../plugins/matmul_h200/matmul_h200_config.c LABELS unit)
+foreach(ini ini/matmul_h200.ini tests/gpu_ini/matmul_h200.ini tests/gpu_ini/matmul_h200_bad.ini)
+  get_filename_component(stem ${ini} NAME_WE)
+  get_filename_component(dir ${ini} DIRECTORY)
+  string(REPLACE "/" "_" dir ${dir})
+  add_test(NAME validate_${dir}_${stem}
+           COMMAND klab --validate --plugin-path ${PROJECT_BINARY_DIR}/plugins --config ${PROJECT_SOURCE_DIR}/${ini})
+  set_tests_properties(validate_${dir}_${stem} PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "0 invalid, 0 plugins refused")
+endforeach()
+add_test(NAME sass_matmul_h200 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_matmul_h200.sh $<TARGET_FILE:matmul_h200>)
+set_tests_properties(sass_matmul_h200 PROPERTIES LABELS unit SKIP_RETURN_CODE 77
+                     ENVIRONMENT "KLAB_NVCC=${CMAKE_CUDA_COMPILER}")

@@ -248,7 +248,7 @@ static void mm_work(const klab_case *k, klab_work *w)
 
 static const char *config_text(int profile, const klab_case *k, int index)
 {
-    static char ring[8][192];
+    static char ring[64][192]; /* the host may hold a whole space of them (16) at once */
     static unsigned next;
     char why[256];
     mm_case c;
@@ -257,7 +257,7 @@ static const char *config_text(int profile, const klab_case *k, int index)
         return NULL;
     if (profile < MM_WGMMA ? index >= 0 : !mm_config_of(profile, &c, index, &cfg))
         return NULL;
-    return mm_config_format(profile, &c, &cfg, ring[next++ % 8], sizeof ring[0]);
+    return mm_config_format(profile, &c, &cfg, ring[next++ % 64], sizeof ring[0]);
 }
 static const char *cublas_config(const klab_case *k, int i) { return config_text(MM_CUBLAS, k, i); }
 static const char *tiled_config(const klab_case *k, int i) { return config_text(MM_TILED, k, i); }
