@@ -6,19 +6,15 @@
 #   - no kernel touches local memory (LDL/STL: a spill, or a register array indexed at run time) or has
 #     a stack frame.
 # Prints one line a kernel: arch, registers, HGMMA, UTMALDG, local-memory instructions (what
-# docs/notes/matmul_h200.md records). TAP; skipped (exit 77) without cuobjdump (see sass_check.sh).
+# docs/notes/matmul_h200.md records). TAP; skipped (exit 77) without cuobjdump (sass_check.sh --tool).
 set -u
 so=$1
-tool=${KLAB_CUOBJDUMP:-$(command -v cuobjdump 2>/dev/null || true)}
-[ -z "$tool" ] && [ -n "${KLAB_NVCC:-}" ] && [ -x "$(dirname "$KLAB_NVCC")/cuobjdump" ] && tool="$(dirname "$KLAB_NVCC")/cuobjdump"
-if [ -z "$tool" ]; then
-  for t in "${SASS_TOOLS_VENV:-$HOME/.cache/klab-sass-tools}"/lib/python3*/site-packages/nvidia/cu13/bin/cuobjdump; do
-    [ -x "$t" ] && tool=$t
-  done
-fi
-if [ -z "$tool" ]; then
-  echo "1..0 # SKIP cuobjdump not found (../shared/tools/sass-tools.sh, or KLAB_CUOBJDUMP)"
-  exit 77
+# sass_check.sh finds the tool (or says why not, exit 77)
+tool=$(sh "$(dirname "$0")/sass_check.sh" --tool)
+rc=$?
+if [ $rc -ne 0 ]; then
+  printf '%s\n' "$tool"
+  exit $rc
 fi
 sass=$("$tool" --dump-sass "$so") || { echo "not ok 1 - $tool --dump-sass $so failed"; exit 1; }
 usage=$("$tool" --dump-resource-usage "$so") || { echo "not ok 1 - --dump-resource-usage failed"; exit 1; }

@@ -75,36 +75,17 @@
 namespace hg {
 
 /* ---- element types ---- */
-template <class T> struct Elem;
-template <> struct Elem<__nv_bfloat16> {
-    static constexpr hopper_tma_elem tma = HOPPER_TMA_BF16;
-    static constexpr bool mn_major_ok = true;
+template <class T> constexpr hopper_tma_elem tma_elem();
+template <> constexpr hopper_tma_elem tma_elem<__nv_bfloat16>() { return HOPPER_TMA_BF16; }
+template <> constexpr hopper_tma_elem tma_elem<__half>() { return HOPPER_TMA_FP16; }
+template <> constexpr hopper_tma_elem tma_elem<__nv_fp8_e4m3>() { return HOPPER_TMA_FP8; }
+
+template <class T> struct Elem {
+    static constexpr hopper_tma_elem tma = tma_elem<T>();
+    static constexpr bool mn_major_ok = sizeof(T) == 2; /* fp8 wgmma has no transpose */
     template <int N, int TB> __device__ static void mma(float (&d)[N / 2], uint64_t a, uint64_t b)
     {
-        if constexpr (N == 64) hg_wgmma_bf16_n64<TB>(d, a, b);
-        else if constexpr (N == 128) hg_wgmma_bf16_n128<TB>(d, a, b);
-        else hg_wgmma_bf16_n256<TB>(d, a, b);
-    }
-};
-template <> struct Elem<__half> {
-    static constexpr hopper_tma_elem tma = HOPPER_TMA_FP16;
-    static constexpr bool mn_major_ok = true;
-    template <int N, int TB> __device__ static void mma(float (&d)[N / 2], uint64_t a, uint64_t b)
-    {
-        if constexpr (N == 64) hg_wgmma_f16_n64<TB>(d, a, b);
-        else if constexpr (N == 128) hg_wgmma_f16_n128<TB>(d, a, b);
-        else hg_wgmma_f16_n256<TB>(d, a, b);
-    }
-};
-template <> struct Elem<__nv_fp8_e4m3> {
-    static constexpr hopper_tma_elem tma = HOPPER_TMA_FP8;
-    static constexpr bool mn_major_ok = false;
-    template <int N, int TB> __device__ static void mma(float (&d)[N / 2], uint64_t a, uint64_t b)
-    {
-        static_assert(TB == 0, "fp8 wgmma reads both operands K-major");
-        if constexpr (N == 64) hg_wgmma_e4m3_n64(d, a, b);
-        else if constexpr (N == 128) hg_wgmma_e4m3_n128(d, a, b);
-        else hg_wgmma_e4m3_n256(d, a, b);
+        Wgmma<T, N>::template run<TB>(d, a, b);
     }
 };
 
