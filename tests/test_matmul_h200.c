@@ -128,7 +128,7 @@ static void test_tuning_spaces(void **state)
 {
     (void)state;
     const mm_case square = {4096, 4096, 4096}, decode = {16, 4096, 4096}, batch = {128, 14336, 4096};
-    const int expect[MM_PROFILES] = {0, 0, 15, 15, 12};
+    const int expect[MM_PROFILES] = {0, 0, 15, 15, 24};
     char buf[256];
     mm_config cfg;
     for (int p = 0; p < MM_PROFILES; p++) {
@@ -158,14 +158,25 @@ static void test_tuning_spaces(void **state)
     assert_true(cfg.variant == MM_V128x256_C2 && cfg.persistent == 1);
     assert_string_equal(mm_config_format(MM_PERSISTENT, &square, &cfg, buf, sizeof buf),
                         "bm=128,bn=256,stages=4,consumers=2,cluster=2,raster=m,group=8,splits=1,persistent=1,"
-                        "check=sampled_devfull");
+                        "reduce=none,check=sampled_devfull");
     /* skinny: 16 x 4096 has 32 tiles of 64 x 128, split 8 ways to 256 units; 128 x 14336 has 112 of
        128 x 128, split 2 ways; the square case needs no split */
     assert_int_equal(mm_config_of(MM_SPLITK, &decode, -1, &cfg), 1);
-    assert_true(cfg.variant == MM_V64x128 && cfg.splits == 8);
+    assert_true(cfg.variant == MM_V64x128 && cfg.splits == 8 && cfg.serial == 1);
     assert_string_equal(mm_config_format(MM_SPLITK, &decode, &cfg, buf, sizeof buf),
                         "bm=64,bn=128,stages=8,consumers=1,cluster=1,raster=m,group=8,splits=8,persistent=0,"
-                        "check=sampled");
+                        "reduce=serial,check=sampled");
+    /* the space alternates one launch (serial) and a reduction kernel at each variant and split count */
+    assert_int_equal(mm_config_of(MM_SPLITK, &decode, 0, &cfg), 1);
+    assert_true(cfg.serial == 1 && cfg.splits == 2 && cfg.variant == MM_V128x128);
+    assert_int_equal(mm_config_of(MM_SPLITK, &decode, 1, &cfg), 1);
+    assert_true(cfg.serial == 0 && cfg.splits == 2 && cfg.variant == MM_V128x128);
+    assert_int_equal(mm_config_of(MM_SPLITK, &decode, 23, &cfg), 1);
+    assert_true(cfg.serial == 0 && cfg.splits == 16 && cfg.variant == MM_V64x256);
+    assert_non_null(strstr(mm_config_format(MM_SPLITK, &decode, &cfg, buf, sizeof buf), "reduce=kernel"));
+    /* tickets: 2 a tile of the smallest split-K tile, 64 x 128: 16 x 4096 has 32 such tiles */
+    assert_int_equal(mm_tickets(&decode), 64);
+    assert_int_equal(mm_tickets(&square), 2 * 64 * 32);
     assert_int_equal(mm_config_of(MM_SPLITK, &batch, -1, &cfg), 1);
     assert_true(cfg.variant == MM_V128x128 && cfg.splits == 2);
     assert_int_equal(mm_config_of(MM_SPLITK, &square, -1, &cfg), 1);

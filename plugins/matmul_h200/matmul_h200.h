@@ -49,6 +49,7 @@ typedef struct mm_config {
     int group;      /* tiles a group (the L2 swizzle); 1: plain row-major order */
     int splits;     /* K ranges (wgmma_splitk); 1 elsewhere */
     int persistent; /* one CTA an SM over the tile scheduler */
+    int serial;     /* splits > 1: the last split of a tile sums them (one launch), else a second kernel */
 } mm_config;
 
 #define MM_MAX_SPLITS 16
@@ -64,7 +65,7 @@ typedef struct mm_config {
 int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg);
 
 /* The configuration as the rows name it: "bm=128,bn=256,stages=4,consumers=2,cluster=1,raster=m,
-   group=8,splits=1,persistent=0,check=sampled". The check says how verified runs are judged:
+   group=8,splits=1,persistent=0,reduce=none,check=sampled" (reduce: none, serial or kernel). The check says how verified runs are judged:
    "full" (every element against float64), "sampled" (MM_SAMPLES fresh float64 elements a verified
    run) or "sampled_devfull" (that, plus the whole output against cuBLAS's fp32-accumulate result on the
    device at setup). */
@@ -73,6 +74,10 @@ const char *mm_check_name(const mm_case *c);
 
 /* The fp32 workspace (floats) split-K needs for cfg, 0 for none. */
 size_t mm_workspace(const mm_case *c, const mm_config *cfg);
+
+/* The zeroed tickets serial split-K needs for any configuration of the case: 2 a tile (one a consumer
+   warpgroup) of the smallest split-K tile. */
+size_t mm_tickets(const mm_case *c);
 
 /* Whether the TMA kernels can take the case: rows of A and B 16-byte aligned (K and N multiples of 8).
    Returns 1, or 0 with the reason. */
@@ -87,7 +92,7 @@ void mm_reference(const mm_case *c, const double *a, const double *b, const size
 int mm_tiled_launch(klab_dtype d, const mm_case *c, const void *a, const void *b, void *out, klab_stream s,
                     char *why, size_t whylen);
 int mm_wgmma_launch(klab_dtype d, const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out,
-                    float *ws, int sms, klab_stream s, char *why, size_t whylen);
+                    float *ws, unsigned *tickets, int sms, klab_stream s, char *why, size_t whylen);
 
 /* The device check: counts the elements of out (M x N of d) farther from ref (fp32) than the output
    dtype's rounding allows (see matmul_h200_check.cu), into *bad on the device; *first gets the index of

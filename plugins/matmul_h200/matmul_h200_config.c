@@ -105,13 +105,16 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
         cfg->raster_n = p_rasters[index % 3][0], cfg->group = p_rasters[index % 3][1];
         return 1;
     case MM_SPLITK:
+        cfg->serial = 1;
         if (index < 0) {
             cfg->variant = c->m <= 64 ? MM_V64x128 : MM_V128x128;
             cfg->splits = own_splits(c, cfg->variant);
             return 1;
         }
-        if (index >= NELEM(splitk_space) * NELEM(split_counts))
+        if (index >= NELEM(splitk_space) * NELEM(split_counts) * 2)
             return 0;
+        cfg->serial = index % 2 == 0;
+        index /= 2;
         cfg->variant = splitk_space[index / NELEM(split_counts)];
         cfg->splits = split_counts[index % NELEM(split_counts)];
         return 1;
@@ -123,6 +126,15 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
 size_t mm_workspace(const mm_case *c, const mm_config *cfg)
 {
     return cfg->splits > 1 ? (size_t)cfg->splits * (size_t)(c->m * c->n) : 0;
+}
+
+size_t mm_tickets(const mm_case *c)
+{
+    size_t most = 0;
+    for (int v = 0; v < MM_VARIANTS; v++)
+        if (mm_variants[v].splitk && 2 * (size_t)tiles_of(c, v) > most)
+            most = 2 * (size_t)tiles_of(c, v);
+    return most;
 }
 
 const char *mm_check_name(const mm_case *c)
@@ -141,9 +153,11 @@ const char *mm_config_format(int profile, const mm_case *c, const mm_config *cfg
     else {
         const mm_variant *v = &mm_variants[cfg->variant];
         snprintf(buf, len,
-                 "bm=%d,bn=%d,stages=%d,consumers=%d,cluster=%d,raster=%s,group=%d,splits=%d,persistent=%d,check=%s",
+                 "bm=%d,bn=%d,stages=%d,consumers=%d,cluster=%d,raster=%s,group=%d,splits=%d,persistent=%d,"
+                 "reduce=%s,check=%s",
                  v->bm, v->bn, v->stages, v->consumers, v->cluster, cfg->raster_n ? "n" : "m", cfg->group,
-                 cfg->splits, cfg->persistent, mm_check_name(c));
+                 cfg->splits, cfg->persistent, cfg->splits == 1 ? "none" : cfg->serial ? "serial" : "kernel",
+                 mm_check_name(c));
     }
     return buf;
 }

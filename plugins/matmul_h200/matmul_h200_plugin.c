@@ -16,7 +16,7 @@
 #include "matmul_h200.h"
 
 enum { T_A = 0, T_B, T_C, T_WS };
-#define MM_MAX_CONFIGS 16 /* the longest space (wgmma_persistent: 15) */
+#define MM_MAX_CONFIGS 24 /* the longest space (wgmma_splitk: 24) */
 #define CUBLAS_WS_BYTES ((size_t)32 << 20)
 
 typedef struct mm_devcheck {
@@ -33,6 +33,10 @@ typedef struct mm_state {
     int sms, cc;
     cublasHandle_t blas;
     void *blas_ws;
+    /* serial split-K's tickets, zero between runs (the last split of a tile resets its own). The
+       plugin's own memory, not a host tensor: the host poisons scratch tensors, while tickets must
+       start at 0; runs on one stream, graphs included, are ordered, so every run finds them so. */
+    unsigned *tickets;
     mm_devcheck dev[MM_PROFILES][MM_MAX_CONFIGS + 1]; /* [profile][config + 1] */
 } mm_state;
 
@@ -70,7 +74,7 @@ static klab_status mm_launch(mm_state *st, int profile, int config, klab_stream 
         mm_config cfg;
         if (!mm_config_of(profile, &st->c, config, &cfg))
             return st->host->error(st->ctx, "configuration %d is past the end of the tuning space", config);
-        rc = mm_wgmma_launch(st->dtype, &st->c, &cfg, a, b, out, ws, st->sms, s, why, sizeof why);
+        rc = mm_wgmma_launch(st->dtype, &st->c, &cfg, a, b, out, ws, st->tickets, st->sms, s, why, sizeof why);
     }
     if (rc == 1) {
         st->host->error(st->ctx, "%s", why);
@@ -154,6 +158,7 @@ static void mm_teardown(void *state)
     if (st->blas)
         cublasDestroy(st->blas);
     cudaFree(st->blas_ws);
+    cudaFree(st->tickets);
     free(st);
 }
 
@@ -174,8 +179,12 @@ static klab_status mm_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
         e = cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, dev);
     if (e == cudaSuccess)
         e = cudaMalloc(&st->blas_ws, CUBLAS_WS_BYTES);
+    if (e == cudaSuccess)
+        e = cudaMalloc((void **)&st->tickets, mm_tickets(&c) * sizeof(unsigned));
+    if (e == cudaSuccess)
+        e = cudaMemsetAsync(st->tickets, 0, mm_tickets(&c) * sizeof(unsigned), (cudaStream_t)host->stream(ctx));
     if (e != cudaSuccess) {
-        free(st);
+        mm_teardown(st);
         return host->error(ctx, "CUDA error %d %s", (int)e, cudaGetErrorString(e));
     }
     /* a workspace of its own, so cuBLAS allocates nothing inside a captured graph */
@@ -252,7 +261,7 @@ static const char *config_text(int profile, const klab_case *k, int index)
     static unsigned next;
     char why[256];
     mm_case c;
-    mm_config cfg = {0, 0, 1, 1, 0};
+    mm_config cfg = {.group = 1, .splits = 1};
     if (mm_case_of(k, &c, why, sizeof why) != 0)
         return NULL;
     if (profile < MM_WGMMA ? index >= 0 : !mm_config_of(profile, &c, index, &cfg))

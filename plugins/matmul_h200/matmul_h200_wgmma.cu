@@ -26,8 +26,8 @@ MM_VARIANT(MM_V128x128_C2, 128, 128, 6, 2, 2)
 #undef MM_VARIANT
 
 template <class T, int V>
-int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out, float *ws, int sms,
-                cudaStream_t s, char *why, size_t whylen)
+int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out, float *ws,
+                unsigned *tickets, int sms, cudaStream_t s, char *why, size_t whylen)
 {
     typedef typename Variant<T, V>::Cfg Cfg;
     /* the C table (the configurations rows name) and these instantiations must agree */
@@ -45,9 +45,13 @@ int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const voi
     cudaError_t e;
     if (p.splits > 1) {
         if constexpr (V == MM_V128x128 || V == MM_V64x128 || V == MM_V64x256) {
-            e = hg::launch<Cfg>(ta, tb, p, hg::PartialEpilogue{ws}, grid, s);
-            if (e == cudaSuccess)
-                e = hg::splitk_reduce<T>(ws, (T *)out, M, N, p.splits, s);
+            if (cfg->serial) {
+                e = hg::launch<Cfg>(ta, tb, p, hg::SerialSplitEpilogue<T>{ws, tickets, (T *)out, (long)N}, grid, s);
+            } else {
+                e = hg::launch<Cfg>(ta, tb, p, hg::PartialEpilogue{ws}, grid, s);
+                if (e == cudaSuccess)
+                    e = hg::splitk_reduce<T>(ws, (T *)out, M, N, p.splits, s);
+            }
         } else {
             snprintf(why, whylen, "bm=%d,bn=%d has no split-K instantiation", Cfg::BM, Cfg::BN);
             return 1;
@@ -63,12 +67,12 @@ int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const voi
 }
 
 template <class T>
-int run_typed(const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out, float *ws, int sms,
-              cudaStream_t s, char *why, size_t whylen)
+int run_typed(const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out, float *ws,
+              unsigned *tickets, int sms, cudaStream_t s, char *why, size_t whylen)
 {
     switch (cfg->variant) {
 #define MM_CASE(id) \
-    case id: return run_variant<T, id>(c, cfg, a, b, out, ws, sms, s, why, whylen);
+    case id: return run_variant<T, id>(c, cfg, a, b, out, ws, tickets, sms, s, why, whylen);
         MM_CASE(MM_V128x256)
         MM_CASE(MM_V128x128)
         MM_CASE(MM_V256x128)
@@ -86,7 +90,8 @@ int run_typed(const mm_case *c, const mm_config *cfg, const void *a, const void 
 } // namespace
 
 extern "C" int mm_wgmma_launch(klab_dtype d, const mm_case *c, const mm_config *cfg, const void *a, const void *b,
-                               void *out, float *ws, int sms, klab_stream s, char *why, size_t whylen)
+                               void *out, float *ws, unsigned *tickets, int sms, klab_stream s, char *why,
+                               size_t whylen)
 {
     if (!mm_tma_ok(c, why, whylen))
         return 1;
@@ -96,9 +101,9 @@ extern "C" int mm_wgmma_launch(klab_dtype d, const mm_case *c, const mm_config *
         return 1;
     }
     if (d == KLAB_BF16)
-        return run_typed<__nv_bfloat16>(c, cfg, a, b, out, ws, sms, (cudaStream_t)s, why, whylen);
+        return run_typed<__nv_bfloat16>(c, cfg, a, b, out, ws, tickets, sms, (cudaStream_t)s, why, whylen);
     if (d == KLAB_FP16)
-        return run_typed<__half>(c, cfg, a, b, out, ws, sms, (cudaStream_t)s, why, whylen);
+        return run_typed<__half>(c, cfg, a, b, out, ws, tickets, sms, (cudaStream_t)s, why, whylen);
     snprintf(why, whylen, "dtype %d: bf16 and fp16 only", (int)d);
     return 1;
 }
