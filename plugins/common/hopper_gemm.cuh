@@ -44,7 +44,8 @@
  * and hg::splitk_reduce() sums the partials into C (a second kernel); or, in one launch,
  *     hg::SerialSplitEpilogue<Out> the partials, then the last split of a tile (atomic tickets) sums
  *                                  them in split order and writes C
- * TileInfo also names the tile (tile: an index for per-tile state), the consumer and the split count.
+ * TileInfo also names the tile (tile: an index for per-tile state), the consumer and the split count;
+ * hg::for_each_pair<MT, R>(t, f) walks the fragment's in-range column pairs, f(mt, i, row, col).
  * Optional promotion (per-128-K-block scaling, DeepGEMM style): a policy that also declares
  *     static constexpr bool promote_k_tiles = true;
  *     template <int MT, int R> __device__ void promote(const hg::TileInfo &t, int kt, float (&part)[MT][R],
@@ -536,6 +537,21 @@ template <> __device__ __forceinline__ __half hg_cvt<__half>(float v) { return _
 __device__ __forceinline__ unsigned short hg_bits(__nv_bfloat16 v) { return __bfloat16_as_ushort(v); }
 __device__ __forceinline__ unsigned short hg_bits(__half v) { return __half_as_ushort(v); }
 
+/* f(mt, i, row, col) for each even fragment index i whose element lies inside C (M x N): acc[mt][i] is
+   C[row][col] and, when col + 1 < N, acc[mt][i + 1] is C[row][col + 1]. The masked walk every
+   epilogue here makes; policies of other plugins may use it too. */
+template <int MT, int R, class F> __device__ __forceinline__ void for_each_pair(const TileInfo &t, F &&f)
+{
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int i = 0; i < R; i += 2) {
+            const int row = t.m0 + frag_row(t, mt, i), col = t.n0 + frag_col(t, i);
+            if (row < t.M && col < t.N)
+                f(mt, i, row, col);
+        }
+}
+
 /* C as Out, row-major with ldc elements a row; pairs of adjacent columns go out as one store when the
    pair is inside N and aligned. */
 template <class Out> struct StoreEpilogue {
@@ -544,27 +560,23 @@ template <class Out> struct StoreEpilogue {
     template <int MT, int R> __device__ __forceinline__ void operator()(const TileInfo &t, float (&acc)[MT][R])
     {
         const bool pairs = ((ldc & 1) == 0) && (((uintptr_t)c & (2 * sizeof(Out) - 1)) == 0);
-#pragma unroll
-        for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-            for (int i = 0; i < R; i += 2) {
-                const int row = t.m0 + frag_row(t, mt, i), col = t.n0 + frag_col(t, i);
-                if (row >= t.M || col >= t.N)
-                    continue;
-                Out *dst = c + (long)row * ldc + col;
-                if (pairs && col + 1 < t.N) {
-                    if constexpr (sizeof(Out) == 2) {
-                        *(uint32_t *)dst = (uint32_t)hg_bits(hg_cvt<Out>(acc[mt][i])) |
-                                           (uint32_t)hg_bits(hg_cvt<Out>(acc[mt][i + 1])) << 16;
-                    } else {
-                        *(float2 *)dst = make_float2(acc[mt][i], acc[mt][i + 1]);
-                    }
+        Out *const cc = c;
+        const long ld = ldc;
+        for_each_pair<MT, R>(t, [&](int mt, int i, int row, int col) {
+            Out *dst = cc + (long)row * ld + col;
+            if (pairs && col + 1 < t.N) {
+                if constexpr (sizeof(Out) == 2) {
+                    *(uint32_t *)dst = (uint32_t)hg_bits(hg_cvt<Out>(acc[mt][i])) |
+                                       (uint32_t)hg_bits(hg_cvt<Out>(acc[mt][i + 1])) << 16;
                 } else {
-                    dst[0] = hg_cvt<Out>(acc[mt][i]);
-                    if (col + 1 < t.N)
-                        dst[1] = hg_cvt<Out>(acc[mt][i + 1]);
+                    *(float2 *)dst = make_float2(acc[mt][i], acc[mt][i + 1]);
                 }
+            } else {
+                dst[0] = hg_cvt<Out>(acc[mt][i]);
+                if (col + 1 < t.N)
+                    dst[1] = hg_cvt<Out>(acc[mt][i + 1]);
             }
+        });
     }
 };
 
@@ -615,23 +627,18 @@ template <class Out> struct SerialSplitEpilogue {
             return;
         __threadfence();
         const long mn = (long)t.M * t.N;
-#pragma unroll
-        for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-            for (int i = 0; i < R; i += 2) {
-                const int row = t.m0 + frag_row(t, mt, i), col = t.n0 + frag_col(t, i);
-                if (row >= t.M || col >= t.N)
-                    continue;
-                const float *p = ws + (long)row * t.N + col;
-                float s0 = 0.f, s1 = 0.f;
-                for (int s = 0; s < t.splits; s++) {
-                    const bool mine = s == t.split;
-                    s0 += mine ? acc[mt][i] : __ldcg(p + s * mn);
-                    if (col + 1 < t.N)
-                        s1 += mine ? acc[mt][i + 1] : __ldcg(p + s * mn + 1);
-                }
-                acc[mt][i] = s0, acc[mt][i + 1] = s1;
+        const float *const w = ws;
+        for_each_pair<MT, R>(t, [&](int mt, int i, int row, int col) {
+            const float *p = w + (long)row * t.N + col;
+            float s0 = 0.f, s1 = 0.f;
+            for (int s = 0; s < t.splits; s++) {
+                const bool mine = s == t.split;
+                s0 += mine ? acc[mt][i] : __ldcg(p + s * mn);
+                if (col + 1 < t.N)
+                    s1 += mine ? acc[mt][i + 1] : __ldcg(p + s * mn + 1);
             }
+            acc[mt][i] = s0, acc[mt][i + 1] = s1;
+        });
         StoreEpilogue<Out>{c, ldc}(t, acc);
     }
 };
