@@ -30,15 +30,16 @@
  * where (m0, n0) = (tm*BM, tn*BN) is the tile's origin (hg::TileInfo). So i and i+1 (i even) are two
  * adjacent columns of one row, and acc[mt][i] and acc[mt][i + BN/4] are columns col and col + BN/2 of
  * the same row in the same thread: a B tile holding BN/2 gate columns then BN/2 up columns gives each
- * thread gate and up side by side for silu(gate) * up. Rows or columns past M or N hold garbage-free
- * zeros-times-data (TMA fills out-of-range elements with zero) and MUST be masked by the epilogue.
+ * thread gate and up side by side for silu(gate) * up. Rows or columns past M or N hold finite values
+ * (TMA fills out-of-range inputs with zero) that MUST NOT be stored: the epilogue masks them.
  *
  * ---- the epilogue policy ----
  * Any copyable struct (it is a kernel parameter, by value) with
  *     template <int MT, int R> __device__ void operator()(const hg::TileInfo &t, float (&acc)[MT][R]);
  * called once per (tile, split) by every thread of every consumer warpgroup, after the tile's K range is
- * accumulated; R = BN/2. It MUST NOT use __syncthreads (the producer warpgroup does not join); a named
- * barrier over the consumer threads (bar.sync 1, 128*CONSUMERS) is allowed. Given here:
+ * accumulated; R = BN/2. It MUST NOT use __syncthreads (the producer warpgroup does not join); named
+ * barriers 1 and up among the consumer threads are the policy's (hg::named_barrier(id, threads);
+ * SerialSplitEpilogue uses 1 + consumer over the 128 threads of its warpgroup). Given here:
  *     hg::StoreEpilogue<Out>      C as Out (bf16 / fp16 / float), row-major ldc, masked at M and N
  *     hg::PartialEpilogue         fp32 partials of split s to ws + s*M*N (split-K), masked
  * and hg::splitk_reduce() sums the partials into C (a second kernel); or, in one launch,
