@@ -46,3 +46,8 @@ add_dependencies(test_gpu_bench klab vector_add)
 klab_test(test_gpu_scale SOURCES test_gpu_scale.c klab_gpu.c klab_run.c GPU)
 add_dependencies(test_gpu_scale klab vector_add)
 set_tests_properties(test_gpu_scale PROPERTIES TIMEOUT 900)
+# matmul_h200 on small and odd shapes (tests/gpu_ini/matmul_h200*.ini): every profile and dtype verified,
+# plain, batched and through --tune (every configuration of the wgmma spaces); refusals
+klab_test(test_gpu_matmul SOURCES test_gpu_matmul.c klab_gpu.c klab_run.c GPU)
+add_dependencies(test_gpu_matmul klab matmul_h200)
+set_tests_properties(test_gpu_matmul PROPERTIES TIMEOUT 900)

@@ -28,6 +28,11 @@ if [ -z "$tool" ]; then
   echo "1..0 # SKIP cuobjdump not found (../shared/tools/sass-tools.sh, or KLAB_CUOBJDUMP)"
   exit 77
 fi
+# sass_check.sh --tool: print the cuobjdump found, for the other SASS scripts (sass_matmul_h200.sh)
+if [ "$so" = "--tool" ]; then
+  printf '%s\n' "$tool"
+  exit 0
+fi
 if [ ! -r "$so" ]; then
   echo "not ok 1 - $so is not readable"
   exit 1

@@ -52,11 +52,12 @@ klab_test(test_tune SOURCES test_tune.c LABELS unit)
 klab_test(test_row_plan SOURCES test_row_plan.c ../plugins/common/row_plan.c
           ../plugins/rmsnorm_rope/rmsnorm_rope_reference.c ../plugins/rmsnorm/rmsnorm_reference.c LABELS unit)
 
-# the row plugins' INI files (shipped, sweeps, tuning, GPU tests) checked against their plugins, as
-# `klab --validate` does it, without a GPU
+# the row plugins' and matmul_h200's INI files (shipped, sweeps, tuning, GPU tests) checked against
+# their plugins, as `klab --validate` does it, without a GPU
 foreach(ini ini/rmsnorm.ini ini/softmax.ini ini/rmsnorm_rope.ini experiments/rowsweep_rmsnorm.ini
         experiments/rowsweep_softmax.ini experiments/rmsnorm_tuning.ini tests/gpu_ini/rows_rmsnorm.ini
-        tests/gpu_ini/softmax.ini tests/gpu_ini/rmsnorm_rope.ini tests/gpu_ini/rows_rope_bad.ini)
+        tests/gpu_ini/softmax.ini tests/gpu_ini/rmsnorm_rope.ini tests/gpu_ini/rows_rope_bad.ini
+        ini/matmul_h200.ini tests/gpu_ini/matmul_h200.ini tests/gpu_ini/matmul_h200_bad.ini)
   get_filename_component(stem ${ini} NAME_WE)
   get_filename_component(dir ${ini} DIRECTORY)
   string(REPLACE "/" "_" dir ${dir})
@@ -91,3 +92,15 @@ add_dependencies(test_merge klab)
 klab_test(test_profiling SOURCES test_profiling.c klab_run.c LABELS unit)
 add_test(NAME slurm_dry_run COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/slurm_dry_run.sh ${PROJECT_SOURCE_DIR}/tools/slurm/klab-array.sh)
 set_tests_properties(slurm_dry_run PROPERTIES LABELS unit)
+
+# matmul_h200: its reference, the sampled check, the tuning space and hopper_gemm's tile scheduler
+# (plain C), and its machine code (sass_matmul_h200.sh: HGMMA and UTMALDG in every wgmma kernel, no
+# local memory; skipped without cuobjdump). Its INI files are validated in the loop above.
+klab_test(test_matmul_h200 SOURCES test_matmul_h200.c ../plugins/matmul_h200/matmul_h200_config.c LABELS unit)
+# the shared mainloop's paths matmul_h200 does not take (fp8 K-major, cluster, promotion): compiled only
+add_library(hopper_gemm_instances OBJECT hopper_gemm_instances.cu)
+target_link_libraries(hopper_gemm_instances PRIVATE CUDA::cudart)
+target_compile_options(hopper_gemm_instances PRIVATE ${KLAB_CUDA_WARNINGS})
+add_test(NAME sass_matmul_h200 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_matmul_h200.sh $<TARGET_FILE:matmul_h200>)
+set_tests_properties(sass_matmul_h200 PROPERTIES LABELS unit SKIP_RETURN_CODE 77
+                     ENVIRONMENT "KLAB_NVCC=${CMAKE_CUDA_COMPILER}")

@@ -1,0 +1,176 @@
+/* hopper_epilogue.cuh — what a consumer warpgroup of hopper_gemm.cuh holds when a tile's K range is
+ * done, and the epilogue policies that write it out. hopper_gemm.cuh includes this; its header says
+ * the fragment map (hg::frag_row, hg::frag_col) and the policy contract. Here:
+ *   hg::TileInfo, frag_row, frag_col      where acc[mt][i] lands in C
+ *   hg::for_each_pair<MT, R>(t, f)        the masked walk over in-range column pairs
+ *   hg::named_barrier(id, threads)        bar.sync among consumer threads (ids 1 and up)
+ *   hg::StoreEpilogue<Out>                C as Out, masked
+ *   hg::PartialEpilogue, splitk_reduce()  split-K partials, then a second kernel sums them
+ *   hg::SerialSplitEpilogue<Out>          split-K in one launch (atomic tickets)
+ */
+#ifndef KLAB_HOPPER_EPILOGUE_CUH
+#define KLAB_HOPPER_EPILOGUE_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+namespace hg {
+
+/* Where one unit of work lands: what an epilogue needs. */
+struct TileInfo {
+    int m0, n0;   /* the CTA tile's origin in C */
+    int split;    /* 0 .. splits-1 */
+    int row0;     /* first tile row of this consumer warpgroup: c * MT * 64 */
+    int warp;     /* 0..3 within the warpgroup */
+    int lane;
+    int M, N;
+    int tile;     /* the output tile's index, (m0 / BM) * tiles_n + n0 / BN (per-tile state: tickets) */
+    int consumer; /* c, 0 .. CONSUMERS-1 */
+    int splits;   /* the problem's split count */
+};
+
+__host__ __device__ inline int frag_row(const TileInfo &t, int mt, int i)
+{
+    return t.row0 + mt * 64 + 16 * t.warp + (t.lane >> 2) + 8 * ((i >> 1) & 1);
+}
+__host__ __device__ inline int frag_col(const TileInfo &t, int i) { return 8 * (i >> 2) + 2 * (t.lane & 3) + (i & 1); }
+
+template <class Out> __device__ __forceinline__ Out hg_cvt(float v);
+template <> __device__ __forceinline__ float hg_cvt<float>(float v) { return v; }
+template <> __device__ __forceinline__ __nv_bfloat16 hg_cvt<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+template <> __device__ __forceinline__ __half hg_cvt<__half>(float v) { return __float2half_rn(v); }
+__device__ __forceinline__ unsigned short hg_bits(__nv_bfloat16 v) { return __bfloat16_as_ushort(v); }
+__device__ __forceinline__ unsigned short hg_bits(__half v) { return __half_as_ushort(v); }
+
+/* f(mt, i, row, col) for each even fragment index i whose element lies inside C (M x N): acc[mt][i] is
+   C[row][col] and, when col + 1 < N, acc[mt][i + 1] is C[row][col + 1]. The masked walk every
+   epilogue here makes; policies of other plugins may use it too. */
+template <int MT, int R, class F> __device__ __forceinline__ void for_each_pair(const TileInfo &t, F &&f)
+{
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int i = 0; i < R; i += 2) {
+            const int row = t.m0 + frag_row(t, mt, i), col = t.n0 + frag_col(t, i);
+            if (row < t.M && col < t.N)
+                f(mt, i, row, col);
+        }
+}
+
+/* C as Out, row-major with ldc elements a row; pairs of adjacent columns go out as one store when the
+   pair is inside N and aligned. */
+template <class Out> struct StoreEpilogue {
+    Out *c;
+    long ldc;
+    template <int MT, int R> __device__ __forceinline__ void operator()(const TileInfo &t, float (&acc)[MT][R])
+    {
+        const bool pairs = ((ldc & 1) == 0) && (((uintptr_t)c & (2 * sizeof(Out) - 1)) == 0);
+        Out *const cc = c;
+        const long ld = ldc;
+        for_each_pair<MT, R>(t, [&](int mt, int i, int row, int col) {
+            Out *dst = cc + (long)row * ld + col;
+            if (pairs && col + 1 < t.N) {
+                if constexpr (sizeof(Out) == 2) {
+                    *(uint32_t *)dst = (uint32_t)hg_bits(hg_cvt<Out>(acc[mt][i])) |
+                                       (uint32_t)hg_bits(hg_cvt<Out>(acc[mt][i + 1])) << 16;
+                } else {
+                    *(float2 *)dst = make_float2(acc[mt][i], acc[mt][i + 1]);
+                }
+            } else {
+                dst[0] = hg_cvt<Out>(acc[mt][i]);
+                if (col + 1 < t.N)
+                    dst[1] = hg_cvt<Out>(acc[mt][i + 1]);
+            }
+        });
+    }
+};
+
+/* Split-K: split s writes its fp32 partial tile to ws + s * M * N (row-major, ld N). */
+struct PartialEpilogue {
+    float *ws;
+    template <int MT, int R> __device__ __forceinline__ void operator()(const TileInfo &t, float (&acc)[MT][R])
+    {
+        StoreEpilogue<float> st{ws + (long)t.split * t.M * t.N, t.N};
+        st(t, acc);
+    }
+};
+
+__device__ __forceinline__ void named_barrier(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* Split-K in one launch: every split writes its fp32 partial as PartialEpilogue does; the consumer
+   warpgroup that finishes its rows of a tile last (an atomic ticket a tile and warpgroup) adds the
+   splits' partials in split order, its own from registers (so the sum does not depend on which split
+   came last), and writes C. tickets: 2 * (tiles of the problem) zeros, left zero (the last one resets
+   its ticket), so graph replays find them so. Uses named barrier 1 + consumer over 128 threads. With
+   splits == 1 it is StoreEpilogue. */
+template <class Out> struct SerialSplitEpilogue {
+    float *ws;
+    unsigned *tickets;
+    Out *c;
+    long ldc;
+    template <int MT, int R> __device__ __forceinline__ void operator()(const TileInfo &t, float (&acc)[MT][R])
+    {
+        if (t.splits == 1) {
+            StoreEpilogue<Out>{c, ldc}(t, acc);
+            return;
+        }
+        PartialEpilogue{ws}(t, acc);
+        __shared__ unsigned last[2];
+        __threadfence(); /* this thread's partials reach L2 before the ticket says so */
+        named_barrier(1 + t.consumer, 128);
+        if (t.warp == 0 && t.lane == 0) {
+            unsigned *ticket = tickets + 2 * (long)t.tile + t.consumer;
+            last[t.consumer] = atomicAdd(ticket, 1u) == (unsigned)t.splits - 1;
+            if (last[t.consumer])
+                *ticket = 0; /* every split has arrived: nobody else touches it this run */
+        }
+        named_barrier(1 + t.consumer, 128);
+        if (!last[t.consumer])
+            return;
+        __threadfence();
+        const long mn = (long)t.M * t.N;
+        const float *const w = ws;
+        for_each_pair<MT, R>(t, [&](int mt, int i, int row, int col) {
+            const float *p = w + (long)row * t.N + col;
+            float s0 = 0.f, s1 = 0.f;
+            for (int s = 0; s < t.splits; s++) {
+                const bool mine = s == t.split;
+                s0 += mine ? acc[mt][i] : __ldcg(p + s * mn);
+                if (col + 1 < t.N)
+                    s1 += mine ? acc[mt][i + 1] : __ldcg(p + s * mn + 1);
+            }
+            acc[mt][i] = s0, acc[mt][i + 1] = s1;
+        });
+        StoreEpilogue<Out>{c, ldc}(t, acc);
+    }
+};
+
+template <class Out>
+__global__ void splitk_reduce_kernel(const float *__restrict__ ws, Out *__restrict__ c, long mn, int splits)
+{
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < mn; i += (long)gridDim.x * blockDim.x) {
+        float s = 0.f;
+        for (int k = 0; k < splits; k++)
+            s += ws[(long)k * mn + i];
+        c[i] = hg_cvt<Out>(s);
+    }
+}
+
+/* C = the sum over splits of ws (M x N each), in split order (deterministic). */
+template <class Out> inline cudaError_t splitk_reduce(const float *ws, Out *c, int M, int N, int splits, cudaStream_t s)
+{
+    const long mn = (long)M * N;
+    long blocks = (mn + 255) / 256;
+    blocks = blocks > 4096 ? 4096 : blocks;
+    splitk_reduce_kernel<Out><<<(unsigned)blocks, 256, 0, s>>>(ws, c, mn, splits);
+    return cudaGetLastError();
+}
+
+} // namespace hg
+
+#endif

@@ -1,0 +1,177 @@
+/* matmul_h200: the case's dimensions, the wgmma profiles' tuning spaces and own choices, and the
+ * float64 reference. Pure C: the CPU tests (tests/test_matmul_h200.c) check all of it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "matmul_h200.h"
+
+/* SMs of an H100/H200 SXM: the split count and the space are functions of the case alone (docs/timing.md:
+   `klab --tune --validate` enumerates without a GPU), so the SM count they aim at is a constant; run()
+   reads the device's own for the persistent grid. */
+#define MM_AIM_SMS 132
+
+/* Shared memory a stage: (bm + bn) * 128 bytes; stages chosen to fill ~200 KB of the 227 KB. */
+const mm_variant mm_variants[MM_VARIANTS] = {
+    [MM_V128x256] = {128, 256, 4, 2, 1, 0},   [MM_V128x128] = {128, 128, 6, 2, 1, 1},
+    [MM_V256x128] = {256, 128, 4, 2, 1, 0},   [MM_V64x128] = {64, 128, 8, 1, 1, 1},
+    [MM_V64x256] = {64, 256, 5, 1, 1, 1},     [MM_V128x256_C2] = {128, 256, 4, 2, 2, 0},
+    [MM_V128x128_C2] = {128, 128, 6, 2, 2, 0},
+};
+
+int mm_case_of(const klab_case *k, mm_case *c, char *why, size_t whylen)
+{
+    static const char *const names[3] = {"m", "n", "k"};
+    int64_t v[3];
+    for (int i = 0; i < 3; i++) {
+        v[i] = klab_case_dim(k, names[i], -1);
+        if (v[i] < 1 || v[i] > ((int64_t)1 << 24)) {
+            snprintf(why, whylen, "case '%s': dim.%s is %lld; it must be set, between 1 and 2^24", k->name, names[i],
+                     (long long)v[i]);
+            return -1;
+        }
+    }
+    c->m = v[0], c->n = v[1], c->k = v[2];
+    if (c->m * c->k > INT32_MAX || c->k * c->n > INT32_MAX || c->m * c->n > INT32_MAX) {
+        snprintf(why, whylen, "case '%s': %lld x %lld x %lld has an operand past 2^31 elements", k->name,
+                 (long long)c->m, (long long)c->n, (long long)c->k);
+        return -1;
+    }
+    return 0;
+}
+
+int mm_tma_ok(const mm_case *c, char *why, size_t whylen)
+{
+    if (c->k % 8 || c->n % 8) {
+        snprintf(why, whylen, "K = %lld and N = %lld must be multiples of 8: TMA and cp.async move 16-byte rows",
+                 (long long)c->k, (long long)c->n);
+        return 0;
+    }
+    return 1;
+}
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static int64_t tiles_of(const mm_case *c, int variant)
+{
+    const mm_variant *v = &mm_variants[variant];
+    return cdiv(c->m, v->bm) * cdiv(c->n, v->bn);
+}
+
+/* The split count that fills the SMs: the least power of two whose units reach one wave, no more than
+   leaves each split 4 K tiles of 64, and no more than the workspace holds. */
+static int own_splits(const mm_case *c, int variant)
+{
+    const int64_t tiles = tiles_of(c, variant), ktiles = cdiv(c->k, 64);
+    int s = 1;
+    while (s < MM_MAX_SPLITS && tiles * s < MM_AIM_SMS && ktiles / (2 * s) >= 4 &&
+           (size_t)(2 * s) * (size_t)(c->m * c->n) <= MM_WORKSPACE_FLOATS)
+        s *= 2;
+    return s;
+}
+
+static const int wgmma_space[] = {MM_V128x256, MM_V128x128, MM_V256x128, MM_V64x128, MM_V64x256};
+static const int persistent_space[] = {MM_V128x256, MM_V128x128, MM_V256x128, MM_V128x256_C2, MM_V128x128_C2};
+static const int splitk_space[] = {MM_V128x128, MM_V64x128, MM_V64x256};
+static const int rasters[3][2] = {{0, 8}, {1, 8}, {0, 1}};      /* raster_n, group: wgmma */
+static const int p_rasters[3][2] = {{0, 8}, {1, 8}, {0, 16}};   /* persistent */
+static const int split_counts[] = {2, 4, 8, 16};
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->splits = 1, cfg->group = 8;
+    switch (profile) {
+    case MM_WGMMA:
+        if (index < 0) {
+            cfg->variant = c->m <= 64 ? MM_V64x128 : c->m <= 128 ? MM_V128x128 : MM_V128x256;
+            return 1;
+        }
+        if (index >= NELEM(wgmma_space) * 3)
+            return 0;
+        cfg->variant = wgmma_space[index / 3];
+        cfg->raster_n = rasters[index % 3][0], cfg->group = rasters[index % 3][1];
+        return 1;
+    case MM_PERSISTENT:
+        cfg->persistent = 1;
+        if (index < 0) {
+            /* one M tile leaves a cluster's second CTA nothing to share: no cluster there */
+            cfg->variant = c->m <= 128 ? MM_V128x128 : MM_V128x256_C2;
+            return 1;
+        }
+        if (index >= NELEM(persistent_space) * 3)
+            return 0;
+        cfg->variant = persistent_space[index / 3];
+        cfg->raster_n = p_rasters[index % 3][0], cfg->group = p_rasters[index % 3][1];
+        return 1;
+    case MM_SPLITK:
+        cfg->serial = 1;
+        if (index < 0) {
+            cfg->variant = c->m <= 64 ? MM_V64x128 : MM_V128x128;
+            cfg->splits = own_splits(c, cfg->variant);
+            return 1;
+        }
+        if (index >= NELEM(splitk_space) * NELEM(split_counts) * 2)
+            return 0;
+        cfg->serial = index % 2 == 0;
+        index /= 2;
+        cfg->variant = splitk_space[index / NELEM(split_counts)];
+        cfg->splits = split_counts[index % NELEM(split_counts)];
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+size_t mm_workspace(const mm_case *c, const mm_config *cfg)
+{
+    return cfg->splits > 1 ? (size_t)cfg->splits * (size_t)(c->m * c->n) : 0;
+}
+
+size_t mm_tickets(const mm_case *c)
+{
+    size_t most = 0;
+    for (int v = 0; v < MM_VARIANTS; v++)
+        if (mm_variants[v].splitk && 2 * (size_t)tiles_of(c, v) > most)
+            most = 2 * (size_t)tiles_of(c, v);
+    return most;
+}
+
+const char *mm_check_name(const mm_case *c)
+{
+    if (c->m * c->n * c->k <= ((int64_t)1 << 27))
+        return "full";
+    return c->m * c->n >= MM_FULL_CHECK_ELEMS ? "sampled_devfull" : "sampled";
+}
+
+const char *mm_config_format(int profile, const mm_case *c, const mm_config *cfg, char *buf, size_t len)
+{
+    if (profile == MM_CUBLAS)
+        snprintf(buf, len, "gemmex,row_major_as_col_major_nn,compute=32f,check=%s", mm_check_name(c));
+    else if (profile == MM_TILED)
+        snprintf(buf, len, "bm=128,bn=128,bk=32,stages=3,mma=m16n8k16,check=%s", mm_check_name(c));
+    else {
+        const mm_variant *v = &mm_variants[cfg->variant];
+        snprintf(buf, len,
+                 "bm=%d,bn=%d,stages=%d,consumers=%d,cluster=%d,raster=%s,group=%d,splits=%d,persistent=%d,"
+                 "reduce=%s,check=%s",
+                 v->bm, v->bn, v->stages, v->consumers, v->cluster, cfg->raster_n ? "n" : "m", cfg->group,
+                 cfg->splits, cfg->persistent, cfg->splits == 1 ? "none" : cfg->serial ? "serial" : "kernel",
+                 mm_check_name(c));
+    }
+    return buf;
+}
+
+void mm_reference(const mm_case *c, const double *a, const double *b, const size_t *sample, size_t count,
+                  double *out)
+{
+    const size_t n = (size_t)c->n, k = (size_t)c->k;
+    for (size_t j = 0; j < count; j++) {
+        const size_t e = sample ? sample[j] : j, r = e / n, col = e % n;
+        const double *ar = a + r * k;
+        double s = 0.0;
+        for (size_t i = 0; i < k; i++)
+            s += ar[i] * b[i * n + col];
+        out[j] = s;
+    }
+}

@@ -1,0 +1,142 @@
+/* matmul_h200 on a GPU, through the real klab binary (tests/gpu_ini/matmul_h200*.ini):
+ *   - every profile, bf16 and fp16, on small and odd shapes (128^3; 200 x 136 x 328 and 1000^3, multiples
+ *     of no tile; a skinny 16 x 1024 x 4096 that splits K; 2048^3, whose output is also compared whole
+ *     against cuBLAS on the device): passed, each row naming its check (full, sampled, sampled_devfull)
+ *     and, when sampled, comparing MM_SAMPLES elements; the wgmma profiles skipped, saying why, off sm_90;
+ *   - the same batched (one CUDA graph of runs on rotated copies: cuBLAS with its own workspace, the TMA
+ *     maps built per run from the copy's pointers);
+ *   - klab --tune on two shapes: every configuration of every wgmma space verified (a wrong
+ *     configuration fails its row) and the fastest cached; a plain run then uses it;
+ *   - refusals: K = 100 (rows not 16-byte aligned) skipped by every kernel profile with the reason while
+ *     cuBLAS runs it; a case without dim.k failed at setup, naming the dim.
+ * Speed is not checked here: the targets and what to look for are in docs/notes/matmul_h200.md.
+ * Without a GPU the whole program is skipped with the reason (exit 77). */
+#include <cuda_runtime.h>
+#include <string.h>
+
+#include "klab_gpu.h"
+
+static int device_cc;
+
+static int is_wgmma(const char *profile) { return !strncmp(profile, "wgmma", 5); }
+
+static const char *check_of(const char *kcase)
+{
+    if (!strcmp(kcase, "cube-128") || !strcmp(kcase, "odd-200") || !strcmp(kcase, "decode-16"))
+        return "check=full";
+    return !strcmp(kcase, "square-2048") ? "check=sampled_devfull" : "check=sampled";
+}
+
+/* Passed and timed within tolerance, naming the case's check; wgmma* skipped off sm_90. Returns the
+   rows that ran. */
+static int expect_all_good(const csv *c, const char *launch)
+{
+    int ran = 0;
+    for (int i = 0; i < c->n; i++) {
+        const klab_row *r = &c->rows[i];
+        if (is_wgmma(r->profile) && device_cc != 90) {
+            expect_status(r, ROW_SKIPPED, "has machine code for sm_90 only");
+            continue;
+        }
+        expect_status(r, ROW_PASSED, NULL);
+        if (!r->has_time || !(r->median_ms > 0))
+            fail_msg("%s %s %s: passed without a time", r->kcase, r->dtype, r->profile);
+        if (!r->has_err || !(r->rel_l2_err <= r->tol))
+            fail_msg("%s %s %s: no error figures within tolerance", r->kcase, r->dtype, r->profile);
+        if (!strstr(r->config, check_of(r->kcase)))
+            fail_msg("%s %s %s: config '%s' does not say %s", r->kcase, r->dtype, r->profile, r->config,
+                     check_of(r->kcase));
+        const int sampled = strstr(r->config, "check=sampled") != NULL;
+        if (sampled ? r->verified_elems != 2048 : r->verified_elems != 0)
+            fail_msg("%s %s %s: %llu elements verified a run", r->kcase, r->dtype, r->profile,
+                     (unsigned long long)r->verified_elems);
+        if (launch && strcmp(r->launch, launch))
+            fail_msg("%s %s %s: launch %s, expected %s", r->kcase, r->dtype, r->profile, r->launch, launch);
+        ran++;
+    }
+    return ran;
+}
+
+static void test_every_profile_small_and_odd(void **state)
+{
+    (void)state;
+    USE_PLUGINS("matmul_h200");
+    klab_result r = RUN("mm", "--plugin", "matmul_h200");
+    assert_int_equal(r.rc, 0);
+    csv c = read_rows("mm", "matmul_h200");
+    assert_int_equal(c.n, 5 * 2 * 5); /* cases x dtypes x profiles */
+    assert_int_equal(expect_all_good(&c, "stream"), device_cc == 90 ? 50 : 20);
+    free(c.rows);
+    free(r.out);
+}
+
+static void test_batched_graphs(void **state)
+{
+    (void)state;
+    USE_PLUGINS("matmul_h200");
+    klab_result r = RUN("mmb", "--plugin", "matmul_h200", "--batched", "--case", "cube-128,odd-200,decode-16");
+    assert_int_equal(r.rc, 0);
+    csv c = read_rows("mmb", "matmul_h200");
+    assert_int_equal(c.n, 3 * 2 * 5);
+    expect_all_good(&c, "batched");
+    free(c.rows);
+    free(r.out);
+}
+
+/* Every configuration of every space, verified: odd-200 for the edges, decode-16 for the splits. */
+static void test_tune_verifies_every_configuration(void **state)
+{
+    (void)state;
+    if (device_cc != 90)
+        skip(); /* the spaces are the wgmma profiles' */
+    USE_PLUGINS("matmul_h200");
+    klab_result r = RUN("mmtune", "--plugin", "matmul_h200", "--tune", "--case", "odd-200,decode-16", "--dtype", "bf16");
+    assert_int_equal(r.rc, 0);
+    csv c = read_rows("mmtune", "matmul_h200");
+    /* a case: cublas and tiled once; wgmma 15 + own, persistent 15 + own, splitk 24 + own */
+    assert_int_equal(c.n, 2 * (2 + 16 + 16 + 25));
+    for (int i = 0; i < c.n; i++)
+        expect_status(&c.rows[i], ROW_PASSED, NULL);
+    free(c.rows);
+    free(r.out);
+    r = RUN("mmafter", "--plugin", "matmul_h200", "--case", "decode-16", "--dtype", "bf16");
+    assert_int_equal(r.rc, 0);
+    c = read_rows("mmafter", "matmul_h200");
+    const klab_row *s = row(&c, "decode-16", "bf16", "wgmma_splitk");
+    expect_status(s, ROW_PASSED, NULL);
+    assert_non_null(strstr(s->flags, "tuned"));
+    free(c.rows);
+    free(r.out);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    USE_PLUGINS("matmul_h200");
+    klab_result r = RUN("mmbad", "--plugin", "matmul_h200", "--config", KLAB_TEST_DATA "/gpu_ini/matmul_h200_bad.ini");
+    assert_int_equal(r.rc, 1); /* no-k fails */
+    csv c = read_rows("mmbad", "matmul_h200");
+    expect_status(row(&c, "k-odd", "bf16", "cublas"), ROW_PASSED, NULL);
+    expect_status(row(&c, "k-odd", "bf16", "tiled"), ROW_SKIPPED, "K = 100 and N = 64 must be multiples of 8");
+    if (device_cc == 90)
+        expect_status(row(&c, "k-odd", "bf16", "wgmma"), ROW_SKIPPED, "K = 100 and N = 64 must be multiples of 8");
+    expect_status(row(&c, "no-k", "bf16", "cublas"), ROW_FAILED, "dim.k is -1");
+    free(c.rows);
+    free(r.out);
+}
+
+int main(void)
+{
+    KLAB_SKIP_WITHOUT_GPU();
+    struct cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess)
+        KLAB_SKIP_ALL("device 0 did not answer cudaGetDeviceProperties");
+    device_cc = p.major * 10 + p.minor;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_every_profile_small_and_odd, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_batched_graphs, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_tune_verifies_every_configuration, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_refusals, kr_setup_tmp, kr_teardown_tmp),
+    };
+    KLAB_RUN_TESTS(tests);
+}

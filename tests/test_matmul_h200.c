@@ -1,0 +1,260 @@
+/* matmul_h200 without a GPU: the float64 reference by hand, the sampled check finding one wrong
+ * element among fresh samples (the host's sample_indices and verify_compare, as a verified run uses
+ * them), the case's dims and refusals, the tuning spaces and own choices, and hopper_gemm's tile
+ * scheduler covering every (tile, K range) exactly once for every raster order, cluster and split. */
+#include <math.h>
+#include <string.h>
+
+#include "klab_test.h"
+
+#include "sample.h"
+#include "verify.h"
+#include "../plugins/common/hopper_sched.cuh"
+#include "../plugins/matmul_h200/matmul_h200.h"
+
+static klab_case make_case(const char *name, const klab_dim *dims, int n)
+{
+    klab_case k;
+    memset(&k, 0, sizeof k);
+    k.struct_size = sizeof k;
+    k.name = name;
+    k.dtype = KLAB_BF16;
+    k.nnamed = n;
+    k.named = dims;
+    return k;
+}
+
+static void test_reference_by_hand(void **state)
+{
+    (void)state;
+    /* A = [1 2 3; 4 5 6], B = [1 0; 0 1; 2 -1]: C = [7 -1; 16 -1] */
+    const double a[] = {1, 2, 3, 4, 5, 6}, b[] = {1, 0, 0, 1, 2, -1};
+    const mm_case c = {2, 2, 3};
+    double out[4];
+    mm_reference(&c, a, b, NULL, 4, out);
+    assert_true(out[0] == 7 && out[1] == -1 && out[2] == 16 && out[3] == -1);
+    /* sampled: elements 3 and 1, in that order of the sample array */
+    const size_t sample[] = {1, 3};
+    mm_reference(&c, a, b, sample, 2, out);
+    assert_true(out[0] == -1 && out[1] == -1);
+    const size_t s2[] = {2};
+    mm_reference(&c, a, b, s2, 1, out);
+    assert_true(out[0] == 16);
+}
+
+/* A 96 x 80 x 64 product with one element of the "device" output wrong: sampled comparisons that draw
+   it fail, naming it; those that do not pass; across fresh samples it is found. */
+static void test_sampled_check_finds_one_wrong_element(void **state)
+{
+    (void)state;
+    const mm_case c = {96, 80, 64};
+    const size_t mn = 96 * 80, k = 512, wrong = 4321;
+    double *a = malloc(sizeof(double) * 96 * 64), *b = malloc(sizeof(double) * 64 * 80);
+    double *full = malloc(sizeof(double) * mn), *ref = malloc(sizeof(double) * k), *got = malloc(sizeof(double) * k);
+    float *dev = malloc(sizeof(float) * mn);
+    size_t *idx = malloc(sizeof(size_t) * k);
+    assert_non_null(a && b && full && ref && got && dev && idx);
+    for (size_t i = 0; i < 96 * 64; i++)
+        a[i] = sin((double)i * 0.37);
+    for (size_t i = 0; i < 64 * 80; i++)
+        b[i] = cos((double)i * 0.11);
+    mm_reference(&c, a, b, NULL, mn, full);
+    for (size_t i = 0; i < mn; i++)
+        dev[i] = (float)full[i];
+    dev[wrong] += 3.0f;
+    int found = 0, clean = 0;
+    for (uint64_t run = 0; run < 64; run++) {
+        assert_int_equal(sample_indices(12345, run, mn, k, idx), 0);
+        mm_reference(&c, a, b, idx, k, ref);
+        int drawn = 0;
+        for (size_t j = 0; j < k; j++) {
+            assert_true(ref[j] == full[idx[j]]); /* the same sums, in the same order */
+            drawn |= idx[j] == wrong;
+        }
+        float *raw = malloc(sizeof(float) * k);
+        for (size_t j = 0; j < k; j++)
+            raw[j] = dev[idx[j]];
+        verify_result r;
+        verify_verdict v = verify_compare("c", ref, raw, KLAB_FP32, k, idx, 1e-5, &r);
+        free(raw);
+        if (drawn) {
+            assert_int_equal(v, VERIFY_MISMATCH);
+            assert_non_null(strstr(r.msg, "4321"));
+            found++;
+        } else {
+            assert_int_equal(v, VERIFY_PASS);
+            clean++;
+        }
+    }
+    assert_true(found > 0 && clean > 0); /* 512 of 7680 a run: drawn about 1 run in 15 */
+    free(a), free(b), free(full), free(ref), free(got), free(dev), free(idx);
+}
+
+static void test_case_dims(void **state)
+{
+    (void)state;
+    char why[256];
+    mm_case c;
+    const klab_dim ok[] = {{"m", 4000}, {"n", 4000}, {"k", 4000}};
+    klab_case k = make_case("odd-4000", ok, 3);
+    assert_int_equal(mm_case_of(&k, &c, why, sizeof why), 0);
+    assert_true(c.m == 4000 && c.n == 4000 && c.k == 4000);
+    assert_int_equal(mm_tma_ok(&c, why, sizeof why), 1);
+
+    const klab_dim no_k[] = {{"m", 64}, {"n", 64}};
+    k = make_case("no-k", no_k, 2);
+    assert_int_equal(mm_case_of(&k, &c, why, sizeof why), -1);
+    assert_string_equal(why, "case 'no-k': dim.k is -1; it must be set, between 1 and 2^24");
+
+    const klab_dim huge[] = {{"m", 1 << 20}, {"n", 1 << 20}, {"k", 16}};
+    k = make_case("huge", huge, 3);
+    assert_int_equal(mm_case_of(&k, &c, why, sizeof why), -1);
+    assert_non_null(strstr(why, "past 2^31 elements"));
+
+    const mm_case odd = {64, 64, 100};
+    assert_int_equal(mm_tma_ok(&odd, why, sizeof why), 0);
+    assert_non_null(strstr(why, "K = 100"));
+}
+
+static int text_ok(const char *s)
+{
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || strchr("_=,.", *s)))
+            return 0;
+    return 1;
+}
+
+static void test_tuning_spaces(void **state)
+{
+    (void)state;
+    const mm_case square = {4096, 4096, 4096}, decode = {16, 4096, 4096}, batch = {128, 14336, 4096};
+    const int expect[MM_PROFILES] = {0, 0, 15, 15, 24};
+    char buf[256];
+    mm_config cfg;
+    for (int p = 0; p < MM_PROFILES; p++) {
+        int n = 0;
+        while (mm_config_of(p, &square, n, &cfg)) {
+            assert_true(cfg.variant >= 0 && cfg.variant < MM_VARIANTS);
+            assert_true(cfg.splits >= 1 && cfg.splits <= MM_MAX_SPLITS && cfg.group >= 1);
+            if (cfg.splits > 1)
+                assert_true(mm_variants[cfg.variant].splitk); /* only those have the partial epilogue */
+            assert_true(text_ok(mm_config_format(p, &square, &cfg, buf, sizeof buf)));
+            n++;
+        }
+        assert_int_equal(n, expect[p]);
+        assert_int_equal(mm_config_of(p, &square, -1, &cfg), p >= MM_WGMMA);
+        assert_true(text_ok(mm_config_format(p, &square, &cfg, buf, sizeof buf)));
+    }
+    /* every variant fits the 227 KB a block may have, barriers and alignment included */
+    for (int v = 0; v < MM_VARIANTS; v++) {
+        const mm_variant *x = &mm_variants[v];
+        assert_true((x->bm + x->bn) * 128 * x->stages + 1024 + 16 * x->stages + 64 <= 227 * 1024);
+        assert_int_equal(x->bm % (64 * x->consumers), 0);
+    }
+    /* own choices: the square case one CTA a 128 x 256 tile, the persistent one in clusters of 2 */
+    assert_int_equal(mm_config_of(MM_WGMMA, &square, -1, &cfg), 1);
+    assert_int_equal(cfg.variant, MM_V128x256);
+    assert_int_equal(mm_config_of(MM_PERSISTENT, &square, -1, &cfg), 1);
+    assert_true(cfg.variant == MM_V128x256_C2 && cfg.persistent == 1);
+    assert_string_equal(mm_config_format(MM_PERSISTENT, &square, &cfg, buf, sizeof buf),
+                        "bm=128,bn=256,stages=4,consumers=2,cluster=2,raster=m,group=8,splits=1,persistent=1,"
+                        "reduce=none,check=sampled_devfull");
+    /* skinny: 16 x 4096 has 32 tiles of 64 x 128, split 8 ways to 256 units; 128 x 14336 has 112 of
+       128 x 128, split 2 ways; the square case needs no split */
+    assert_int_equal(mm_config_of(MM_SPLITK, &decode, -1, &cfg), 1);
+    assert_true(cfg.variant == MM_V64x128 && cfg.splits == 8 && cfg.serial == 1);
+    assert_string_equal(mm_config_format(MM_SPLITK, &decode, &cfg, buf, sizeof buf),
+                        "bm=64,bn=128,stages=8,consumers=1,cluster=1,raster=m,group=8,splits=8,persistent=0,"
+                        "reduce=serial,check=sampled");
+    /* the space alternates one launch (serial) and a reduction kernel at each variant and split count */
+    assert_int_equal(mm_config_of(MM_SPLITK, &decode, 0, &cfg), 1);
+    assert_true(cfg.serial == 1 && cfg.splits == 2 && cfg.variant == MM_V128x128);
+    assert_int_equal(mm_config_of(MM_SPLITK, &decode, 1, &cfg), 1);
+    assert_true(cfg.serial == 0 && cfg.splits == 2 && cfg.variant == MM_V128x128);
+    assert_int_equal(mm_config_of(MM_SPLITK, &decode, 23, &cfg), 1);
+    assert_true(cfg.serial == 0 && cfg.splits == 16 && cfg.variant == MM_V64x256);
+    assert_non_null(strstr(mm_config_format(MM_SPLITK, &decode, &cfg, buf, sizeof buf), "reduce=kernel"));
+    /* tickets: 2 a tile of the smallest split-K tile, 64 x 128: 16 x 4096 has 32 such tiles */
+    assert_int_equal(mm_tickets(&decode), 64);
+    assert_int_equal(mm_tickets(&square), 2 * 64 * 32);
+    assert_int_equal(mm_config_of(MM_SPLITK, &batch, -1, &cfg), 1);
+    assert_true(cfg.variant == MM_V128x128 && cfg.splits == 2);
+    assert_int_equal(mm_config_of(MM_SPLITK, &square, -1, &cfg), 1);
+    assert_int_equal(cfg.splits, 1);
+    assert_int_equal(mm_workspace(&square, &cfg), 0);
+    /* the checks each row names */
+    const mm_case small = {128, 128, 128};
+    assert_string_equal(mm_check_name(&small), "full");
+    assert_string_equal(mm_check_name(&decode), "sampled");
+    assert_string_equal(mm_check_name(&square), "sampled_devfull");
+    assert_int_equal(mm_config_format(MM_CUBLAS, &small, &cfg, buf, sizeof buf) == buf, 1);
+    assert_string_equal(buf, "gemmex,row_major_as_col_major_nn,compute=32f,check=full");
+}
+
+/* Every (tile m, tile n, split) exactly once over the units, and every K tile in exactly one split. */
+static void check_cover(int M, int N, int K, int bm, int bn, int cluster, int splits, int group, int raster_n)
+{
+    const hg_problem p = hg_problem_of(M, N, K, bm, bn, 64, cluster, splits, group, raster_n);
+    assert_int_equal(p.units, p.tiles_m * p.tiles_n * p.splits);
+    assert_true(p.tiles_m * cluster * bm >= M && (p.tiles_m - 1) * cluster * bm < M);
+    int *seen = calloc((size_t)p.units, sizeof *seen);
+    assert_non_null(seen);
+    for (int u = 0; u < p.units; u++) {
+        int tm, tn, s;
+        hg_unit_tile(&p, u, &tm, &tn, &s);
+        assert_true(tm >= 0 && tm < p.tiles_m && tn >= 0 && tn < p.tiles_n && s >= 0 && s < p.splits);
+        seen[(s * p.tiles_n + tn) * p.tiles_m + tm]++;
+    }
+    for (int i = 0; i < p.units; i++)
+        assert_int_equal(seen[i], 1);
+    free(seen);
+    int next = 0;
+    for (int s = 0; s < p.splits; s++) {
+        int kb, ke;
+        hg_split_range(&p, s, &kb, &ke);
+        assert_int_equal(kb, next);
+        assert_true(ke >= kb);
+        next = ke;
+    }
+    assert_int_equal(next, p.k_tiles);
+}
+
+static void test_scheduler_covers_every_tile_once(void **state)
+{
+    (void)state;
+    const int shapes[][3] = {{4000, 4000, 4000}, {16, 4096, 4096}, {128, 14336, 4096}, {8192, 8192, 8192},
+                             {200, 136, 328}, {1, 8, 8}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (int cluster = 1; cluster <= 2; cluster++)
+            for (int raster = 0; raster <= 1; raster++)
+                for (int group = 1; group <= 16; group *= 4)
+                    for (int splits = 1; splits <= 16; splits *= 4) {
+                        check_cover(shapes[i][0], shapes[i][1], shapes[i][2], 128, 256, cluster, splits, group, raster);
+                        check_cover(shapes[i][0], shapes[i][1], shapes[i][2], 64, 128, cluster, splits, group, raster);
+                    }
+    /* more splits than K tiles: clamped, no empty split */
+    const hg_problem p = hg_problem_of(64, 64, 100, 64, 64, 64, 1, 16, 8, 0);
+    assert_int_equal(p.splits, 2);
+    /* grouped raster: the first `group` units walk down M in the first column of N tiles */
+    const hg_problem q = hg_problem_of(1024, 1024, 64, 128, 128, 64, 1, 1, 4, 0);
+    for (int u = 0; u < 4; u++) {
+        int tm, tn, s;
+        hg_unit_tile(&q, u, &tm, &tn, &s);
+        assert_true(tm == u && tn == 0 && s == 0);
+    }
+    int tm, tn, s;
+    hg_unit_tile(&q, 4, &tm, &tn, &s);
+    assert_true(tm == 0 && tn == 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reference_by_hand),
+        cmocka_unit_test(test_sampled_check_finds_one_wrong_element),
+        cmocka_unit_test(test_case_dims),
+        cmocka_unit_test(test_tuning_spaces),
+        cmocka_unit_test(test_scheduler_covers_every_tile_once),
+    };
+    KLAB_RUN_TESTS(tests);
+}
