@@ -36,3 +36,8 @@ set_tests_properties(test_gpu_swired PROPERTIES TIMEOUT 600)
 klab_test(test_gpu_rows SOURCES test_gpu_rows.c klab_gpu.c klab_run.c GPU)
 add_dependencies(test_gpu_rows klab rmsnorm softmax rmsnorm_rope)
 set_tests_properties(test_gpu_rows PROPERTIES TIMEOUT 900)
+# fp8_gemm and fused_gated_mlp on small odd shapes (tests/gpu_ini/fp8_gemm.ini, fused_gated_mlp.ini):
+# every profile verified, plain and batched; fp8 rows carry fp8's error; skips and refusals with reasons
+klab_test(test_gpu_gemm_family SOURCES test_gpu_gemm_family.c klab_gpu.c klab_run.c GPU)
+add_dependencies(test_gpu_gemm_family klab fp8_gemm fused_gated_mlp)
+set_tests_properties(test_gpu_gemm_family PROPERTIES TIMEOUT 600)

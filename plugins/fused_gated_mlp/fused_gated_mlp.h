@@ -1,0 +1,53 @@
+/* fused_gated_mlp: the gated half of an LLM MLP,
+ *     out (m x f) = act(x · Wg^T) ⊙ (x · Wu^T),    x m x k, Wg and Wu f x k (nn.Linear weights), bf16,
+ * act silu (SwiGLU) or gelu (GeGLU), named by the case (param.activation), in three versions:
+ *   unfused  two cuBLASLt GEMMs (gate and up, each m x f to memory), then swiglu.so's fused
+ *            activation kernel reading both back: what eager PyTorch runs, less its extra silu tensor
+ *   packed   one cuBLASLt GEMM over the concatenated [Wg; Wu] (2f x k, made in setup), writing the
+ *            m x 2f [gate | up] rows, then swiglu.so's kernel on the packed layout: one launch fewer
+ *            and x read once, the intermediate still written and read back
+ * (the `fused` profile, activation in the GEMM epilogue, waits for the shared Hopper mainloop:
+ * docs/notes/fused_gated_mlp.md). Dimensions: dim.m (tokens), dim.k (hidden), dim.f (intermediate). */
+#ifndef FUSED_GATED_MLP_H
+#define FUSED_GATED_MLP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "klab/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* profiles, in the descriptor's order */
+enum { GM_UNFUSED = 0, GM_PACKED, GM_NPROFILES };
+/* activations: activation.cuh's ACT_SILU and ACT_GELU */
+enum { GM_SILU = 0, GM_GELU = 1 };
+
+typedef struct gated_mlp_shape {
+    int64_t m, k, f;
+    int act; /* GM_SILU or GM_GELU */
+} gated_mlp_shape;
+
+/* The activation named "silu" or "gelu", or -1. */
+int gated_mlp_activation(const char *name);
+
+/* The case's dims and activation (silu when param.activation is absent). 0, or -1 with the reason naming
+   the case and the limit: m, k, f from 1 to 2^31 - 1, k and f multiples of 8 (rows of whole 16-byte
+   vectors for cuBLASLt and the activation kernel). Pure: setup() and work() use it. */
+int gated_mlp_shape_of(const klab_case *kcase, gated_mlp_shape *s, char *why, size_t whylen);
+
+/* act(g) * u in float64. */
+double gated_mlp_act(int act, double g, double u);
+
+/* The float64 result: every element of out (m x f) when sample is NULL, else out[j] = element
+   sample[j] for j < count. x m x k, wg and wu f x k, row-major. Returns 0, -1 when out of memory. */
+int gated_mlp_reference(const gated_mlp_shape *s, const double *x, const double *wg, const double *wu,
+                        const size_t *sample, size_t count, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
