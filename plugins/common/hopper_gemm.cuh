@@ -1,0 +1,655 @@
+/* hopper_gemm.cuh — klab's Hopper (sm_90a) GEMM mainloop: TMA loads into a multi-stage shared-memory
+ * ring on mbarriers, one producer warpgroup and 1-2 consumer warpgroups (setmaxnreg), wgmma.mma_async,
+ * a tile scheduler (plain grid or persistent, grouped raster order for L2, optional split-K), an
+ * optional 2-CTA cluster that multicasts the B tile, and an EPILOGUE policy that receives every
+ * consumer thread's fp32 accumulators. Shared by matmul_h200.so, fp8_gemm.so and fused_gated_mlp.so:
+ * build on it, do not copy it. Interface changes are additive only.
+ *
+ * C[M x N] = A[M x K] * B, fp32 accumulation.
+ *   A: row-major M x K (K contiguous), always K-major in shared memory.
+ *   B: B_MN = true:  row-major K x N (N contiguous: what torch.matmul(A, B) stores), MN-major in shared
+ *                    memory, read with the wgmma transpose bit. 16-bit types only.
+ *      B_MN = false: row-major N x K (K contiguous: B transposed, nn.Linear's weight), K-major. Every
+ *                    type; fp8 (e4m3) MUST use it (fp8 wgmma has no transpose).
+ *
+ * ---- configuration: hg::Config<T, BM, BN, STAGES, CONSUMERS, B_MN, CLUSTER> ----
+ *   T          __nv_bfloat16, __half or __nv_fp8_e4m3 (the A and B element)
+ *   BK         fixed: one 128-byte swizzle atom of K (64 16-bit elements, 128 fp8 elements)
+ *   BM         64 * CONSUMERS * MT: each consumer warpgroup owns MT (1 or 2) m64 row blocks
+ *   BN         64, 128 or 256 (one wgmma m64nBN per m64 block per k step); MT * BN <= 256
+ *   STAGES     depth of the shared-memory ring (each stage (BM + BN) * 128 bytes)
+ *   CONSUMERS  1 or 2 consumer warpgroups; threads = 128 * (CONSUMERS + 1)
+ *   CLUSTER    1 or 2: CTAs of a cluster take M-adjacent tiles of the same N tile; each loads half of
+ *              the B tile and multicasts it to both (B traffic from L2 halves)
+ *
+ * ---- the accumulator fragment (what an epilogue receives) ----
+ * Consumer warpgroup c (0..CONSUMERS-1), thread t = threadIdx.x % 128, warp w = t / 32, lane l = t % 32
+ * holds float acc[MT][BN/2]. Element acc[mt][i] is C[m0 + row][n0 + col] with
+ *     row = c*MT*64 + mt*64 + 16*w + l/4 + 8*((i/2) % 2)          (hg::frag_row)
+ *     col = 8*(i/4) + 2*(l%4) + (i%2)                             (hg::frag_col)
+ * where (m0, n0) = (tm*BM, tn*BN) is the tile's origin (hg::TileInfo). So i and i+1 (i even) are two
+ * adjacent columns of one row, and acc[mt][i] and acc[mt][i + BN/4] are columns col and col + BN/2 of
+ * the same row in the same thread: a B tile holding BN/2 gate columns then BN/2 up columns gives each
+ * thread gate and up side by side for silu(gate) * up. Rows or columns past M or N hold garbage-free
+ * zeros-times-data (TMA fills out-of-range elements with zero) and MUST be masked by the epilogue.
+ *
+ * ---- the epilogue policy ----
+ * Any copyable struct (it is a kernel parameter, by value) with
+ *     template <int MT, int R> __device__ void operator()(const hg::TileInfo &t, float (&acc)[MT][R]);
+ * called once per (tile, split) by every thread of every consumer warpgroup, after the tile's K range is
+ * accumulated; R = BN/2. It MUST NOT use __syncthreads (the producer warpgroup does not join); a named
+ * barrier over the consumer threads (bar.sync 1, 128*CONSUMERS) is allowed. Given here:
+ *     hg::StoreEpilogue<Out>      C as Out (bf16 / fp16 / float), row-major ldc, masked at M and N
+ *     hg::PartialEpilogue         fp32 partials of split s to ws + s*M*N (split-K), masked
+ * and hg::splitk_reduce() sums the partials into C.
+ * Per-128-K-block scaling (DeepGEMM-style promotion) is NOT in the mainloop yet: with BK = 128 for fp8
+ * a k-tile is one 128-K block, so the hook would go where the consumer finishes a k-tile.
+ *
+ * ---- host side ----
+ *   hg::Problem p = hg::problem<Cfg>(M, N, K, splits, group, raster_n);
+ *   hg::make_maps<Cfg>(&ta, &tb, A, B, M, N, K, ldb_elems, why, len);  // TMA maps (hopper_tma.cuh)
+ *   hg::launch<Cfg>(ta, tb, p, epilogue, grid_ctas, stream);             // grid: hg::grid_for()
+ * A grid smaller than the work makes the kernel persistent: each cluster takes work units
+ * blockIdx/CLUSTER, + gridDim/CLUSTER, ... (units = ceil(tiles_m/CLUSTER) * tiles_n * splits).
+ */
+#ifndef KLAB_HOPPER_GEMM_CUH
+#define KLAB_HOPPER_GEMM_CUH
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "hopper_tma.cuh"
+#include "hopper_wgmma.cuh"
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define HG_SM90A 1
+#else
+#define HG_SM90A 0
+#endif
+
+namespace hg {
+
+/* ---- element types ---- */
+template <class T> struct Elem;
+template <> struct Elem<__nv_bfloat16> {
+    static constexpr hopper_tma_elem tma = HOPPER_TMA_BF16;
+    static constexpr bool mn_major_ok = true;
+    template <int N, int TB> __device__ static void mma(float (&d)[N / 2], uint64_t a, uint64_t b)
+    {
+        if constexpr (N == 64) hg_wgmma_bf16_n64<TB>(d, a, b);
+        else if constexpr (N == 128) hg_wgmma_bf16_n128<TB>(d, a, b);
+        else hg_wgmma_bf16_n256<TB>(d, a, b);
+    }
+};
+template <> struct Elem<__half> {
+    static constexpr hopper_tma_elem tma = HOPPER_TMA_FP16;
+    static constexpr bool mn_major_ok = true;
+    template <int N, int TB> __device__ static void mma(float (&d)[N / 2], uint64_t a, uint64_t b)
+    {
+        if constexpr (N == 64) hg_wgmma_f16_n64<TB>(d, a, b);
+        else if constexpr (N == 128) hg_wgmma_f16_n128<TB>(d, a, b);
+        else hg_wgmma_f16_n256<TB>(d, a, b);
+    }
+};
+template <> struct Elem<__nv_fp8_e4m3> {
+    static constexpr hopper_tma_elem tma = HOPPER_TMA_FP8;
+    static constexpr bool mn_major_ok = false;
+    template <int N, int TB> __device__ static void mma(float (&d)[N / 2], uint64_t a, uint64_t b)
+    {
+        static_assert(TB == 0, "fp8 wgmma reads both operands K-major");
+        if constexpr (N == 64) hg_wgmma_e4m3_n64(d, a, b);
+        else if constexpr (N == 128) hg_wgmma_e4m3_n128(d, a, b);
+        else hg_wgmma_e4m3_n256(d, a, b);
+    }
+};
+
+template <class T_, int BM_, int BN_, int STAGES_, int CONSUMERS_, bool B_MN_, int CLUSTER_ = 1>
+struct Config {
+    typedef T_ T;
+    static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_, CLUSTER = CLUSTER_;
+    static constexpr bool B_MN = B_MN_;
+    static constexpr int ATOM = 128 / (int)sizeof(T); /* elements in one 128-byte swizzle row */
+    static constexpr int BK = ATOM;
+    static constexpr int KI = 32 / (int)sizeof(T);    /* K of one wgmma: 16 (16-bit), 32 (fp8) */
+    static constexpr int MT = BM / (64 * CONSUMERS);
+    static constexpr int THREADS = 128 * (CONSUMERS + 1);
+    static constexpr int A_BYTES = BM * 128, B_BYTES = BN * 128, STAGE_BYTES = A_BYTES + B_BYTES;
+    static constexpr int SMEM = STAGES * STAGE_BYTES + 1024 /* alignment */ + 2 * STAGES * 8 + 64;
+    static constexpr int PRODUCER_REGS = 40;
+    static constexpr int CONSUMER_REGS = 232; /* 40 + 2 * 232 = 504 = 3 * 168, the entry cap of 384 threads */
+    static_assert(MT >= 1 && MT <= 2 && BM == 64 * CONSUMERS * MT, "BM = 64 * CONSUMERS * (1 or 2)");
+    static_assert(BN == 64 || BN == 128 || BN == 256, "BN is 64, 128 or 256");
+    static_assert(MT * BN <= 256, "accumulators past 128 registers a thread");
+    static_assert(CONSUMERS == 1 || CONSUMERS == 2, "1 or 2 consumer warpgroups");
+    static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
+    static_assert(!B_MN || Elem<T>::mn_major_ok, "this type's wgmma reads B K-major only");
+    static_assert(CLUSTER == 1 || (B_MN ? (BN / ATOM) % CLUSTER == 0 : BN % (8 * CLUSTER) == 0),
+                  "the B tile must split evenly over the cluster");
+    static_assert(SMEM <= 227 * 1024, "shared memory past the 227 KB a block may have");
+};
+
+/* The work, as the kernel sees it. Built on the host by problem<Cfg>(). */
+struct Problem {
+    int M, N, K;
+    int tiles_m, tiles_n; /* tiles_m counted in clusters of CLUSTER M-tiles */
+    int splits;           /* K split into this many ranges (1: none) */
+    int k_tiles;          /* ceil(K / BK) */
+    int group;            /* raster: this many tiles along the grouped dimension before moving on */
+    int raster_n;         /* 0: groups of M-tiles, sweep N inside; 1: groups of N-tiles */
+    int units;            /* tiles_m * tiles_n * splits */
+};
+
+/* Where one unit of work lands: what an epilogue needs. */
+struct TileInfo {
+    int m0, n0;   /* the CTA tile's origin in C */
+    int split;    /* 0 .. splits-1 */
+    int row0;     /* first tile row of this consumer warpgroup: c * MT * 64 */
+    int warp;     /* 0..3 within the warpgroup */
+    int lane;
+    int M, N;
+};
+
+__host__ __device__ inline int frag_row(const TileInfo &t, int mt, int i)
+{
+    return t.row0 + mt * 64 + 16 * t.warp + (t.lane >> 2) + 8 * ((i >> 1) & 1);
+}
+__host__ __device__ inline int frag_col(const TileInfo &t, int i) { return 8 * (i >> 2) + 2 * (t.lane & 3) + (i & 1); }
+
+template <class Cfg> inline Problem problem(int M, int N, int K, int splits, int group, int raster_n)
+{
+    Problem p;
+    p.M = M, p.N = N, p.K = K;
+    const int tm = (M + Cfg::BM - 1) / Cfg::BM;
+    p.tiles_m = (tm + Cfg::CLUSTER - 1) / Cfg::CLUSTER;
+    p.tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
+    p.k_tiles = (K + Cfg::BK - 1) / Cfg::BK;
+    p.splits = splits < 1 ? 1 : splits > p.k_tiles ? p.k_tiles : splits;
+    p.group = group < 1 ? 1 : group;
+    p.raster_n = raster_n;
+    p.units = p.tiles_m * p.tiles_n * p.splits;
+    return p;
+}
+
+/* CTAs for the work: every unit its own cluster (plain), or at most one CTA per SM (persistent). */
+template <class Cfg> inline int grid_for(const Problem &p, int persistent, int sms)
+{
+    long units = p.units;
+    if (persistent) {
+        long fit = sms / Cfg::CLUSTER;
+        units = units < fit ? units : fit;
+    }
+    return (int)(units * Cfg::CLUSTER);
+}
+
+/* Unit u -> (cluster tile m, tile n, split). Splits outermost; inside, groups of `group` tiles along
+   one dimension sweep the other, so concurrent CTAs share A rows and B columns in L2. */
+__host__ __device__ inline void unit_tile(const Problem &p, int u, int *tmc, int *tn, int *split)
+{
+    const int tiles = p.tiles_m * p.tiles_n;
+    *split = u / tiles;
+    const int r = u - *split * tiles;
+    const int major = p.raster_n ? p.tiles_n : p.tiles_m, minor = p.raster_n ? p.tiles_m : p.tiles_n;
+    const int per_group = p.group * minor;
+    const int g = r / per_group, first = g * p.group;
+    const int gs = major - first < p.group ? major - first : p.group;
+    const int w = r - g * per_group;
+    const int a = first + w % gs, b = w / gs;
+    *tmc = p.raster_n ? b : a;
+    *tn = p.raster_n ? a : b;
+}
+
+/* K tiles [*kb, *ke) of split s: as even as integers allow. */
+__host__ __device__ inline void split_range(const Problem &p, int s, int *kb, int *ke)
+{
+    *kb = (int)((long)s * p.k_tiles / p.splits);
+    *ke = (int)((long)(s + 1) * p.k_tiles / p.splits);
+}
+
+/* ---- device primitives (sm_90a) ---- */
+__device__ __forceinline__ uint32_t smem_u32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+
+__device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count)
+{
+#if HG_SM90A
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(count));
+#else
+    (void)bar, (void)count;
+#endif
+}
+
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, int parity)
+{
+#if HG_SM90A
+    uint32_t done;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(smem_u32(bar)), "r"(parity)
+                     : "memory");
+    } while (!done);
+#else
+    (void)bar, (void)parity;
+#endif
+}
+
+__device__ __forceinline__ void mbar_expect_tx(uint64_t *bar, uint32_t bytes)
+{
+#if HG_SM90A
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+#else
+    (void)bar, (void)bytes;
+#endif
+}
+
+/* Arrive on the barrier at the same offset in CTA `rank` of the cluster (this CTA's own included). */
+__device__ __forceinline__ void mbar_arrive_cluster(uint64_t *bar, uint32_t rank)
+{
+#if HG_SM90A
+    asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r];\n}\n" ::"r"(smem_u32(bar)),
+                 "r"(rank)
+                 : "memory");
+#else
+    (void)bar, (void)rank;
+#endif
+}
+
+__device__ __forceinline__ void mbar_arrive(uint64_t *bar)
+{
+#if HG_SM90A
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
+#else
+    (void)bar;
+#endif
+}
+
+__device__ __forceinline__ uint32_t cluster_rank()
+{
+    uint32_t r = 0;
+#if HG_SM90A
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+#endif
+    return r;
+}
+
+__device__ __forceinline__ void cluster_sync()
+{
+#if HG_SM90A
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+
+/* 2-D TMA load of the box at (c0 inner, c1 outer) into dst, completing bytes on bar; with a mask, the
+   same box lands at the same offset in every CTA of the mask, each completing on its own bar. */
+__device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar, int c0, int c1)
+{
+#if HG_SM90A
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
+                 ::"r"(smem_u32(dst)), "l"((uint64_t)map), "r"(smem_u32(bar)), "r"(c0), "r"(c1)
+                 : "memory");
+#else
+    (void)dst, (void)map, (void)bar, (void)c0, (void)c1;
+#endif
+}
+
+__device__ __forceinline__ void tma_load_multicast(void *dst, const CUtensorMap *map, uint64_t *bar, int c0, int c1,
+                                                   uint16_t mask)
+{
+#if HG_SM90A
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%3, %4}], [%2], %5;"
+                 ::"r"(smem_u32(dst)), "l"((uint64_t)map), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "h"(mask)
+                 : "memory");
+#else
+    (void)dst, (void)map, (void)bar, (void)c0, (void)c1, (void)mask;
+#endif
+}
+
+/* A shared-memory matrix descriptor for wgmma, 128-byte swizzle. K-major operands: rows of 128 bytes,
+   8-row groups `sbo` = 1024 bytes apart (lbo unused). MN-major: 128-byte runs along MN, `lbo` bytes
+   between runs along MN, 8-row groups along K `sbo` = 1024 bytes apart. Tiles sit on 1024-byte
+   boundaries, so the base-offset field stays 0. */
+__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo)
+{
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)((lbo & 0x3FFFF) >> 4) << 16) |
+           ((uint64_t)((sbo & 0x3FFFF) >> 4) << 32) | (1ull << 62);
+}
+
+__device__ __forceinline__ void wgmma_fence()
+{
+#if HG_SM90A
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wgmma_commit()
+{
+#if HG_SM90A
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+#endif
+}
+template <int N> __device__ __forceinline__ void wgmma_wait()
+{
+#if HG_SM90A
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+#endif
+}
+/* Keeps the compiler from moving accumulator reads or writes across an asynchronous wgmma. */
+template <int R> __device__ __forceinline__ void fence_regs(float (&d)[R])
+{
+#pragma unroll
+    for (int i = 0; i < R; i++)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+
+template <int REGS> __device__ __forceinline__ void setmaxnreg_inc()
+{
+#if HG_SM90A
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGS));
+#endif
+}
+template <int REGS> __device__ __forceinline__ void setmaxnreg_dec()
+{
+#if HG_SM90A
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGS));
+#endif
+}
+
+/* ---- the kernel ---- */
+template <class Cfg> struct Smem {
+    /* A[stage]: BM rows of 128 bytes. B[stage]: B_MN: BN/ATOM runs of BK rows of 128 bytes; else BN rows
+       of 128 bytes. Stage tiles are multiples of 1024 bytes, so each starts on a swizzle boundary. */
+    __device__ typename Cfg::T *a(int s) { return (typename Cfg::T *)(base + (size_t)s * Cfg::A_BYTES); }
+    __device__ typename Cfg::T *b(int s)
+    {
+        return (typename Cfg::T *)(base + (size_t)Cfg::STAGES * Cfg::A_BYTES + (size_t)s * Cfg::B_BYTES);
+    }
+    __device__ uint64_t *full(int s) { return (uint64_t *)(base + (size_t)Cfg::STAGES * Cfg::STAGE_BYTES) + s; }
+    __device__ uint64_t *empty(int s) { return full(0) + Cfg::STAGES + s; }
+    unsigned char *base;
+};
+
+template <class Cfg>
+__device__ __forceinline__ void produce(const Problem &p, const CUtensorMap *ta, const CUtensorMap *tb, Smem<Cfg> &sm)
+{
+    const uint32_t rank = Cfg::CLUSTER > 1 ? cluster_rank() : 0;
+    const int ncl = gridDim.x / Cfg::CLUSTER;
+    int stage = 0, phase = 0;
+    for (int u = blockIdx.x / Cfg::CLUSTER; u < p.units; u += ncl) {
+        int tmc, tn, split, kb, ke;
+        unit_tile(p, u, &tmc, &tn, &split);
+        split_range(p, split, &kb, &ke);
+        const int m0 = (tmc * Cfg::CLUSTER + (int)rank) * Cfg::BM, n0 = tn * Cfg::BN;
+        for (int kt = kb; kt < ke; kt++) {
+            mbar_wait(sm.empty(stage), phase ^ 1);
+            mbar_expect_tx(sm.full(stage), Cfg::STAGE_BYTES);
+            const int k0 = kt * Cfg::BK;
+            tma_load(sm.a(stage), ta, sm.full(stage), k0, m0);
+            if constexpr (Cfg::B_MN) {
+                constexpr int RUNS = Cfg::BN / Cfg::ATOM, MINE = RUNS / Cfg::CLUSTER;
+#pragma unroll
+                for (int j = (int)rank * MINE; j < ((int)rank + 1) * MINE; j++) {
+                    typename Cfg::T *dst = sm.b(stage) + (size_t)j * Cfg::BK * Cfg::ATOM;
+                    if constexpr (Cfg::CLUSTER > 1)
+                        tma_load_multicast(dst, tb, sm.full(stage), n0 + j * Cfg::ATOM, k0, (1u << Cfg::CLUSTER) - 1);
+                    else
+                        tma_load(dst, tb, sm.full(stage), n0 + j * Cfg::ATOM, k0);
+                }
+            } else {
+                constexpr int ROWS = Cfg::BN / Cfg::CLUSTER;
+                typename Cfg::T *dst = sm.b(stage) + (size_t)rank * ROWS * Cfg::ATOM;
+                if constexpr (Cfg::CLUSTER > 1)
+                    tma_load_multicast(dst, tb, sm.full(stage), k0, n0 + (int)rank * ROWS, (1u << Cfg::CLUSTER) - 1);
+                else
+                    tma_load(dst, tb, sm.full(stage), k0, n0);
+            }
+            if (++stage == Cfg::STAGES)
+                stage = 0, phase ^= 1;
+        }
+    }
+}
+
+/* Frees a stage: in every CTA of the cluster, since each CTA's producer writes into all of them. */
+template <class Cfg> __device__ __forceinline__ void release(Smem<Cfg> &sm, int stage)
+{
+    if constexpr (Cfg::CLUSTER > 1) {
+#pragma unroll
+        for (uint32_t r = 0; r < (uint32_t)Cfg::CLUSTER; r++)
+            mbar_arrive_cluster(sm.empty(stage), r);
+    } else {
+        mbar_arrive(sm.empty(stage));
+    }
+}
+
+template <class Cfg, class Epi>
+__device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, Epi &epi)
+{
+    constexpr int MT = Cfg::MT, R = Cfg::BN / 2;
+    constexpr uint32_t B_LBO = Cfg::B_MN ? Cfg::BK * 128 : 16, SBO = 1024;
+    /* bytes one wgmma k step moves the descriptors by: along a 128-byte row (K-major), or down 16 or
+       32 rows of 128 bytes (MN-major: K is the row index) */
+    constexpr uint32_t A_STEP = Cfg::KI * sizeof(typename Cfg::T);
+    constexpr uint32_t B_STEP = Cfg::B_MN ? Cfg::KI * 128 : A_STEP;
+    const uint32_t rank = Cfg::CLUSTER > 1 ? cluster_rank() : 0;
+    const int ncl = gridDim.x / Cfg::CLUSTER;
+    const int t = threadIdx.x % 128;
+    TileInfo info;
+    info.row0 = c * MT * 64, info.warp = t / 32, info.lane = t % 32, info.M = p.M, info.N = p.N;
+    int stage = 0, phase = 0;
+    float acc[MT][R];
+    for (int u = blockIdx.x / Cfg::CLUSTER; u < p.units; u += ncl) {
+        int tmc, tn, kb, ke;
+        unit_tile(p, u, &tmc, &tn, &info.split);
+        split_range(p, info.split, &kb, &ke);
+        info.m0 = (tmc * Cfg::CLUSTER + (int)rank) * Cfg::BM, info.n0 = tn * Cfg::BN;
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+            for (int i = 0; i < R; i++)
+                acc[mt][i] = 0.f;
+        int prev = -1;
+        for (int kt = kb; kt < ke; kt++) {
+            mbar_wait(sm.full(stage), phase);
+            const uint32_t a0 = smem_u32(sm.a(stage)) + (uint32_t)info.row0 * 128, b0 = smem_u32(sm.b(stage));
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+                fence_regs(acc[mt]);
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < Cfg::BK / Cfg::KI; kk++) {
+                const uint64_t db = smem_desc(b0 + kk * B_STEP, B_LBO, SBO);
+#pragma unroll
+                for (int mt = 0; mt < MT; mt++)
+                    Elem<typename Cfg::T>::template mma<Cfg::BN, Cfg::B_MN ? 1 : 0>(
+                        acc[mt], smem_desc(a0 + mt * 64 * 128 + kk * A_STEP, 16, SBO), db);
+            }
+            wgmma_commit();
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+                fence_regs(acc[mt]);
+            /* one group in flight: the previous k-tile's wgmmas are done, so its stage is free */
+            wgmma_wait<1>();
+            if (prev >= 0 && t == 0)
+                release<Cfg>(sm, prev);
+            prev = stage;
+            if (++stage == Cfg::STAGES)
+                stage = 0, phase ^= 1;
+        }
+        wgmma_wait<0>();
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+            fence_regs(acc[mt]);
+        if (prev >= 0 && t == 0)
+            release<Cfg>(sm, prev);
+        epi(info, acc);
+    }
+}
+
+template <class Cfg, class Epi>
+__global__ void __launch_bounds__(Cfg::THREADS, 1)
+    gemm_kernel(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, const Problem p, Epi epi)
+{
+#if HG_SM90A
+    extern __shared__ unsigned char hg_smem_raw[];
+    Smem<Cfg> sm;
+    sm.base = (unsigned char *)(((uintptr_t)hg_smem_raw + 1023) & ~(uintptr_t)1023);
+    const int wg = threadIdx.x / 128;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < Cfg::STAGES; s++) {
+            mbar_init(sm.full(s), 1);
+            mbar_init(sm.empty(s), Cfg::CONSUMERS * Cfg::CLUSTER);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&ta) : "memory");
+        asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&tb) : "memory");
+    }
+    /* the peer's barriers are initialised before anyone arrives on them or multicasts to them */
+    if constexpr (Cfg::CLUSTER > 1)
+        cluster_sync();
+    else
+        __syncthreads();
+    /* with one consumer the entry cap (255) already gives it all it can use: no reallocation */
+    if (wg == 0) {
+        if constexpr (Cfg::CONSUMERS > 1)
+            setmaxnreg_dec<Cfg::PRODUCER_REGS>();
+        if (threadIdx.x == 0)
+            produce<Cfg>(p, &ta, &tb, sm);
+    } else {
+        if constexpr (Cfg::CONSUMERS > 1)
+            setmaxnreg_inc<Cfg::CONSUMER_REGS>();
+        consume<Cfg>(p, sm, wg - 1, epi);
+    }
+    /* no CTA leaves while its peer may still multicast into its shared memory or arrive on it */
+    if constexpr (Cfg::CLUSTER > 1)
+        cluster_sync();
+#else
+    (void)p, (void)epi, (void)ta, (void)tb;
+    __trap();
+#endif
+}
+
+/* ---- epilogues ---- */
+template <class Out> __device__ __forceinline__ Out hg_cvt(float v);
+template <> __device__ __forceinline__ float hg_cvt<float>(float v) { return v; }
+template <> __device__ __forceinline__ __nv_bfloat16 hg_cvt<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+template <> __device__ __forceinline__ __half hg_cvt<__half>(float v) { return __float2half_rn(v); }
+__device__ __forceinline__ unsigned short hg_bits(__nv_bfloat16 v) { return __bfloat16_as_ushort(v); }
+__device__ __forceinline__ unsigned short hg_bits(__half v) { return __half_as_ushort(v); }
+
+/* C as Out, row-major with ldc elements a row; pairs of adjacent columns go out as one store when the
+   pair is inside N and aligned. */
+template <class Out> struct StoreEpilogue {
+    Out *c;
+    long ldc;
+    template <int MT, int R> __device__ __forceinline__ void operator()(const TileInfo &t, float (&acc)[MT][R])
+    {
+        const bool pairs = ((ldc & 1) == 0) && (((uintptr_t)c & (2 * sizeof(Out) - 1)) == 0);
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+            for (int i = 0; i < R; i += 2) {
+                const int row = t.m0 + frag_row(t, mt, i), col = t.n0 + frag_col(t, i);
+                if (row >= t.M || col >= t.N)
+                    continue;
+                Out *dst = c + (long)row * ldc + col;
+                if (pairs && col + 1 < t.N) {
+                    if constexpr (sizeof(Out) == 2) {
+                        *(uint32_t *)dst = (uint32_t)hg_bits(hg_cvt<Out>(acc[mt][i])) |
+                                           (uint32_t)hg_bits(hg_cvt<Out>(acc[mt][i + 1])) << 16;
+                    } else {
+                        *(float2 *)dst = make_float2(acc[mt][i], acc[mt][i + 1]);
+                    }
+                } else {
+                    dst[0] = hg_cvt<Out>(acc[mt][i]);
+                    if (col + 1 < t.N)
+                        dst[1] = hg_cvt<Out>(acc[mt][i + 1]);
+                }
+            }
+    }
+};
+
+/* Split-K: split s writes its fp32 partial tile to ws + s * M * N (row-major, ld N). */
+struct PartialEpilogue {
+    float *ws;
+    template <int MT, int R> __device__ __forceinline__ void operator()(const TileInfo &t, float (&acc)[MT][R])
+    {
+        StoreEpilogue<float> st{ws + (long)t.split * t.M * t.N, t.N};
+        st(t, acc);
+    }
+};
+
+template <class Out>
+__global__ void splitk_reduce_kernel(const float *__restrict__ ws, Out *__restrict__ c, long mn, int splits)
+{
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < mn; i += (long)gridDim.x * blockDim.x) {
+        float s = 0.f;
+        for (int k = 0; k < splits; k++)
+            s += ws[(long)k * mn + i];
+        c[i] = hg_cvt<Out>(s);
+    }
+}
+
+/* C = the sum over splits of ws (M x N each), in split order (deterministic). */
+template <class Out> inline cudaError_t splitk_reduce(const float *ws, Out *c, int M, int N, int splits, cudaStream_t s)
+{
+    const long mn = (long)M * N;
+    long blocks = (mn + 255) / 256;
+    blocks = blocks > 4096 ? 4096 : blocks;
+    splitk_reduce_kernel<Out><<<(unsigned)blocks, 256, 0, s>>>(ws, c, mn, splits);
+    return cudaGetLastError();
+}
+
+/* ---- host side ---- */
+/* A (M x K, ld K) and B (B_MN: K x N with ld ldb; else N x K with ld ldb) as tensor maps whose boxes
+   are the kernel's tiles. Returns 0, or -1 with the reason. */
+template <class Cfg>
+inline int make_maps(CUtensorMap *ta, CUtensorMap *tb, const void *A, const void *B, int M, int N, int K, long ldb,
+                     char *why, size_t whylen)
+{
+    const size_t es = sizeof(typename Cfg::T);
+    const hopper_tma_elem e = Elem<typename Cfg::T>::tma;
+    if (hopper_tma_2d(ta, A, e, (uint64_t)K, (uint64_t)M, (uint64_t)K * es, Cfg::BK, Cfg::BM, 128, why, whylen))
+        return -1;
+    if (Cfg::B_MN)
+        return hopper_tma_2d(tb, B, e, (uint64_t)N, (uint64_t)K, (uint64_t)ldb * es, Cfg::ATOM, Cfg::BK, 128, why,
+                             whylen);
+    return hopper_tma_2d(tb, B, e, (uint64_t)K, (uint64_t)N, (uint64_t)ldb * es, Cfg::BK, Cfg::BN / Cfg::CLUSTER,
+                         128, why, whylen);
+}
+
+/* Launches the kernel on `grid` CTAs (a multiple of CLUSTER; see grid_for). */
+template <class Cfg, class Epi>
+inline cudaError_t launch(const CUtensorMap &ta, const CUtensorMap &tb, const Problem &p, const Epi &epi, int grid,
+                          cudaStream_t stream)
+{
+    static bool attr_set; /* one worker thread a plugin: no race */
+    if (!attr_set) {
+        cudaError_t e = cudaFuncSetAttribute(gemm_kernel<Cfg, Epi>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             Cfg::SMEM);
+        if (e != cudaSuccess)
+            return e;
+        attr_set = true;
+    }
+    if (grid <= 0 || p.units <= 0)
+        return cudaSuccess;
+    cudaLaunchConfig_t lc = {};
+    cudaLaunchAttribute attr[1];
+    lc.gridDim = dim3((unsigned)grid);
+    lc.blockDim = dim3(Cfg::THREADS);
+    lc.dynamicSmemBytes = Cfg::SMEM;
+    lc.stream = stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = Cfg::CLUSTER;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    lc.attrs = attr;
+    lc.numAttrs = 1;
+    return cudaLaunchKernelEx(&lc, gemm_kernel<Cfg, Epi>, ta, tb, p, epi);
+}
+
+} // namespace hg
+
+#endif
