@@ -1,6 +1,7 @@
 /* The GEMM-family plugins' float64 references and case shapes, by hand: fp8_gemm's TN GEMM (whole and
  * sampled) and its dimensions and refusals; fused_gated_mlp's activations (SiLU, exact GELU), its
- * reference and its refusals. Pure CPU. */
+ * reference and its refusals; both wgmma tuning spaces (names unique and well formed, the own choice one
+ * of them, skinny shapes on 64-row tiles). Pure CPU. */
 #include <math.h>
 #include <string.h>
 
@@ -130,12 +131,76 @@ static void test_gated_mlp_shapes(void **state)
     assert_non_null(strstr(why, "param.activation is 'relu'; it must be silu or gelu"));
 }
 
+/* Names of [a-z0-9=,.] only, unique; NULL past the last. Returns the space's size. */
+static int check_names(const char *(*hook)(const klab_case *, int), const klab_case *k)
+{
+    int n = 0;
+    while (hook(k, n))
+        n++;
+    for (int i = 0; i < n; i++) {
+        const char *a = hook(k, i);
+        assert_int_equal(strspn(a, "abcdefghijklmnopqrstuvwxyz0123456789=,."), strlen(a));
+        for (int j = 0; j < i; j++)
+            assert_string_not_equal(a, hook(k, j));
+    }
+    return n;
+}
+
+static int index_of(const char *(*hook)(const klab_case *, int), const klab_case *k, const char *name)
+{
+    for (int i = 0; hook(k, i); i++)
+        if (!strcmp(hook(k, i), name))
+            return i;
+    return -1;
+}
+
+static void test_fp8_wgmma_space(void **state)
+{
+    (void)state;
+    dim_case c;
+    const klab_case *big = dcase(&c, "m", 8192, "n", 8192, "k", 8192, NULL, NULL);
+    assert_int_equal(check_names(fw_config_hook, big), 12);
+    assert_string_equal(fw_config_hook(big, -1), "tile=128x256,cluster=2,persistent=0,splits=1");
+    fp8_gemm_shape sh = {.m = 64, .n = 7168, .k = 4096, .fast_accum = 1};
+    fw_config fc;
+    assert_int_equal(fw_config_of(&sh, -1, &fc), 0);
+    assert_int_equal(fc.variant, FW_64x128);
+    assert_int_equal(fc.splits, 4); /* 56 tiles of 64 x 128 would leave most of 132 SMs idle */
+    assert_int_equal(fw_workspace_bytes(&sh, &fc), 4 * 64 * 7168 * sizeof(float));
+    const klab_case *skinny = dcase(&c, "m", 64, "n", 7168, "k", 4096, NULL, NULL);
+    assert_int_equal(index_of(fw_config_hook, skinny, fw_config_hook(skinny, -1)), 11);
+    assert_int_equal(fw_config_of(&sh, 12, &fc), -1);
+    /* the table's tiles are the instantiated ones (fp8_gemm_wgmma.cu checks each against its Config) */
+    for (int i = 0; fw_config_of(&sh, i, &fc) == 0; i++) {
+        const fw_variant *v = &fw_variants[fc.variant];
+        assert_int_equal(v->bm, 64 * v->consumers * (v->bm / (64 * v->consumers)));
+        assert_true(fc.splits == 1 || v->consumers == 1);
+    }
+}
+
+static void test_fused_mlp_space(void **state)
+{
+    (void)state;
+    dim_case c;
+    const klab_case *prefill = dcase(&c, "m", 4096, "k", 4096, "f", 14336, NULL, NULL);
+    assert_int_equal(check_names(gv_config_hook, prefill), 6);
+    assert_string_equal(gv_config_hook(prefill, -1), "tile=128x256,cluster=2,persistent=0");
+    const klab_case *decode = dcase(&c, "m", 8, "k", 4096, "f", 14336, NULL, NULL);
+    assert_string_equal(gv_config_hook(decode, -1), "tile=64x256,cluster=1,persistent=0");
+    gated_mlp_shape sh = {.m = 8, .k = 4096, .f = 14336};
+    gv_config g;
+    assert_int_equal(gv_config_of(&sh, -1, &g), 0);
+    assert_int_equal(g.variant, GV_64x256);
+    assert_int_equal(gv_config_of(&sh, 6, &g), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm_tn_by_hand),     cmocka_unit_test(test_fp8_gemm_shapes),
         cmocka_unit_test(test_activations_by_hand), cmocka_unit_test(test_gated_mlp_reference),
-        cmocka_unit_test(test_gated_mlp_shapes),
+        cmocka_unit_test(test_gated_mlp_shapes),   cmocka_unit_test(test_fp8_wgmma_space),
+        cmocka_unit_test(test_fused_mlp_space),
     };
     KLAB_RUN_TESTS(tests);
 }

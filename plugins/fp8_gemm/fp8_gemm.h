@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 /* profiles, in the descriptor's order */
-enum { FG_BF16 = 0, FG_CUBLASLT, FG_CUBLASLT_BLOCK, FG_AUTOQUANT_LT, FG_NPROFILES };
+enum { FG_BF16 = 0, FG_CUBLASLT, FG_CUBLASLT_BLOCK, FG_AUTOQUANT_LT, FG_PREQUANT, FG_AUTOQUANT, FG_NPROFILES };
 
 typedef struct fp8_gemm_shape {
     int64_t m, n, k;
@@ -39,6 +39,40 @@ typedef struct fp8_gemm_shape {
    each dimension from 1 to 2^31 - 1, and k a multiple of 16 (fp8 rows of 16-byte vectors, cuBLASLt's
    fp8 alignment). Pure: setup() and work() use it. */
 int fp8_gemm_shape_of(const klab_case *kcase, fp8_gemm_shape *s, char *why, size_t whylen);
+
+/* ---- klab's wgmma profiles (prequant, autoquant): configurations of common/hopper_gemm.cuh ----
+ * A variant is one kernel instantiation (fp8_gemm_wgmma.cu, in this order); a configuration is a variant
+ * with a grid (one CTA a tile, or persistent: one an SM) and a split count (split-K through fp32
+ * partials, for skinny shapes whose tiles leave SMs idle). */
+enum { FW_128x256 = 0, FW_128x256_C2, FW_128x128, FW_64x256, FW_64x128, FW_NVARIANTS };
+
+typedef struct fw_variant {
+    int bm, bn, stages, consumers, cluster;
+} fw_variant;
+extern const fw_variant fw_variants[FW_NVARIANTS];
+
+typedef struct fw_config {
+    int variant;    /* FW_* */
+    int persistent; /* 0: a CTA a tile; 1: at most one CTA an SM, looping over tiles */
+    int splits;     /* 1, or 4 (64-row variants only) */
+} fw_config;
+
+/* Configuration i of the space (0, 1, ...), or the plugin's own choice for the case (i = -1): 0, or -1
+   past the last. The same space for every case. */
+int fw_config_of(const fp8_gemm_shape *sh, int index, fw_config *c);
+/* Its name, "tile=128x256,cluster=2,persistent=1,splits=1": static storage. */
+const char *fw_config_name(int index);
+/* The configuration hook of both profiles (klab_profile.config). */
+const char *fw_config_hook(const klab_case *kcase, int index);
+
+/* Bytes of fp32 partials a configuration needs for the shape (0 without split-K). */
+size_t fw_workspace_bytes(const fp8_gemm_shape *sh, const fw_config *c);
+
+/* Enqueues D (m x n bf16) = sa * sw * QA (m x k e4m3) · QW (n x k e4m3)^T, sa and sw device scalars, on the
+   wgmma kernel of configuration c; ws: fw_workspace_bytes of fp32 space, or NULL. Returns 0; 1 when the
+   configuration cannot do the case (why says so: a skip); -1 on a CUDA error. sm_90a. */
+int fw_launch(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, const void *qw, const float *sa,
+              const float *sw, void *d, float *ws, int sms, klab_stream s, char *why, size_t whylen);
 
 /* The float64 D = X · W^T, X m x k and W n x k row-major: every element of D (m x n, row-major) when
    sample is NULL, else out[j] = element sample[j] for j < count. Shared with fused_gated_mlp. */

@@ -31,8 +31,12 @@ enum {
     T_WQ,
     T_AMAX,
     T_SCALE,
+    T_WS,    /* fp32 split-K partials of the wgmma profiles: 4 m n for m <= FG_SPLIT_ROWS, else 1 (unused) */
     T_COUNT
 };
+
+/* Split-K is for skinny products (decode, small batches): only for them is its workspace made. */
+#define FG_SPLIT_ROWS 256
 
 /* Outputs up to this many elements are verified whole; larger ones on FG_SAMPLE fresh elements per
    verified run (8192^3: 4096 dot products of 8192 terms, a few tens of milliseconds). */
@@ -45,7 +49,7 @@ typedef struct fg_state {
     fp8_gemm_shape sh;
     int sms, cc;
     gemm_lt *lt;
-    gemm_lt_plan *plan[FG_NPROFILES]; /* NULL where the profile cannot run here: skip[] says why */
+    gemm_lt_plan *plan[FG_NPROFILES]; /* cuBLASLt profiles: NULL where it cannot run here: skip[] says why */
     char skip[FG_NPROFILES][256];
 } fg_state;
 
@@ -82,23 +86,31 @@ static int make_tensors(klab_ctx *ctx, const klab_host *host, const fp8_gemm_sha
         {"wq", KLAB_SCRATCH, KLAB_FP8_E4M3},
         {"amax", KLAB_SCRATCH, KLAB_FP32},
         {"scale", KLAB_SCRATCH, KLAB_FP32},
+        {"splitk_ws", KLAB_SCRATCH, KLAB_FP32},
     };
-    const size_t count[T_COUNT] = {mk, nk, mk, nk, 2, mk, nk, sa, sw, mn, mk, nk, 2, 2};
+    const size_t ws = sh->m <= FG_SPLIT_ROWS ? 4 * mn : 1;
+    const size_t count[T_COUNT] = {mk, nk, mk, nk, 2, mk, nk, sa, sw, mn, mk, nk, 2, 2, ws};
     for (int i = 0; i < T_COUNT; i++)
         if (!(t[i] = host->tensor(ctx, spec[i].name, spec[i].role, spec[i].dtype, count[i])))
             return -1;
     return 0;
 }
 
-/* The pre-quantised inputs (INPUT tensors, so rotated copies carry them and checksums guard them),
-   from the bf16 A and W the host just filled, on its stream after the fills. */
-static int quantise_inputs(fg_state *st, void *const *t, int block)
+/* A and W to e4m3 with per-tensor scales, into tensors qa, qw and scales sc (T_* indices): amax of both
+   (one launch), then scale and cast of both (one launch). */
+static int quantise(const fg_state *st, void *const *t, int qa, int qw, int sc, klab_stream s)
 {
     const size_t mk = (size_t)st->sh.m * st->sh.k, nk = (size_t)st->sh.n * st->sh.k;
-    klab_stream s = st->host->stream(st->ctx);
     int e = fp8q_amax2_launch(t[T_A], mk, t[T_W], nk, t[T_AMAX], st->sms, s);
-    if (e == 0)
-        e = fp8q_cast2_launch(t[T_A], mk, t[T_W], nk, t[T_AMAX], t[T_QA], t[T_QW], t[T_S], st->sms, s);
+    return e ? e : fp8q_cast2_launch(t[T_A], mk, t[T_W], nk, t[T_AMAX], t[qa], t[qw], t[sc], st->sms, s);
+}
+
+/* The pre-quantised inputs (INPUT tensors, so rotated copies carry them and checksums guard them),
+   from the bf16 A and W the host just filled, on its stream after the fills. */
+static int quantise_inputs(const fg_state *st, void *const *t, int block)
+{
+    klab_stream s = st->host->stream(st->ctx);
+    int e = quantise(st, t, T_QA, T_QW, T_S, s);
     if (e == 0 && block)
         e = fp8q_block_launch(t[T_A], (size_t)st->sh.m, t[T_W], (size_t)st->sh.n, (size_t)st->sh.k, t[T_QA_B],
                               t[T_SA_B], t[T_QW_B], t[T_SW_B], s);
@@ -109,7 +121,7 @@ static int quantise_inputs(fg_state *st, void *const *t, int block)
 static int make_plans(fg_state *st, char *why, size_t whylen)
 {
     const fp8_gemm_shape *sh = &st->sh;
-    for (int p = 0; p < FG_NPROFILES; p++) {
+    for (int p = 0; p <= FG_AUTOQUANT_LT; p++) {
         gemm_lt_shape g = {.m = sh->m, .n = sh->n, .k = sh->k, .in = GEMM_LT_E4M3, .fast_accum = sh->fast_accum};
         if (p == FG_BF16)
             g.in = GEMM_LT_BF16;
@@ -174,9 +186,19 @@ static klab_status fg_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     return KLAB_OK;
 }
 
-static klab_status lt_failed(fg_state *st, const char *why)
+/* klab's wgmma GEMM on the per-tensor e4m3 operands qa, qw with scales sc[0], sc[1]. */
+static klab_status run_wgmma(fg_state *st, const klab_launch *l, const void *qa, const void *qw, const float *sc)
 {
-    return st->host->error(st->ctx, "%s", why);
+    char why[512];
+    fw_config c;
+    if (fw_config_of(&st->sh, l->config, &c) != 0)
+        return st->host->error(st->ctx, "configuration %d is not in the wgmma space", l->config);
+    float *ws = st->sh.m <= FG_SPLIT_ROWS ? l->tensors[T_WS] : NULL;
+    int rc = fw_launch(&st->sh, &c, qa, qw, sc, sc + 1, l->tensors[T_D], ws, st->sms, l->stream, why, sizeof why);
+    if (rc == 0)
+        return KLAB_OK;
+    st->host->error(st->ctx, "%s", why);
+    return rc > 0 ? KLAB_UNSUPPORTED : KLAB_ERROR;
 }
 
 static klab_status fg_run(void *state, const klab_launch *l)
@@ -186,13 +208,18 @@ static klab_status fg_run(void *state, const klab_launch *l)
     const int p = l->profile;
     if (p < 0 || p >= FG_NPROFILES)
         return st->host->error(st->ctx, "profile %d is not one of fp8_gemm's", p);
+    if (p == FG_PREQUANT)
+        return run_wgmma(st, l, t[T_QA], t[T_QW], t[T_S]);
+    if (p == FG_AUTOQUANT) {
+        KLAB_CUDA(st->host, st->ctx, (cudaError_t)quantise(st, t, T_AQ, T_WQ, T_SCALE, l->stream));
+        return run_wgmma(st, l, t[T_AQ], t[T_WQ], t[T_SCALE]);
+    }
     if (!st->plan[p]) {
         st->host->error(st->ctx, "%s", st->skip[p]);
         return KLAB_UNSUPPORTED;
     }
     char why[512];
-    const size_t mk = (size_t)st->sh.m * st->sh.k, nk = (size_t)st->sh.n * st->sh.k;
-    const float *s = t[T_S];
+    const float *s = t[T_S], *sc = t[T_SCALE];
     int rc = 0;
     switch (p) {
     case FG_BF16: rc = gemm_lt_run(st->lt, st->plan[p], t[T_A], t[T_W], NULL, NULL, t[T_D], l->stream, why, sizeof why); break;
@@ -203,17 +230,12 @@ static klab_status fg_run(void *state, const klab_launch *l)
         rc = gemm_lt_run(st->lt, st->plan[p], t[T_QA_B], t[T_QW_B], t[T_SA_B], t[T_SW_B], t[T_D], l->stream, why,
                          sizeof why);
         break;
-    case FG_AUTOQUANT_LT: {
-        const float *sc = t[T_SCALE];
-        KLAB_CUDA(st->host, st->ctx, (cudaError_t)fp8q_amax2_launch(t[T_A], mk, t[T_W], nk, t[T_AMAX], st->sms, l->stream));
-        KLAB_CUDA(st->host, st->ctx,
-                  (cudaError_t)fp8q_cast2_launch(t[T_A], mk, t[T_W], nk, t[T_AMAX], t[T_AQ], t[T_WQ], t[T_SCALE], st->sms,
-                                                 l->stream));
+    case FG_AUTOQUANT_LT:
+        KLAB_CUDA(st->host, st->ctx, (cudaError_t)quantise(st, t, T_AQ, T_WQ, T_SCALE, l->stream));
         rc = gemm_lt_run(st->lt, st->plan[p], t[T_AQ], t[T_WQ], sc, sc + 1, t[T_D], l->stream, why, sizeof why);
         break;
     }
-    }
-    return rc != 0 ? lt_failed(st, why) : KLAB_OK;
+    return rc != 0 ? st->host->error(st->ctx, "%s", why) : KLAB_OK;
 }
 
 /* Every profile computes A · W^T of the bf16 inputs: the float64 product of those, on the host's
@@ -255,6 +277,8 @@ static double fg_tolerance(const klab_case *k)
     return 6.25e-2;
 }
 
+static const int sm90a[] = {90, 0};
+
 static const klab_profile profiles[] = {
     {.name = "bf16", .summary = "cuBLASLt bf16 GEMM of the same inputs (TN, fp32 accumulation): the error fp8 is set beside"},
     {.name = "cublaslt", .summary = "cuBLASLt fp8 e4m3, per-tensor scales, inputs quantised in setup (TN, bf16 out)"},
@@ -262,6 +286,14 @@ static const klab_profile profiles[] = {
      .summary = "cuBLASLt fp8 e4m3 with 1x128 (A) and 128x128 (W) block scales, DeepSeek's, quantised in setup"},
     {.name = "autoquant_lt",
      .summary = "from bf16 each call: amax (1 launch), scale + cast (1 launch) for A and W, then cuBLASLt fp8"},
+    {.name = "prequant",
+     .summary = "klab's wgmma e4m3 GEMM (common/hopper_gemm.cuh) on the setup-quantised inputs, scales in the epilogue",
+     .archs = sm90a,
+     .config = fw_config_hook},
+    {.name = "autoquant",
+     .summary = "from bf16 each call: klab's amax and cast launches, then klab's wgmma e4m3 GEMM",
+     .archs = sm90a,
+     .config = fw_config_hook},
     {.name = NULL},
 };
 

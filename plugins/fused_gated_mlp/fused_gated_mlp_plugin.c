@@ -1,6 +1,7 @@
 /* fused_gated_mlp.so: the descriptor and hooks (fused_gated_mlp.h says what the profiles do). GEMMs:
  * fp8_gemm's gemm_lt.c (cuBLASLt, bf16, TN); the activation: swiglu.so's kernels (swiglu_kernels.cu);
- * the float64 reference and the case's shape: fused_gated_mlp_reference.c. */
+ * the fused profile: fused_gated_mlp_fused.cu (its tuning space: fused_gated_mlp_config.c); the float64
+ * reference and the case's shape: fused_gated_mlp_reference.c. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ enum {
     T_WG,    /* bf16 f x k */
     T_WU,    /* bf16 f x k */
     T_WGU,   /* bf16 2f x k: [Wg; Wu], copied in setup (packed's weight, as a model would store it) */
+    T_WIL,   /* bf16 2f x k: Wg and Wu interleaved in blocks of GM_HALF rows (fused's weight), from setup */
     T_OUT,   /* bf16 m x f */
     T_TMP,   /* bf16 m x 2f scratch: unfused's gate then up (m x f each), packed's [gate | up] rows */
     T_COUNT
@@ -51,13 +53,34 @@ static int make_tensors(klab_ctx *ctx, const klab_host *host, const gated_mlp_sh
     static const struct {
         const char *name;
         klab_role role;
-    } spec[T_COUNT] = {{"x", KLAB_INPUT},    {"w_gate", KLAB_INPUT}, {"w_up", KLAB_INPUT},
-                       {"w_gate_up", KLAB_INPUT}, {"out", KLAB_OUTPUT},  {"tmp", KLAB_SCRATCH}};
-    const size_t count[T_COUNT] = {mk, fk, fk, 2 * fk, mf, 2 * mf};
+    } spec[T_COUNT] = {{"x", KLAB_INPUT},           {"w_gate", KLAB_INPUT}, {"w_up", KLAB_INPUT},
+                       {"w_gate_up", KLAB_INPUT},   {"w_interleaved", KLAB_INPUT},
+                       {"out", KLAB_OUTPUT},        {"tmp", KLAB_SCRATCH}};
+    const size_t count[T_COUNT] = {mk, fk, fk, 2 * fk, 2 * fk, mf, 2 * mf};
     for (int i = 0; i < T_COUNT; i++)
         if (!(t[i] = host->tensor(ctx, spec[i].name, spec[i].role, KLAB_BF16, count[i])))
             return -1;
     return 0;
+}
+
+/* The packed and interleaved weights from the Wg and Wu the host filled, on its stream after the fills:
+   [Wg; Wu] two copies; the interleave two strided copies of GM_HALF-row blocks (f a multiple of GM_HALF,
+   else the fused profile declines the case and the tensor stays as filled). */
+static cudaError_t arrange_weights(const gated_mlp_shape *sh, void *const *t, klab_stream stream)
+{
+    const cudaStream_t s = (cudaStream_t)stream;
+    const size_t row = (size_t)sh->k * 2, wbytes = (size_t)sh->f * row, block = GM_HALF * row;
+    cudaError_t e = cudaMemcpyAsync(t[T_WGU], t[T_WG], wbytes, cudaMemcpyDeviceToDevice, s);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync((char *)t[T_WGU] + wbytes, t[T_WU], wbytes, cudaMemcpyDeviceToDevice, s);
+    if (e != cudaSuccess || sh->f % GM_HALF != 0)
+        return e;
+    const size_t blocks = (size_t)sh->f / GM_HALF;
+    e = cudaMemcpy2DAsync(t[T_WIL], 2 * block, t[T_WG], block, block, blocks, cudaMemcpyDeviceToDevice, s);
+    if (e == cudaSuccess)
+        e = cudaMemcpy2DAsync((char *)t[T_WIL] + block, 2 * block, t[T_WU], block, block, blocks,
+                              cudaMemcpyDeviceToDevice, s);
+    return e;
 }
 
 static klab_status gm_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
@@ -74,12 +97,7 @@ static klab_status gm_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
         return KLAB_ERROR;
     if ((double)sh.m * (double)sh.f > GM_FULL_CHECK && host->sample_outputs(ctx, GM_SAMPLE) != KLAB_OK)
         return KLAB_ERROR;
-    /* [Wg; Wu]: the weights the host filled, one after the other, on its stream after the fills */
-    const size_t wbytes = (size_t)sh.f * sh.k * 2;
-    klab_stream s = host->stream(ctx);
-    KLAB_CUDA(host, ctx, cudaMemcpyAsync(t[T_WGU], t[T_WG], wbytes, cudaMemcpyDeviceToDevice, (cudaStream_t)s));
-    KLAB_CUDA(host, ctx,
-              cudaMemcpyAsync((char *)t[T_WGU] + wbytes, t[T_WU], wbytes, cudaMemcpyDeviceToDevice, (cudaStream_t)s));
+    KLAB_CUDA(host, ctx, (cudaError_t)arrange_weights(&sh, t, host->stream(ctx)));
     gm_state *st = calloc(1, sizeof *st);
     if (!st)
         return host->error(ctx, "out of memory");
@@ -132,6 +150,16 @@ static klab_status gm_run(void *state, const klab_launch *l)
             return st->host->error(st->ctx, "%s", why);
         KLAB_CUDA(st->host, st->ctx, (cudaError_t)activation(st, tmp, tmp + f * 2, 2 * f, t[T_OUT], l->stream));
         return KLAB_OK;
+    case GM_FUSED: {
+        gv_config c;
+        if (gv_config_of(&st->sh, l->config, &c) != 0)
+            return st->host->error(st->ctx, "configuration %d is not in the fused space", l->config);
+        int e = gv_launch(&st->sh, &c, t[T_X], t[T_WIL], t[T_OUT], st->sms, l->stream, why, sizeof why);
+        if (e == 0)
+            return KLAB_OK;
+        st->host->error(st->ctx, "%s", why);
+        return e > 0 ? KLAB_UNSUPPORTED : KLAB_ERROR;
+    }
     default: return st->host->error(st->ctx, "profile %d is not one of fused_gated_mlp's", l->profile);
     }
 }
@@ -165,11 +193,17 @@ static void gm_work(const klab_case *k, klab_work *w)
     w->flops = 2 * m * kk * 2 * f;
 }
 
+static const int sm90a[] = {90, 0};
+
 static const klab_profile profiles[] = {
     {.name = "unfused",
      .summary = "cuBLASLt x Wg^T and x Wu^T (m x f each, to memory), then swiglu.so's one-pass activation kernel"},
     {.name = "packed",
      .summary = "one cuBLASLt GEMM over [Wg; Wu] (m x 2f [gate | up] to memory), then the activation kernel, packed"},
+    {.name = "fused",
+     .summary = "one wgmma GEMM (common/hopper_gemm.cuh) over interleaved Wg/Wu, act(gate) * up in its epilogue",
+     .archs = sm90a,
+     .config = gv_config_hook},
     {.name = NULL},
 };
 
@@ -180,7 +214,7 @@ static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "fused_gated_mlp",
     .version = "1.0.0",
-    .summary = "gated MLP act(x Wg^T) * (x Wu^T), act silu or gelu (param.activation), bf16: unfused, packed",
+    .summary = "gated MLP act(x Wg^T) * (x Wu^T), act silu or gelu (param.activation), bf16: unfused, packed, fused",
     .profiles = profiles,
     .baseline = "unfused",
     .dtypes = KLAB_DTYPE_BIT(KLAB_BF16),
