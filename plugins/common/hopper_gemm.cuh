@@ -62,6 +62,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "hopper_sched.cuh"
 #include "hopper_tma.cuh"
 #include "hopper_wgmma.cuh"
 
@@ -132,16 +133,8 @@ struct Config {
     static_assert(SMEM <= 227 * 1024, "shared memory past the 227 KB a block may have");
 };
 
-/* The work, as the kernel sees it. Built on the host by problem<Cfg>(). */
-struct Problem {
-    int M, N, K;
-    int tiles_m, tiles_n; /* tiles_m counted in clusters of CLUSTER M-tiles */
-    int splits;           /* K split into this many ranges (1: none) */
-    int k_tiles;          /* ceil(K / BK) */
-    int group;            /* raster: this many tiles along the grouped dimension before moving on */
-    int raster_n;         /* 0: groups of M-tiles, sweep N inside; 1: groups of N-tiles */
-    int units;            /* tiles_m * tiles_n * splits */
-};
+/* The work, as the kernel sees it (hopper_sched.cuh). Built on the host by problem<Cfg>(). */
+typedef hg_problem Problem;
 
 /* Where one unit of work lands: what an epilogue needs. */
 struct TileInfo {
@@ -161,17 +154,7 @@ __host__ __device__ inline int frag_col(const TileInfo &t, int i) { return 8 * (
 
 template <class Cfg> inline Problem problem(int M, int N, int K, int splits, int group, int raster_n)
 {
-    Problem p;
-    p.M = M, p.N = N, p.K = K;
-    const int tm = (M + Cfg::BM - 1) / Cfg::BM;
-    p.tiles_m = (tm + Cfg::CLUSTER - 1) / Cfg::CLUSTER;
-    p.tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
-    p.k_tiles = (K + Cfg::BK - 1) / Cfg::BK;
-    p.splits = splits < 1 ? 1 : splits > p.k_tiles ? p.k_tiles : splits;
-    p.group = group < 1 ? 1 : group;
-    p.raster_n = raster_n;
-    p.units = p.tiles_m * p.tiles_n * p.splits;
-    return p;
+    return hg_problem_of(M, N, K, Cfg::BM, Cfg::BN, Cfg::BK, Cfg::CLUSTER, splits, group, raster_n);
 }
 
 /* CTAs for the work: every unit its own cluster (plain), or at most one CTA per SM (persistent). */
@@ -185,29 +168,11 @@ template <class Cfg> inline int grid_for(const Problem &p, int persistent, int s
     return (int)(units * Cfg::CLUSTER);
 }
 
-/* Unit u -> (cluster tile m, tile n, split). Splits outermost; inside, groups of `group` tiles along
-   one dimension sweep the other, so concurrent CTAs share A rows and B columns in L2. */
 __host__ __device__ inline void unit_tile(const Problem &p, int u, int *tmc, int *tn, int *split)
 {
-    const int tiles = p.tiles_m * p.tiles_n;
-    *split = u / tiles;
-    const int r = u - *split * tiles;
-    const int major = p.raster_n ? p.tiles_n : p.tiles_m, minor = p.raster_n ? p.tiles_m : p.tiles_n;
-    const int per_group = p.group * minor;
-    const int g = r / per_group, first = g * p.group;
-    const int gs = major - first < p.group ? major - first : p.group;
-    const int w = r - g * per_group;
-    const int a = first + w % gs, b = w / gs;
-    *tmc = p.raster_n ? b : a;
-    *tn = p.raster_n ? a : b;
+    hg_unit_tile(&p, u, tmc, tn, split);
 }
-
-/* K tiles [*kb, *ke) of split s: as even as integers allow. */
-__host__ __device__ inline void split_range(const Problem &p, int s, int *kb, int *ke)
-{
-    *kb = (int)((long)s * p.k_tiles / p.splits);
-    *ke = (int)((long)(s + 1) * p.k_tiles / p.splits);
-}
+__host__ __device__ inline void split_range(const Problem &p, int s, int *kb, int *ke) { hg_split_range(&p, s, kb, ke); }
 
 /* ---- device primitives (sm_90a) ---- */
 __device__ __forceinline__ uint32_t smem_u32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
