@@ -134,9 +134,11 @@ static int make_plans(fg_state *st, char *why, size_t whylen)
         }
         if (p == FG_CUBLASLT_BLOCK) {
             g.scaling = GEMM_LT_BLOCK;
-            if (sh->k % FP8Q_BLOCK != 0) {
+            if (sh->k % FP8Q_BLOCK != 0 || sh->m % 4 != 0) {
                 snprintf(st->skip[p], sizeof st->skip[p],
-                         "block scales need k a multiple of 128; dim.k is %lld", (long long)sh->k);
+                         sh->k % FP8Q_BLOCK ? "block scales need k a multiple of 128; dim.k is %lld"
+                                            : "cuBLASLt's 1x128 scales need m a multiple of 4; dim.m is %lld",
+                         (long long)(sh->k % FP8Q_BLOCK ? sh->k : sh->m));
                 continue;
             }
         }
