@@ -76,11 +76,9 @@ set_tests_properties(sass_rows PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
 # (16-byte loads, no local memory; skipped without cuobjdump)
 klab_test(test_fp8_quant SOURCES test_fp8_quant.c ../plugins/fp8_gemm/fp8_quant_reference.c
           ../plugins/fp8_gemm/fp8_gemm_reference.c LABELS unit)
-target_link_libraries(test_fp8_quant PRIVATE m)
 klab_test(test_gemm_family SOURCES test_gemm_family.c ../plugins/fp8_gemm/fp8_gemm_reference.c
           ../plugins/fp8_gemm/fp8_gemm_config.c ../plugins/fused_gated_mlp/fused_gated_mlp_reference.c
           ../plugins/fused_gated_mlp/fused_gated_mlp_config.c LABELS unit)
-target_link_libraries(test_gemm_family PRIVATE m)
 klab_sass_test(fp8_gemm amax2_kernel cast2_kernel block_kernel)
 klab_sass_test(fused_gated_mlp ew_vec_kernel)
 # the wgmma kernels (common/hopper_gemm.cuh) of both: fp8 QGMMA, bf16 HGMMA, and tensor-copy loads
