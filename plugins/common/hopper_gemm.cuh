@@ -42,8 +42,15 @@
  *     hg::StoreEpilogue<Out>      C as Out (bf16 / fp16 / float), row-major ldc, masked at M and N
  *     hg::PartialEpilogue         fp32 partials of split s to ws + s*M*N (split-K), masked
  * and hg::splitk_reduce() sums the partials into C.
- * Per-128-K-block scaling (DeepGEMM-style promotion) is NOT in the mainloop yet: with BK = 128 for fp8
- * a k-tile is one 128-K block, so the hook would go where the consumer finishes a k-tile.
+ * Optional promotion (per-128-K-block scaling, DeepGEMM style): a policy that also declares
+ *     static constexpr bool promote_k_tiles = true;
+ *     template <int MT, int R> __device__ void promote(const hg::TileInfo &t, int kt, float (&part)[MT][R],
+ *                                                       float (&acc)[MT][R]);
+ * gets each k-tile's product alone in `part` (same fragment map; complete when called) and folds it
+ * into acc itself, e.g. acc += scale_a[row][kt] * scale_b[kt][col] * part; with fp8 BK = 128, k-tile
+ * kt is K block kt. acc starts at zero for each unit and reaches operator() as usual. The consumer then
+ * waits for every k-tile's wgmmas (no group kept in flight) and holds part as well as acc: keep
+ * MT * BN <= 128 for it. Not exercised by matmul_h200 (compiled only by whoever declares it).
  *
  * ---- host side ----
  *   hg::Problem p = hg::problem<Cfg>(M, N, K, splits, group, raster_n);
@@ -62,6 +69,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "hopper_sched.cuh"
 #include "hopper_tma.cuh"
 #include "hopper_wgmma.cuh"
@@ -75,36 +84,17 @@
 namespace hg {
 
 /* ---- element types ---- */
-template <class T> struct Elem;
-template <> struct Elem<__nv_bfloat16> {
-    static constexpr hopper_tma_elem tma = HOPPER_TMA_BF16;
-    static constexpr bool mn_major_ok = true;
+template <class T> constexpr hopper_tma_elem tma_elem();
+template <> constexpr hopper_tma_elem tma_elem<__nv_bfloat16>() { return HOPPER_TMA_BF16; }
+template <> constexpr hopper_tma_elem tma_elem<__half>() { return HOPPER_TMA_FP16; }
+template <> constexpr hopper_tma_elem tma_elem<__nv_fp8_e4m3>() { return HOPPER_TMA_FP8; }
+
+template <class T> struct Elem {
+    static constexpr hopper_tma_elem tma = tma_elem<T>();
+    static constexpr bool mn_major_ok = sizeof(T) == 2; /* fp8 wgmma has no transpose */
     template <int N, int TB> __device__ static void mma(float (&d)[N / 2], uint64_t a, uint64_t b)
     {
-        if constexpr (N == 64) hg_wgmma_bf16_n64<TB>(d, a, b);
-        else if constexpr (N == 128) hg_wgmma_bf16_n128<TB>(d, a, b);
-        else hg_wgmma_bf16_n256<TB>(d, a, b);
-    }
-};
-template <> struct Elem<__half> {
-    static constexpr hopper_tma_elem tma = HOPPER_TMA_FP16;
-    static constexpr bool mn_major_ok = true;
-    template <int N, int TB> __device__ static void mma(float (&d)[N / 2], uint64_t a, uint64_t b)
-    {
-        if constexpr (N == 64) hg_wgmma_f16_n64<TB>(d, a, b);
-        else if constexpr (N == 128) hg_wgmma_f16_n128<TB>(d, a, b);
-        else hg_wgmma_f16_n256<TB>(d, a, b);
-    }
-};
-template <> struct Elem<__nv_fp8_e4m3> {
-    static constexpr hopper_tma_elem tma = HOPPER_TMA_FP8;
-    static constexpr bool mn_major_ok = false;
-    template <int N, int TB> __device__ static void mma(float (&d)[N / 2], uint64_t a, uint64_t b)
-    {
-        static_assert(TB == 0, "fp8 wgmma reads both operands K-major");
-        if constexpr (N == 64) hg_wgmma_e4m3_n64(d, a, b);
-        else if constexpr (N == 128) hg_wgmma_e4m3_n128(d, a, b);
-        else hg_wgmma_e4m3_n256(d, a, b);
+        Wgmma<T, N>::template run<TB>(d, a, b);
     }
 };
 
@@ -389,15 +379,46 @@ template <class Cfg> __device__ __forceinline__ void release(Smem<Cfg> &sm, int 
     }
 }
 
-template <class Cfg, class Epi>
-__device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, Epi &epi)
+/* Whether an epilogue policy asks for each k-tile's product apart (see the header: promotion). */
+template <class E, class = void> struct promotes {
+    static constexpr bool value = false;
+};
+template <class E> struct promotes<E, std::void_t<decltype(E::promote_k_tiles)>> {
+    static constexpr bool value = E::promote_k_tiles;
+};
+
+/* d += this stage's A tile times its B tile: BK/KI wgmma k steps for each of the MT m64 blocks, one
+   commit group. */
+template <class Cfg, int MT, int R>
+__device__ __forceinline__ void mma_ktile(float (&d)[MT][R], uint32_t a0, uint32_t b0)
 {
-    constexpr int MT = Cfg::MT, R = Cfg::BN / 2;
     constexpr uint32_t B_LBO = Cfg::B_MN ? Cfg::BK * 128 : 16, SBO = 1024;
     /* bytes one wgmma k step moves the descriptors by: along a 128-byte row (K-major), or down 16 or
        32 rows of 128 bytes (MN-major: K is the row index) */
     constexpr uint32_t A_STEP = Cfg::KI * sizeof(typename Cfg::T);
     constexpr uint32_t B_STEP = Cfg::B_MN ? Cfg::KI * 128 : A_STEP;
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+        fence_regs(d[mt]);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < Cfg::BK / Cfg::KI; kk++) {
+        const uint64_t db = smem_desc(b0 + kk * B_STEP, B_LBO, SBO);
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+            Elem<typename Cfg::T>::template mma<Cfg::BN, Cfg::B_MN ? 1 : 0>(
+                d[mt], smem_desc(a0 + mt * 64 * 128 + kk * A_STEP, 16, SBO), db);
+    }
+    wgmma_commit();
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+        fence_regs(d[mt]);
+}
+
+template <class Cfg, class Epi>
+__device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, Epi &epi)
+{
+    constexpr int MT = Cfg::MT, R = Cfg::BN / 2;
     const uint32_t rank = Cfg::CLUSTER > 1 ? cluster_rank() : 0;
     const int ncl = gridDim.x / Cfg::CLUSTER;
     const int t = threadIdx.x % 128;
@@ -419,27 +440,30 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
         for (int kt = kb; kt < ke; kt++) {
             mbar_wait(sm.full(stage), phase);
             const uint32_t a0 = smem_u32(sm.a(stage)) + (uint32_t)info.row0 * 128, b0 = smem_u32(sm.b(stage));
-#pragma unroll
-            for (int mt = 0; mt < MT; mt++)
-                fence_regs(acc[mt]);
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < Cfg::BK / Cfg::KI; kk++) {
-                const uint64_t db = smem_desc(b0 + kk * B_STEP, B_LBO, SBO);
+            if constexpr (promotes<Epi>::value) {
+                /* the k-tile's product on its own, complete, folded in by the policy */
+                float part[MT][R];
 #pragma unroll
                 for (int mt = 0; mt < MT; mt++)
-                    Elem<typename Cfg::T>::template mma<Cfg::BN, Cfg::B_MN ? 1 : 0>(
-                        acc[mt], smem_desc(a0 + mt * 64 * 128 + kk * A_STEP, 16, SBO), db);
-            }
-            wgmma_commit();
 #pragma unroll
-            for (int mt = 0; mt < MT; mt++)
-                fence_regs(acc[mt]);
-            /* one group in flight: the previous k-tile's wgmmas are done, so its stage is free */
-            wgmma_wait<1>();
-            if (prev >= 0 && t == 0)
-                release<Cfg>(sm, prev);
-            prev = stage;
+                    for (int i = 0; i < R; i++)
+                        part[mt][i] = 0.f;
+                mma_ktile<Cfg>(part, a0, b0);
+                wgmma_wait<0>();
+#pragma unroll
+                for (int mt = 0; mt < MT; mt++)
+                    fence_regs(part[mt]);
+                if (t == 0)
+                    release<Cfg>(sm, stage);
+                epi.promote(info, kt, part, acc);
+            } else {
+                mma_ktile<Cfg>(acc, a0, b0);
+                /* one group in flight: the previous k-tile's wgmmas are done, so its stage is free */
+                wgmma_wait<1>();
+                if (prev >= 0 && t == 0)
+                    release<Cfg>(sm, prev);
+                prev = stage;
+            }
             if (++stage == Cfg::STAGES)
                 stage = 0, phase ^= 1;
         }
