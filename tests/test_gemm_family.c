@@ -163,19 +163,29 @@ static void test_fp8_wgmma_space(void **state)
     assert_string_equal(fw_config_hook(big, -1), "tile=128x256,cluster=2,persistent=0,splits=1");
     fp8_gemm_shape sh = {.m = 64, .n = 7168, .k = 4096, .fast_accum = 1};
     fw_config fc;
-    assert_int_equal(fw_config_of(&sh, -1, &fc), 0);
+    assert_int_equal(fw_config_of(&sh, FW_TENSOR, -1, &fc), 0);
     assert_int_equal(fc.variant, FW_64x128);
     assert_int_equal(fc.splits, 4); /* 56 tiles of 64 x 128 would leave most of 132 SMs idle */
     assert_int_equal(fw_workspace_bytes(&sh, &fc), 4 * 64 * 7168 * sizeof(float));
     const klab_case *skinny = dcase(&c, "m", 64, "n", 7168, "k", 4096, NULL, NULL);
     assert_int_equal(index_of(fw_config_hook, skinny, fw_config_hook(skinny, -1)), 11);
-    assert_int_equal(fw_config_of(&sh, 12, &fc), -1);
+    assert_int_equal(fw_config_of(&sh, FW_TENSOR, 12, &fc), -1);
     /* the table's tiles are the instantiated ones (fp8_gemm_wgmma.cu checks each against its Config) */
-    for (int i = 0; fw_config_of(&sh, i, &fc) == 0; i++) {
-        const fw_variant *v = &fw_variants[fc.variant];
-        assert_int_equal(v->bm, 64 * v->consumers * (v->bm / (64 * v->consumers)));
-        assert_true(fc.splits == 1 || v->consumers == 1);
-    }
+    for (int sc = FW_TENSOR; sc <= FW_BLOCK; sc++)
+        for (int i = 0; fw_config_of(&sh, (fw_scaling)sc, i, &fc) == 0; i++) {
+            const fw_variant *v = &fw_variants[fc.variant];
+            assert_int_equal(v->bm, 64 * v->consumers * (v->bm / (64 * v->consumers)));
+            assert_true(fc.splits == 1 || (v->consumers == 1 && !v->block));
+            /* block scales: the space holds only block variants, 128-column tiles (one W block across) */
+            assert_int_equal(v->block, sc == FW_BLOCK);
+            assert_true(!v->block || v->bn == 128);
+        }
+    /* the block space: 4 configurations, 128-row tiles unless M is skinny */
+    dim_case c2;
+    big = dcase(&c2, "m", 8192, "n", 8192, "k", 8192, NULL, NULL);
+    assert_int_equal(check_names(fw_block_config_hook, big), 4);
+    assert_string_equal(fw_block_config_hook(big, -1), "tile=128x128,cluster=1,persistent=0,splits=1");
+    assert_string_equal(fw_block_config_hook(skinny, -1), "tile=64x128,cluster=1,persistent=0,splits=1");
 }
 
 static void test_fused_mlp_space(void **state)

@@ -27,10 +27,12 @@ enum {
     T_SA_B,  /* fp32 kb x m */
     T_SW_B,  /* fp32 ceil(n / 128) x kb4 */
     T_D,     /* bf16 m x n, the output */
-    T_AQ,    /* scratch for autoquant: e4m3 m x k, n x k, amax [2], scales [2] */
+    T_AQ,    /* scratch for the autoquant profiles: e4m3 m x k, n x k, amax [2], scales [2] */
     T_WQ,
     T_AMAX,
     T_SCALE,
+    T_SA_S,  /* scratch for autoquant_block: fp32 kb x m, ceil(n / 128) x kb4 */
+    T_SW_S,
     T_WS,    /* fp32 split-K partials of the wgmma profiles: 4 m n for m <= FG_SPLIT_ROWS, else 1 (unused) */
     T_COUNT
 };
@@ -86,10 +88,12 @@ static int make_tensors(klab_ctx *ctx, const klab_host *host, const fp8_gemm_sha
         {"wq", KLAB_SCRATCH, KLAB_FP8_E4M3},
         {"amax", KLAB_SCRATCH, KLAB_FP32},
         {"scale", KLAB_SCRATCH, KLAB_FP32},
+        {"a_scales_1x128_each_call", KLAB_SCRATCH, KLAB_FP32},
+        {"w_scales_128x128_each_call", KLAB_SCRATCH, KLAB_FP32},
         {"splitk_ws", KLAB_SCRATCH, KLAB_FP32},
     };
     const size_t ws = sh->m <= FG_SPLIT_ROWS ? 4 * mn : 1;
-    const size_t count[T_COUNT] = {mk, nk, mk, nk, 2, mk, nk, sa, sw, mn, mk, nk, 2, 2, ws};
+    const size_t count[T_COUNT] = {mk, nk, mk, nk, 2, mk, nk, sa, sw, mn, mk, nk, 2, 2, sa, sw, ws};
     for (int i = 0; i < T_COUNT; i++)
         if (!(t[i] = host->tensor(ctx, spec[i].name, spec[i].role, spec[i].dtype, count[i])))
             return -1;
@@ -188,19 +192,37 @@ static klab_status fg_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     return KLAB_OK;
 }
 
-/* klab's wgmma GEMM on the per-tensor e4m3 operands qa, qw with scales sc[0], sc[1]. */
-static klab_status run_wgmma(fg_state *st, const klab_launch *l, const void *qa, const void *qw, const float *sc)
+/* klab's wgmma GEMM on the e4m3 operands qa, qw with scales sa, sw (per tensor: one each; block:
+   fp8_quant.h's tensors), configuration from the profile's space. */
+static klab_status run_wgmma(fg_state *st, const klab_launch *l, fw_scaling sc, const void *qa, const void *qw,
+                             const float *sa, const float *sw)
 {
     char why[512];
     fw_config c;
-    if (fw_config_of(&st->sh, l->config, &c) != 0)
+    if (fw_config_of(&st->sh, sc, l->config, &c) != 0)
         return st->host->error(st->ctx, "configuration %d is not in the wgmma space", l->config);
     float *ws = st->sh.m <= FG_SPLIT_ROWS ? l->tensors[T_WS] : NULL;
-    int rc = fw_launch(&st->sh, &c, qa, qw, sc, sc + 1, l->tensors[T_D], ws, st->sms, l->stream, why, sizeof why);
+    int rc = fw_launch(&st->sh, &c, qa, qw, sa, sw, l->tensors[T_D], ws, st->sms, l->stream, why, sizeof why);
     if (rc == 0)
         return KLAB_OK;
     st->host->error(st->ctx, "%s", why);
     return rc > 0 ? KLAB_UNSUPPORTED : KLAB_ERROR;
+}
+
+/* The block profiles need k in whole 128-column blocks; both quantise per block in one pass. */
+static klab_status run_block(fg_state *st, const klab_launch *l, int each_call)
+{
+    void *const *t = l->tensors;
+    if (st->sh.k % FP8Q_BLOCK != 0) {
+        st->host->error(st->ctx, "block scales need k a multiple of 128; dim.k is %lld", (long long)st->sh.k);
+        return KLAB_UNSUPPORTED;
+    }
+    if (!each_call)
+        return run_wgmma(st, l, FW_BLOCK, t[T_QA_B], t[T_QW_B], t[T_SA_B], t[T_SW_B]);
+    KLAB_CUDA(st->host, st->ctx,
+              (cudaError_t)fp8q_block_launch(t[T_A], (size_t)st->sh.m, t[T_W], (size_t)st->sh.n, (size_t)st->sh.k,
+                                             t[T_AQ], t[T_SA_S], t[T_WQ], t[T_SW_S], l->stream));
+    return run_wgmma(st, l, FW_BLOCK, t[T_AQ], t[T_WQ], t[T_SA_S], t[T_SW_S]);
 }
 
 static klab_status fg_run(void *state, const klab_launch *l)
@@ -210,18 +232,20 @@ static klab_status fg_run(void *state, const klab_launch *l)
     const int p = l->profile;
     if (p < 0 || p >= FG_NPROFILES)
         return st->host->error(st->ctx, "profile %d is not one of fp8_gemm's", p);
+    const float *s = t[T_S], *sc = t[T_SCALE];
     if (p == FG_PREQUANT)
-        return run_wgmma(st, l, t[T_QA], t[T_QW], t[T_S]);
+        return run_wgmma(st, l, FW_TENSOR, t[T_QA], t[T_QW], s, s + 1);
     if (p == FG_AUTOQUANT) {
         KLAB_CUDA(st->host, st->ctx, (cudaError_t)quantise(st, t, T_AQ, T_WQ, T_SCALE, l->stream));
-        return run_wgmma(st, l, t[T_AQ], t[T_WQ], t[T_SCALE]);
+        return run_wgmma(st, l, FW_TENSOR, t[T_AQ], t[T_WQ], sc, sc + 1);
     }
+    if (p == FG_PREQUANT_BLOCK || p == FG_AUTOQUANT_BLOCK)
+        return run_block(st, l, p == FG_AUTOQUANT_BLOCK);
     if (!st->plan[p]) {
         st->host->error(st->ctx, "%s", st->skip[p]);
         return KLAB_UNSUPPORTED;
     }
     char why[512];
-    const float *s = t[T_S], *sc = t[T_SCALE];
     int rc = 0;
     switch (p) {
     case FG_BF16: rc = gemm_lt_run(st->lt, st->plan[p], t[T_A], t[T_W], NULL, NULL, t[T_D], l->stream, why, sizeof why); break;
@@ -296,6 +320,14 @@ static const klab_profile profiles[] = {
      .summary = "from bf16 each call: klab's amax and cast launches, then klab's wgmma e4m3 GEMM",
      .archs = sm90a,
      .config = fw_config_hook},
+    {.name = "prequant_block",
+     .summary = "klab's wgmma e4m3 GEMM, 1x128/128x128 scales folded in per 128-K block (promotion), setup-quantised",
+     .archs = sm90a,
+     .config = fw_block_config_hook},
+    {.name = "autoquant_block",
+     .summary = "from bf16 each call: one pass of 1x128/128x128 quantisation, then klab's block-scaled wgmma GEMM",
+     .archs = sm90a,
+     .config = fw_block_config_hook},
     {.name = NULL},
 };
 
