@@ -41,7 +41,10 @@
  * barrier over the consumer threads (bar.sync 1, 128*CONSUMERS) is allowed. Given here:
  *     hg::StoreEpilogue<Out>      C as Out (bf16 / fp16 / float), row-major ldc, masked at M and N
  *     hg::PartialEpilogue         fp32 partials of split s to ws + s*M*N (split-K), masked
- * and hg::splitk_reduce() sums the partials into C.
+ * and hg::splitk_reduce() sums the partials into C (a second kernel); or, in one launch,
+ *     hg::SerialSplitEpilogue<Out> the partials, then the last split of a tile (atomic tickets) sums
+ *                                  them in split order and writes C
+ * TileInfo also names the tile (tile: an index for per-tile state), the consumer and the split count.
  * Optional promotion (per-128-K-block scaling, DeepGEMM style): a policy that also declares
  *     static constexpr bool promote_k_tiles = true;
  *     template <int MT, int R> __device__ void promote(const hg::TileInfo &t, int kt, float (&part)[MT][R],
@@ -134,6 +137,9 @@ struct TileInfo {
     int warp;     /* 0..3 within the warpgroup */
     int lane;
     int M, N;
+    int tile;     /* the output tile's index, (m0 / BM) * tiles_n + n0 / BN (per-tile state: tickets) */
+    int consumer; /* c, 0 .. CONSUMERS-1 */
+    int splits;   /* the problem's split count */
 };
 
 __host__ __device__ inline int frag_row(const TileInfo &t, int mt, int i)
@@ -424,6 +430,7 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
     const int t = threadIdx.x % 128;
     TileInfo info;
     info.row0 = c * MT * 64, info.warp = t / 32, info.lane = t % 32, info.M = p.M, info.N = p.N;
+    info.consumer = c, info.splits = p.splits;
     int stage = 0, phase = 0;
     float acc[MT][R];
     for (int u = blockIdx.x / Cfg::CLUSTER; u < p.units; u += ncl) {
@@ -431,6 +438,7 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
         unit_tile(p, u, &tmc, &tn, &info.split);
         split_range(p, info.split, &kb, &ke);
         info.m0 = (tmc * Cfg::CLUSTER + (int)rank) * Cfg::BM, info.n0 = tn * Cfg::BN;
+        info.tile = (tmc * Cfg::CLUSTER + (int)rank) * p.tiles_n + tn;
 #pragma unroll
         for (int mt = 0; mt < MT; mt++)
 #pragma unroll
@@ -567,6 +575,64 @@ struct PartialEpilogue {
     {
         StoreEpilogue<float> st{ws + (long)t.split * t.M * t.N, t.N};
         st(t, acc);
+    }
+};
+
+__device__ __forceinline__ void named_barrier(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* Split-K in one launch: every split writes its fp32 partial as PartialEpilogue does; the consumer
+   warpgroup that finishes its rows of a tile last (an atomic ticket a tile and warpgroup) adds the
+   splits' partials in split order, its own from registers (so the sum does not depend on which split
+   came last), and writes C. tickets: 2 * (tiles of the problem) zeros, left zero (the last one resets
+   its ticket), so graph replays find them so. Uses named barrier 1 + consumer over 128 threads. With
+   splits == 1 it is StoreEpilogue. */
+template <class Out> struct SerialSplitEpilogue {
+    float *ws;
+    unsigned *tickets;
+    Out *c;
+    long ldc;
+    template <int MT, int R> __device__ __forceinline__ void operator()(const TileInfo &t, float (&acc)[MT][R])
+    {
+        if (t.splits == 1) {
+            StoreEpilogue<Out>{c, ldc}(t, acc);
+            return;
+        }
+        PartialEpilogue{ws}(t, acc);
+        __shared__ unsigned last[2];
+        __threadfence(); /* this thread's partials reach L2 before the ticket says so */
+        named_barrier(1 + t.consumer, 128);
+        if (t.warp == 0 && t.lane == 0) {
+            unsigned *ticket = tickets + 2 * (long)t.tile + t.consumer;
+            last[t.consumer] = atomicAdd(ticket, 1u) == (unsigned)t.splits - 1;
+            if (last[t.consumer])
+                *ticket = 0; /* every split has arrived: nobody else touches it this run */
+        }
+        named_barrier(1 + t.consumer, 128);
+        if (!last[t.consumer])
+            return;
+        __threadfence();
+        const long mn = (long)t.M * t.N;
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+            for (int i = 0; i < R; i += 2) {
+                const int row = t.m0 + frag_row(t, mt, i), col = t.n0 + frag_col(t, i);
+                if (row >= t.M || col >= t.N)
+                    continue;
+                const float *p = ws + (long)row * t.N + col;
+                float s0 = 0.f, s1 = 0.f;
+                for (int s = 0; s < t.splits; s++) {
+                    const bool mine = s == t.split;
+                    s0 += mine ? acc[mt][i] : __ldcg(p + s * mn);
+                    if (col + 1 < t.N)
+                        s1 += mine ? acc[mt][i + 1] : __ldcg(p + s * mn + 1);
+                }
+                acc[mt][i] = s0, acc[mt][i + 1] = s1;
+            }
+        StoreEpilogue<Out>{c, ldc}(t, acc);
     }
 };
 
