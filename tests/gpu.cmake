@@ -51,3 +51,11 @@ set_tests_properties(test_gpu_scale PROPERTIES TIMEOUT 900)
 klab_test(test_gpu_matmul SOURCES test_gpu_matmul.c klab_gpu.c klab_run.c GPU)
 add_dependencies(test_gpu_matmul klab matmul_h200)
 set_tests_properties(test_gpu_matmul PROPERTIES TIMEOUT 900)
+# fp8_gemm and fused_gated_mlp on small odd shapes (tests/gpu_ini/fp8_gemm.ini, fused_gated_mlp.ini):
+# every profile verified, plain and batched; fp8 rows carry fp8's error; skips and refusals with reasons
+klab_test(test_gpu_gemm_family SOURCES test_gpu_gemm_family.c klab_gpu.c klab_run.c GPU)
+add_dependencies(test_gpu_gemm_family klab fp8_gemm fused_gated_mlp)
+set_tests_properties(test_gpu_gemm_family PROPERTIES TIMEOUT 600)
+# the quantisation kernels byte for byte against the CPU reference (NaN, infinities, zero blocks)
+klab_test(test_gpu_fp8_quant SOURCES test_gpu_fp8_quant.c klab_gpu.c klab_run.c
+          ../plugins/fp8_gemm/fp8_quant_kernels.cu ../plugins/fp8_gemm/fp8_quant_reference.c GPU)

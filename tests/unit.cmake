@@ -52,12 +52,13 @@ klab_test(test_tune SOURCES test_tune.c LABELS unit)
 klab_test(test_row_plan SOURCES test_row_plan.c ../plugins/common/row_plan.c
           ../plugins/rmsnorm_rope/rmsnorm_rope_reference.c ../plugins/rmsnorm/rmsnorm_reference.c LABELS unit)
 
-# the row plugins' and matmul_h200's INI files (shipped, sweeps, tuning, GPU tests) checked against
+# the row plugins' and the GEMM family's INI files (shipped, sweeps, tuning, GPU tests) checked against
 # their plugins, as `klab --validate` does it, without a GPU
 foreach(ini ini/rmsnorm.ini ini/softmax.ini ini/rmsnorm_rope.ini experiments/rowsweep_rmsnorm.ini
         experiments/rowsweep_softmax.ini experiments/rmsnorm_tuning.ini tests/gpu_ini/rows_rmsnorm.ini
         tests/gpu_ini/softmax.ini tests/gpu_ini/rmsnorm_rope.ini tests/gpu_ini/rows_rope_bad.ini
-        ini/matmul_h200.ini tests/gpu_ini/matmul_h200.ini tests/gpu_ini/matmul_h200_bad.ini)
+        ini/matmul_h200.ini tests/gpu_ini/matmul_h200.ini tests/gpu_ini/matmul_h200_bad.ini
+        ini/fp8_gemm.ini ini/fused_gated_mlp.ini tests/gpu_ini/fp8_gemm.ini tests/gpu_ini/fused_gated_mlp.ini)
   get_filename_component(stem ${ini} NAME_WE)
   get_filename_component(dir ${ini} DIRECTORY)
   string(REPLACE "/" "_" dir ${dir})
@@ -104,3 +105,24 @@ target_compile_options(hopper_gemm_instances PRIVATE ${KLAB_CUDA_WARNINGS})
 add_test(NAME sass_matmul_h200 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_matmul_h200.sh $<TARGET_FILE:matmul_h200>)
 set_tests_properties(sass_matmul_h200 PROPERTIES LABELS unit SKIP_RETURN_CODE 77
                      ENVIRONMENT "KLAB_NVCC=${CMAKE_CUDA_COMPILER}")
+
+# fp8_gemm and fused_gated_mlp: the e4m3 quantisation reference by hand (codes, ties, saturation, NaN,
+# block layouts, the error the tolerance rests on); the GEMM and gated-MLP references and case shapes;
+# their INI files are validated with the row plugins' above; the quantisation kernels' SASS
+# (16-byte loads, no local memory; skipped without cuobjdump)
+klab_test(test_fp8_quant SOURCES test_fp8_quant.c ../plugins/fp8_gemm/fp8_quant_reference.c
+          ../plugins/fp8_gemm/fp8_gemm_reference.c LABELS unit)
+klab_test(test_gemm_family SOURCES test_gemm_family.c ../plugins/fp8_gemm/fp8_gemm_reference.c
+          ../plugins/fp8_gemm/fp8_gemm_config.c ../plugins/fused_gated_mlp/fused_gated_mlp_reference.c
+          ../plugins/fused_gated_mlp/fused_gated_mlp_config.c LABELS unit)
+klab_sass_test(fp8_gemm amax2_kernel cast2_kernel block_kernel)
+klab_sass_test(fused_gated_mlp ew_vec_kernel)
+# the wgmma kernels (common/hopper_gemm.cuh) of both: fp8 QGMMA, bf16 HGMMA, and tensor-copy loads
+foreach(pair fp8_gemm:QGMMA fused_gated_mlp:HGMMA)
+  string(REPLACE ":" ";" pair ${pair})
+  list(GET pair 0 plugin)
+  list(GET pair 1 mma)
+  add_test(NAME sass_mma_${plugin}
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_mma.sh $<TARGET_FILE:${plugin}> sm_90a gemm_kernel ${mma} UTMALDG)
+  set_tests_properties(sass_mma_${plugin} PROPERTIES SKIP_RETURN_CODE 77 LABELS unit)
+endforeach()

@@ -45,6 +45,9 @@ int swiglu_shape_of(const klab_case *kcase, swiglu_shape *s, char *why, size_t w
    Return the launch's cudaError_t as int. */
 int swiglu_fused_launch(klab_dtype d, const void *gate, const void *up, size_t ld, void *out, size_t rows, size_t n,
                         int sms, klab_stream s);
+/* The same pass with GELU for silu: gelu(gate) * up (fused_gated_mlp's activation choice). */
+int geglu_fused_launch(klab_dtype d, const void *gate, const void *up, size_t ld, void *out, size_t rows, size_t n,
+                       int sms, klab_stream s);
 /* `tmp` holds rows * n elements of d: silu(gate), as eager keeps it. */
 int swiglu_baseline_launch(klab_dtype d, const void *gate, const void *up, size_t ld, void *out, void *tmp,
                            size_t rows, size_t n, int sms, klab_stream s);

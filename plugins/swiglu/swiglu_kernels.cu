@@ -2,6 +2,7 @@
  *   SILU    t = silu(a)         the baseline's first kernel (rounded to the dtype, as eager keeps it)
  *   MUL     c = a * b           the baseline's second kernel
  *   SWIGLU  c = silu(a) * b     the fused kernel: one pass, one rounding
+ *   GEGLU   c = gelu(a) * b     the same with GELU (fused_gated_mlp's activation choice)
  * so the baseline differs from the fused kernel only in the traffic fusion removes (it writes and
  * reads back the silu tensor: 5 M*N elements moved instead of 3), not in how it loads.
  *
@@ -22,28 +23,23 @@
 
 /* to_f, from_f and vec16 (a 16-byte vector as floats and back), shared with the row plugins */
 #include "../common/row_numeric.cuh"
+/* silu and gelu, shared with fused_gated_mlp's epilogue */
+#include "../common/activation.cuh"
 #include "klab/cuda.h"
 #include "swiglu.h"
 
 namespace {
 
 constexpr int THREADS = 256;
-enum { OP_SILU = 0, OP_MUL, OP_SWIGLU };
-
-/* __fdividef is exact enough (2 ulp) and safe here: the divisor is in (1, inf], and for a divisor past
-   2^126 it gives 0, which is silu's limit for a very negative g. */
-__device__ __forceinline__ float silu(float g)
-{
-    return __fdividef(g, 1.f + __expf(-g));
-}
+enum { OP_SILU = 0, OP_MUL, OP_SWIGLU, OP_GEGLU };
 
 template <int OP> __device__ __forceinline__ float apply(float a, float b)
 {
     if (OP == OP_SILU)
-        return silu(a);
+        return act_silu(a);
     if (OP == OP_MUL)
         return a * b;
-    return silu(a) * b;
+    return act_gated<OP == OP_GEGLU ? ACT_GELU : ACT_SILU>(a, b);
 }
 
 /* Rows of nv 16-byte vectors: row r's vector v is at r * lda + v in a, r * ldb + v in b (lda, ldb in
@@ -157,6 +153,14 @@ extern "C" int swiglu_fused_launch(klab_dtype d, const void *gate, const void *u
 {
     KLAB_DISPATCH_FLOAT(d, T,
                         return ew_launch<OP_SWIGLU, T>((const T *)gate, ld, (const T *)up, ld, (T *)out, rows, n, sms, s));
+    return (int)cudaErrorInvalidValue;
+}
+
+extern "C" int geglu_fused_launch(klab_dtype d, const void *gate, const void *up, size_t ld, void *out, size_t rows,
+                                  size_t n, int sms, klab_stream s)
+{
+    KLAB_DISPATCH_FLOAT(d, T,
+                        return ew_launch<OP_GEGLU, T>((const T *)gate, ld, (const T *)up, ld, (T *)out, rows, n, sms, s));
     return (int)cudaErrorInvalidValue;
 }
 

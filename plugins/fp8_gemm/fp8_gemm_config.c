@@ -1,0 +1,100 @@
+/* The wgmma profiles' tuning spaces (fp8_gemm.h): pure C, so `klab --tune --validate` enumerates them
+ * without a GPU and the CPU tests check them. */
+#include <stdio.h>
+
+#include "fp8_gemm.h"
+
+/* in fp8_gemm_wgmma.cu's instantiation order; it checks each against its kernel's Config */
+const fw_variant fw_variants[FW_NVARIANTS] = {
+    [FW_128x256] = {128, 256, 4, 2, 1, 0},  [FW_128x256_C2] = {128, 256, 4, 2, 2, 0},
+    [FW_128x128] = {128, 128, 6, 2, 1, 0},  [FW_64x256] = {64, 256, 5, 1, 1, 0},
+    [FW_64x128] = {64, 128, 8, 1, 1, 0},    [FW_128x128_B] = {128, 128, 6, 2, 1, 1},
+    [FW_64x128_B] = {64, 128, 8, 1, 1, 1},
+};
+
+static const fw_config tensor_space[] = {
+    {FW_128x256, 0, 1}, {FW_128x256, 1, 1}, {FW_128x256_C2, 0, 1}, {FW_128x256_C2, 1, 1},
+    {FW_128x128, 0, 1}, {FW_128x128, 1, 1}, {FW_64x256, 0, 1},     {FW_64x256, 1, 1},
+    {FW_64x128, 0, 1},  {FW_64x128, 1, 1},  {FW_64x256, 0, 4},     {FW_64x128, 0, 4},
+};
+static const fw_config block_space[] = {
+    {FW_128x128_B, 0, 1}, {FW_128x128_B, 1, 1}, {FW_64x128_B, 0, 1}, {FW_64x128_B, 1, 1},
+};
+#define NTENSOR ((int)(sizeof tensor_space / sizeof tensor_space[0]))
+#define NBLOCK ((int)(sizeof block_space / sizeof block_space[0]))
+
+static char names[2][NTENSOR][64];
+
+/* The own choice (unmeasured: `klab --tune` decides per case). Per tensor: 128 x 256 tiles with the W
+   tile multicast over a pair of CTAs where M fills them; for a skinny M 64 x 128 tiles, split 4 ways
+   along K when they would fill fewer than half the SMs. Block scales: 128 x 128 tiles, 64 x 128 for a
+   skinny M. */
+static int own_choice(const fp8_gemm_shape *sh, fw_scaling sc)
+{
+    if (sc == FW_BLOCK)
+        return sh->m > 64 ? 0 : 2;
+    if (sh->m > 128)
+        return 2;
+    long tiles = (long)((sh->n + 127) / 128);
+    return tiles >= 66 ? 8 : 11;
+}
+
+static const fw_config *space_of(fw_scaling sc, int *n)
+{
+    *n = sc == FW_BLOCK ? NBLOCK : NTENSOR;
+    return sc == FW_BLOCK ? block_space : tensor_space;
+}
+
+int fw_config_of(const fp8_gemm_shape *sh, fw_scaling sc, int index, fw_config *c)
+{
+    int n;
+    const fw_config *space = space_of(sc, &n);
+    if (index == -1)
+        index = own_choice(sh, sc);
+    if (index < 0 || index >= n)
+        return -1;
+    *c = space[index];
+    return 0;
+}
+
+const char *fw_config_name(fw_scaling sc, int index)
+{
+    int n;
+    const fw_config *space = space_of(sc, &n);
+    if (index < 0 || index >= n)
+        return NULL;
+    char *name = names[sc][index];
+    if (!name[0]) {
+        const fw_config *c = &space[index];
+        const fw_variant *v = &fw_variants[c->variant];
+        snprintf(name, sizeof names[0][0], "tile=%dx%d,cluster=%d,persistent=%d,splits=%d", v->bm, v->bn,
+                 v->cluster, c->persistent, c->splits);
+    }
+    return name;
+}
+
+static const char *hook(const klab_case *k, int index, fw_scaling sc)
+{
+    if (index != -1)
+        return fw_config_name(sc, index);
+    char why[512];
+    fp8_gemm_shape sh;
+    if (fp8_gemm_shape_of(k, &sh, why, sizeof why) != 0)
+        return fw_config_name(sc, 0); /* setup refuses the case and says why */
+    return fw_config_name(sc, own_choice(&sh, sc));
+}
+
+const char *fw_config_hook(const klab_case *k, int index)
+{
+    return hook(k, index, FW_TENSOR);
+}
+
+const char *fw_block_config_hook(const klab_case *k, int index)
+{
+    return hook(k, index, FW_BLOCK);
+}
+
+size_t fw_workspace_bytes(const fp8_gemm_shape *sh, const fw_config *c)
+{
+    return c->splits > 1 ? (size_t)c->splits * (size_t)sh->m * (size_t)sh->n * sizeof(float) : 0;
+}
