@@ -91,6 +91,14 @@ __device__ __forceinline__ float fast_ex2(float x)
 }
 #define ROW_LOG2E 1.4426950408889634f
 
+/* silu(g) = g / (1 + e^-g), SwiGLU's gate (swiglu.so, decode_replay's gate/up epilogue). __fdividef is
+   exact enough (2 ulp) and safe here: the divisor is in (1, inf], and for a divisor past 2^126 it gives 0,
+   which is silu's limit for a very negative g. */
+__device__ __forceinline__ float silu_f(float g)
+{
+    return __fdividef(g, 1.f + __expf(-g));
+}
+
 /* The grid of a baseline's grid-stride elementwise kernel: a block per `threads` elements, at most 65536
    blocks (the loop covers the rest). */
 static inline unsigned baseline_grid(size_t n, unsigned threads)

@@ -30,20 +30,13 @@ namespace {
 constexpr int THREADS = 256;
 enum { OP_SILU = 0, OP_MUL, OP_SWIGLU };
 
-/* __fdividef is exact enough (2 ulp) and safe here: the divisor is in (1, inf], and for a divisor past
-   2^126 it gives 0, which is silu's limit for a very negative g. */
-__device__ __forceinline__ float silu(float g)
-{
-    return __fdividef(g, 1.f + __expf(-g));
-}
-
 template <int OP> __device__ __forceinline__ float apply(float a, float b)
 {
     if (OP == OP_SILU)
-        return silu(a);
+        return silu_f(a);
     if (OP == OP_MUL)
         return a * b;
-    return silu(a) * b;
+    return silu_f(a) * b;
 }
 
 /* Rows of nv 16-byte vectors: row r's vector v is at r * lda + v in a, r * ldb + v in b (lda, ldb in
