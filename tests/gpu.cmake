@@ -36,3 +36,8 @@ set_tests_properties(test_gpu_swired PROPERTIES TIMEOUT 600)
 klab_test(test_gpu_rows SOURCES test_gpu_rows.c klab_gpu.c klab_run.c GPU)
 add_dependencies(test_gpu_rows klab rmsnorm softmax rmsnorm_rope)
 set_tests_properties(test_gpu_rows PROPERTIES TIMEOUT 900)
+# decode_replay on tiny stacks: every profile verified against float64 (output and appended KV), fixed
+# and dynamic, timed as steps; its probes written where KLAB_DECODE_PROBES points. Skipped without a GPU.
+klab_test(test_gpu_decode SOURCES test_gpu_decode.c klab_gpu.c klab_run.c GPU)
+add_dependencies(test_gpu_decode klab decode_replay)
+set_tests_properties(test_gpu_decode PROPERTIES TIMEOUT 900)

@@ -68,3 +68,15 @@ endforeach()
 # the row-kernel skeleton's SASS: 16-byte loads and stores, no local memory (skipped without cuobjdump)
 add_test(NAME sass_rows COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_rows.sh ${PROJECT_BINARY_DIR})
 set_tests_properties(sass_rows PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+
+# decode_replay's float64 reference by hand, its length schedule, geometry and bytes (plain C)
+klab_test(test_decode_replay SOURCES test_decode_replay.c ../plugins/decode_replay/decode_replay_reference.c
+          ../plugins/decode_replay/decode_replay_geom.c ../plugins/rmsnorm/rmsnorm_reference.c LABELS unit)
+# its INI files checked against the plugin as `klab --validate` does it, without a GPU
+foreach(ini ini/decode_replay.ini tests/gpu_ini/decode_replay.ini)
+  get_filename_component(dir ${ini} DIRECTORY)
+  string(REPLACE "/" "_" dir ${dir})
+  add_test(NAME validate_${dir}_decode_replay
+           COMMAND klab --validate --plugin-path ${PROJECT_BINARY_DIR}/plugins --config ${PROJECT_SOURCE_DIR}/${ini})
+  set_tests_properties(validate_${dir}_decode_replay PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "0 invalid, 0 plugins refused")
+endforeach()
