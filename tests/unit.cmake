@@ -80,3 +80,13 @@ foreach(ini ini/decode_replay.ini tests/gpu_ini/decode_replay.ini)
            COMMAND klab --validate --plugin-path ${PROJECT_BINARY_DIR}/plugins --config ${PROJECT_SOURCE_DIR}/${ini})
   set_tests_properties(validate_${dir}_decode_replay PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "0 invalid, 0 plugins refused")
 endforeach()
+# tools/torch_decode.py: the plan of every decode_replay case without torch or a GPU, its bytes from the
+# plugin's own work() (the rows' gbps must use klab's count), and fewer than 1000 steps refused
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+add_test(NAME torch_decode_dry_run
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/torch_decode.py --dry-run --build ${PROJECT_BINARY_DIR})
+set_tests_properties(torch_decode_dry_run PROPERTIES LABELS unit
+                     PASS_REGULAR_EXPRESSION "long-kv-dyn +bf16 .*KV dynamic \\[1, 32768\\].*503\\.4 MB a step")
+add_test(NAME torch_decode_few_steps
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/torch_decode.py --dry-run --steps 999)
+set_tests_properties(torch_decode_few_steps PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "--steps must be at least 1000")
