@@ -37,7 +37,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_rows import Ini, IniError  # noqa: E402  one INI reader
+import torch_rows  # noqa: E402
+from torch_rows import Ini, IniError, graphed  # noqa: E402  one INI reader, one graph capture
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 torch = None
@@ -56,9 +57,8 @@ ROW_SCHEMA = 2
 def need_torch():
     global torch, F
     if torch is None:
-        import torch as t
-        import torch.nn.functional as f
-        torch, F = t, f
+        torch = torch_rows.need_torch()  # graphed() uses torch_rows' own reference to torch
+        F = torch_rows.F
     return torch
 
 
@@ -262,25 +262,6 @@ def time_steps(fn, n, hold_us, flush):
             t.cuda.synchronize()
     t.cuda.synchronize()
     return [a.elapsed_time(b) for a, b in ev]
-
-
-def graphed(fn):
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(side)
-    gr = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(gr):
-        out = fn()
-    torch.cuda.synchronize()
-
-    def replay():
-        gr.replay()
-        return out
-    replay.graph = gr
-    return replay
 
 
 def row_of(a, c, dtype, profile, samples, work, err, sample_rel):
