@@ -256,10 +256,12 @@ static uint64_t inputs_key(const klab_verify_io *io)
 {
     uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)io->steps;
     for (int i = 0; i < io->n_in; i++) {
-        const uint64_t *b = (const uint64_t *)io->in[i];
         uint64_t a0 = 0, a1 = 0;
-        for (size_t j = 0; j < io->in_count[i]; j++)
-            a0 += b[j] * (2 * j + 1), a1 ^= b[j] + j;
+        for (size_t j = 0; j < io->in_count[i]; j++) {
+            uint64_t b;
+            memcpy(&b, io->in[i] + j, sizeof b); /* the double's bits */
+            a0 += b * (2 * j + 1), a1 ^= b + j;
+        }
         h = (h ^ a0) * 0x100000001b3ull ^ a1;
     }
     return h;
