@@ -135,6 +135,8 @@ def plugin_work(build, c, dtype):
 class Model:
     """The case's tensors and one step on them (cursor and lengths on the device: capturable)."""
 
+    gqa = True  # F.scaled_dot_product_attention takes enable_gqa (torch >= 2.5)
+
     def __init__(self, g, dtype, seed, dev="cuda"):
         t = need_torch()
         gen = t.Generator(device=dev).manual_seed(seed)
@@ -188,12 +190,20 @@ class Model:
         self.kc[l][bi, :, pos] = k
         self.vc[l][bi, :, pos] = v
         mask = (self.pos_grid[None, :] < lens[:, None]).view(B, 1, 1, g.kv)
-        o = F.scaled_dot_product_attention(q.unsqueeze(2), self.kc[l], self.vc[l], attn_mask=mask, enable_gqa=True)
-        return o.reshape(B, g.qd)
+        if Model.gqa:
+            try:
+                o = F.scaled_dot_product_attention(q.unsqueeze(2), self.kc[l], self.vc[l], attn_mask=mask,
+                                                   enable_gqa=True)
+                return o.reshape(B, g.qd)
+            except TypeError:
+                Model.gqa = False
+        # torch before 2.5: the KV heads repeated for their query heads (an extra copy of the cache a step)
+        kc, vc = self.kc[l].repeat_interleave(g.grp, dim=1), self.vc[l].repeat_interleave(g.grp, dim=1)
+        return F.scaled_dot_product_attention(q.unsqueeze(2), kc, vc, attn_mask=mask).reshape(B, g.qd)
 
     def step(self):
         g = self.g
-        lens = self.lens[self.cursor % g.steps]
+        lens = self.lens.index_select(0, (self.cursor % g.steps).view(1)).view(-1)  # no host sync
         pos = lens - 1
         if g.attn_only:
             out = [self.attention(l, self.x[l], pos, lens) for l in range(g.layers)]
