@@ -59,3 +59,8 @@ set_tests_properties(test_gpu_gemm_family PROPERTIES TIMEOUT 600)
 # the quantisation kernels byte for byte against the CPU reference (NaN, infinities, zero blocks)
 klab_test(test_gpu_fp8_quant SOURCES test_gpu_fp8_quant.c klab_gpu.c klab_run.c
           ../plugins/fp8_gemm/fp8_quant_kernels.cu ../plugins/fp8_gemm/fp8_quant_reference.c GPU)
+# decode_replay on tiny stacks: every profile verified against float64 (output and appended KV), fixed
+# and dynamic, timed as steps; its probes written where KLAB_DECODE_PROBES points. Skipped without a GPU.
+klab_test(test_gpu_decode SOURCES test_gpu_decode.c klab_gpu.c klab_run.c GPU)
+add_dependencies(test_gpu_decode klab decode_replay)
+set_tests_properties(test_gpu_decode PROPERTIES TIMEOUT 900)

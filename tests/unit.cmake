@@ -126,3 +126,27 @@ foreach(pair fp8_gemm:QGMMA fused_gated_mlp:HGMMA)
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_mma.sh $<TARGET_FILE:${plugin}> sm_90a gemm_kernel ${mma} UTMALDG)
   set_tests_properties(sass_mma_${plugin} PROPERTIES SKIP_RETURN_CODE 77 LABELS unit)
 endforeach()
+
+# decode_replay's float64 reference by hand, its length schedule, geometry and bytes (plain C)
+klab_test(test_decode_replay SOURCES test_decode_replay.c ../plugins/decode_replay/decode_replay_reference.c
+          ../plugins/decode_replay/decode_replay_geom.c ../plugins/rmsnorm/rmsnorm_reference.c LABELS unit)
+# its INI files checked against the plugin as `klab --validate` does it, without a GPU
+foreach(ini ini/decode_replay.ini tests/gpu_ini/decode_replay.ini)
+  get_filename_component(dir ${ini} DIRECTORY)
+  string(REPLACE "/" "_" dir ${dir})
+  add_test(NAME validate_${dir}_decode_replay
+           COMMAND klab --validate --plugin-path ${PROJECT_BINARY_DIR}/plugins --config ${PROJECT_SOURCE_DIR}/${ini})
+  set_tests_properties(validate_${dir}_decode_replay PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "0 invalid, 0 plugins refused")
+endforeach()
+# tools/torch_decode.py: the plan of every decode_replay case without torch or a GPU, its bytes from the
+# plugin's own work() (the rows' gbps must use klab's count), and fewer than 1000 steps refused
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+add_test(NAME torch_decode_dry_run
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/torch_decode.py --dry-run --build ${PROJECT_BINARY_DIR})
+set_tests_properties(torch_decode_dry_run PROPERTIES LABELS unit
+                     PASS_REGULAR_EXPRESSION "long-kv-dyn +bf16 .*KV dynamic \\[1, 32768\\].*503\\.4 MB a step")
+add_test(NAME torch_decode_few_steps
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/torch_decode.py --dry-run --steps 999)
+set_tests_properties(torch_decode_few_steps PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "--steps must be at least 1000")
+# decode_replay's GEMV and attention: 16-byte loads, no local memory (no spills) in any architecture
+klab_sass_test(decode_replay gemv_kernel attn_kernel)

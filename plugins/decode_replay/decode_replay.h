@@ -1,0 +1,117 @@
+/* decode_replay: one decode step of a Llama-style layer stack for B sequences over a resident KV cache.
+ * Per layer, for each sequence b at KV length len (its new token at position len - 1):
+ *   a  = rmsnorm(h) * g_attn                        (h: the step's input x at layer 0)
+ *   q, k, v = Wqkv a                                 (packed rows: heads*D q, kv_heads*D k, kv_heads*D v)
+ *   q, k = rope(q, k) at position len - 1            (half layout, base 10000)
+ *   K[len-1], V[len-1] = k, v                        (appended to the layer's cache: a STATE tensor)
+ *   o  = softmax(q K[0:len]^T / sqrt(D)) V[0:len]    (GQA: query head j reads kv head j / (heads/kv_heads))
+ *   h  = h + Wo o
+ *   m  = rmsnorm(h) * g_mlp
+ *   h  = h + Wd (silu(Wg m) * Wu m)                  (Wg, Wu packed as one [2I x H] matrix, gate first)
+ * and y = h after the last layer. With param.part = attn only the attention runs (RoPE, append, attention):
+ * x then holds each layer's packed q, k, v and y each layer's o.
+ *
+ * The step's lengths come from a schedule (an int32 input, steps x B) the kernels read from device memory
+ * at a step cursor (an int32 state the step's last kernel advances), so one captured graph serves every
+ * step:
+ *   fixed    every step of every sequence at len = dim.kv: a step writes the same slot each time, and a
+ *            sequence of steps is the same step replayed;
+ *   dynamic  len drawn uniformly from [dim.kv_min, dim.kv] for each step and sequence (host->seed()).
+ * The split-KV plan (chunk positions per CTA) is sized for dim.kv in both, so the dynamic schedule costs
+ * the CTAs past a step's length (they exit after marking their split empty) and the combine's reads of
+ * their empty marks. */
+#ifndef DECODE_REPLAY_H
+#define DECODE_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "klab/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { DR_EAGER = 0, DR_GRAPH, DR_GRAPH_PIECEWISE, DR_GRAPH_PDL, DR_NPROFILES };
+
+/* Kernels a layer launches: the stack's six, attention's two. */
+enum { DR_K_QKV = 0, DR_K_ATTN, DR_K_COMBINE, DR_K_OPROJ, DR_K_GATEUP, DR_K_DOWN, DR_KPL };
+#define DR_KPL_ATTN 2
+
+#define DR_DEFAULT_EPS 1e-5
+#define DR_MAX_BATCH 8
+
+typedef struct dr_geom {
+    int64_t batch, layers, hidden, heads, kv_heads, head_dim, inter;
+    int64_t kv, kv_min; /* the cache's length (and the fixed length); the dynamic schedule's least */
+    int64_t steps;      /* the case's steps: rows of the schedule */
+    int dynamic;        /* param.schedule = dynamic */
+    int attn_only;      /* param.part = attn */
+    double eps;
+    int64_t nqkv;        /* (heads + 2 kv_heads) * head_dim: rows of Wqkv, a token's packed q, k, v */
+    int64_t chunk, splits; /* split-KV: positions a CTA reads; splits = ceil(kv / chunk) */
+} dr_geom;
+
+/* The case's geometry, or -1 with why naming the case's value and the limit. Pure: setup, work,
+   config and the tests use it. */
+int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen);
+
+/* Kernels one step launches. */
+int dr_kernels_per_layer(const dr_geom *g);
+
+/* Elements of each tensor. */
+typedef struct dr_sizes {
+    size_t x, y, wqkv, wo, wgu, wd, gnorm, table, sched, cache, h, qkv, attn, act, opart, ml;
+} dr_sizes;
+void dr_tensor_sizes(const dr_geom *g, dr_sizes *s);
+
+/* Bytes one step moves at the least: weights read once, the KV read (the fixed length, or the dynamic
+   schedule's mean), the KV written, x read and y written, the step's RoPE rows. */
+double dr_step_bytes(const dr_geom *g, size_t elem);
+/* The same split into its parts, for the notes. */
+void dr_step_bytes_parts(const dr_geom *g, size_t elem, double *weights, double *kv_read, double *kv_written);
+double dr_step_flops(const dr_geom *g);
+
+/* The schedule: lens[s * batch + b] for s < steps, every value in [1, kv]; fixed: kv; dynamic: uniform
+   in [kv_min, kv] from `seed` (splitmix64), the same seed giving the same schedule. */
+void dr_schedule(const dr_geom *g, uint64_t seed, int32_t *lens);
+
+/* The float64 reference of `steps` steps from the cursor's initial value c0. In: x, the weights, the
+   norms' gains, cos and sin (kv x D/2), the schedule, the caches' initial contents. Out: the caches
+   after the steps (kc, vc: initialised by the caller to their initial contents) and y of the last step.
+   Weights may be NULL with attn_only. Returns 0, or -1 out of memory. */
+typedef struct dr_ref_in {
+    const double *x, *wqkv, *wo, *wgu, *wd, *g_attn, *g_mlp, *cos_t, *sin_t, *lens;
+    int64_t c0;
+} dr_ref_in;
+int dr_reference(const dr_geom *g, const dr_ref_in *in, int64_t steps, double *kc, double *vc, double *y);
+
+/* Device side (decode_replay_kernels.cu). Pointers of one step's tensors. */
+typedef struct dr_dev {
+    const void *x, *wqkv, *wo, *wgu, *wd, *g_attn, *g_mlp;
+    const float *cos_t, *sin_t;
+    const int32_t *lens;
+    void *kc, *vc;
+    int32_t *cursor;
+    void *y, *h, *qkv, *attn, *act;
+    float *opart, *ml;
+    unsigned long long *probe; /* NULL, or this profile's stamp ring (dr_probe_slot) */
+} dr_dev;
+
+/* Probes (param.probes = 1): a ring per profile of the last DR_PROBE_STEPS steps it ran, %globaltimer ns.
+   Word 0 counts the steps; slot i (DR_PROBE_WORDS_SLOT(nk) words from word 1 + i * that) holds the
+   step's cursor, a spare word, then for each kernel k the first CTA's start and the last CTA's end. */
+#define DR_PROBE_STEPS 256
+#define DR_PROBE_WORDS_SLOT(nk) (2 + 2 * (size_t)(nk))
+#define DR_PROBE_WORDS(nk) (1 + DR_PROBE_STEPS * DR_PROBE_WORDS_SLOT(nk))
+
+/* Enqueue the kernels of layers [l0, l1) of one step on s; pdl: launch each with programmatic stream
+   serialization (sm_90). The step's last kernel (layer layers-1) advances the cursor. Returns a
+   cudaError_t as int. */
+int dr_enqueue(klab_dtype d, const dr_geom *g, const dr_dev *t, int l0, int l1, int pdl, klab_stream s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,173 @@
+/* decode_replay on the CPU: the case's geometry and its refusals, the split-KV plan, the tensors' sizes,
+ * the bytes a step moves, and the length schedule. */
+#include <stdio.h>
+#include <string.h>
+
+#include "decode_replay.h"
+
+/* CTAs the split-KV attention aims at: two an SM of an H100/H200 (132 SMs), so the KV read spreads
+   over every SM with a second CTA to hide each one's start and end. */
+#define DR_ATTN_CTAS 264
+
+static int64_t dim(const klab_case *k, const char *name, int64_t dflt)
+{
+    return klab_case_dim(k, name, dflt);
+}
+
+static int refuse(char *why, size_t whylen, const klab_case *k, const char *what, int64_t v, const char *limit)
+{
+    snprintf(why, whylen, "case %s: %s = %lld: %s", k->name, what, (long long)v, limit);
+    return -1;
+}
+
+int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
+{
+    memset(g, 0, sizeof *g);
+    if (k->rank != 0)
+        return refuse(why, whylen, k, "shape rank", k->rank, "decode_replay takes named dims only (dim.hidden, ...)");
+    g->batch = dim(k, "batch", 1);
+    g->layers = dim(k, "layers", 1);
+    g->hidden = dim(k, "hidden", 4096);
+    g->heads = dim(k, "heads", 32);
+    g->kv_heads = dim(k, "kv_heads", 8);
+    g->head_dim = dim(k, "head_dim", 128);
+    g->inter = dim(k, "inter", 14336);
+    g->kv = dim(k, "kv", 4096);
+    g->kv_min = dim(k, "kv_min", 1);
+    g->steps = k->steps > 0 ? k->steps : 1;
+    if (g->batch < 1 || g->batch > DR_MAX_BATCH)
+        return refuse(why, whylen, k, "dim.batch", g->batch, "the GEMV reuses each weight load over 1 to 8 sequences");
+    if (g->head_dim != 64 && g->head_dim != 128)
+        return refuse(why, whylen, k, "dim.head_dim", g->head_dim, "the attention kernel takes 64 or 128");
+    if (g->kv_heads < 1 || g->heads % g->kv_heads)
+        return refuse(why, whylen, k, "dim.heads", g->heads, "not a whole number of query heads per KV head");
+    const int64_t grp = g->heads / g->kv_heads;
+    if (grp != 1 && grp != 2 && grp != 4 && grp != 8)
+        return refuse(why, whylen, k, "query heads per KV head", grp, "1, 2, 4 or 8");
+    if (g->hidden < 8 || g->hidden % 8 || g->inter < 8 || g->inter % 8 || (g->heads * g->head_dim) % 8)
+        return refuse(why, whylen, k, "dim.hidden", g->hidden,
+                      "hidden, inter and heads * head_dim must be whole 16-byte vectors (multiples of 8)");
+    if (g->layers < 1 || g->layers > 1024)
+        return refuse(why, whylen, k, "dim.layers", g->layers, "1 to 1024");
+    if (g->kv < 1 || g->kv > (1 << 24))
+        return refuse(why, whylen, k, "dim.kv", g->kv, "1 to 2^24 positions");
+    if (g->kv_min < 1 || g->kv_min > g->kv)
+        return refuse(why, whylen, k, "dim.kv_min", g->kv_min, "1 to dim.kv");
+    const char *sch = klab_case_param(k, "schedule");
+    if (!sch || !strcmp(sch, "fixed"))
+        g->dynamic = 0;
+    else if (!strcmp(sch, "dynamic"))
+        g->dynamic = 1;
+    else {
+        snprintf(why, whylen, "case %s: param.schedule = %s: fixed or dynamic", k->name, sch);
+        return -1;
+    }
+    const char *part = klab_case_param(k, "part");
+    if (!part || !strcmp(part, "stack"))
+        g->attn_only = 0;
+    else if (!strcmp(part, "attn"))
+        g->attn_only = 1;
+    else {
+        snprintf(why, whylen, "case %s: param.part = %s: stack or attn", k->name, part);
+        return -1;
+    }
+    g->eps = DR_DEFAULT_EPS;
+    const char *e = klab_case_param(k, "eps");
+    if (e && sscanf(e, "%lf", &g->eps) != 1)
+        g->eps = -1;
+    if (!(g->eps > 0 && g->eps < 1)) {
+        snprintf(why, whylen, "case %s: param.eps must be in (0, 1)", k->name);
+        return -1;
+    }
+    g->nqkv = (g->heads + 2 * g->kv_heads) * g->head_dim;
+    /* chunk: the least multiple of 64 positions that gives at most DR_ATTN_CTAS CTAs, unless dim.chunk
+       says (tests force splits on tiny caches) */
+    const int64_t per = g->kv_heads * g->batch;
+    int64_t chunk = (g->kv * per + DR_ATTN_CTAS - 1) / DR_ATTN_CTAS;
+    chunk = (chunk + 63) / 64 * 64;
+    g->chunk = dim(k, "chunk", chunk < 64 ? 64 : chunk);
+    if (g->chunk < 1)
+        return refuse(why, whylen, k, "dim.chunk", g->chunk, "at least 1");
+    g->splits = (g->kv + g->chunk - 1) / g->chunk;
+    if (g->splits > 65535)
+        return refuse(why, whylen, k, "KV splits", g->splits, "at most 65535 (raise dim.chunk)");
+    return 0;
+}
+
+int dr_kernels_per_layer(const dr_geom *g)
+{
+    return g->attn_only ? DR_KPL_ATTN : DR_KPL;
+}
+
+void dr_tensor_sizes(const dr_geom *g, dr_sizes *s)
+{
+    const size_t B = (size_t)g->batch, L = (size_t)g->layers, H = (size_t)g->hidden, D = (size_t)g->head_dim;
+    const size_t qd = (size_t)g->heads * D;
+    memset(s, 0, sizeof *s);
+    s->x = g->attn_only ? L * B * (size_t)g->nqkv : B * H;
+    s->y = g->attn_only ? L * B * qd : B * H;
+    if (!g->attn_only) {
+        s->wqkv = L * (size_t)g->nqkv * H;
+        s->wo = L * H * qd;
+        s->wgu = L * 2 * (size_t)g->inter * H;
+        s->wd = L * H * (size_t)g->inter;
+        s->gnorm = L * H;
+        s->h = B * H;
+        s->act = B * (size_t)g->inter;
+    }
+    s->qkv = B * (size_t)g->nqkv;
+    s->attn = B * qd;
+    s->table = (size_t)g->kv * D / 2;
+    s->sched = (size_t)g->steps * B;
+    s->cache = L * B * (size_t)g->kv_heads * (size_t)g->kv * D;
+    s->opart = B * (size_t)g->heads * (size_t)g->splits * D;
+    s->ml = B * (size_t)g->heads * (size_t)g->splits * 2;
+}
+
+void dr_step_bytes_parts(const dr_geom *g, size_t elem, double *weights, double *kv_read, double *kv_written)
+{
+    dr_sizes s;
+    dr_tensor_sizes(g, &s);
+    const double e = (double)elem;
+    *weights = (double)(s.wqkv + s.wo + s.wgu + s.wd + 2 * s.gnorm) * e;
+    const double len = g->dynamic ? 0.5 * (double)(g->kv_min + g->kv) : (double)g->kv;
+    const double per_pos = (double)(g->layers * g->batch * g->kv_heads * g->head_dim) * 2.0 * e; /* k and v */
+    *kv_read = per_pos * (len - 1.0); /* the new token's entry is in registers */
+    *kv_written = per_pos;
+}
+
+double dr_step_bytes(const dr_geom *g, size_t elem)
+{
+    double w, r, wr;
+    dr_step_bytes_parts(g, elem, &w, &r, &wr);
+    dr_sizes s;
+    dr_tensor_sizes(g, &s);
+    const double io = (double)(s.x + s.y) * (double)elem;
+    const double rope = (double)g->batch * (double)g->head_dim * 4.0; /* cos and sin rows, float */
+    return w + r + wr + io + rope + 4.0 * (double)g->batch;          /* + the step's lengths */
+}
+
+double dr_step_flops(const dr_geom *g)
+{
+    dr_sizes s;
+    dr_tensor_sizes(g, &s);
+    const double len = g->dynamic ? 0.5 * (double)(g->kv_min + g->kv) : (double)g->kv;
+    const double gemv = 2.0 * (double)g->batch * (double)(s.wqkv + s.wo + s.wgu + s.wd);
+    const double attn = 4.0 * (double)(g->layers * g->batch * g->heads * g->head_dim) * len; /* q.k and p v */
+    return gemv + attn;
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void dr_schedule(const dr_geom *g, uint64_t seed, int32_t *lens)
+{
+    const uint64_t span = (uint64_t)(g->kv - g->kv_min + 1);
+    for (int64_t i = 0; i < g->steps * g->batch; i++)
+        lens[i] = (int32_t)(g->dynamic ? g->kv_min + (int64_t)(splitmix(&seed) % span) : g->kv);
+}

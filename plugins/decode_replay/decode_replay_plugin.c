@@ -1,0 +1,390 @@
+/* decode_replay.so: the descriptor and hooks. The step: decode_replay.h; kernels:
+ * decode_replay_kernels.cu; geometry, bytes and schedule: decode_replay_geom.c; the float64 reference:
+ * decode_replay_reference.c; probes: decode_replay_probes.c.
+ *
+ * Profiles, one function:
+ *   eager            every kernel launched from the host each step (launch->tensors)
+ *   graph            the whole step captured once in setup, one cudaGraphLaunch a step
+ *   graph_piecewise  a graph per layer, replayed one after another on the stream
+ *   graph_pdl        the whole step captured with programmatic dependent launch edges (sm_90)
+ * The graphs bake in setup's tensors (KLAB_PROFILE_FIXED_TENSORS) and are the plugin's own
+ * (KLAB_PROFILE_OWNS_GRAPH). Fixed and dynamic are cases (param.schedule), not profiles: their
+ * functions differ. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "klab/cuda.h"
+#include "klab/plugin.h"
+#include "decode_replay.h"
+#include "decode_replay_probes.h"
+#include "../rmsnorm_rope/rmsnorm_rope.h"
+
+/* The tensors, in the order they are made when they exist (no weights with param.part = attn). */
+enum { T_X = 0, T_WQKV, T_WO, T_WGU, T_WD, T_GATTN, T_GMLP, T_COS, T_SIN, T_LENS, /* inputs */
+       T_KC, T_VC, T_CURSOR,                                                  /* states */
+       T_Y,                                                                   /* output */
+       T_H, T_QKV, T_ATTN, T_ACT, T_OPART, T_ML,                              /* scratch */
+       T_COUNT };
+
+typedef struct dr_state {
+    klab_ctx *ctx;
+    const klab_host *host;
+    klab_dtype dtype;
+    dr_geom g;
+    int idx[T_COUNT];      /* launch->tensors index of each tensor, -1 when absent */
+    void *ptr[T_COUNT];    /* setup's pointers (the graphs') */
+    cudaGraphExec_t whole, pdl, *piece;
+    dr_probes probes;
+    const char *case_name;
+    /* the reference of the last verify, and what it was computed from */
+    double *memo[4];
+    size_t memo_n[4];
+    uint64_t memo_key;
+    int memo_ok;
+} dr_state;
+
+static const char *const profile_names[DR_NPROFILES] = {"eager", "graph", "graph_piecewise", "graph_pdl"};
+
+static void dev_of(const dr_state *st, void *const *t, unsigned long long *probe, dr_dev *d)
+{
+#define P(i) (st->idx[i] >= 0 ? t[st->idx[i]] : NULL)
+    *d = (dr_dev){P(T_X), P(T_WQKV), P(T_WO), P(T_WGU), P(T_WD), P(T_GATTN), P(T_GMLP), P(T_COS), P(T_SIN), P(T_LENS),
+                  P(T_KC), P(T_VC), P(T_CURSOR), P(T_Y), P(T_H), P(T_QKV), P(T_ATTN), P(T_ACT), P(T_OPART), P(T_ML),
+                  probe};
+#undef P
+}
+
+static klab_status capture(dr_state *st, int l0, int l1, int pdl, unsigned long long *probe, cudaGraphExec_t *exec)
+{
+    const klab_host *host = st->host;
+    cudaStream_t s = (cudaStream_t)host->stream(st->ctx);
+    dr_dev d;
+    dev_of(st, st->ptr, probe, &d);
+    cudaGraph_t graph = NULL;
+    KLAB_CUDA(host, st->ctx, cudaStreamSynchronize(s));
+    KLAB_CUDA(host, st->ctx, cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    const int e = dr_enqueue(st->dtype, &st->g, &d, l0, l1, pdl, s);
+    const cudaError_t ec = cudaStreamEndCapture(s, &graph);
+    KLAB_CUDA(host, st->ctx, (cudaError_t)e);
+    KLAB_CUDA(host, st->ctx, ec);
+    const cudaError_t ei = cudaGraphInstantiate(exec, graph, 0);
+    cudaGraphDestroy(graph);
+    KLAB_CUDA(host, st->ctx, ei);
+    KLAB_CUDA(host, st->ctx, cudaGraphUpload(*exec, s));
+    return KLAB_OK;
+}
+
+static void *make(dr_state *st, int which, const char *name, klab_role role, klab_dtype dt, size_t n, int *next)
+{
+    void *p = st->host->tensor(st->ctx, name, role, dt, n);
+    if (p) {
+        st->idx[which] = (*next)++;
+        st->ptr[which] = p;
+    }
+    return p;
+}
+
+/* The weights' values: uniform with variance 1/K so every projection of a unit-rms input has unit variance
+   (fp16 would overflow at llama8b's sizes with weights in [-1, 1)); the norms' gains around 1. */
+static klab_status fill_weights(dr_state *st)
+{
+    const klab_host *h = st->host;
+    const dr_geom *g = &st->g;
+    const double qd = (double)(g->heads * g->head_dim);
+    const struct { int t; double k; } w[] = {{T_WQKV, (double)g->hidden}, {T_WO, qd}, {T_WGU, (double)g->hidden},
+                                             {T_WD, (double)g->inter}};
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        const double a = sqrt(3.0 / w[i].k);
+        if (h->fill_uniform(st->ctx, st->ptr[w[i].t], -a, a) != KLAB_OK)
+            return KLAB_ERROR;
+    }
+    if (h->fill_uniform(st->ctx, st->ptr[T_GATTN], 0.5, 1.5) != KLAB_OK ||
+        h->fill_uniform(st->ctx, st->ptr[T_GMLP], 0.5, 1.5) != KLAB_OK)
+        return KLAB_ERROR;
+    return KLAB_OK;
+}
+
+/* RoPE tables (rmsnorm_rope's, for positions 0 .. kv-1), the schedule, the cursor at 0. */
+static klab_status fill_tables(dr_state *st)
+{
+    const dr_geom *g = &st->g;
+    rope_geom rg;
+    memset(&rg, 0, sizeof rg);
+    rg.head_dim = (size_t)g->head_dim;
+    rg.cache = (size_t)g->kv;
+    const size_t ntab = (size_t)g->kv * (size_t)g->head_dim / 2, nsch = (size_t)(g->steps * g->batch);
+    float *c = malloc(ntab * sizeof *c), *s = malloc(ntab * sizeof *s);
+    int32_t *lens = malloc(nsch * sizeof *lens);
+    const int32_t zero = 0;
+    klab_status ks = KLAB_ERROR;
+    if (c && s && lens) {
+        rope_tables(&rg, c, s);
+        dr_schedule(g, st->host->seed(st->ctx), lens);
+        ks = st->host->fill_data(st->ctx, st->ptr[T_COS], c, ntab);
+        if (ks == KLAB_OK)
+            ks = st->host->fill_data(st->ctx, st->ptr[T_SIN], s, ntab);
+        if (ks == KLAB_OK)
+            ks = st->host->fill_data(st->ctx, st->ptr[T_LENS], lens, nsch);
+        if (ks == KLAB_OK)
+            ks = st->host->fill_data(st->ctx, st->ptr[T_CURSOR], &zero, 1);
+    } else {
+        st->host->error(st->ctx, "out of memory");
+    }
+    free(c);
+    free(s);
+    free(lens);
+    return ks;
+}
+
+static klab_status make_tensors(dr_state *st)
+{
+    const dr_geom *g = &st->g;
+    const klab_dtype d = st->dtype;
+    dr_sizes z;
+    dr_tensor_sizes(g, &z);
+    int n = 0;
+    for (int i = 0; i < T_COUNT; i++)
+        st->idx[i] = -1;
+    if (!make(st, T_X, "x", KLAB_INPUT, d, z.x, &n))
+        return KLAB_ERROR;
+    if (!g->attn_only &&
+        (!make(st, T_WQKV, "wqkv", KLAB_INPUT, d, z.wqkv, &n) || !make(st, T_WO, "wo", KLAB_INPUT, d, z.wo, &n) ||
+         !make(st, T_WGU, "wgu", KLAB_INPUT, d, z.wgu, &n) || !make(st, T_WD, "wd", KLAB_INPUT, d, z.wd, &n) ||
+         !make(st, T_GATTN, "g_attn", KLAB_INPUT, d, z.gnorm, &n) ||
+         !make(st, T_GMLP, "g_mlp", KLAB_INPUT, d, z.gnorm, &n) || fill_weights(st) != KLAB_OK))
+        return KLAB_ERROR;
+    if (!make(st, T_COS, "cos", KLAB_INPUT, KLAB_FP32, z.table, &n) ||
+        !make(st, T_SIN, "sin", KLAB_INPUT, KLAB_FP32, z.table, &n) ||
+        !make(st, T_LENS, "lens", KLAB_INPUT, KLAB_INT32, z.sched, &n) ||
+        !make(st, T_KC, "k_cache", KLAB_STATE, d, z.cache, &n) || !make(st, T_VC, "v_cache", KLAB_STATE, d, z.cache, &n) ||
+        !make(st, T_CURSOR, "cursor", KLAB_STATE, KLAB_INT32, 1, &n) || !make(st, T_Y, "y", KLAB_OUTPUT, d, z.y, &n) ||
+        fill_tables(st) != KLAB_OK)
+        return KLAB_ERROR;
+    if (!g->attn_only && (!make(st, T_H, "h", KLAB_SCRATCH, d, z.h, &n) ||
+                          !make(st, T_ACT, "act", KLAB_SCRATCH, d, z.act, &n) ||
+                          !make(st, T_QKV, "qkv", KLAB_SCRATCH, d, z.qkv, &n) ||
+                          !make(st, T_ATTN, "attn", KLAB_SCRATCH, d, z.attn, &n)))
+        return KLAB_ERROR;
+    if (g->splits > 1 && (!make(st, T_OPART, "o_part", KLAB_SCRATCH, KLAB_FP32, z.opart, &n) ||
+                          !make(st, T_ML, "m_l", KLAB_SCRATCH, KLAB_FP32, z.ml, &n)))
+        return KLAB_ERROR;
+    return KLAB_OK;
+}
+
+static void dr_teardown(void *state);
+
+static klab_status dr_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
+{
+    char why[400];
+    dr_geom g;
+    if (dr_geometry(k, &g, why, sizeof why) != 0)
+        return host->error(ctx, "%s", why);
+    const char *pr = klab_case_param(k, "probes");
+    const int stamps = pr && !strcmp(pr, "1");
+    if (pr && !stamps && strcmp(pr, "0"))
+        return host->error(ctx, "case %s: param.probes = %s: 0 or 1", k->name, pr);
+    dr_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return host->error(ctx, "out of memory");
+    st->ctx = ctx, st->host = host, st->dtype = k->dtype, st->g = g, st->case_name = k->name;
+    *state = st;
+    const int kpl = dr_kernels_per_layer(&g), cc = host->device_cc(ctx);
+    klab_status ks = make_tensors(st);
+    if (ks == KLAB_OK && dr_probes_open(&st->probes, stamps, (int)g.layers * kpl, kpl, host->stream(ctx), why,
+                                        sizeof why) != 0)
+        ks = host->error(ctx, "case %s: %s", k->name, why);
+    if (ks == KLAB_OK)
+        ks = capture(st, 0, (int)g.layers, 0, dr_probes_ring(&st->probes, DR_GRAPH), &st->whole);
+    if (ks == KLAB_OK && cc >= 90)
+        ks = capture(st, 0, (int)g.layers, 1, dr_probes_ring(&st->probes, DR_GRAPH_PDL), &st->pdl);
+    if (ks == KLAB_OK && !(st->piece = calloc((size_t)g.layers, sizeof *st->piece)))
+        ks = host->error(ctx, "out of memory");
+    for (int l = 0; ks == KLAB_OK && l < g.layers; l++)
+        ks = capture(st, l, l + 1, 0, dr_probes_ring(&st->probes, DR_GRAPH_PIECEWISE), &st->piece[l]);
+    if (ks != KLAB_OK) {
+        dr_teardown(st);
+        *state = NULL;
+    }
+    return ks;
+}
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static klab_status dr_run(void *state, const klab_launch *l)
+{
+    dr_state *st = state;
+    cudaStream_t s = (cudaStream_t)l->stream;
+    const double t0 = now_us();
+    switch (l->profile) {
+    case DR_EAGER: {
+        dr_dev d;
+        dev_of(st, l->tensors, dr_probes_ring(&st->probes, DR_EAGER), &d);
+        KLAB_CUDA(st->host, st->ctx, (cudaError_t)dr_enqueue(st->dtype, &st->g, &d, 0, (int)st->g.layers, 0, s));
+        break;
+    }
+    case DR_GRAPH:
+        KLAB_CUDA(st->host, st->ctx, cudaGraphLaunch(st->whole, s));
+        break;
+    case DR_GRAPH_PIECEWISE:
+        for (int i = 0; i < st->g.layers; i++)
+            KLAB_CUDA(st->host, st->ctx, cudaGraphLaunch(st->piece[i], s));
+        break;
+    case DR_GRAPH_PDL:
+        if (!st->pdl)
+            return KLAB_UNSUPPORTED;
+        KLAB_CUDA(st->host, st->ctx, cudaGraphLaunch(st->pdl, s));
+        break;
+    default:
+        return st->host->error(st->ctx, "no profile %d", l->profile);
+    }
+    dr_probes_enqueue(&st->probes, l->profile, now_us() - t0);
+    return KLAB_OK;
+}
+
+/* What the reference depends on, cheaply: every input's bits, the steps and the cursor. The inputs are
+   the case's for the whole setup (states restored to the same contents), so this only guards the memo. */
+static uint64_t inputs_key(const klab_verify_io *io)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)io->steps;
+    for (int i = 0; i < io->n_in; i++) {
+        uint64_t a0 = 0, a1 = 0;
+        for (size_t j = 0; j < io->in_count[i]; j++) {
+            uint64_t b;
+            memcpy(&b, io->in[i] + j, sizeof b); /* the double's bits */
+            a0 += b * (2 * j + 1), a1 ^= b + j;
+        }
+        h = (h ^ a0) * 0x100000001b3ull ^ a1;
+    }
+    return h;
+}
+
+static klab_status dr_verify(void *state, const klab_case *k, const klab_verify_io *io)
+{
+    dr_state *st = state;
+    (void)k;
+    /* in: x, [weights], cos, sin, lens, k_cache, v_cache, cursor; out: k_cache, v_cache, cursor, y */
+    const int no = 4, base = st->idx[T_LENS] + 1;
+    if (io->n_out != no || io->n_in != base + 3)
+        return st->host->error(st->ctx, "verify: %d inputs and %d outputs, expected %d and %d", io->n_in, io->n_out,
+                               base + 3, no);
+    for (int o = 0; o < no; o++)
+        if (io->sample && io->sample[o])
+            return st->host->error(st->ctx, "verify: sampled outputs were not asked for");
+    const uint64_t key = inputs_key(io);
+    if (!(st->memo_ok && st->memo_key == key)) {
+        st->memo_ok = 0;
+        for (int o = 0; o < no; o++) {
+            free(st->memo[o]);
+            st->memo_n[o] = io->out_count[o];
+            if (!(st->memo[o] = malloc(io->out_count[o] * sizeof(double))))
+                return st->host->error(st->ctx, "out of memory");
+        }
+        memcpy(st->memo[0], io->in[base], io->out_count[0] * sizeof(double));
+        memcpy(st->memo[1], io->in[base + 1], io->out_count[1] * sizeof(double));
+        const double *const *in = io->in;
+#define IN(t) (st->idx[t] >= 0 ? in[st->idx[t]] : NULL)
+        const dr_ref_in ri = {IN(T_X), IN(T_WQKV), IN(T_WO), IN(T_WGU), IN(T_WD), IN(T_GATTN), IN(T_GMLP),
+                              IN(T_COS), IN(T_SIN), IN(T_LENS), (int64_t)in[base + 2][0]};
+#undef IN
+        /* a fixed schedule's steps are the same step replayed (the same x, the same slot written with the
+           same values): one step stands for any number */
+        const int64_t steps = st->g.dynamic ? io->steps : (io->steps > 0 ? 1 : 0);
+        if (dr_reference(&st->g, &ri, steps, st->memo[0], st->memo[1], st->memo[3]) != 0)
+            return st->host->error(st->ctx, "out of memory");
+        st->memo[2][0] = in[base + 2][0] + (double)io->steps;
+        st->memo_key = key;
+        st->memo_ok = 1;
+    }
+    for (int o = 0; o < no; o++)
+        memcpy(io->out[o], st->memo[o], io->out_count[o] * sizeof(double));
+    return KLAB_OK;
+}
+
+static void dr_teardown(void *state)
+{
+    dr_state *st = state;
+    if (!st)
+        return;
+    char why[400];
+    if (dr_probes_write(&st->probes, st->case_name, st->dtype == KLAB_FP16 ? "fp16" : "bf16", profile_names, why,
+                        sizeof why) != 0)
+        st->host->log(st->ctx, "probes not written: %s", why);
+    dr_probes_close(&st->probes);
+    if (st->whole)
+        cudaGraphExecDestroy(st->whole);
+    if (st->pdl)
+        cudaGraphExecDestroy(st->pdl);
+    for (int l = 0; st->piece && l < st->g.layers; l++)
+        if (st->piece[l])
+            cudaGraphExecDestroy(st->piece[l]);
+    free(st->piece);
+    for (int o = 0; o < 4; o++)
+        free(st->memo[o]);
+    free(st);
+}
+
+static void dr_work(const klab_case *k, klab_work *w)
+{
+    dr_geom g;
+    char why[8];
+    if (dr_geometry(k, &g, why, sizeof why) != 0)
+        return;
+    w->bytes = dr_step_bytes(&g, klab_dtype_size(k->dtype));
+    w->flops = dr_step_flops(&g);
+}
+
+/* The reference rounds nothing; the device rounds q, k, v, o, h and the MLP's activation to the dtype at
+   every layer, and each rounding of h carries into every later layer: twice the host's default. */
+static double dr_tolerance(const klab_case *k)
+{
+    return k->dtype == KLAB_BF16 ? 3.2e-2 : 4e-3;
+}
+
+static const int sm90[] = {90, 0};
+#define DR_GRAPHS (KLAB_PROFILE_OWNS_GRAPH | KLAB_PROFILE_FIXED_TENSORS)
+static const klab_profile profiles[] = {
+    {.name = "eager", .summary = "every kernel of the step launched from the host"},
+    {.name = "graph", .summary = "the whole step one CUDA graph, captured in setup", .flags = DR_GRAPHS},
+    {.name = "graph_piecewise", .summary = "a CUDA graph per layer, replayed in turn on the stream", .flags = DR_GRAPHS},
+    {.name = "graph_pdl",
+     .summary = "the whole step one graph with programmatic dependent launch: weight prefetch under the previous tail",
+     .flags = DR_GRAPHS,
+     .archs = sm90},
+    {.name = NULL},
+};
+
+static const char *const params[] = {"schedule", "part", "eps", "probes", NULL};
+static const char *const dims[] = {"batch", "layers", "hidden", "heads", "kv_heads", "head_dim",
+                                   "inter", "kv", "kv_min", "chunk", NULL};
+
+static const klab_plugin descriptor = {
+    KLAB_DESCRIPTOR_HEADER,
+    .name = "decode_replay",
+    .version = "1.0.0",
+    .summary = "a Llama-style decode step (B sequences, resident KV cache) eager and replayed through CUDA graphs",
+    .profiles = profiles,
+    .baseline = "eager",
+    .dtypes = KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16),
+    .min_cc = 80,
+    .params = params,
+    .dims = dims,
+    .flags = KLAB_PLUGIN_STEPS,
+    .default_steps = 16,
+    .setup = dr_setup,
+    .run = dr_run,
+    .verify = dr_verify,
+    .teardown = dr_teardown,
+    .work = dr_work,
+    .tolerance = dr_tolerance,
+};
+
+KLAB_PLUGIN_ENTRY(descriptor)

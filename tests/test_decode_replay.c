@@ -1,0 +1,269 @@
+/* decode_replay on the CPU: its float64 reference against values worked by hand (a one-layer stack of
+ * width 8 with one head of 8 and identity-like weights, a two-step dynamic schedule whose second step reads
+ * the entry the first appended, GQA), the length schedule (seeded, deterministic, within bounds, fixed),
+ * the geometry's refusals and the bytes a step moves. Pure C, linked in from plugins/decode_replay. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "klab_test.h"
+
+#include "../plugins/decode_replay/decode_replay.h"
+
+/* A case of named dims only, as the host builds it. */
+typedef struct tcase {
+    klab_case k;
+    klab_dim d[16];
+    klab_param p[4];
+} tcase;
+
+static void tcase_init(tcase *t, const char *name, int64_t steps)
+{
+    memset(t, 0, sizeof *t);
+    t->k.struct_size = sizeof t->k;
+    t->k.name = name;
+    t->k.dtype = KLAB_FP16;
+    t->k.named = t->d;
+    t->k.params = t->p;
+    t->k.steps = steps;
+}
+
+static void tdim(tcase *t, const char *n, int64_t v)
+{
+    t->d[t->k.nnamed++] = (klab_dim){n, v};
+}
+
+static void tparam(tcase *t, const char *k, const char *v)
+{
+    t->p[t->k.nparams++] = (klab_param){k, v};
+}
+
+/* hidden 4, one query head and one KV head of 4, inter 2 (dr_geometry takes head_dim 64 or 128 only, so
+   the hand-worked references use a geometry built directly) */
+static dr_geom tiny_geom(int attn_only, int64_t kv, int64_t steps, int dynamic)
+{
+    dr_geom g;
+    memset(&g, 0, sizeof g);
+    g.batch = 1, g.layers = 1, g.hidden = 4, g.heads = 1, g.kv_heads = 1, g.head_dim = 4, g.inter = 2;
+    g.kv = kv, g.kv_min = 1, g.steps = steps, g.dynamic = dynamic, g.attn_only = attn_only, g.eps = 0;
+    g.nqkv = 3 * 4;
+    g.chunk = 64, g.splits = 1;
+    return g;
+}
+
+/* Attention only, head_dim 4, no rotation (cos 1, sin 0): the new token at position 1 of a 2-long cache
+   holding k0 = 0 so its score is 0, and its own k1 = q so its score is |q|^2 / 2 = 1 (|q|^2 = 2,
+   sqrt(4) = 2): o = (e^0 v0 + e^1 v1) / (1 + e). */
+static void test_attention_by_hand(void **state)
+{
+    (void)state;
+    dr_geom g = tiny_geom(1, 2, 1, 0);
+    const double x[12] = {1, 1, 0, 0, /* q */ 1, 1, 0, 0, /* k */ 2, 0, 0, 4 /* v */};
+    const double cos_t[4] = {1, 1, 1, 1}, sin_t[4] = {0, 0, 0, 0}, lens[1] = {2};
+    double kc[8] = {0, 0, 0, 0, 9, 9, 9, 9}, vc[8] = {1, 2, 3, 4, 9, 9, 9, 9}, y[4];
+    const dr_ref_in in = {x, NULL, NULL, NULL, NULL, NULL, NULL, cos_t, sin_t, lens, 0};
+    assert_int_equal(dr_reference(&g, &in, 1, kc, vc, y), 0);
+    const double e = exp(1.0), w0 = 1 / (1 + e), w1 = e / (1 + e);
+    const double want[4] = {w0 * 1 + w1 * 2, w0 * 2, w0 * 3, w0 * 4 + w1 * 4};
+    for (int i = 0; i < 4; i++)
+        assert_float_equal(y[i], want[i], 1e-14);
+    /* the append: position 1 holds the new k and v, position 0 untouched */
+    const double k1[4] = {1, 1, 0, 0}, v1[4] = {2, 0, 0, 4};
+    for (int i = 0; i < 4; i++) {
+        assert_float_equal(kc[4 + i], k1[i], 0);
+        assert_float_equal(vc[4 + i], v1[i], 0);
+        assert_float_equal(kc[i], 0, 0);
+    }
+}
+
+/* RoPE at position 1 by a quarter turn (cos 0, sin 1) on the half layout: (a, b) -> (-b, a) per pair
+   (i, i + 2); a cache of length 1, so o = v whatever the score, and the appended k shows the rotation. */
+static void test_rope_in_the_append(void **state)
+{
+    (void)state;
+    dr_geom g = tiny_geom(1, 2, 1, 0);
+    const double x[12] = {0, 0, 0, 0, /* q */ 1, 2, 3, 4, /* k */ 5, 6, 7, 8 /* v */};
+    const double cos_t[4] = {1, 1, 0, 0}, sin_t[4] = {0, 0, 1, 1}, lens[1] = {2};
+    double kc[8] = {0}, vc[8] = {0}, y[4];
+    const dr_ref_in in = {x, NULL, NULL, NULL, NULL, NULL, NULL, cos_t, sin_t, lens, 0};
+    assert_int_equal(dr_reference(&g, &in, 1, kc, vc, y), 0);
+    const double k1[4] = {-3, -4, 1, 2};
+    for (int i = 0; i < 4; i++)
+        assert_float_equal(kc[4 + i], k1[i], 1e-15);
+    /* q = 0: equal weights over v0 = 0 and v1 */
+    for (int i = 0; i < 4; i++)
+        assert_float_equal(y[i], 0.5 * (5 + i), 1e-15);
+}
+
+/* Two dynamic steps from cursor 1 of a 2-step schedule: the first runs row 1 (length 1: attends to its
+   own entry at 0, o = v), the second row 0 (length 2: reads the entry the first step wrote at 0 and its
+   own at 1). With q = 0 the second step's o is the mean of the two v's, so it sees the first step's. */
+static void test_steps_read_earlier_appends(void **state)
+{
+    (void)state;
+    dr_geom g = tiny_geom(1, 2, 2, 1);
+    const double x[12] = {0, 0, 0, 0, 1, 0, 0, 0, 2, 4, 6, 8};
+    const double cos_t[4] = {1, 1, 1, 1}, sin_t[4] = {0}, lens[2] = {2, 1};
+    double kc[8] = {0}, vc[8] = {-7, -7, -7, -7, -7, -7, -7, -7}, y[4];
+    const dr_ref_in in = {x, NULL, NULL, NULL, NULL, NULL, NULL, cos_t, sin_t, lens, 1};
+    assert_int_equal(dr_reference(&g, &in, 1, kc, vc, y), 0);
+    for (int i = 0; i < 4; i++)
+        assert_float_equal(y[i], 2.0 * (i + 1), 0); /* step 1 alone: o = v */
+    double kc2[8] = {0}, vc2[8] = {-7, -7, -7, -7, -7, -7, -7, -7};
+    assert_int_equal(dr_reference(&g, &in, 2, kc2, vc2, y), 0);
+    for (int i = 0; i < 4; i++) {
+        assert_float_equal(vc2[i], 2.0 * (i + 1), 0);     /* written by the first step */
+        assert_float_equal(vc2[4 + i], 2.0 * (i + 1), 0); /* and by the second */
+        assert_float_equal(y[i], 2.0 * (i + 1), 1e-15);   /* mean of two equal v's, not of -7 */
+    }
+}
+
+/* The whole stack, hidden 4, inter 2, weights that pick components: every step of the formula checked.
+   x = (1, 1, 1, 1): rms 1, eps 0, gains 1, so a = x. Wqkv picks q = (a0, 0, 0, 0), k = 0, v = (1, 2, 3, 4);
+   with one position, o = v. Wo = identity: h = x + o
+   = (2, 3, 4, 5). m = h / rms(h) (rms = sqrt(54/4)). Wgu: gate row picks m0, up row picks m1, the second
+   pair zero; act0 = silu(m0) m1. Wd: column 0 to output 3: y = h + (0, 0, 0, act0). */
+static void test_stack_by_hand(void **state)
+{
+    (void)state;
+    dr_geom g = tiny_geom(0, 1, 1, 0);
+    const double x[4] = {1, 1, 1, 1}, gn[4] = {1, 1, 1, 1};
+    double wqkv[12 * 4] = {0}, wo[16] = {0}, wgu[4 * 4] = {0}, wd[4 * 2] = {0};
+    wqkv[0 * 4 + 0] = 1; /* q0 = a0 */
+    for (int i = 0; i < 4; i++)
+        wqkv[(8 + i) * 4 + 0] = i + 1; /* v_i = (i + 1) a0 */
+    for (int i = 0; i < 4; i++)
+        wo[i * 4 + i] = 1;
+    wgu[0 * 4 + 0] = 1;             /* gate 0 = m0 */
+    wgu[2 * 4 + 1] = 1;             /* up 0 = m1 */
+    wd[3 * 2 + 0] = 1;              /* y3 += act0 */
+    const double cos_t[2] = {1, 1}, sin_t[2] = {0, 0}, lens[1] = {1};
+    double kc[4] = {0}, vc[4] = {0}, y[4];
+    const dr_ref_in in = {x, wqkv, wo, wgu, wd, gn, gn, cos_t, sin_t, lens, 0};
+    assert_int_equal(dr_reference(&g, &in, 1, kc, vc, y), 0);
+    const double r = sqrt(54.0 / 4), m0 = 2 / r, m1 = 3 / r, act = m0 / (1 + exp(-m0)) * m1;
+    const double want[4] = {2, 3, 4, 5 + act};
+    for (int i = 0; i < 4; i++)
+        assert_float_equal(y[i], want[i], 1e-14);
+    for (int i = 0; i < 4; i++)
+        assert_float_equal(vc[i], i + 1, 1e-15);
+}
+
+static void test_schedule(void **state)
+{
+    (void)state;
+    tcase t;
+    tcase_init(&t, "s", 500);
+    tdim(&t, "batch", 3);
+    tdim(&t, "kv", 1000);
+    tdim(&t, "kv_min", 10);
+    tparam(&t, "schedule", "dynamic");
+    dr_geom g;
+    char why[256];
+    assert_int_equal(dr_geometry(&t.k, &g, why, sizeof why), 0);
+    const size_t n = 500 * 3;
+    int32_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    dr_schedule(&g, 42, a);
+    dr_schedule(&g, 42, b);
+    dr_schedule(&g, 43, c);
+    assert_memory_equal(a, b, n * sizeof *a);
+    int differ = 0, lo = 0, hi = 0;
+    double mean = 0;
+    for (size_t i = 0; i < n; i++) {
+        assert_true(a[i] >= 10 && a[i] <= 1000);
+        differ += a[i] != c[i];
+        lo += a[i] < 100, hi += a[i] > 900;
+        mean += a[i];
+    }
+    mean /= (double)n;
+    assert_true(differ > (int)n / 2); /* another seed, another schedule */
+    assert_true(lo > 0 && hi > 0);    /* it spans its range */
+    assert_true(fabs(mean - 505) < 30);
+    /* fixed: every step at kv */
+    t.p[0].value = "fixed";
+    assert_int_equal(dr_geometry(&t.k, &g, why, sizeof why), 0);
+    dr_schedule(&g, 42, a);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(a[i], 1000);
+    free(a);
+    free(b);
+    free(c);
+}
+
+static void expect_refused(tcase *t, const char *part)
+{
+    dr_geom g;
+    char why[256] = "";
+    assert_int_equal(dr_geometry(&t->k, &g, why, sizeof why), -1);
+    if (!strstr(why, part))
+        fail_msg("refusal '%s' does not say '%s'", why, part);
+}
+
+static void test_geometry(void **state)
+{
+    (void)state;
+    tcase t;
+    tcase_init(&t, "llama", 64);
+    dr_geom g;
+    char why[256];
+    assert_int_equal(dr_geometry(&t.k, &g, why, sizeof why), 0); /* the defaults: a llama8b layer */
+    assert_int_equal(g.nqkv, (32 + 16) * 128);
+    assert_int_equal(g.splits * g.chunk >= g.kv, 1);
+    assert_true(g.kv_heads * g.batch * g.splits <= 264 + 8);
+    tdim(&t, "batch", 9);
+    expect_refused(&t, "dim.batch = 9");
+    tcase_init(&t, "d", 64);
+    tdim(&t, "head_dim", 96);
+    expect_refused(&t, "64 or 128");
+    tcase_init(&t, "g", 64);
+    tdim(&t, "heads", 12);
+    tdim(&t, "kv_heads", 8);
+    expect_refused(&t, "whole number");
+    tcase_init(&t, "g3", 64);
+    tdim(&t, "heads", 24);
+    tdim(&t, "kv_heads", 8);
+    expect_refused(&t, "1, 2, 4 or 8");
+    tcase_init(&t, "m", 64);
+    tdim(&t, "kv", 100);
+    tdim(&t, "kv_min", 101);
+    expect_refused(&t, "dim.kv_min = 101");
+    tcase_init(&t, "s", 64);
+    tparam(&t, "schedule", "random");
+    expect_refused(&t, "fixed or dynamic");
+}
+
+/* llama8b-4l at fp16: 4 x 218.1 M weights, 4 x 8 x 4095 x 128 x 2 KV read, 4 x 8 x 128 x 2 written */
+static void test_bytes(void **state)
+{
+    (void)state;
+    tcase t;
+    tcase_init(&t, "llama8b-4l", 64);
+    tdim(&t, "layers", 4);
+    dr_geom g;
+    char why[256];
+    assert_int_equal(dr_geometry(&t.k, &g, why, sizeof why), 0);
+    double w, r, wr;
+    dr_step_bytes_parts(&g, 2, &w, &r, &wr);
+    const double per_layer = 4096.0 * 6144 + 4096.0 * 4096 + 2 * 14336.0 * 4096 + 14336.0 * 4096 + 2 * 4096;
+    assert_float_equal(w, 4 * per_layer * 2, 0);
+    assert_float_equal(r, 4.0 * 8 * 4095 * 128 * 2 * 2, 0);
+    assert_float_equal(wr, 4.0 * 8 * 128 * 2 * 2, 0);
+    const double all = dr_step_bytes(&g, 2);
+    assert_true(all > w + r + wr && all < w + r + wr + 1e5);
+    /* dynamic: the mean length */
+    tparam(&t, "schedule", "dynamic");
+    assert_int_equal(dr_geometry(&t.k, &g, why, sizeof why), 0);
+    dr_step_bytes_parts(&g, 2, &w, &r, &wr);
+    assert_float_equal(r, 4.0 * 8 * (0.5 * 4097 - 1) * 128 * 2 * 2, 1e-6);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_attention_by_hand),   cmocka_unit_test(test_rope_in_the_append),
+        cmocka_unit_test(test_steps_read_earlier_appends), cmocka_unit_test(test_stack_by_hand),
+        cmocka_unit_test(test_schedule),            cmocka_unit_test(test_geometry),
+        cmocka_unit_test(test_bytes),
+    };
+    KLAB_RUN_TESTS(tests);
+}

@@ -1,0 +1,128 @@
+/* decode_replay on a GPU, through the real klab binary, on tiny stacks (tests/gpu_ini/decode_replay.ini:
+ * 2 layers, hidden 256, fixed and dynamic schedules, split and unsplit caches, head dims 64 and 128,
+ * B = 1, 2, 3 and 8, the attention alone): every profile verifies its output and its appended KV
+ * entries against the float64 reference and is timed as steps (at least 1000 samples, p95 and p99, a
+ * samples file); graph_pdl runs on sm_90 and is skipped, saying why, anywhere else. With param.probes = 1
+ * and KLAB_DECODE_PROBES set, the probes are written beside the run: enqueue times of every profile
+ * and every kernel's stamps.
+ * Speed is not checked here: the targets and what the H200 run must check are in
+ * docs/notes/decode_replay.md. Without a GPU the whole program is skipped with the reason (exit 77). */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "klab_gpu.h"
+
+static int device_cc;
+
+static void expect_steps_rows(const csv *c, int want)
+{
+    int checked = 0;
+    for (int i = 0; i < c->n; i++) {
+        const klab_row *r = &c->rows[i];
+        if (!strcmp(r->profile, "graph_pdl") && device_cc != 90) {
+            expect_status(r, ROW_SKIPPED, "sm_90");
+            continue;
+        }
+        expect_status(r, ROW_PASSED, NULL);
+        if (strcmp(r->launch, "steps"))
+            fail_msg("%s %s %s: launch %s, expected steps", r->kcase, r->dtype, r->profile, r->launch);
+        if (!r->has_err || !(r->rel_l2_err <= r->tol))
+            fail_msg("%s %s %s: no error figures within tolerance", r->kcase, r->dtype, r->profile);
+        if (r->reps < 1000 || strstr(r->flags, "few-samples"))
+            fail_msg("%s %s %s: %d step samples (%s), expected at least 1000", r->kcase, r->dtype, r->profile, r->reps,
+                     r->flags);
+        if (!(r->p95_ms >= r->median_ms && r->p99_ms >= r->p95_ms && r->max_ms >= r->p99_ms))
+            fail_msg("%s %s %s: p50 %.4f p95 %.4f p99 %.4f max %.4f out of order", r->kcase, r->dtype, r->profile,
+                     r->median_ms, r->p95_ms, r->p99_ms, r->max_ms);
+        if (!r->samples_file[0])
+            fail_msg("%s %s %s: no samples file", r->kcase, r->dtype, r->profile);
+        printf("# %-14s %s %-16s p50 %.4f p95 %.4f p99 %.4f ms, err %.2e\n", r->kcase, r->dtype, r->profile,
+               r->median_ms, r->p95_ms, r->p99_ms, r->rel_l2_err);
+        checked++;
+    }
+    assert_int_equal(checked + (device_cc == 90 ? 0 : c->n / 4), want);
+}
+
+static void test_every_profile_verifies_and_steps(void **state)
+{
+    (void)state;
+    USE_PLUGINS("decode_replay");
+    klab_result r = RUN("decode", "--plugin", "decode_replay");
+    assert_int_equal(r.rc, 0);
+    csv c = read_rows("decode", "decode_replay");
+    assert_int_equal(c.n, 5 * 2 * 4); /* cases x dtypes x profiles */
+    expect_steps_rows(&c, c.n);
+    free(c.rows);
+    free(r.out);
+}
+
+static int lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int n = 0, ch;
+    while ((ch = fgetc(f)) != EOF)
+        n += ch == '\n';
+    fclose(f);
+    return n;
+}
+
+/* lines of `path` holding `needle` */
+static int lines_with(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, needle) != NULL;
+    fclose(f);
+    return n;
+}
+
+static void test_probes_written(void **state)
+{
+    (void)state;
+    USE_PLUGINS("decode_replay");
+    char dir[PATH_MAX], ini[PATH_MAX + 32];
+    kr_mkdir("probes", dir, sizeof dir);
+    snprintf(ini, sizeof ini, "%s/probes.ini", dir);
+    kr_write_file(ini, "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 5000\nsteps = 6\n"
+                       "param.probes = 1\ndim.layers = 2\ndim.hidden = 256\ndim.heads = 4\ndim.kv_heads = 2\n"
+                       "dim.head_dim = 64\ndim.inter = 512\n[case probed]\ndim.batch = 2\ndim.kv = 200\n"
+                       "dim.chunk = 64\nparam.schedule = dynamic\n");
+    setenv("KLAB_DECODE_PROBES", dir, 1);
+    klab_result r = RUN("probes", "--config", ini);
+    unsetenv("KLAB_DECODE_PROBES");
+    assert_int_equal(r.rc, 0);
+    char enq[PATH_MAX + 64], ker[PATH_MAX + 64];
+    snprintf(enq, sizeof enq, "%s/decode_replay.probes/probed.fp16.enqueue.csv", dir);
+    snprintf(ker, sizeof ker, "%s/decode_replay.probes/probed.fp16.kernels.csv", dir);
+    if (lines(enq) < 1000)
+        fail_msg("%s: %d lines, expected an enqueue time a run", enq, lines(enq));
+    if (lines_with(ker, "graph,") < 6 * 2 || lines_with(ker, "eager,") < 6 * 2)
+        fail_msg("%s: too few kernel stamps (graph %d, eager %d lines)", ker, lines_with(ker, "graph,"),
+                 lines_with(ker, "eager,"));
+    /* a step of 2 layers: qkv, attn, combine, oproj, gateup, down each layer */
+    if (lines_with(ker, ",combine,") < 2 || lines_with(ker, ",down,") < 2)
+        fail_msg("%s: kernels missing", ker);
+    free(r.out);
+}
+
+int main(void)
+{
+    KLAB_SKIP_WITHOUT_GPU();
+    struct cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess)
+        KLAB_SKIP_ALL("device 0 did not answer cudaGetDeviceProperties");
+    device_cc = p.major * 10 + p.minor;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_every_profile_verifies_and_steps, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_probes_written, kr_setup_tmp, kr_teardown_tmp),
+    };
+    KLAB_RUN_TESTS(tests);
+}
