@@ -300,7 +300,7 @@ def row_of(a, c, dtype, profile, samples, work, err, sample_rel):
 # ---- plan and run -------------------------------------------------------------------------------------------
 
 def plan(a):
-    ini = Ini(a.ini)
+    ini = Ini(a.ini, plugins=("decode_replay",))
     if ini.plugin != "decode_replay":
         raise IniError(f"{a.ini}: plugin {ini.plugin}, expected decode_replay")
     return [(c, [d for d in c.dtypes if not a.dtypes or d in a.dtypes]) for c in ini.select(a.cases)]
