@@ -2,6 +2,7 @@
 # One GPU sitting, in calls that each fit the device tool's 10 minutes. From the repository root on
 # the GPU machine:
 #
+#   tools/gpu-run.sh build        the dependencies and the build alone (build-gpu/), for commands of one's own
 #   tools/gpu-run.sh tests        build; the whole test suite with the GPU tests running; the timer's
 #                                 self-test; compute-sanitizer memcheck and racecheck (vector_add,
 #                                 rmsnorm); the PyTorch anchors (do_bench) for reference
@@ -46,8 +47,8 @@
 set -uo pipefail
 mode=${1:-all}
 case $mode in
-  tests | bench | all | rows | rows-klab | rows-torch | rows-sweep | rows-decode | rows-tune | sanitize) ;;
-  *) echo "usage: tools/gpu-run.sh tests|bench|all|rows-klab|rows-torch|rows-sweep|rows-decode|rows-tune|sanitize|rows" >&2
+  build | tests | bench | all | rows | rows-klab | rows-torch | rows-sweep | rows-decode | rows-tune | sanitize) ;;
+  *) echo "usage: tools/gpu-run.sh build|tests|bench|all|rows-klab|rows-torch|rows-sweep|rows-decode|rows-tune|sanitize|rows" >&2
      exit 2 ;;
 esac
 OUT=${OUT:-$PWD/out/gpu-run}
