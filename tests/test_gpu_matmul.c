@@ -27,6 +27,13 @@ static const char *check_of(const char *kcase)
     return !strcmp(kcase, "square-2048") ? "check=sampled_devfull" : "check=sampled";
 }
 
+/* M x N of the cases checked in full (tests/gpu_ini/matmul_h200.ini) */
+static uint64_t full_elems(const char *kcase)
+{
+    return !strcmp(kcase, "cube-128") ? 128u * 128u : !strcmp(kcase, "odd-200") ? 200u * 136u
+           : !strcmp(kcase, "decode-16") ? 16u * 1024u : 0u;
+}
+
 /* Passed and timed within tolerance, naming the case's check; wgmma* skipped off sm_90. Returns the
    rows that ran. */
 static int expect_all_good(const csv *c, const char *launch)
@@ -46,8 +53,9 @@ static int expect_all_good(const csv *c, const char *launch)
         if (!strstr(r->config, check_of(r->kcase)))
             fail_msg("%s %s %s: config '%s' does not say %s", r->kcase, r->dtype, r->profile, r->config,
                      check_of(r->kcase));
+        /* sampled: 2048 fresh elements a verified run; full: every element (M x N of the case) */
         const int sampled = strstr(r->config, "check=sampled") != NULL;
-        if (sampled ? r->verified_elems != 2048 : r->verified_elems != 0)
+        if (r->verified_elems != (sampled ? 2048u : full_elems(r->kcase)))
             fail_msg("%s %s %s: %llu elements verified a run", r->kcase, r->dtype, r->profile,
                      (unsigned long long)r->verified_elems);
         if (launch && strcmp(r->launch, launch))
@@ -113,7 +121,7 @@ static void test_refusals(void **state)
 {
     (void)state;
     USE_PLUGINS("matmul_h200");
-    klab_result r = RUN("mmbad", "--plugin", "matmul_h200", "--config", KLAB_TEST_DATA "/gpu_ini/matmul_h200_bad.ini");
+    klab_result r = RUN("mmbad", "--config", KLAB_TEST_DATA "/gpu_ini/matmul_h200_bad.ini"); /* names its plugin */
     assert_int_equal(r.rc, 1); /* no-k fails */
     csv c = read_rows("mmbad", "matmul_h200");
     expect_status(row(&c, "k-odd", "bf16", "cublas"), ROW_PASSED, NULL);
