@@ -526,7 +526,7 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int l0, int l1, bool pdl,
     T *h = (T *)t->h, *y = (T *)t->y;
     for (int l = l0; l < l1; l++) {
         const bool last_layer = l == g->layers - 1;
-        auto ctl = [&](int k, bool last) { return StepCtl{t->cursor, t->probe, l * kpl + k, nk, last ? 1 : 0}; };
+        auto ctl = [&](int k, bool last) { return StepCtl{t->cursor, t->probe, dr_kernel_index(g, l, k), nk, last ? 1 : 0}; };
         cudaError_t e;
         const T *hin = l == 0 ? x : h;
         if (!g->attn_only) {
