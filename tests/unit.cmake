@@ -130,6 +130,10 @@ endforeach()
 # decode_replay's float64 reference by hand, its length schedule, geometry and bytes (plain C)
 klab_test(test_decode_replay SOURCES test_decode_replay.c ../plugins/decode_replay/decode_replay_reference.c
           ../plugins/decode_replay/decode_replay_geom.c ../plugins/rmsnorm/rmsnorm_reference.c LABELS unit)
+# its tensors for every case of its INI files: each kernel argument bound to the tensor of its name, each
+# kernel's writes within their tensor, a probe slot for each kernel
+klab_test(test_decode_tensors SOURCES test_decode_tensors.c ../plugins/decode_replay/decode_replay_tensors.c
+          ../plugins/decode_replay/decode_replay_geom.c LABELS unit)
 # its INI files checked against the plugin as `klab --validate` does it, without a GPU
 foreach(ini ini/decode_replay.ini tests/gpu_ini/decode_replay.ini)
   get_filename_component(dir ${ini} DIRECTORY)

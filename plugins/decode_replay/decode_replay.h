@@ -39,6 +39,7 @@ enum { DR_K_QKV = 0, DR_K_ATTN, DR_K_COMBINE, DR_K_OPROJ, DR_K_GATEUP, DR_K_DOWN
 #define DR_KPL_ATTN 2
 
 #define DR_DEFAULT_EPS 1e-5
+#define DR_DEFAULT_STEPS 16 /* a case's steps when its INI gives none */
 #define DR_MAX_BATCH 8
 
 typedef struct dr_geom {
@@ -58,12 +59,50 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen);
 
 /* Kernels one step launches. */
 int dr_kernels_per_layer(const dr_geom *g);
+/* Kernel k (DR_K_*) of layer l as the probes number it: l * dr_kernels_per_layer + its place in the layer
+   (with param.part = attn the attention is 0 and the combine 1), always below layers * kernels a layer. */
+int dr_kernel_index(const dr_geom *g, int l, int k);
 
 /* Elements of each tensor. */
 typedef struct dr_sizes {
     size_t x, y, wqkv, wo, wgu, wd, gnorm, table, sched, cache, h, qkv, attn, act, opart, ml;
 } dr_sizes;
 void dr_tensor_sizes(const dr_geom *g, dr_sizes *s);
+
+/* The step's tensors (decode_replay_tensors.c). Ids, in the order setup makes those that exist (no weights,
+   h, act, qkv or attn with param.part = attn; no o_part or m_l unsplit): that order is launch->tensors'. */
+enum { DR_T_X = 0, DR_T_WQKV, DR_T_WO, DR_T_WGU, DR_T_WD, DR_T_GATTN, DR_T_GMLP, DR_T_COS, DR_T_SIN, DR_T_LENS,
+       DR_T_KC, DR_T_VC, DR_T_CURSOR, DR_T_Y, DR_T_H, DR_T_ACT, DR_T_QKV, DR_T_ATTN, DR_T_OPART, DR_T_ML,
+       DR_T_COUNT };
+
+typedef struct dr_tensor_spec {
+    int id; /* DR_T_* */
+    const char *name;
+    klab_role role;
+    klab_dtype dtype;
+    size_t count;
+} dr_tensor_spec;
+
+/* The case's tensors in the order setup makes them; returns how many. Pure. */
+int dr_tensor_specs(const dr_geom *g, klab_dtype d, dr_tensor_spec spec[DR_T_COUNT]);
+
+/* idx[id]: the position of tensor id in that order (in launch->tensors), -1 when the case has none. */
+void dr_tensor_index(const dr_tensor_spec *spec, int n, int idx[DR_T_COUNT]);
+
+/* What one kernel of a step writes: tensor t (DR_T_*), elements [off, off + n). The kernels' own index
+   arithmetic (decode_replay_kernels.cu), for checks on the CPU: every extent within its tensor. */
+typedef struct dr_write {
+    int kernel; /* DR_K_* */
+    int t;
+    size_t off, n;
+} dr_write;
+#define DR_WRITES_PER_LAYER 10
+/* The writes of layer l's kernels, in launch order; returns how many. */
+int dr_layer_writes(const dr_geom *g, int l, dr_write w[DR_WRITES_PER_LAYER]);
+
+/* The plugin's param.NAME and dim.NAME keys (its descriptor's lists), NULL-terminated. */
+extern const char *const dr_params[];
+extern const char *const dr_dims[];
 
 /* Bytes one step moves at the least: weights read once, the KV read (the fixed length, or the dynamic
    schedule's mean), the KV written, x read and y written, the step's RoPE rows. */
@@ -97,6 +136,11 @@ typedef struct dr_dev {
     float *opart, *ml;
     unsigned long long *probe; /* NULL, or this profile's stamp ring (dr_probe_slot) */
 } dr_dev;
+
+/* The kernels' pointers from a table in dr_tensor_specs' order (launch->tensors, or setup's pointers
+   kept in that same order for the graphs), idx from dr_tensor_index. The one binding of tensors to the
+   kernels' arguments: eager and every captured graph go through it. */
+void dr_bind(const int idx[DR_T_COUNT], void *const *table, unsigned long long *probe, dr_dev *d);
 
 /* Probes (param.probes = 1): a ring per profile of the last DR_PROBE_STEPS steps it ran, %globaltimer ns.
    Word 0 counts the steps; slot i (DR_PROBE_WORDS_SLOT(nk) words from word 1 + i * that) holds the

@@ -99,6 +99,11 @@ int dr_kernels_per_layer(const dr_geom *g)
     return g->attn_only ? DR_KPL_ATTN : DR_KPL;
 }
 
+int dr_kernel_index(const dr_geom *g, int l, int k)
+{
+    return l * dr_kernels_per_layer(g) + (g->attn_only ? k - DR_K_ATTN : k);
+}
+
 void dr_tensor_sizes(const dr_geom *g, dr_sizes *s)
 {
     const size_t B = (size_t)g->batch, L = (size_t)g->layers, H = (size_t)g->hidden, D = (size_t)g->head_dim;

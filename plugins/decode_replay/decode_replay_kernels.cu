@@ -284,7 +284,8 @@ template <typename T> struct AttnArgs {
    v (two positions a warp at D = 128), U positions a group in flight; online softmax in the log2 domain
    per head, merged across the warp's groups by shuffles, across warps in shared memory. The CTA whose
    range holds the new position writes the rotated k and v there first and reads them back like the
-   others (ordinary loads: the cache is written in this kernel, so not through the read-only path). */
+   others (ordinary loads: the cache is written in this kernel, so not through the read-only path). A
+   CTA whose split starts at or past the step's length marks it empty and exits, reading nothing else. */
 template <typename T, int D, int G>
 __global__ void __launch_bounds__(AW * 32) attn_kernel(AttnArgs<T> a)
 {
@@ -295,6 +296,14 @@ __global__ void __launch_bounds__(AW * 32) attn_kernel(AttnArgs<T> a)
     pdl_wait();
     const int len = a.lens[(size_t)(sp0.cur % a.steps) * gridDim.z + b], pos = len - 1;
     const int c0 = split * a.chunk, c1 = min(c0 + a.chunk, len);
+    if (c0 >= len) { /* a split past this step's length (only splits > 0, so split): marked empty, nothing read */
+        if (threadIdx.x < G) {
+            const size_t sp = ((size_t)b * a.heads + kvh * G + threadIdx.x) * a.splits + split;
+            a.ml[sp * 2] = -INFINITY, a.ml[sp * 2 + 1] = 0.f;
+        }
+        step_end(a.c, sp0);
+        return;
+    }
     const float *cr = a.cos_t + (size_t)pos * (D / 2), *sr = a.sin_t + (size_t)pos * (D / 2);
     const T *tok = a.qkv + (size_t)b * a.nqkv;
 
@@ -526,7 +535,7 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int l0, int l1, bool pdl,
     T *h = (T *)t->h, *y = (T *)t->y;
     for (int l = l0; l < l1; l++) {
         const bool last_layer = l == g->layers - 1;
-        auto ctl = [&](int k, bool last) { return StepCtl{t->cursor, t->probe, l * kpl + k, nk, last ? 1 : 0}; };
+        auto ctl = [&](int k, bool last) { return StepCtl{t->cursor, t->probe, dr_kernel_index(g, l, k), nk, last ? 1 : 0}; };
         cudaError_t e;
         const T *hin = l == 0 ? x : h;
         if (!g->attn_only) {

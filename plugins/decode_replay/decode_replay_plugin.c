@@ -23,20 +23,14 @@
 #include "decode_replay_probes.h"
 #include "../rmsnorm_rope/rmsnorm_rope.h"
 
-/* The tensors, in the order they are made when they exist (no weights with param.part = attn). */
-enum { T_X = 0, T_WQKV, T_WO, T_WGU, T_WD, T_GATTN, T_GMLP, T_COS, T_SIN, T_LENS, /* inputs */
-       T_KC, T_VC, T_CURSOR,                                                  /* states */
-       T_Y,                                                                   /* output */
-       T_H, T_QKV, T_ATTN, T_ACT, T_OPART, T_ML,                              /* scratch */
-       T_COUNT };
-
 typedef struct dr_state {
     klab_ctx *ctx;
     const klab_host *host;
     klab_dtype dtype;
     dr_geom g;
-    int idx[T_COUNT];      /* launch->tensors index of each tensor, -1 when absent */
-    void *ptr[T_COUNT];    /* setup's pointers (the graphs') */
+    int idx[DR_T_COUNT];    /* launch->tensors index of each tensor (DR_T_*), -1 when absent */
+    int ntensors;
+    void *made[DR_T_COUNT]; /* setup's pointers in launch->tensors' order: what the graphs are bound to */
     cudaGraphExec_t whole, pdl, *piece;
     dr_probes probes;
     const char *case_name;
@@ -49,13 +43,10 @@ typedef struct dr_state {
 
 static const char *const profile_names[DR_NPROFILES] = {"eager", "graph", "graph_piecewise", "graph_pdl"};
 
-static void dev_of(const dr_state *st, void *const *t, unsigned long long *probe, dr_dev *d)
+/* Setup's pointer of tensor id (DR_T_*), NULL when the case has none. */
+static void *made(const dr_state *st, int id)
 {
-#define P(i) (st->idx[i] >= 0 ? t[st->idx[i]] : NULL)
-    *d = (dr_dev){P(T_X), P(T_WQKV), P(T_WO), P(T_WGU), P(T_WD), P(T_GATTN), P(T_GMLP), P(T_COS), P(T_SIN), P(T_LENS),
-                  P(T_KC), P(T_VC), P(T_CURSOR), P(T_Y), P(T_H), P(T_QKV), P(T_ATTN), P(T_ACT), P(T_OPART), P(T_ML),
-                  probe};
-#undef P
+    return st->idx[id] >= 0 ? st->made[st->idx[id]] : NULL;
 }
 
 static klab_status capture(dr_state *st, int l0, int l1, int pdl, unsigned long long *probe, cudaGraphExec_t *exec)
@@ -63,7 +54,7 @@ static klab_status capture(dr_state *st, int l0, int l1, int pdl, unsigned long 
     const klab_host *host = st->host;
     cudaStream_t s = (cudaStream_t)host->stream(st->ctx);
     dr_dev d;
-    dev_of(st, st->ptr, probe, &d);
+    dr_bind(st->idx, st->made, probe, &d);
     cudaGraph_t graph = NULL;
     KLAB_CUDA(host, st->ctx, cudaStreamSynchronize(s));
     KLAB_CUDA(host, st->ctx, cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
@@ -78,16 +69,6 @@ static klab_status capture(dr_state *st, int l0, int l1, int pdl, unsigned long 
     return KLAB_OK;
 }
 
-static void *make(dr_state *st, int which, const char *name, klab_role role, klab_dtype dt, size_t n, int *next)
-{
-    void *p = st->host->tensor(st->ctx, name, role, dt, n);
-    if (p) {
-        st->idx[which] = (*next)++;
-        st->ptr[which] = p;
-    }
-    return p;
-}
-
 /* The weights' values: uniform with variance 1/K so every projection of a unit-rms input has unit variance
    (fp16 would overflow at llama8b's sizes with weights in [-1, 1)); the norms' gains around 1. */
 static klab_status fill_weights(dr_state *st)
@@ -95,15 +76,15 @@ static klab_status fill_weights(dr_state *st)
     const klab_host *h = st->host;
     const dr_geom *g = &st->g;
     const double qd = (double)(g->heads * g->head_dim);
-    const struct { int t; double k; } w[] = {{T_WQKV, (double)g->hidden}, {T_WO, qd}, {T_WGU, (double)g->hidden},
-                                             {T_WD, (double)g->inter}};
+    const struct { int t; double k; } w[] = {{DR_T_WQKV, (double)g->hidden}, {DR_T_WO, qd},
+                                             {DR_T_WGU, (double)g->hidden}, {DR_T_WD, (double)g->inter}};
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
         const double a = sqrt(3.0 / w[i].k);
-        if (h->fill_uniform(st->ctx, st->ptr[w[i].t], -a, a) != KLAB_OK)
+        if (h->fill_uniform(st->ctx, made(st, w[i].t), -a, a) != KLAB_OK)
             return KLAB_ERROR;
     }
-    if (h->fill_uniform(st->ctx, st->ptr[T_GATTN], 0.5, 1.5) != KLAB_OK ||
-        h->fill_uniform(st->ctx, st->ptr[T_GMLP], 0.5, 1.5) != KLAB_OK)
+    if (h->fill_uniform(st->ctx, made(st, DR_T_GATTN), 0.5, 1.5) != KLAB_OK ||
+        h->fill_uniform(st->ctx, made(st, DR_T_GMLP), 0.5, 1.5) != KLAB_OK)
         return KLAB_ERROR;
     return KLAB_OK;
 }
@@ -124,13 +105,13 @@ static klab_status fill_tables(dr_state *st)
     if (c && s && lens) {
         rope_tables(&rg, c, s);
         dr_schedule(g, st->host->seed(st->ctx), lens);
-        ks = st->host->fill_data(st->ctx, st->ptr[T_COS], c, ntab);
+        ks = st->host->fill_data(st->ctx, made(st, DR_T_COS), c, ntab);
         if (ks == KLAB_OK)
-            ks = st->host->fill_data(st->ctx, st->ptr[T_SIN], s, ntab);
+            ks = st->host->fill_data(st->ctx, made(st, DR_T_SIN), s, ntab);
         if (ks == KLAB_OK)
-            ks = st->host->fill_data(st->ctx, st->ptr[T_LENS], lens, nsch);
+            ks = st->host->fill_data(st->ctx, made(st, DR_T_LENS), lens, nsch);
         if (ks == KLAB_OK)
-            ks = st->host->fill_data(st->ctx, st->ptr[T_CURSOR], &zero, 1);
+            ks = st->host->fill_data(st->ctx, made(st, DR_T_CURSOR), &zero, 1);
     } else {
         st->host->error(st->ctx, "out of memory");
     }
@@ -142,37 +123,16 @@ static klab_status fill_tables(dr_state *st)
 
 static klab_status make_tensors(dr_state *st)
 {
-    const dr_geom *g = &st->g;
-    const klab_dtype d = st->dtype;
-    dr_sizes z;
-    dr_tensor_sizes(g, &z);
-    int n = 0;
-    for (int i = 0; i < T_COUNT; i++)
-        st->idx[i] = -1;
-    if (!make(st, T_X, "x", KLAB_INPUT, d, z.x, &n))
+    dr_tensor_spec spec[DR_T_COUNT];
+    const int n = dr_tensor_specs(&st->g, st->dtype, spec);
+    dr_tensor_index(spec, n, st->idx);
+    for (int i = 0; i < n; i++)
+        if (!(st->made[i] = st->host->tensor(st->ctx, spec[i].name, spec[i].role, spec[i].dtype, spec[i].count)))
+            return KLAB_ERROR;
+    st->ntensors = n;
+    if (!st->g.attn_only && fill_weights(st) != KLAB_OK)
         return KLAB_ERROR;
-    if (!g->attn_only &&
-        (!make(st, T_WQKV, "wqkv", KLAB_INPUT, d, z.wqkv, &n) || !make(st, T_WO, "wo", KLAB_INPUT, d, z.wo, &n) ||
-         !make(st, T_WGU, "wgu", KLAB_INPUT, d, z.wgu, &n) || !make(st, T_WD, "wd", KLAB_INPUT, d, z.wd, &n) ||
-         !make(st, T_GATTN, "g_attn", KLAB_INPUT, d, z.gnorm, &n) ||
-         !make(st, T_GMLP, "g_mlp", KLAB_INPUT, d, z.gnorm, &n) || fill_weights(st) != KLAB_OK))
-        return KLAB_ERROR;
-    if (!make(st, T_COS, "cos", KLAB_INPUT, KLAB_FP32, z.table, &n) ||
-        !make(st, T_SIN, "sin", KLAB_INPUT, KLAB_FP32, z.table, &n) ||
-        !make(st, T_LENS, "lens", KLAB_INPUT, KLAB_INT32, z.sched, &n) ||
-        !make(st, T_KC, "k_cache", KLAB_STATE, d, z.cache, &n) || !make(st, T_VC, "v_cache", KLAB_STATE, d, z.cache, &n) ||
-        !make(st, T_CURSOR, "cursor", KLAB_STATE, KLAB_INT32, 1, &n) || !make(st, T_Y, "y", KLAB_OUTPUT, d, z.y, &n) ||
-        fill_tables(st) != KLAB_OK)
-        return KLAB_ERROR;
-    if (!g->attn_only && (!make(st, T_H, "h", KLAB_SCRATCH, d, z.h, &n) ||
-                          !make(st, T_ACT, "act", KLAB_SCRATCH, d, z.act, &n) ||
-                          !make(st, T_QKV, "qkv", KLAB_SCRATCH, d, z.qkv, &n) ||
-                          !make(st, T_ATTN, "attn", KLAB_SCRATCH, d, z.attn, &n)))
-        return KLAB_ERROR;
-    if (g->splits > 1 && (!make(st, T_OPART, "o_part", KLAB_SCRATCH, KLAB_FP32, z.opart, &n) ||
-                          !make(st, T_ML, "m_l", KLAB_SCRATCH, KLAB_FP32, z.ml, &n)))
-        return KLAB_ERROR;
-    return KLAB_OK;
+    return fill_tables(st);
 }
 
 static void dr_teardown(void *state);
@@ -219,15 +179,31 @@ static double now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
 
+/* The graphs hold setup's pointers: a run on other tensors (another copy, another instance's) would read
+   and write what the host does not check. */
+static int setup_tensors(const dr_state *st, const klab_launch *l)
+{
+    if (l->ntensors != st->ntensors)
+        return 0;
+    for (int i = 0; i < st->ntensors; i++)
+        if (l->tensors[i] != st->made[i])
+            return 0;
+    return 1;
+}
+
 static klab_status dr_run(void *state, const klab_launch *l)
 {
     dr_state *st = state;
     cudaStream_t s = (cudaStream_t)l->stream;
     const double t0 = now_us();
+    if (l->profile > DR_EAGER && l->profile < DR_NPROFILES && !setup_tensors(st, l))
+        return st->host->error(st->ctx, "profile %s: run() was handed tensors other than setup's, which its graphs "
+                                        "are bound to (KLAB_PROFILE_FIXED_TENSORS)",
+                               profile_names[l->profile]);
     switch (l->profile) {
     case DR_EAGER: {
         dr_dev d;
-        dev_of(st, l->tensors, dr_probes_ring(&st->probes, DR_EAGER), &d);
+        dr_bind(st->idx, l->tensors, dr_probes_ring(&st->probes, DR_EAGER), &d);
         KLAB_CUDA(st->host, st->ctx, (cudaError_t)dr_enqueue(st->dtype, &st->g, &d, 0, (int)st->g.layers, 0, s));
         break;
     }
@@ -272,7 +248,7 @@ static klab_status dr_verify(void *state, const klab_case *k, const klab_verify_
     dr_state *st = state;
     (void)k;
     /* in: x, [weights], cos, sin, lens, k_cache, v_cache, cursor; out: k_cache, v_cache, cursor, y */
-    const int no = 4, base = st->idx[T_LENS] + 1;
+    const int no = 4, base = st->idx[DR_T_LENS] + 1;
     if (io->n_out != no || io->n_in != base + 3)
         return st->host->error(st->ctx, "verify: %d inputs and %d outputs, expected %d and %d", io->n_in, io->n_out,
                                base + 3, no);
@@ -292,8 +268,8 @@ static klab_status dr_verify(void *state, const klab_case *k, const klab_verify_
         memcpy(st->memo[1], io->in[base + 1], io->out_count[1] * sizeof(double));
         const double *const *in = io->in;
 #define IN(t) (st->idx[t] >= 0 ? in[st->idx[t]] : NULL)
-        const dr_ref_in ri = {IN(T_X), IN(T_WQKV), IN(T_WO), IN(T_WGU), IN(T_WD), IN(T_GATTN), IN(T_GMLP),
-                              IN(T_COS), IN(T_SIN), IN(T_LENS), (int64_t)in[base + 2][0]};
+        const dr_ref_in ri = {IN(DR_T_X), IN(DR_T_WQKV), IN(DR_T_WO), IN(DR_T_WGU), IN(DR_T_WD), IN(DR_T_GATTN),
+                              IN(DR_T_GMLP), IN(DR_T_COS), IN(DR_T_SIN), IN(DR_T_LENS), (int64_t)in[base + 2][0]};
 #undef IN
         /* a fixed schedule's steps are the same step replayed (the same x, the same slot written with the
            same values): one step stands for any number */
@@ -362,10 +338,6 @@ static const klab_profile profiles[] = {
     {.name = NULL},
 };
 
-static const char *const params[] = {"schedule", "part", "eps", "probes", NULL};
-static const char *const dims[] = {"batch", "layers", "hidden", "heads", "kv_heads", "head_dim",
-                                   "inter", "kv", "kv_min", "chunk", NULL};
-
 static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "decode_replay",
@@ -375,10 +347,10 @@ static const klab_plugin descriptor = {
     .baseline = "eager",
     .dtypes = KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16),
     .min_cc = 80,
-    .params = params,
-    .dims = dims,
+    .params = dr_params,
+    .dims = dr_dims,
     .flags = KLAB_PLUGIN_STEPS,
-    .default_steps = 16,
+    .default_steps = DR_DEFAULT_STEPS,
     .setup = dr_setup,
     .run = dr_run,
     .verify = dr_verify,
