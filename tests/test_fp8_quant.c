@@ -174,6 +174,42 @@ static void test_blocks128_layout(void **state)
     assert_int_equal(q[129 * K + 130], 0x7e);
 }
 
+/* Each 128 x 128 block is cast with one factor, 448 over that block's amax, in every one of its rows:
+   the reference against a second, plain computation (the block's amax found by scanning the block's
+   elements in index order) on a block whose rows span 2^-13 .. 2^20. The GPU quantiser once cast rows
+   16.. of a block (its warps 1..7) with factor 1: row 2's 2^-6 values came out as subnormals (0x07)
+   where one factor of 448 / 2^20 makes them 0. */
+static void test_blocks128_one_factor(void **state)
+{
+    (void)state;
+    enum { R = 130, K = 256 };
+    static float x[R * K];
+    static uint8_t q[R * K];
+    float s[2 * 4];
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < K; c++)
+            x[r * K + c] = ldexpf(c % 3 ? 0.75f : -0.875f, (r * 7 + c / 128) % 34 - 13);
+    for (int c = 128; c < K; c++)
+        x[2 * K + c] = ldexpf(0.875f, -6);
+    x[35 * K + 140] = ldexpf(1.0f, 20); /* block (0, 1)'s amax, in a row past the first 16 */
+    fp8q_quantize_blocks128(x, R, K, q, s);
+    for (int rb = 0; rb < 2; rb++)
+        for (int kb = 0; kb < 2; kb++) {
+            float amax = 0;
+            for (int i = 0; i < R * K; i++)
+                if (i / K / 128 == rb && i % K / 128 == kb && fabsf(x[i]) > amax)
+                    amax = fabsf(x[i]);
+            assert_float_equal(s[rb * 4 + kb], amax / 448, 0);
+            for (int i = 0; i < R * K; i++)
+                if (i / K / 128 == rb && i % K / 128 == kb && q[i] != fp8q_e4m3_encode(x[i] * (448 / amax)))
+                    fail_msg("block (%d, %d): byte %d is 0x%02x, one factor gives 0x%02x", rb, kb, i, q[i],
+                             fp8q_e4m3_encode(x[i] * (448 / amax)));
+        }
+    assert_float_equal(s[1], ldexpf(1.0f, 20) / 448, 0);
+    assert_int_equal(q[2 * K + 128], 0x00); /* byte 640 */
+    assert_int_equal(q[35 * K + 140], 0x7e);
+}
+
 /* A small deterministic generator, uniform in [-1, 1), as the host fills inputs. */
 static float uniform(uint64_t *s)
 {
@@ -230,7 +266,7 @@ int main(void)
         cmocka_unit_test(test_saturation_and_nan),  cmocka_unit_test(test_every_code_round_trips),
         cmocka_unit_test(test_scales),              cmocka_unit_test(test_quantize_tensor),
         cmocka_unit_test(test_rows128_layout),      cmocka_unit_test(test_blocks128_layout),
-        cmocka_unit_test(test_quantisation_error),
+        cmocka_unit_test(test_blocks128_one_factor), cmocka_unit_test(test_quantisation_error),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -51,8 +51,12 @@ typedef struct fg_state {
     fp8_gemm_shape sh;
     int sms, cc;
     gemm_lt *lt;
-    gemm_lt_plan *plan[FG_NPROFILES]; /* cuBLASLt profiles: NULL where it cannot run here: skip[] says why */
-    char skip[FG_NPROFILES][256];
+    /* cuBLASLt profiles: NULL where there is no plan, why_not[] saying why and not_run[] what the row
+       becomes: KLAB_UNSUPPORTED (no algorithm here: skipped) or KLAB_ERROR (cuBLASLt refused the plan:
+       that profile fails, the case's other profiles still run) */
+    gemm_lt_plan *plan[FG_NPROFILES];
+    klab_status not_run[FG_NPROFILES];
+    char why_not[FG_NPROFILES][320];
 } fg_state;
 
 static void fg_free(fg_state *st)
@@ -121,38 +125,50 @@ static int quantise_inputs(const fg_state *st, void *const *t, int block)
     return e;
 }
 
-/* The cuBLASLt plan of each profile, or the reason it cannot run here. */
-static int make_plans(fg_state *st, char *why, size_t whylen)
+/* The cuBLASLt plan of each profile, or the reason it cannot run here, profile by profile: one plan
+   cuBLASLt refuses fails its own profile, not the case. t: the setup-time tensors (their scales stand
+   for the runs' in the heuristic). */
+static void make_plans(fg_state *st, void *const *t)
 {
     const fp8_gemm_shape *sh = &st->sh;
     for (int p = 0; p <= FG_AUTOQUANT_LT; p++) {
         gemm_lt_shape g = {.m = sh->m, .n = sh->n, .k = sh->k, .in = GEMM_LT_E4M3, .fast_accum = sh->fast_accum};
-        if (p == FG_BF16)
+        const float *xs = t[T_S], *ws = (const float *)t[T_S] + 1;
+        st->not_run[p] = KLAB_UNSUPPORTED;
+        if (p == FG_BF16) {
             g.in = GEMM_LT_BF16;
-        else if (st->cc < 89) {
-            snprintf(st->skip[p], sizeof st->skip[p],
+            xs = ws = NULL;
+        } else if (st->cc < 89) {
+            snprintf(st->why_not[p], sizeof st->why_not[p],
                      "fp8 e4m3 tensor cores need compute capability 8.9 or later (Ada, Hopper, Blackwell); this device is "
                      "%d.%d",
                      st->cc / 10, st->cc % 10);
             continue;
         }
+        if (p == FG_AUTOQUANT_LT) {
+            xs = t[T_SCALE];
+            ws = (const float *)t[T_SCALE] + 1;
+        }
         if (p == FG_CUBLASLT_BLOCK) {
             g.scaling = GEMM_LT_BLOCK;
+            xs = t[T_SA_B];
+            ws = t[T_SW_B];
             if (sh->k % FP8Q_BLOCK != 0 || sh->m % 4 != 0) {
-                snprintf(st->skip[p], sizeof st->skip[p],
+                snprintf(st->why_not[p], sizeof st->why_not[p],
                          sh->k % FP8Q_BLOCK ? "block scales need k a multiple of 128; dim.k is %lld"
                                             : "cuBLASLt's 1x128 scales need m a multiple of 4; dim.m is %lld",
                          (long long)(sh->k % FP8Q_BLOCK ? sh->k : sh->m));
                 continue;
             }
         }
-        int rc = gemm_lt_plan_make(st->lt, &g, &st->plan[p], st->skip[p], sizeof st->skip[p]);
-        if (rc < 0) {
-            snprintf(why, whylen, "%s", st->skip[p]);
-            return -1;
-        }
+        char why[256];
+        int rc = gemm_lt_plan_make(st->lt, &g, xs, ws, &st->plan[p], why, sizeof why);
+        if (rc < 0)
+            st->not_run[p] = KLAB_ERROR;
+        if (rc != 0)
+            snprintf(st->why_not[p], sizeof st->why_not[p], "%s%s", rc < 0 ? "cuBLASLt plan made in setup: " : "",
+                     why);
     }
-    return 0;
 }
 
 static klab_status fg_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
@@ -180,7 +196,7 @@ static klab_status fg_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     st->cc = host->device_cc(ctx);
     klab_status rc = KLAB_OK;
     int e;
-    if (gemm_lt_open(&st->lt, why, sizeof why) != 0 || make_plans(st, why, sizeof why) != 0)
+    if (gemm_lt_open(&st->lt, why, sizeof why) != 0)
         rc = host->error(ctx, "%s", why);
     else if ((e = quantise_inputs(st, t, sh.k % FP8Q_BLOCK == 0)) != 0)
         rc = host->error(ctx, "quantising the inputs in setup: CUDA error %d %s", e, cudaGetErrorString((cudaError_t)e));
@@ -188,6 +204,7 @@ static klab_status fg_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
         fg_free(st);
         return rc;
     }
+    make_plans(st, t);
     *state = st;
     return KLAB_OK;
 }
@@ -242,8 +259,8 @@ static klab_status fg_run(void *state, const klab_launch *l)
     if (p == FG_PREQUANT_BLOCK || p == FG_AUTOQUANT_BLOCK)
         return run_block(st, l, p == FG_AUTOQUANT_BLOCK);
     if (!st->plan[p]) {
-        st->host->error(st->ctx, "%s", st->skip[p]);
-        return KLAB_UNSUPPORTED;
+        st->host->error(st->ctx, "%s", st->why_not[p]);
+        return st->not_run[p];
     }
     char why[512];
     int rc = 0;

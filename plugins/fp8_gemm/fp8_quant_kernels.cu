@@ -78,15 +78,18 @@ __device__ __forceinline__ float warp_max(float v, int width)
     return v;
 }
 
-/* Block-wide max; every thread gets it. */
+/* Block-wide max; every thread gets it. Every warp reduces the warps' partials itself, each lane
+   reading the partial of its own lane index: the lane, not threadIdx.x, or warps past the first read
+   nothing and return 0 (the 128 x 128 cast then ran with factor 1 in warps 1..7). */
 __device__ float block_max(float v)
 {
     __shared__ float part[THREADS / 32];
+    const unsigned lane = threadIdx.x % 32;
     v = warp_max(v, 32);
-    if (threadIdx.x % 32 == 0)
+    if (lane == 0)
         part[threadIdx.x / 32] = v;
     __syncthreads();
-    v = threadIdx.x < THREADS / 32 ? part[threadIdx.x] : 0.f;
+    v = lane < THREADS / 32 ? part[lane] : 0.f;
     v = warp_max(v, 32);
     __syncthreads(); /* part may be reused by a later call */
     return v;

@@ -113,7 +113,23 @@ static int describe(gemm_lt_plan *p, char *why, size_t whylen)
     return 0;
 }
 
-int gemm_lt_plan_make(gemm_lt *g, const gemm_lt_shape *sh, gemm_lt_plan **out, char *why, size_t whylen)
+/* The scale pointers of one run (cuBLASLt's A is W, its B is X). */
+static int set_scales(gemm_lt_plan *p, const float *xs, const float *ws, char *why, size_t whylen)
+{
+    if (p->sh.in != GEMM_LT_E4M3)
+        return 0;
+    if (!xs || !ws) {
+        snprintf(why, whylen, "cuBLASLt fp8 GEMM without its scale tensors");
+        return -1;
+    }
+    if (set_attr(p, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &ws, sizeof ws, why, whylen) != 0 ||
+        set_attr(p, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &xs, sizeof xs, why, whylen) != 0)
+        return -1;
+    return 0;
+}
+
+int gemm_lt_plan_make(gemm_lt *g, const gemm_lt_shape *sh, const float *xs, const float *ws, gemm_lt_plan **out,
+                      char *why, size_t whylen)
 {
     gemm_lt_plan *p = calloc(1, sizeof *p);
     if (!p) {
@@ -121,18 +137,19 @@ int gemm_lt_plan_make(gemm_lt *g, const gemm_lt_shape *sh, gemm_lt_plan **out, c
         return -1;
     }
     p->sh = *sh;
-    if (describe(p, why, whylen) != 0) {
+    if (describe(p, why, whylen) != 0 || set_scales(p, xs, ws, why, whylen) != 0) {
         gemm_lt_plan_free(p);
         return -1;
     }
     cublasLtMatmulPreference_t pref = NULL;
-    size_t ws = GEMM_LT_WORKSPACE;
+    size_t room = GEMM_LT_WORKSPACE;
     cublasLtMatmulHeuristicResult_t res;
     int found = 0;
     int rc = lt_ok(cublasLtMatmulPreferenceCreate(&pref), "preference", why, whylen);
     if (rc == 0)
-        rc = lt_ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
-                   "workspace preference", why, whylen);
+        rc = lt_ok(
+            cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &room, sizeof room),
+            "workspace preference", why, whylen);
     if (rc == 0) {
         cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(g->h, p->op, p->a, p->b, p->d, p->d, pref, 1, &res, &found);
         /* NOT_SUPPORTED: no kernel for this type, scaling or layout on this device, a skip, not an error */
@@ -160,9 +177,7 @@ int gemm_lt_plan_make(gemm_lt *g, const gemm_lt_shape *sh, gemm_lt_plan **out, c
 int gemm_lt_run(gemm_lt *g, gemm_lt_plan *p, const void *x, const void *w, const float *xs, const float *ws, void *d,
                 klab_stream s, char *why, size_t whylen)
 {
-    if (p->sh.in == GEMM_LT_E4M3 &&
-        (set_attr(p, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &ws, sizeof ws, why, whylen) != 0 ||
-         set_attr(p, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &xs, sizeof xs, why, whylen) != 0))
+    if (set_scales(p, xs, ws, why, whylen) != 0)
         return -1;
     const float one = 1.0f, zero = 0.0f;
     return lt_ok(cublasLtMatmul(g->h, p->op, &one, w, p->a, x, p->b, &zero, d, p->d, d, p->d, &p->algo, g->ws,

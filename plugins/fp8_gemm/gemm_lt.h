@@ -47,8 +47,12 @@ int gemm_lt_open(gemm_lt **g, char *why, size_t whylen);
 void gemm_lt_close(gemm_lt *g);
 
 /* A plan for the shape: 0; 1 when cuBLASLt has no algorithm for it on this device (why says so: the
-   caller skips); -1 on an error. */
-int gemm_lt_plan_make(gemm_lt *g, const gemm_lt_shape *sh, gemm_lt_plan **p, char *why, size_t whylen);
+   caller skips); -1 on an error. fp8: xs and ws are scale tensors of the kind the runs will pass (the
+   setup-time copies; each run sets its own): the heuristic must see non-NULL scale pointers, or it may
+   pick a kernel that cannot apply scales (cublasLtMatmul then answers NOT_SUPPORTED), and a block scale
+   mode without its pointer is INVALID_VALUE. NULL for bf16. */
+int gemm_lt_plan_make(gemm_lt *g, const gemm_lt_shape *sh, const float *xs, const float *ws, gemm_lt_plan **p,
+                      char *why, size_t whylen);
 void gemm_lt_plan_free(gemm_lt_plan *p);
 
 /* Enqueues D = X · W^T (scaled) on s. xs, ws: the scales (NULL for bf16). */

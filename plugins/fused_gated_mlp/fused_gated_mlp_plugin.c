@@ -109,8 +109,9 @@ static klab_status gm_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     gemm_lt_shape both = half;
     both.n = 2 * sh.f;
     /* a bf16 GEMM cuBLASLt has no algorithm for is as much an error here as a failed call */
-    if (gemm_lt_open(&st->lt, why, sizeof why) != 0 || gemm_lt_plan_make(st->lt, &half, &st->half, why, sizeof why) != 0 ||
-        gemm_lt_plan_make(st->lt, &both, &st->both, why, sizeof why) != 0) {
+    if (gemm_lt_open(&st->lt, why, sizeof why) != 0 ||
+        gemm_lt_plan_make(st->lt, &half, NULL, NULL, &st->half, why, sizeof why) != 0 ||
+        gemm_lt_plan_make(st->lt, &both, NULL, NULL, &st->both, why, sizeof why) != 0) {
         gm_free(st);
         return host->error(ctx, "%s", why);
     }
