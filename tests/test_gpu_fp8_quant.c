@@ -82,13 +82,14 @@ static void test_per_tensor(void **state)
     a[7] = 0x7fc0; /* NaN: amax passes over it, the cast keeps it */
     fa[7] = float_of(a[7]);
     void *da = dev_copy(a, sizeof a), *dw = dev_copy(w, sizeof w), *dqa = dev_copy(NULL, sizeof qa),
-         *dqw = dev_copy(NULL, sizeof qw), *damax = dev_copy(NULL, 8), *dscale = dev_copy(NULL, 8);
+         *dqw = dev_copy(NULL, sizeof qw), *damax = dev_copy(NULL, 8), *dscale = dev_copy(NULL, 2 * FP8Q_SCALE_STRIDE * sizeof(float));
     assert_int_equal(fp8q_amax2_launch(da, M * K, dw, N * K, damax, 4, 0), 0);
     assert_int_equal(fp8q_cast2_launch(da, M * K, dw, N * K, damax, dqa, dqw, dscale, 4, 0), 0);
-    float s[2], rs[2];
+    float s8[2 * FP8Q_SCALE_STRIDE], s[2], rs[2];
     back(qa, dqa, sizeof qa);
     back(qw, dqw, sizeof qw);
-    back(s, dscale, sizeof s);
+    back(s8, dscale, sizeof s8);
+    s[0] = s8[0], s[1] = s8[FP8Q_SCALE_STRIDE];
     fp8q_quantize_tensor(fa, M * K, ra, &rs[0]);
     fp8q_quantize_tensor(fw, N * K, rw, &rs[1]);
     assert_int_equal(ra[7], 0x7f);

@@ -21,7 +21,7 @@ enum {
     T_W,     /* bf16 n x k */
     T_QA,    /* e4m3 m x k, per-tensor scale, quantised in setup */
     T_QW,    /* e4m3 n x k */
-    T_S,     /* fp32 [2]: the dequantisation scales of QA and QW */
+    T_S,     /* fp32: the dequantisation scales of QA and QW, at 0 and FP8Q_SCALE_STRIDE */
     T_QA_B,  /* e4m3 m x k, per row and 128 columns */
     T_QW_B,  /* e4m3 n x k, per 128 x 128 */
     T_SA_B,  /* fp32 kb x m */
@@ -97,7 +97,8 @@ static int make_tensors(klab_ctx *ctx, const klab_host *host, const fp8_gemm_sha
         {"splitk_ws", KLAB_SCRATCH, KLAB_FP32},
     };
     const size_t ws = sh->m <= FG_SPLIT_ROWS ? 4 * mn : 1;
-    const size_t count[T_COUNT] = {mk, nk, mk, nk, 2, mk, nk, sa, sw, mn, mk, nk, 2, 2, sa, sw, ws};
+    const size_t sc = 2 * FP8Q_SCALE_STRIDE; /* two scales, 16 bytes apart */
+    const size_t count[T_COUNT] = {mk, nk, mk, nk, sc, mk, nk, sa, sw, mn, mk, nk, 2, sc, sa, sw, ws};
     for (int i = 0; i < T_COUNT; i++)
         if (!(t[i] = host->tensor(ctx, spec[i].name, spec[i].role, spec[i].dtype, count[i])))
             return -1;
@@ -133,7 +134,7 @@ static void make_plans(fg_state *st, void *const *t)
     const fp8_gemm_shape *sh = &st->sh;
     for (int p = 0; p <= FG_AUTOQUANT_LT; p++) {
         gemm_lt_shape g = {.m = sh->m, .n = sh->n, .k = sh->k, .in = GEMM_LT_E4M3, .fast_accum = sh->fast_accum};
-        const float *xs = t[T_S], *ws = (const float *)t[T_S] + 1;
+        const float *xs = t[T_S], *ws = (const float *)t[T_S] + FP8Q_SCALE_STRIDE;
         st->not_run[p] = KLAB_UNSUPPORTED;
         if (p == FG_BF16) {
             g.in = GEMM_LT_BF16;
@@ -147,7 +148,7 @@ static void make_plans(fg_state *st, void *const *t)
         }
         if (p == FG_AUTOQUANT_LT) {
             xs = t[T_SCALE];
-            ws = (const float *)t[T_SCALE] + 1;
+            ws = (const float *)t[T_SCALE] + FP8Q_SCALE_STRIDE;
         }
         if (p == FG_CUBLASLT_BLOCK) {
             g.scaling = GEMM_LT_BLOCK;
@@ -251,10 +252,10 @@ static klab_status fg_run(void *state, const klab_launch *l)
         return st->host->error(st->ctx, "profile %d is not one of fp8_gemm's", p);
     const float *s = t[T_S], *sc = t[T_SCALE];
     if (p == FG_PREQUANT)
-        return run_wgmma(st, l, FW_TENSOR, t[T_QA], t[T_QW], s, s + 1);
+        return run_wgmma(st, l, FW_TENSOR, t[T_QA], t[T_QW], s, s + FP8Q_SCALE_STRIDE);
     if (p == FG_AUTOQUANT) {
         KLAB_CUDA(st->host, st->ctx, (cudaError_t)quantise(st, t, T_AQ, T_WQ, T_SCALE, l->stream));
-        return run_wgmma(st, l, FW_TENSOR, t[T_AQ], t[T_WQ], sc, sc + 1);
+        return run_wgmma(st, l, FW_TENSOR, t[T_AQ], t[T_WQ], sc, sc + FP8Q_SCALE_STRIDE);
     }
     if (p == FG_PREQUANT_BLOCK || p == FG_AUTOQUANT_BLOCK)
         return run_block(st, l, p == FG_AUTOQUANT_BLOCK);
@@ -267,7 +268,7 @@ static klab_status fg_run(void *state, const klab_launch *l)
     switch (p) {
     case FG_BF16: rc = gemm_lt_run(st->lt, st->plan[p], t[T_A], t[T_W], NULL, NULL, t[T_D], l->stream, why, sizeof why); break;
     case FG_CUBLASLT:
-        rc = gemm_lt_run(st->lt, st->plan[p], t[T_QA], t[T_QW], s, s + 1, t[T_D], l->stream, why, sizeof why);
+        rc = gemm_lt_run(st->lt, st->plan[p], t[T_QA], t[T_QW], s, s + FP8Q_SCALE_STRIDE, t[T_D], l->stream, why, sizeof why);
         break;
     case FG_CUBLASLT_BLOCK:
         rc = gemm_lt_run(st->lt, st->plan[p], t[T_QA_B], t[T_QW_B], t[T_SA_B], t[T_SW_B], t[T_D], l->stream, why,
@@ -275,7 +276,7 @@ static klab_status fg_run(void *state, const klab_launch *l)
         break;
     case FG_AUTOQUANT_LT:
         KLAB_CUDA(st->host, st->ctx, (cudaError_t)quantise(st, t, T_AQ, T_WQ, T_SCALE, l->stream));
-        rc = gemm_lt_run(st->lt, st->plan[p], t[T_AQ], t[T_WQ], sc, sc + 1, t[T_D], l->stream, why, sizeof why);
+        rc = gemm_lt_run(st->lt, st->plan[p], t[T_AQ], t[T_WQ], sc, sc + FP8Q_SCALE_STRIDE, t[T_D], l->stream, why, sizeof why);
         break;
     }
     return rc != 0 ? st->host->error(st->ctx, "%s", why) : KLAB_OK;

@@ -57,8 +57,13 @@ void fp8q_quantize_blocks128(const float *x, size_t rows, size_t k, uint8_t *q, 
 /* amax[0] = max |a|, amax[1] = max |w| over a (na elements) and w (nw), one launch (amax zeroed first
    on the stream, so the launch is whole in itself and a graph can replay it). */
 int fp8q_amax2_launch(const void *a, size_t na, const void *w, size_t nw, float *amax, int sms, klab_stream s);
+/* Where the per-tensor scales lie: a's at scale[0], w's at scale[FP8Q_SCALE_STRIDE], 16 bytes on.
+   cuBLASLt's fp8 matmul answered NOT_SUPPORTED at run time (H200, CUDA 13.0) for every per-tensor case
+   when w's scale pointer was scale + 1, 4 bytes past a 256-byte boundary, while the block-scaled plans,
+   whose scale tensors start on their own boundaries, ran: the likely cause is the pointer's alignment. */
+#define FP8Q_SCALE_STRIDE 4
 /* Casts a and w to e4m3 with the per-tensor scales of amax[0], amax[1] and writes those scales to
-   scale[0], scale[1]: one launch for both tensors. */
+   scale[0], scale[FP8Q_SCALE_STRIDE]: one launch for both tensors. */
 int fp8q_cast2_launch(const void *a, size_t na, const void *w, size_t nw, const float *amax, uint8_t *qa, uint8_t *qw,
                       float *scale, int sms, klab_stream s);
 /* One pass, no amax beforehand: x (m x k) per row and 128 columns and w (n x k) per 128 x 128 block,

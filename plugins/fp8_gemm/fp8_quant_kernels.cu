@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(THREADS) cast2_kernel(const uint4 *__restrict_
 {
     const float ia = inv_scale(amax[0]), iw = inv_scale(amax[1]);
     if (blockIdx.x == 0 && threadIdx.x < 2)
-        scale[threadIdx.x] = scale_of(amax[threadIdx.x]);
+        scale[threadIdx.x * FP8Q_SCALE_STRIDE] = scale_of(amax[threadIdx.x]);
     for (size_t i = (size_t)blockIdx.x * THREADS + threadIdx.x; i < na + nw; i += (size_t)gridDim.x * THREADS) {
         if (i < na)
             qa[i] = cast8(a[i], ia);
