@@ -101,8 +101,8 @@ static void test_tune_verifies_every_configuration(void **state)
     klab_result r = RUN("mmtune", "--plugin", "matmul_h200", "--tune", "--case", "odd-200,decode-16", "--dtype", "bf16");
     assert_int_equal(r.rc, 0);
     csv c = read_rows("mmtune", "matmul_h200");
-    /* a case: cublas and tiled once; wgmma 15 + own, persistent 15 + own, splitk 24 + own */
-    assert_int_equal(c.n, 2 * (2 + 16 + 16 + 25));
+    /* a case: cublas and tiled once; wgmma 15 + own, persistent 24 + own, splitk 21 + own */
+    assert_int_equal(c.n, 2 * (2 + 16 + 25 + 22));
     for (int i = 0; i < c.n; i++)
         expect_status(&c.rows[i], ROW_PASSED, NULL);
     free(c.rows);
