@@ -197,6 +197,23 @@ static void test_tuning_spaces(void **state)
     assert_string_equal(buf, "gemmex,row_major_as_col_major_nn,compute=32f,check=full");
 }
 
+/* A ping-pong consumer skipping the other's unit lands where stepping through it would. */
+static void test_ring_advance(void **state)
+{
+    (void)state;
+    for (int stages = 3; stages <= 8; stages++)
+        for (int start = 0; start < 2 * stages; start++)
+            for (int n = 1; n <= 3 * stages + 1; n++) {
+                int s0 = start % stages, p0 = (start / stages) & 1, s1 = s0, p1 = p0;
+                hg_ring_advance(&s0, &p0, n, stages);
+                for (int i = 0; i < n; i++)
+                    if (++s1 == stages)
+                        s1 = 0, p1 ^= 1;
+                assert_int_equal(s0, s1);
+                assert_int_equal(p0, p1);
+            }
+}
+
 /* Every (tile m, tile n, split) exactly once over the units, and every K tile in exactly one split. */
 static void check_cover(int M, int N, int K, int bm, int bn, int cluster, int splits, int group, int raster_n)
 {
@@ -261,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_case_dims),
         cmocka_unit_test(test_tuning_spaces),
         cmocka_unit_test(test_scheduler_covers_every_tile_once),
+        cmocka_unit_test(test_ring_advance),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -325,6 +325,9 @@ template <class Cfg> struct Smem {
     }
     __device__ uint64_t *full(int s) { return (uint64_t *)(base + (size_t)Cfg::STAGES * Cfg::STAGE_BYTES) + s; }
     __device__ uint64_t *empty(int s) { return full(0) + Cfg::STAGES + s; }
+    /* ping-pong: consumer c may wait on its unit's stages once this barrier says the other consumer
+       has seen its last stage full (in the 64 spare bytes after the ring's barriers) */
+    __device__ uint64_t *turn(int c) { return full(0) + 2 * Cfg::STAGES + c; }
     unsigned char *base;
 };
 
@@ -429,6 +432,7 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
     int stage = 0, phase = 0;
     float acc[MT][R];
     int nth = 0; /* this CTA's units so far: ping-pong gives consumer c the units nth % 2 == c */
+    int turn_phase = 0;
     for (int u = blockIdx.x / Cfg::CLUSTER; u < p.units; u += ncl, nth++) {
         int tmc, tn, kb, ke;
         unit_tile(p, u, &tmc, &tn, &info.split);
@@ -436,10 +440,16 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
         if constexpr (Cfg::PINGPONG) {
             if ((nth & 1) != c) {
                 /* the other warpgroup's unit: its k-tiles pass through the ring without us */
-                const int ahead = stage + (ke - kb);
-                stage = ahead % Cfg::STAGES;
-                phase ^= (ahead / Cfg::STAGES) & 1;
+                hg_ring_advance(&stage, &phase, ke - kb, Cfg::STAGES);
                 continue;
+            }
+            /* Our ring position may be many wraps past what the barriers have reached; a parity wait
+               is only exact within one phase. Once the other consumer has seen every stage before ours
+               full, each of our slots is at most one phase behind (CUTLASS orders its ping-pong
+               warpgroups the same way), and its mainloop has been issued, so ours follows it. */
+            if (nth > 0) {
+                mbar_wait(sm.turn(c), turn_phase);
+                turn_phase ^= 1;
             }
         }
         info.m0 = (tmc * Cfg::CLUSTER + (int)rank) * Cfg::BM, info.n0 = tn * Cfg::BN;
@@ -452,6 +462,10 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
         int prev = -1;
         for (int kt = kb; kt < ke; kt++) {
             mbar_wait(sm.full(stage), phase);
+            if constexpr (Cfg::PINGPONG) {
+                if (kt == ke - 1 && t == 0)
+                    mbar_arrive(sm.turn(c ^ 1));
+            }
             const uint32_t a0 = smem_u32(sm.a(stage)) + (uint32_t)info.row0 * 128, b0 = smem_u32(sm.b(stage));
             if constexpr (promotes<Epi>::value) {
                 /* the k-tile's product on its own, complete, folded in by the policy */
@@ -503,6 +517,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         for (int s = 0; s < Cfg::STAGES; s++) {
             mbar_init(sm.full(s), 1);
             mbar_init(sm.empty(s), Cfg::TILE_CONSUMERS * Cfg::CLUSTER);
+        }
+        if constexpr (Cfg::PINGPONG) {
+            mbar_init(sm.turn(0), 1);
+            mbar_init(sm.turn(1), 1);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
         asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&ta) : "memory");
