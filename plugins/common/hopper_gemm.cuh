@@ -325,8 +325,8 @@ template <class Cfg> struct Smem {
     }
     __device__ uint64_t *full(int s) { return (uint64_t *)(base + (size_t)Cfg::STAGES * Cfg::STAGE_BYTES) + s; }
     __device__ uint64_t *empty(int s) { return full(0) + Cfg::STAGES + s; }
-    /* ping-pong: consumer c may wait on its unit's stages once this barrier says the other consumer
-       has seen its last stage full (in the 64 spare bytes after the ring's barriers) */
+    /* ping-pong: consumer c may wait on its unit's stages once this barrier says the other consumer's
+       128 threads have each seen its last stage full (in the 64 spare bytes after the ring's barriers) */
     __device__ uint64_t *turn(int c) { return full(0) + 2 * Cfg::STAGES + c; }
     unsigned char *base;
 };
@@ -463,7 +463,10 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
         for (int kt = kb; kt < ke; kt++) {
             mbar_wait(sm.full(stage), phase);
             if constexpr (Cfg::PINGPONG) {
-                if (kt == ke - 1 && t == 0)
+                /* every thread, so the other's next turn also means all of ours have passed this
+                   turn's wait: a single arrival let the other consumer, on units shorter than the
+                   ring, arrive twice while one of our warps still waited on the first phase */
+                if (kt == ke - 1)
                     mbar_arrive(sm.turn(c ^ 1));
             }
             const uint32_t a0 = smem_u32(sm.a(stage)) + (uint32_t)info.row0 * 128, b0 = smem_u32(sm.b(stage));
@@ -519,8 +522,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             mbar_init(sm.empty(s), Cfg::TILE_CONSUMERS * Cfg::CLUSTER);
         }
         if constexpr (Cfg::PINGPONG) {
-            mbar_init(sm.turn(0), 1);
-            mbar_init(sm.turn(1), 1);
+            mbar_init(sm.turn(0), 128);
+            mbar_init(sm.turn(1), 128);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
         asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&ta) : "memory");

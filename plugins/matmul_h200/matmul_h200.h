@@ -5,8 +5,9 @@
  *                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)
  *   tiled             shared memory + mma.sync m16n8k16 (ldmatrix, cp.async ring): the "before"
  *   wgmma             plugins/common/hopper_gemm.cuh, one CTA a tile (sm_90a)
- *   wgmma_persistent  the same mainloop on one CTA an SM over a tile scheduler, 2-CTA clusters that
- *                     multicast B, grouped raster order (sm_90a)
+ *   wgmma_persistent  the same mainloop on one CTA a resident slot (cudaOccupancyMaxActiveClusters) over
+ *                     a tile scheduler: cooperative tiles, ping-pong tiles, or 2-CTA clusters that
+ *                     multicast B; grouped raster order (sm_90a)
  *   wgmma_splitk      K split over CTAs into fp32 partials, then a reduction: for shapes whose tiles
  *                     leave SMs idle (16 x 4096 x 4096, 128 x 14336 x 4096) (sm_90a)
  * The case is dim.m, dim.n, dim.k. The tuning space (matmul_h200_config.c) is pure C: the CPU tests and
