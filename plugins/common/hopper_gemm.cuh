@@ -614,11 +614,11 @@ template <class Cfg, class Epi> inline int persistent_grid(const Problem &p, int
         cudaLaunchAttribute attr[1];
         cudaLaunchConfig_t lc = launch_config<Cfg>(sms - sms % Cfg::CLUSTER, 0, attr);
         int n = 0;
-        clusters = prepare<Cfg, Epi>() == cudaSuccess &&
-                           cudaOccupancyMaxActiveClusters(&n, gemm_kernel<Cfg, Epi>, &lc) == cudaSuccess && n > 0
-                       ? n
-                       : -1;
-        (void)cudaGetLastError(); /* a failed query leaves no sticky error for the launch to report */
+        const cudaError_t e = prepare<Cfg, Epi>();
+        const cudaError_t q = e == cudaSuccess ? cudaOccupancyMaxActiveClusters(&n, gemm_kernel<Cfg, Epi>, &lc) : e;
+        clusters = q == cudaSuccess && n > 0 ? n : -1;
+        if (q != cudaSuccess)
+            (void)cudaGetLastError(); /* the failed query's error is not the launch's to report */
     }
     if (clusters < 0)
         return grid_for<Cfg>(p, 1, sms);
