@@ -24,7 +24,7 @@ static const char *check_of(const char *kcase)
 {
     if (!strcmp(kcase, "cube-128") || !strcmp(kcase, "odd-200") || !strcmp(kcase, "decode-16"))
         return "check=full";
-    return !strcmp(kcase, "square-2048") ? "check=sampled_devfull" : "check=sampled";
+    return !strcmp(kcase, "square-2048") || !strcmp(kcase, "short-k-2048") ? "check=sampled_devfull" : "check=sampled";
 }
 
 /* M x N of the cases checked in full (tests/gpu_ini/matmul_h200.ini) */
@@ -72,8 +72,8 @@ static void test_every_profile_small_and_odd(void **state)
     klab_result r = RUN("mm", "--plugin", "matmul_h200");
     assert_int_equal(r.rc, 0);
     csv c = read_rows("mm", "matmul_h200");
-    assert_int_equal(c.n, 5 * 2 * 5); /* cases x dtypes x profiles */
-    assert_int_equal(expect_all_good(&c, "stream"), device_cc == 90 ? 50 : 20);
+    assert_int_equal(c.n, 6 * 2 * 5); /* cases x dtypes x profiles */
+    assert_int_equal(expect_all_good(&c, "stream"), device_cc == 90 ? 60 : 24);
     free(c.rows);
     free(r.out);
 }
@@ -91,20 +91,29 @@ static void test_batched_graphs(void **state)
     free(r.out);
 }
 
-/* Every configuration of every space, verified: odd-200 for the edges, decode-16 for the splits. */
+/* Every configuration of every space, verified: odd-200 for the edges, decode-16 for the splits,
+   short-k-2048 for persistent ping-pong over many units shorter than the ring (and every one of its
+   configurations compared whole against cuBLAS at setup). */
 static void test_tune_verifies_every_configuration(void **state)
 {
     (void)state;
     if (device_cc != 90)
         skip(); /* the spaces are the wgmma profiles' */
     USE_PLUGINS("matmul_h200");
-    klab_result r = RUN("mmtune", "--plugin", "matmul_h200", "--tune", "--case", "odd-200,decode-16", "--dtype", "bf16");
+    klab_result r = RUN("mmtune", "--plugin", "matmul_h200", "--tune", "--case", "odd-200,decode-16,short-k-2048",
+                        "--dtype", "bf16");
     assert_int_equal(r.rc, 0);
     csv c = read_rows("mmtune", "matmul_h200");
-    /* a case: cublas and tiled once; wgmma 15 + own, persistent 15 + own, splitk 24 + own */
-    assert_int_equal(c.n, 2 * (2 + 16 + 16 + 25));
-    for (int i = 0; i < c.n; i++)
-        expect_status(&c.rows[i], ROW_PASSED, NULL);
+    /* a case: cublas and tiled once; wgmma 15 + own, persistent 24 + own, splitk 21 + own */
+    assert_int_equal(c.n, 3 * (2 + 16 + 25 + 22));
+    for (int i = 0; i < c.n; i++) {
+        const klab_row *x = &c.rows[i];
+        /* 16 splits of a 4 Mi-element output pass the 32 Mi-float workspace: declined, saying so */
+        if (!strcmp(x->kcase, "short-k-2048") && strstr(x->config, "splits=16,"))
+            expect_status(x, ROW_SKIPPED, "fp32 partials pass the");
+        else
+            expect_status(x, ROW_PASSED, NULL);
+    }
     free(c.rows);
     free(r.out);
     r = RUN("mmafter", "--plugin", "matmul_h200", "--case", "decode-16", "--dtype", "bf16");

@@ -128,7 +128,7 @@ static void test_tuning_spaces(void **state)
 {
     (void)state;
     const mm_case square = {4096, 4096, 4096}, decode = {16, 4096, 4096}, batch = {128, 14336, 4096};
-    const int expect[MM_PROFILES] = {0, 0, 15, 15, 24};
+    const int expect[MM_PROFILES] = {0, 0, 15, 24, 21};
     char buf[256];
     mm_config cfg;
     for (int p = 0; p < MM_PROFILES; p++) {
@@ -149,36 +149,42 @@ static void test_tuning_spaces(void **state)
     for (int v = 0; v < MM_VARIANTS; v++) {
         const mm_variant *x = &mm_variants[v];
         assert_true((x->bm + x->bn) * 128 * x->stages + 1024 + 16 * x->stages + 64 <= 227 * 1024);
-        assert_int_equal(x->bm % (64 * x->consumers), 0);
+        assert_int_equal(x->bm % (64 * (x->pingpong ? 1 : x->consumers)), 0);
+        assert_true(!x->pingpong || (x->consumers == 2 && !x->splitk)); /* no serial split-K ping-pong */
     }
-    /* own choices: the square case one CTA a 128 x 256 tile, the persistent one in clusters of 2 */
+    /* own choices: the square case a 128 x 256 tile, one CTA a tile or persistent (cluster 1: the 0755
+       H200 run had the 2-CTA cluster at 0.57x) */
     assert_int_equal(mm_config_of(MM_WGMMA, &square, -1, &cfg), 1);
     assert_int_equal(cfg.variant, MM_V128x256);
     assert_int_equal(mm_config_of(MM_PERSISTENT, &square, -1, &cfg), 1);
-    assert_true(cfg.variant == MM_V128x256_C2 && cfg.persistent == 1);
+    assert_true(cfg.variant == MM_V128x256 && cfg.persistent == 1);
     assert_string_equal(mm_config_format(MM_PERSISTENT, &square, &cfg, buf, sizeof buf),
-                        "bm=128,bn=256,stages=4,consumers=2,cluster=2,raster=m,group=8,splits=1,persistent=1,"
+                        "bm=128,bn=256,stages=4,consumers=2,pingpong=0,cluster=1,raster=m,group=8,splits=1,"
+                        "persistent=1,"
                         "reduce=none,check=sampled_devfull");
-    /* skinny: 16 x 4096 has 32 tiles of 64 x 128, split 8 ways to 256 units; 128 x 14336 has 112 of
-       128 x 128, split 2 ways; the square case needs no split */
+    /* skinny: 16 x 4096 has 32 tiles of 64 x 128, split 4 ways to 128 units, one wave of 132 SMs (8
+       ways made 256 units, two waves); 128 x 14336 has 112 of 128 x 128: 2 splits would make two
+       waves, so none; the square case needs no split */
     assert_int_equal(mm_config_of(MM_SPLITK, &decode, -1, &cfg), 1);
-    assert_true(cfg.variant == MM_V64x128 && cfg.splits == 8 && cfg.serial == 1);
+    assert_true(cfg.variant == MM_V64x128 && cfg.splits == 4 && cfg.serial == 1);
     assert_string_equal(mm_config_format(MM_SPLITK, &decode, &cfg, buf, sizeof buf),
-                        "bm=64,bn=128,stages=8,consumers=1,cluster=1,raster=m,group=8,splits=8,persistent=0,"
+                        "bm=64,bn=128,stages=8,consumers=1,pingpong=0,cluster=1,raster=m,group=8,splits=4,"
+                        "persistent=0,"
                         "reduce=serial,check=sampled");
-    /* the space alternates one launch (serial) and a reduction kernel at each variant and split count */
+    /* the space: serial at several split counts, persistent ones, one kernel reduction a variant */
     assert_int_equal(mm_config_of(MM_SPLITK, &decode, 0, &cfg), 1);
-    assert_true(cfg.serial == 1 && cfg.splits == 2 && cfg.variant == MM_V128x128);
-    assert_int_equal(mm_config_of(MM_SPLITK, &decode, 1, &cfg), 1);
+    assert_true(cfg.serial == 1 && cfg.splits == 2 && cfg.variant == MM_V64x128 && !cfg.persistent);
+    assert_int_equal(mm_config_of(MM_SPLITK, &decode, 6, &cfg), 1);
+    assert_true(cfg.serial == 1 && cfg.splits == 8 && cfg.persistent == 1);
+    assert_non_null(strstr(mm_config_format(MM_SPLITK, &decode, &cfg, buf, sizeof buf), "persistent=1"));
+    assert_int_equal(mm_config_of(MM_SPLITK, &decode, 20, &cfg), 1);
     assert_true(cfg.serial == 0 && cfg.splits == 2 && cfg.variant == MM_V128x128);
-    assert_int_equal(mm_config_of(MM_SPLITK, &decode, 23, &cfg), 1);
-    assert_true(cfg.serial == 0 && cfg.splits == 16 && cfg.variant == MM_V64x256);
     assert_non_null(strstr(mm_config_format(MM_SPLITK, &decode, &cfg, buf, sizeof buf), "reduce=kernel"));
     /* tickets: 2 a tile of the smallest split-K tile, 64 x 128: 16 x 4096 has 32 such tiles */
     assert_int_equal(mm_tickets(&decode), 64);
     assert_int_equal(mm_tickets(&square), 2 * 64 * 32);
     assert_int_equal(mm_config_of(MM_SPLITK, &batch, -1, &cfg), 1);
-    assert_true(cfg.variant == MM_V128x128 && cfg.splits == 2);
+    assert_true(cfg.variant == MM_V128x128 && cfg.splits == 1);
     assert_int_equal(mm_config_of(MM_SPLITK, &square, -1, &cfg), 1);
     assert_int_equal(cfg.splits, 1);
     assert_int_equal(mm_workspace(&square, &cfg), 0);
@@ -189,6 +195,23 @@ static void test_tuning_spaces(void **state)
     assert_string_equal(mm_check_name(&square), "sampled_devfull");
     assert_int_equal(mm_config_format(MM_CUBLAS, &small, &cfg, buf, sizeof buf) == buf, 1);
     assert_string_equal(buf, "gemmex,row_major_as_col_major_nn,compute=32f,check=full");
+}
+
+/* A ping-pong consumer skipping the other's unit lands where stepping through it would. */
+static void test_ring_advance(void **state)
+{
+    (void)state;
+    for (int stages = 3; stages <= 8; stages++)
+        for (int start = 0; start < 2 * stages; start++)
+            for (int n = 1; n <= 3 * stages + 1; n++) {
+                int s0 = start % stages, p0 = (start / stages) & 1, s1 = s0, p1 = p0;
+                hg_ring_advance(&s0, &p0, n, stages);
+                for (int i = 0; i < n; i++)
+                    if (++s1 == stages)
+                        s1 = 0, p1 ^= 1;
+                assert_int_equal(s0, s1);
+                assert_int_equal(p0, p1);
+            }
 }
 
 /* Every (tile m, tile n, split) exactly once over the units, and every K tile in exactly one split. */
@@ -255,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_case_dims),
         cmocka_unit_test(test_tuning_spaces),
         cmocka_unit_test(test_scheduler_covers_every_tile_once),
+        cmocka_unit_test(test_ring_advance),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -135,17 +135,46 @@ template <class Out> struct SerialSplitEpilogue {
         __threadfence();
         const long mn = (long)t.M * t.N;
         const float *const w = ws;
-        for_each_pair<MT, R>(t, [&](int mt, int i, int row, int col) {
-            const float *p = w + (long)row * t.N + col;
-            float s0 = 0.f, s1 = 0.f;
-            for (int s = 0; s < t.splits; s++) {
-                const bool mine = s == t.split;
-                s0 += mine ? acc[mt][i] : __ldcg(p + s * mn);
-                if (col + 1 < t.N)
-                    s1 += mine ? acc[mt][i + 1] : __ldcg(p + s * mn + 1);
+        /* Each split step loads a chunk of CH pairs at once, so a thread waits on `splits` L2 round
+           trips a chunk, not one a pair and split (the loop over splits is a runtime one: loads inside
+           it do not overlap across iterations). Sums stay in split order, this split's from acc. */
+        constexpr int CH = R <= 64 ? R / 2 : 16; /* past 64 accumulators, 32 more live sums stay in registers */
+        const bool vec = ((t.N & 1) == 0) && (((uintptr_t)w & 7) == 0);
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+            for (int i0 = 0; i0 < R; i0 += 2 * CH) {
+                float sum[2 * CH];
+#pragma unroll
+                for (int j = 0; j < 2 * CH; j++)
+                    sum[j] = 0.f;
+                for (int s = 0; s < t.splits; s++) {
+                    const bool mine = s == t.split;
+                    const float *const ps = w + s * mn;
+#pragma unroll
+                    for (int j = 0; j < CH; j++) {
+                        const int i = i0 + 2 * j;
+                        const int row = t.m0 + frag_row(t, mt, i), col = t.n0 + frag_col(t, i);
+                        const bool in0 = row < t.M && col < t.N, in1 = in0 && col + 1 < t.N;
+                        float v0 = 0.f, v1 = 0.f;
+                        if (mine) {
+                            v0 = acc[mt][i], v1 = acc[mt][i + 1];
+                        } else if (in1 && vec) {
+                            const float2 v = __ldcg((const float2 *)(ps + (long)row * t.N + col));
+                            v0 = v.x, v1 = v.y;
+                        } else {
+                            if (in0)
+                                v0 = __ldcg(ps + (long)row * t.N + col);
+                            if (in1)
+                                v1 = __ldcg(ps + (long)row * t.N + col + 1);
+                        }
+                        sum[2 * j] += v0, sum[2 * j + 1] += v1;
+                    }
+                }
+#pragma unroll
+                for (int j = 0; j < 2 * CH; j++)
+                    acc[mt][i0 + j] = sum[j];
             }
-            acc[mt][i] = s0, acc[mt][i + 1] = s1;
-        });
         StoreEpilogue<Out>{c, ldc}(t, acc);
     }
 };

@@ -21,6 +21,11 @@
  *   CONSUMERS  1 or 2 consumer warpgroups; threads = 128 * (CONSUMERS + 1)
  *   CLUSTER    1 or 2: CTAs of a cluster take M-adjacent tiles of the same N tile; each loads half of
  *              the B tile and multicasts it to both (B traffic from L2 halves)
+ *   PINGPONG   false (default): the CONSUMERS warpgroups split each tile's rows (cooperative).
+ *              true (CONSUMERS == 2): each warpgroup takes a whole tile (BM = 64 * MT), the two taking a
+ *              CTA's units in turn, so one's epilogue overlaps the other's mainloop (CUTLASS's
+ *              ping-pong schedule; the ring order staggers them). TileInfo.row0 is 0. Not for
+ *              SerialSplitEpilogue (its tickets count a tile's splits per warpgroup).
  *
  * ---- the accumulator fragment (what an epilogue receives; hopper_epilogue.cuh) ----
  * Consumer warpgroup c (0..CONSUMERS-1), thread t = threadIdx.x % 128, warp w = t / 32, lane l = t % 32
@@ -61,6 +66,8 @@
  *   hg::Problem p = hg::problem<Cfg>(M, N, K, splits, group, raster_n);
  *   hg::make_maps<Cfg>(&ta, &tb, A, B, M, N, K, ldb_elems, why, len);  // TMA maps (hopper_tma.cuh)
  *   hg::launch<Cfg>(ta, tb, p, epilogue, grid_ctas, stream);             // grid: hg::grid_for()
+ *   persistent: grid_ctas = hg::persistent_grid<Cfg, Epi>(p, sms): the cluster slots that can be
+ *   resident at once (cudaOccupancyMaxActiveClusters), at most the units
  * A grid smaller than the work makes the kernel persistent: each cluster takes work units
  * blockIdx/CLUSTER, + gridDim/CLUSTER, ... (units = ceil(tiles_m/CLUSTER) * tiles_n * splits).
  */
@@ -104,21 +111,25 @@ template <class T> struct Elem {
     }
 };
 
-template <class T_, int BM_, int BN_, int STAGES_, int CONSUMERS_, bool B_MN_, int CLUSTER_ = 1>
+template <class T_, int BM_, int BN_, int STAGES_, int CONSUMERS_, bool B_MN_, int CLUSTER_ = 1, bool PINGPONG_ = false>
 struct Config {
     typedef T_ T;
     static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_, CLUSTER = CLUSTER_;
     static constexpr bool B_MN = B_MN_;
+    static constexpr bool PINGPONG = PINGPONG_;
+    /* warpgroups that share one unit's tile (all rows between them), so arrive on its stages */
+    static constexpr int TILE_CONSUMERS = PINGPONG ? 1 : CONSUMERS;
     static constexpr int ATOM = 128 / (int)sizeof(T); /* elements in one 128-byte swizzle row */
     static constexpr int BK = ATOM;
     static constexpr int KI = 32 / (int)sizeof(T);    /* K of one wgmma: 16 (16-bit), 32 (fp8) */
-    static constexpr int MT = BM / (64 * CONSUMERS);
+    static constexpr int MT = BM / (64 * TILE_CONSUMERS);
     static constexpr int THREADS = 128 * (CONSUMERS + 1);
     static constexpr int A_BYTES = BM * 128, B_BYTES = BN * 128, STAGE_BYTES = A_BYTES + B_BYTES;
     static constexpr int SMEM = STAGES * STAGE_BYTES + 1024 /* alignment */ + 2 * STAGES * 8 + 64;
     static constexpr int PRODUCER_REGS = 40;
     static constexpr int CONSUMER_REGS = 232; /* 40 + 2 * 232 = 504 = 3 * 168, the entry cap of 384 threads */
-    static_assert(MT >= 1 && MT <= 2 && BM == 64 * CONSUMERS * MT, "BM = 64 * CONSUMERS * (1 or 2)");
+    static_assert(MT >= 1 && MT <= 2 && BM == 64 * TILE_CONSUMERS * MT, "BM = 64 * CONSUMERS * (1 or 2), or 64 * (1 or 2) ping-pong");
+    static_assert(!PINGPONG || CONSUMERS == 2, "ping-pong alternates two consumer warpgroups");
     static_assert(BN == 64 || BN == 128 || BN == 256, "BN is 64, 128 or 256");
     static_assert(MT * BN <= 256, "accumulators past 128 registers a thread");
     static_assert(CONSUMERS == 1 || CONSUMERS == 2, "1 or 2 consumer warpgroups");
@@ -314,6 +325,9 @@ template <class Cfg> struct Smem {
     }
     __device__ uint64_t *full(int s) { return (uint64_t *)(base + (size_t)Cfg::STAGES * Cfg::STAGE_BYTES) + s; }
     __device__ uint64_t *empty(int s) { return full(0) + Cfg::STAGES + s; }
+    /* ping-pong: consumer c may wait on its unit's stages once this barrier says the other consumer's
+       128 threads have each seen its last stage full (in the 64 spare bytes after the ring's barriers) */
+    __device__ uint64_t *turn(int c) { return full(0) + 2 * Cfg::STAGES + c; }
     unsigned char *base;
 };
 
@@ -413,14 +427,31 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
     const int ncl = gridDim.x / Cfg::CLUSTER;
     const int t = threadIdx.x % 128;
     TileInfo info;
-    info.row0 = c * MT * 64, info.warp = t / 32, info.lane = t % 32, info.M = p.M, info.N = p.N;
+    info.row0 = Cfg::PINGPONG ? 0 : c * MT * 64, info.warp = t / 32, info.lane = t % 32, info.M = p.M, info.N = p.N;
     info.consumer = c, info.splits = p.splits;
     int stage = 0, phase = 0;
     float acc[MT][R];
-    for (int u = blockIdx.x / Cfg::CLUSTER; u < p.units; u += ncl) {
+    int nth = 0; /* this CTA's units so far: ping-pong gives consumer c the units nth % 2 == c */
+    int turn_phase = 0;
+    for (int u = blockIdx.x / Cfg::CLUSTER; u < p.units; u += ncl, nth++) {
         int tmc, tn, kb, ke;
         unit_tile(p, u, &tmc, &tn, &info.split);
         split_range(p, info.split, &kb, &ke);
+        if constexpr (Cfg::PINGPONG) {
+            if ((nth & 1) != c) {
+                /* the other warpgroup's unit: its k-tiles pass through the ring without us */
+                hg_ring_advance(&stage, &phase, ke - kb, Cfg::STAGES);
+                continue;
+            }
+            /* Our ring position may be many wraps past what the barriers have reached; a parity wait
+               is only exact within one phase. Once the other consumer has seen every stage before ours
+               full, each of our slots is at most one phase behind (CUTLASS orders its ping-pong
+               warpgroups the same way), and its mainloop has been issued, so ours follows it. */
+            if (nth > 0) {
+                mbar_wait(sm.turn(c), turn_phase);
+                turn_phase ^= 1;
+            }
+        }
         info.m0 = (tmc * Cfg::CLUSTER + (int)rank) * Cfg::BM, info.n0 = tn * Cfg::BN;
         info.tile = (tmc * Cfg::CLUSTER + (int)rank) * p.tiles_n + tn;
 #pragma unroll
@@ -431,6 +462,13 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
         int prev = -1;
         for (int kt = kb; kt < ke; kt++) {
             mbar_wait(sm.full(stage), phase);
+            if constexpr (Cfg::PINGPONG) {
+                /* every thread, so the other's next turn also means all of ours have passed this
+                   turn's wait: a single arrival let the other consumer, on units shorter than the
+                   ring, arrive twice while one of our warps still waited on the first phase */
+                if (kt == ke - 1)
+                    mbar_arrive(sm.turn(c ^ 1));
+            }
             const uint32_t a0 = smem_u32(sm.a(stage)) + (uint32_t)info.row0 * 128, b0 = smem_u32(sm.b(stage));
             if constexpr (promotes<Epi>::value) {
                 /* the k-tile's product on its own, complete, folded in by the policy */
@@ -481,7 +519,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     if (threadIdx.x == 0) {
         for (int s = 0; s < Cfg::STAGES; s++) {
             mbar_init(sm.full(s), 1);
-            mbar_init(sm.empty(s), Cfg::CONSUMERS * Cfg::CLUSTER);
+            mbar_init(sm.empty(s), Cfg::TILE_CONSUMERS * Cfg::CLUSTER);
+        }
+        if constexpr (Cfg::PINGPONG) {
+            mbar_init(sm.turn(0), 128);
+            mbar_init(sm.turn(1), 128);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
         asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&ta) : "memory");
@@ -530,12 +572,10 @@ inline int make_maps(CUtensorMap *ta, CUtensorMap *tb, const void *A, const void
                          128, why, whylen);
 }
 
-/* Launches the kernel on `grid` CTAs (a multiple of CLUSTER; see grid_for). */
-template <class Cfg, class Epi>
-inline cudaError_t launch(const CUtensorMap &ta, const CUtensorMap &tb, const Problem &p, const Epi &epi, int grid,
-                          cudaStream_t stream)
+/* The kernel's shared-memory attribute, set once an instantiation (one worker thread a plugin: no race). */
+template <class Cfg, class Epi> inline cudaError_t prepare()
 {
-    static bool attr_set; /* one worker thread a plugin: no race */
+    static bool attr_set;
     if (!attr_set) {
         cudaError_t e = cudaFuncSetAttribute(gemm_kernel<Cfg, Epi>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              Cfg::SMEM);
@@ -543,10 +583,12 @@ inline cudaError_t launch(const CUtensorMap &ta, const CUtensorMap &tb, const Pr
             return e;
         attr_set = true;
     }
-    if (grid <= 0 || p.units <= 0)
-        return cudaSuccess;
+    return cudaSuccess;
+}
+
+template <class Cfg> inline cudaLaunchConfig_t launch_config(int grid, cudaStream_t stream, cudaLaunchAttribute *attr)
+{
     cudaLaunchConfig_t lc = {};
-    cudaLaunchAttribute attr[1];
     lc.gridDim = dim3((unsigned)grid);
     lc.blockDim = dim3(Cfg::THREADS);
     lc.dynamicSmemBytes = Cfg::SMEM;
@@ -557,6 +599,45 @@ inline cudaError_t launch(const CUtensorMap &ta, const CUtensorMap &tb, const Pr
     attr[0].val.clusterDim.z = 1;
     lc.attrs = attr;
     lc.numAttrs = 1;
+    return lc;
+}
+
+/* The persistent grid: one CTA for each cluster slot that can be resident at once
+   (cudaOccupancyMaxActiveClusters: clusters must sit inside one GPC, so sms / CLUSTER may overstate
+   it, and a cluster past the resident ones would run as a second wave, doubling the time), no more
+   than the work's units. Falls back to grid_for(p, 1, sms) when the query fails. Asked once an
+   instantiation (one device a process). */
+template <class Cfg, class Epi> inline int persistent_grid(const Problem &p, int sms)
+{
+    static int clusters; /* 0: not asked yet; -1: the query failed */
+    if (clusters == 0) {
+        cudaLaunchAttribute attr[1];
+        cudaLaunchConfig_t lc = launch_config<Cfg>(sms - sms % Cfg::CLUSTER, 0, attr);
+        int n = 0;
+        const cudaError_t e = prepare<Cfg, Epi>();
+        const cudaError_t q = e == cudaSuccess ? cudaOccupancyMaxActiveClusters(&n, gemm_kernel<Cfg, Epi>, &lc) : e;
+        clusters = q == cudaSuccess && n > 0 ? n : -1;
+        if (q != cudaSuccess)
+            (void)cudaGetLastError(); /* the failed query's error is not the launch's to report */
+    }
+    if (clusters < 0)
+        return grid_for<Cfg>(p, 1, sms);
+    const long fit = clusters < sms / Cfg::CLUSTER ? clusters : sms / Cfg::CLUSTER;
+    return (int)((p.units < fit ? p.units : fit) * Cfg::CLUSTER);
+}
+
+/* Launches the kernel on `grid` CTAs (a multiple of CLUSTER; see grid_for, persistent_grid). */
+template <class Cfg, class Epi>
+inline cudaError_t launch(const CUtensorMap &ta, const CUtensorMap &tb, const Problem &p, const Epi &epi, int grid,
+                          cudaStream_t stream)
+{
+    cudaError_t e = prepare<Cfg, Epi>();
+    if (e != cudaSuccess)
+        return e;
+    if (grid <= 0 || p.units <= 0)
+        return cudaSuccess;
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t lc = launch_config<Cfg>(grid, stream, attr);
     return cudaLaunchKernelEx(&lc, gemm_kernel<Cfg, Epi>, ta, tb, p, epi);
 }
 

@@ -65,4 +65,13 @@ static inline HG_HD void hg_split_range(const hg_problem *p, int s, int *kb, int
     *ke = (int)((long long)(s + 1) * p->k_tiles / p->splits);
 }
 
+/* A ring position (stage, phase: the parity of the wraps so far) moved n stages on: what a ping-pong
+   consumer does over the other consumer's unit. Equal to n single steps. */
+static inline HG_HD void hg_ring_advance(int *stage, int *phase, int n, int stages)
+{
+    const int ahead = *stage + n;
+    *stage = ahead % stages;
+    *phase ^= (ahead / stages) & 1;
+}
+
 #endif

@@ -5,8 +5,9 @@
  *                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)
  *   tiled             shared memory + mma.sync m16n8k16 (ldmatrix, cp.async ring): the "before"
  *   wgmma             plugins/common/hopper_gemm.cuh, one CTA a tile (sm_90a)
- *   wgmma_persistent  the same mainloop on one CTA an SM over a tile scheduler, 2-CTA clusters that
- *                     multicast B, grouped raster order (sm_90a)
+ *   wgmma_persistent  the same mainloop on one CTA a resident slot (cudaOccupancyMaxActiveClusters) over
+ *                     a tile scheduler: cooperative tiles, ping-pong tiles, or 2-CTA clusters that
+ *                     multicast B; grouped raster order (sm_90a)
  *   wgmma_splitk      K split over CTAs into fp32 partials, then a reduction: for shapes whose tiles
  *                     leave SMs idle (16 x 4096 x 4096, 128 x 14336 x 4096) (sm_90a)
  * The case is dim.m, dim.n, dim.k. The tuning space (matmul_h200_config.c) is pure C: the CPU tests and
@@ -35,10 +36,16 @@ int mm_case_of(const klab_case *k, mm_case *c, char *why, size_t whylen);
 
 /* The kernel variants hopper_gemm.cuh is instantiated for (matmul_h200_wgmma.cu's table follows this
    order). */
-enum { MM_V128x256 = 0, MM_V128x128, MM_V256x128, MM_V64x128, MM_V64x256, MM_V128x256_C2, MM_V128x128_C2, MM_VARIANTS };
+enum {
+    MM_V128x256 = 0, MM_V128x128, MM_V256x128, MM_V64x128, MM_V64x256, MM_V128x256_C2, MM_V128x128_C2,
+    MM_V128x128_PP, /* ping-pong: two warpgroups, each a whole tile in turn (hopper_gemm.cuh PINGPONG) */
+    MM_V64x256_PP,
+    MM_VARIANTS
+};
 typedef struct mm_variant {
     int bm, bn, stages, consumers, cluster;
     int splitk; /* instantiated with the split-K partial epilogue too */
+    int pingpong; /* the consumers take whole tiles in turn (else they split each tile's rows) */
 } mm_variant;
 extern const mm_variant mm_variants[MM_VARIANTS];
 
@@ -64,7 +71,7 @@ typedef struct mm_config {
    fills *cfg, or 0 past the end of the space (the cublas and tiled profiles have no space). */
 int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg);
 
-/* The configuration as the rows name it: "bm=128,bn=256,stages=4,consumers=2,cluster=1,raster=m,
+/* The configuration as the rows name it: "bm=128,bn=256,stages=4,consumers=2,pingpong=0,cluster=1,raster=m,
    group=8,splits=1,persistent=0,reduce=none,check=sampled" (reduce: none, serial or kernel). The check says how verified runs are judged:
    "full" (every element against float64), "sampled" (MM_SAMPLES fresh float64 elements a verified
    run) or "sampled_devfull" (that, plus the whole output against cuBLAS's fp32-accumulate result on the

@@ -12,10 +12,11 @@
 
 /* Shared memory a stage: (bm + bn) * 128 bytes; stages chosen to fill ~200 KB of the 227 KB. */
 const mm_variant mm_variants[MM_VARIANTS] = {
-    [MM_V128x256] = {128, 256, 4, 2, 1, 0},   [MM_V128x128] = {128, 128, 6, 2, 1, 1},
-    [MM_V256x128] = {256, 128, 4, 2, 1, 0},   [MM_V64x128] = {64, 128, 8, 1, 1, 1},
-    [MM_V64x256] = {64, 256, 5, 1, 1, 1},     [MM_V128x256_C2] = {128, 256, 4, 2, 2, 0},
-    [MM_V128x128_C2] = {128, 128, 6, 2, 2, 0},
+    [MM_V128x256] = {128, 256, 4, 2, 1, 0, 0},    [MM_V128x128] = {128, 128, 6, 2, 1, 1, 0},
+    [MM_V256x128] = {256, 128, 4, 2, 1, 0, 0},    [MM_V64x128] = {64, 128, 8, 1, 1, 1, 0},
+    [MM_V64x256] = {64, 256, 5, 1, 1, 1, 0},      [MM_V128x256_C2] = {128, 256, 4, 2, 2, 0, 0},
+    [MM_V128x128_C2] = {128, 128, 6, 2, 2, 0, 0}, [MM_V128x128_PP] = {128, 128, 6, 2, 1, 0, 1},
+    [MM_V64x256_PP] = {64, 256, 5, 2, 1, 0, 1},
 };
 
 int mm_case_of(const klab_case *k, mm_case *c, char *why, size_t whylen)
@@ -57,24 +58,36 @@ static int64_t tiles_of(const mm_case *c, int variant)
     return cdiv(c->m, v->bm) * cdiv(c->n, v->bn);
 }
 
-/* The split count that fills the SMs: the least power of two whose units reach one wave, no more than
-   leaves each split 4 K tiles of 64, and no more than the workspace holds. */
+/* The split count for one wave: the most splits whose units still fit the SMs at once (a second,
+   partial wave would double the time of a weight-streaming shape), each split at least 4 K tiles of
+   64, within the workspace. 16 x 4096 x 4096 in 64 x 128 tiles: 32 tiles, 4 splits, 128 units. */
 static int own_splits(const mm_case *c, int variant)
 {
     const int64_t tiles = tiles_of(c, variant), ktiles = cdiv(c->k, 64);
     int s = 1;
-    while (s < MM_MAX_SPLITS && tiles * s < MM_AIM_SMS && ktiles / (2 * s) >= 4 &&
-           (size_t)(2 * s) * (size_t)(c->m * c->n) <= MM_WORKSPACE_FLOATS)
-        s *= 2;
+    while (s < MM_MAX_SPLITS && tiles * (s + 1) <= MM_AIM_SMS && ktiles / (s + 1) >= 4 &&
+           (size_t)(s + 1) * (size_t)(c->m * c->n) <= MM_WORKSPACE_FLOATS)
+        s++;
     return s;
 }
 
 static const int wgmma_space[] = {MM_V128x256, MM_V128x128, MM_V256x128, MM_V64x128, MM_V64x256};
-static const int persistent_space[] = {MM_V128x256, MM_V128x128, MM_V256x128, MM_V128x256_C2, MM_V128x128_C2};
-static const int splitk_space[] = {MM_V128x128, MM_V64x128, MM_V64x256};
-static const int rasters[3][2] = {{0, 8}, {1, 8}, {0, 1}};      /* raster_n, group: wgmma */
-static const int p_rasters[3][2] = {{0, 8}, {1, 8}, {0, 16}};   /* persistent */
-static const int split_counts[] = {2, 4, 8, 16};
+/* cluster 1 first: the measured 0755 run had the 2-CTA cluster persistent kernel at 0.55-0.60x while
+   the same 128 x 256 tile one CTA a tile ran at 0.94x; the tuner decides between them */
+static const int persistent_space[] = {MM_V128x256, MM_V128x256_C2, MM_V128x128_PP, MM_V64x256_PP,
+                                       MM_V128x128_C2, MM_V256x128};
+static const int rasters[3][2] = {{0, 8}, {1, 8}, {0, 1}};            /* raster_n, group: wgmma */
+static const int p_rasters[4][2] = {{0, 8}, {1, 8}, {0, 16}, {0, 4}}; /* persistent: 6 x 4 = 24 */
+/* split-K: (variant, splits, serial, persistent). Serial (one launch) dominates now that its last
+   split's sum keeps many loads in flight; the kernel reduction stays at one point a variant. */
+static const int splitk_space[][4] = {
+    {MM_V64x128, 2, 1, 0},  {MM_V64x128, 3, 1, 0},  {MM_V64x128, 4, 1, 0},  {MM_V64x128, 6, 1, 0},
+    {MM_V64x128, 8, 1, 0},  {MM_V64x128, 16, 1, 0}, {MM_V64x128, 8, 1, 1},  {MM_V64x128, 16, 1, 1},
+    {MM_V64x128, 4, 0, 0},  {MM_V64x256, 2, 1, 0},  {MM_V64x256, 4, 1, 0},  {MM_V64x256, 8, 1, 0},
+    {MM_V64x256, 8, 1, 1},  {MM_V64x256, 8, 0, 0},  {MM_V128x128, 2, 1, 0}, {MM_V128x128, 3, 1, 0},
+    {MM_V128x128, 4, 1, 0}, {MM_V128x128, 2, 1, 1}, {MM_V128x128, 4, 1, 1}, {MM_V128x128, 8, 1, 1},
+    {MM_V128x128, 2, 0, 0},
+};
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
@@ -95,14 +108,14 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
     case MM_PERSISTENT:
         cfg->persistent = 1;
         if (index < 0) {
-            /* one M tile leaves a cluster's second CTA nothing to share: no cluster there */
-            cfg->variant = c->m <= 128 ? MM_V128x128 : MM_V128x256_C2;
+            /* the tiles the one-CTA-a-tile profile runs fastest, one CTA a resident slot */
+            cfg->variant = c->m <= 64 ? MM_V64x128 : c->m <= 128 ? MM_V128x128 : MM_V128x256;
             return 1;
         }
-        if (index >= NELEM(persistent_space) * 3)
+        if (index >= NELEM(persistent_space) * NELEM(p_rasters))
             return 0;
-        cfg->variant = persistent_space[index / 3];
-        cfg->raster_n = p_rasters[index % 3][0], cfg->group = p_rasters[index % 3][1];
+        cfg->variant = persistent_space[index / NELEM(p_rasters)];
+        cfg->raster_n = p_rasters[index % NELEM(p_rasters)][0], cfg->group = p_rasters[index % NELEM(p_rasters)][1];
         return 1;
     case MM_SPLITK:
         cfg->serial = 1;
@@ -111,12 +124,10 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
             cfg->splits = own_splits(c, cfg->variant);
             return 1;
         }
-        if (index >= NELEM(splitk_space) * NELEM(split_counts) * 2)
+        if (index >= NELEM(splitk_space))
             return 0;
-        cfg->serial = index % 2 == 0;
-        index /= 2;
-        cfg->variant = splitk_space[index / NELEM(split_counts)];
-        cfg->splits = split_counts[index % NELEM(split_counts)];
+        cfg->variant = splitk_space[index][0], cfg->splits = splitk_space[index][1];
+        cfg->serial = splitk_space[index][2], cfg->persistent = splitk_space[index][3];
         return 1;
     default:
         return 0;
@@ -153,9 +164,9 @@ const char *mm_config_format(int profile, const mm_case *c, const mm_config *cfg
     else {
         const mm_variant *v = &mm_variants[cfg->variant];
         snprintf(buf, len,
-                 "bm=%d,bn=%d,stages=%d,consumers=%d,cluster=%d,raster=%s,group=%d,splits=%d,persistent=%d,"
-                 "reduce=%s,check=%s",
-                 v->bm, v->bn, v->stages, v->consumers, v->cluster, cfg->raster_n ? "n" : "m", cfg->group,
+                 "bm=%d,bn=%d,stages=%d,consumers=%d,pingpong=%d,cluster=%d,raster=%s,group=%d,splits=%d,"
+                 "persistent=%d,reduce=%s,check=%s",
+                 v->bm, v->bn, v->stages, v->consumers, v->pingpong, v->cluster, cfg->raster_n ? "n" : "m", cfg->group,
                  cfg->splits, cfg->persistent, cfg->splits == 1 ? "none" : cfg->serial ? "serial" : "kernel",
                  mm_check_name(c));
     }

@@ -283,7 +283,7 @@ static const klab_profile profiles[] = {
     {.name = "wgmma", .summary = "TMA ring on mbarriers, producer/consumer warpgroups, wgmma; a CTA a tile",
      .archs = sm90, .config = wgmma_config},
     {.name = "wgmma_persistent",
-     .summary = "wgmma on one CTA an SM over a tile scheduler, 2-CTA clusters multicasting B, grouped raster",
+     .summary = "wgmma, one CTA a resident slot over a tile scheduler: cooperative, ping-pong or 2-CTA clusters",
      .archs = sm90, .config = persistent_config},
     {.name = "wgmma_splitk", .summary = "wgmma with K split into fp32 partials, then a reduction (skinny shapes)",
      .archs = sm90, .config = splitk_config},

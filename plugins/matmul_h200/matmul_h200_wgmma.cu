@@ -5,6 +5,8 @@
  * target the kernels trap, and the profiles' archs keep them from running there. */
 #include <stdio.h>
 
+#include <type_traits>
+
 #include "hopper_gemm.cuh"
 #include "klab/cuda.h"
 #include "matmul_h200.h"
@@ -12,17 +14,19 @@
 namespace {
 
 template <class T, int V> struct Variant;
-#define MM_VARIANT(id, bm, bn, st, cons, cl)                              \
+#define MM_VARIANT(id, bm, bn, st, cons, cl, pp)                          \
     template <class T> struct Variant<T, id> {                             \
-        typedef hg::Config<T, bm, bn, st, cons, true, cl> Cfg;             \
+        typedef hg::Config<T, bm, bn, st, cons, true, cl, pp> Cfg;         \
     };
-MM_VARIANT(MM_V128x256, 128, 256, 4, 2, 1)
-MM_VARIANT(MM_V128x128, 128, 128, 6, 2, 1)
-MM_VARIANT(MM_V256x128, 256, 128, 4, 2, 1)
-MM_VARIANT(MM_V64x128, 64, 128, 8, 1, 1)
-MM_VARIANT(MM_V64x256, 64, 256, 5, 1, 1)
-MM_VARIANT(MM_V128x256_C2, 128, 256, 4, 2, 2)
-MM_VARIANT(MM_V128x128_C2, 128, 128, 6, 2, 2)
+MM_VARIANT(MM_V128x256, 128, 256, 4, 2, 1, false)
+MM_VARIANT(MM_V128x128, 128, 128, 6, 2, 1, false)
+MM_VARIANT(MM_V256x128, 256, 128, 4, 2, 1, false)
+MM_VARIANT(MM_V64x128, 64, 128, 8, 1, 1, false)
+MM_VARIANT(MM_V64x256, 64, 256, 5, 1, 1, false)
+MM_VARIANT(MM_V128x256_C2, 128, 256, 4, 2, 2, false)
+MM_VARIANT(MM_V128x128_C2, 128, 128, 6, 2, 2, false)
+MM_VARIANT(MM_V128x128_PP, 128, 128, 6, 2, 1, true)
+MM_VARIANT(MM_V64x256_PP, 64, 256, 5, 2, 1, true)
 #undef MM_VARIANT
 
 template <class T, int V>
@@ -32,7 +36,8 @@ int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const voi
     typedef typename Variant<T, V>::Cfg Cfg;
     /* the C table (the configurations rows name) and these instantiations must agree */
     const mm_variant *mv = &mm_variants[V];
-    if (mv->bm != Cfg::BM || mv->bn != Cfg::BN || mv->stages != Cfg::STAGES || mv->cluster != Cfg::CLUSTER) {
+    if (mv->bm != Cfg::BM || mv->bn != Cfg::BN || mv->stages != Cfg::STAGES || mv->cluster != Cfg::CLUSTER ||
+        mv->consumers != Cfg::CONSUMERS || mv->pingpong != (int)Cfg::PINGPONG) {
         snprintf(why, whylen, "variant %d: the table and the instantiation disagree", V);
         return -1;
     }
@@ -41,14 +46,19 @@ int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const voi
     if (hg::make_maps<Cfg>(&ta, &tb, a, b, M, N, K, N, why, whylen) != 0)
         return 1;
     const hg::Problem p = hg::problem<Cfg>(M, N, K, cfg->splits, cfg->group, cfg->raster_n);
-    const int grid = hg::grid_for<Cfg>(p, cfg->persistent, sms);
+    /* the persistent grid depends on the instantiation (its occupancy), so it is sized per epilogue */
+    auto go = [&](const auto &epi) {
+        typedef typename std::decay<decltype(epi)>::type Epi;
+        const int grid = cfg->persistent ? hg::persistent_grid<Cfg, Epi>(p, sms) : hg::grid_for<Cfg>(p, 0, sms);
+        return hg::launch<Cfg>(ta, tb, p, epi, grid, s);
+    };
     cudaError_t e;
     if (p.splits > 1) {
         if constexpr (V == MM_V128x128 || V == MM_V64x128 || V == MM_V64x256) {
             if (cfg->serial) {
-                e = hg::launch<Cfg>(ta, tb, p, hg::SerialSplitEpilogue<T>{ws, tickets, (T *)out, (long)N}, grid, s);
+                e = go(hg::SerialSplitEpilogue<T>{ws, tickets, (T *)out, (long)N});
             } else {
-                e = hg::launch<Cfg>(ta, tb, p, hg::PartialEpilogue{ws}, grid, s);
+                e = go(hg::PartialEpilogue{ws});
                 if (e == cudaSuccess)
                     e = hg::splitk_reduce<T>(ws, (T *)out, M, N, p.splits, s);
             }
@@ -57,7 +67,7 @@ int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const voi
             return 1;
         }
     } else {
-        e = hg::launch<Cfg>(ta, tb, p, hg::StoreEpilogue<T>{(T *)out, (long)N}, grid, s);
+        e = go(hg::StoreEpilogue<T>{(T *)out, (long)N});
     }
     if (e != cudaSuccess) {
         snprintf(why, whylen, "hopper_gemm launch: CUDA error %d %s", (int)e, cudaGetErrorString(e));
@@ -80,6 +90,8 @@ int run_typed(const mm_case *c, const mm_config *cfg, const void *a, const void 
         MM_CASE(MM_V64x256)
         MM_CASE(MM_V128x256_C2)
         MM_CASE(MM_V128x128_C2)
+        MM_CASE(MM_V128x128_PP)
+        MM_CASE(MM_V64x256_PP)
 #undef MM_CASE
     default:
         snprintf(why, whylen, "no kernel variant %d", cfg->variant);
