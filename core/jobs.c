@@ -191,23 +191,26 @@ static int same_space(const klab_profile *pr, const klab_case *a, const klab_cas
 
 /* --tune --validate: each profile's configurations for case c, as a tune run enumerates them (dtypes
    with the same space share a listing); returns the rows a tune run of the case would write. */
-static long list_configs(const job_out *out, const loaded_plugin *lp, const cfg_case *c)
+static long list_configs(const job_out *out, const loaded_plugin *lp, const cfg_case *c, const run_filter *f)
 {
-    static const run_filter all; /* validate lists what the INI selects, as the run's default does */
+    /* what a tune run with the same selection (--profile, --dtype) would time */
+    const run_filter *all = f;
     long rows = 0;
     built_case bc[KLAB_DTYPE_COUNT];
     for (int k = 0; k < c->ndtypes; k++) {
         case_build(&bc[k], c, c->dtypes[k], &lp->desc);
+        if (f->dtypes && !(f->dtypes & KLAB_DTYPE_BIT(c->dtypes[k])))
+            continue;
         unit_entry e[UNIT_MAX_ENTRIES];
         int left_out;
-        rows += unit_entries_make(lp, c, &all, &bc[k].kcase, 1, e, UNIT_MAX_ENTRIES, &left_out);
+        rows += unit_entries_make(lp, c, all, &bc[k].kcase, 1, e, UNIT_MAX_ENTRIES, &left_out);
         if (left_out)
             worker_text(out, WIRE_NOTE, "    %s: a tune run times the first %d entries; %d configuration%s left out",
                         dtype_name(c->dtypes[k]), UNIT_MAX_ENTRIES, left_out, left_out == 1 ? "" : "s");
     }
     for (int p = 0; p < lp->nprofiles; p++) {
         const klab_profile *pr = &lp->profiles[p];
-        if (!job_keeps_profile(c, &all, pr->name) || !pr->config)
+        if (!job_keeps_profile(c, all, pr->name) || !pr->config)
             continue;
         int listed[KLAB_DTYPE_COUNT] = {0};
         for (int k = 0; k < c->ndtypes; k++) {
@@ -244,6 +247,8 @@ static int job_validate(const job *j, const job_out *out)
     long tune_rows = 0;
     for (int i = 0; i < e->ncases; i++) {
         const cfg_case *c = &e->cases[i];
+        if (j->filter.ncases && !name_in(c->name, (char(*)[64])j->filter.cases, j->filter.ncases))
+            continue; /* --case selects what is listed, as it selects what runs */
         char dts[96] = "", profs[512] = "";
         for (int k = 0; k < c->ndtypes; k++)
             snprintf(dts + strlen(dts), sizeof dts - strlen(dts), "%s%s", k ? "," : "", dtype_name(c->dtypes[k]));
@@ -267,7 +272,7 @@ static int job_validate(const job *j, const job_out *out)
         worker_text(out, WIRE_NOTE, "  case %-14s shape %-12s dtypes %-14s profiles %s%s", c->name, c->shape,
                     dts, profs, work);
         if (j->tune)
-            tune_rows += list_configs(out, &lp, c);
+            tune_rows += list_configs(out, &lp, c, &j->filter);
     }
     worker_text(out, WIRE_NOTE, "  %ld rows (case x dtype x profile)", cfg_row_count(e, lp.nprofiles));
     if (j->tune)

@@ -134,6 +134,7 @@ static int validate_one(const cli_opts *o, const char *ini, const discovery *d, 
     memset(&j, 0, sizeof j);
     j.kind = JOB_VALIDATE;
     j.cfg = &cfg;
+    j.filter = o->filter; /* --case, --dtype, --profile select what is listed, as they select what runs */
     j.tune = o->tune;
     snprintf(j.plugin_path, sizeof j.plugin_path, "%s", f->path);
     snprintf(j.plugin_name, sizeof j.plugin_name, "%s", f->name);
