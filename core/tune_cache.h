@@ -46,7 +46,9 @@ typedef struct tune_key {
 
 typedef struct tune_entry {
     tune_key key;
-    char config[128];
+    /* one inih line (200 bytes in Debian's build) holds "config = " and 190 more: matmul_h200's
+       configurations run to ~150 characters (a tune run on the H200 found 128 too few) */
+    char config[191];
     double median_ms;
     char run_id[64];
 } tune_entry;
