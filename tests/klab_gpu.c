@@ -53,6 +53,12 @@ void expect_status(const klab_row *r, row_status st, const char *reason_part)
         fail_msg("%s %s %s: reason \"%s\" lacks \"%s\"", r->kcase, r->dtype, r->profile, r->reason, reason_part);
 }
 
+int kg_device_cc(void)
+{
+    struct cudaDeviceProp p;
+    return cudaGetDeviceProperties(&p, 0) == cudaSuccess ? p.major * 10 + p.minor : 0;
+}
+
 const char *kg_no_gpu(void)
 {
     int n = 0;

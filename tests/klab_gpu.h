@@ -52,4 +52,13 @@ const char *kg_no_gpu(void);
                           why_);                                                                          \
     } while (0)
 
+/* In main, after KLAB_SKIP_WITHOUT_GPU: var = device 0's compute capability (major * 10 + minor); the
+   whole program skipped, with the reason, where the device does not answer. */
+int kg_device_cc(void);
+#define KLAB_DEVICE_CC(var)                                                      \
+    do {                                                                         \
+        if (((var) = kg_device_cc()) <= 0)                                       \
+            KLAB_SKIP_ALL("device 0 did not answer cudaGetDeviceProperties");    \
+    } while (0)
+
 #endif

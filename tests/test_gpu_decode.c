@@ -116,10 +116,7 @@ static void test_probes_written(void **state)
 int main(void)
 {
     KLAB_SKIP_WITHOUT_GPU();
-    struct cudaDeviceProp p;
-    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess)
-        KLAB_SKIP_ALL("device 0 did not answer cudaGetDeviceProperties");
-    device_cc = p.major * 10 + p.minor;
+    KLAB_DEVICE_CC(device_cc);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_every_profile_verifies_and_steps, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_probes_written, kr_setup_tmp, kr_teardown_tmp),
