@@ -5,10 +5,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "klab_test.h"
 
 #include "../plugins/decode_replay/decode_replay.h"
+#include "../plugins/decode_replay/decode_replay_probes.h"
 
 /* A case of named dims only, as the host builds it. */
 typedef struct tcase {
@@ -257,13 +259,38 @@ static void test_bytes(void **state)
     assert_float_equal(r, 4.0 * 8 * (0.5 * 4097 - 1) * 128 * 2 * 2, 1e-6);
 }
 
+/* KLAB_DECODE_PROBES naming a folder that does not exist yet: made at setup, every level of it (a whole
+   H200 run's probes were lost when it was found missing only at teardown); a folder that cannot be made
+   is refused at setup, saying which. */
+static void test_probes_folder_made(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/klab-probes-XXXXXX", nested[128], probes[192], why[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(nested, sizeof nested, "%s/a/b", dir);
+    setenv("KLAB_DECODE_PROBES", nested, 1);
+    dr_probes p;
+    if (dr_probes_open(&p, 0, 4, 4, NULL, why, sizeof why) != 0)
+        fail_msg("%s", why);
+    snprintf(probes, sizeof probes, "%s/decode_replay.probes", nested);
+    struct stat st;
+    assert_int_equal(stat(probes, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    dr_probes_close(&p);
+    setenv("KLAB_DECODE_PROBES", "/proc/klab-no/such", 1);
+    assert_int_equal(dr_probes_open(&p, 0, 4, 4, NULL, why, sizeof why), -1);
+    assert_non_null(strstr(why, "/proc/klab-no"));
+    dr_probes_close(&p);
+    unsetenv("KLAB_DECODE_PROBES");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_attention_by_hand),   cmocka_unit_test(test_rope_in_the_append),
         cmocka_unit_test(test_steps_read_earlier_appends), cmocka_unit_test(test_stack_by_hand),
         cmocka_unit_test(test_schedule),            cmocka_unit_test(test_geometry),
-        cmocka_unit_test(test_bytes),
+        cmocka_unit_test(test_bytes),             cmocka_unit_test(test_probes_folder_made),
     };
     KLAB_RUN_TESTS(tests);
 }

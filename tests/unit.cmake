@@ -129,6 +129,7 @@ endforeach()
 
 # decode_replay's float64 reference by hand, its length schedule, geometry and bytes (plain C)
 klab_test(test_decode_replay SOURCES test_decode_replay.c ../plugins/decode_replay/decode_replay_reference.c
+          ../plugins/decode_replay/decode_replay_probes.c
           ../plugins/decode_replay/decode_replay_geom.c ../plugins/rmsnorm/rmsnorm_reference.c LABELS unit)
 # its tensors for every case of its INI files: each kernel argument bound to the tensor of its name, each
 # kernel's writes within their tensor, a probe slot for each kernel

@@ -29,6 +29,22 @@ int dr_probes_open(dr_probes *p, int stamps, int nk, int kpl, void *stream, char
             return -1;
         }
         strcpy(p->dir, dir);
+        /* made now, every level of it: found missing only at teardown, the probes of a whole run
+           were lost (H200, 2026-11-22: KLAB_DECODE_PROBES named a folder that did not exist) */
+        char path[sizeof p->dir + 32];
+        snprintf(path, sizeof path, "%s/decode_replay.probes", p->dir);
+        for (char *c = path + 1;; c++)
+            if (*c == '/' || !*c) {
+                const char end = *c;
+                *c = 0;
+                if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+                    snprintf(why, whylen, "KLAB_DECODE_PROBES: %s: %s", path, strerror(errno));
+                    return -1;
+                }
+                if (!end)
+                    break;
+                *c = '/';
+            }
     }
     if (stamps && !p->dir[0]) {
         snprintf(why, whylen, "param.probes = 1 needs KLAB_DECODE_PROBES set to the folder the probes go to");
