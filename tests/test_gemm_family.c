@@ -160,7 +160,7 @@ static void test_fp8_wgmma_space(void **state)
     dim_case c;
     const klab_case *big = dcase(&c, "m", 8192, "n", 8192, "k", 8192, NULL, NULL);
     assert_int_equal(check_names(fw_config_hook, big), 12);
-    assert_string_equal(fw_config_hook(big, -1), "tile=128x256,cluster=2,persistent=0,splits=1");
+    assert_string_equal(fw_config_hook(big, -1), "tile=128x256,cluster=1,persistent=0,splits=1");
     fp8_gemm_shape sh = {.m = 64, .n = 7168, .k = 4096, .fast_accum = 1};
     fw_config fc;
     assert_int_equal(fw_config_of(&sh, FW_TENSOR, -1, &fc), 0);
@@ -194,7 +194,7 @@ static void test_fused_mlp_space(void **state)
     dim_case c;
     const klab_case *prefill = dcase(&c, "m", 4096, "k", 4096, "f", 14336, NULL, NULL);
     assert_int_equal(check_names(gv_config_hook, prefill), 6);
-    assert_string_equal(gv_config_hook(prefill, -1), "tile=128x256,cluster=2,persistent=0");
+    assert_string_equal(gv_config_hook(prefill, -1), "tile=128x256,cluster=1,persistent=0");
     const klab_case *decode = dcase(&c, "m", 8, "k", 4096, "f", 14336, NULL, NULL);
     assert_string_equal(gv_config_hook(decode, -1), "tile=64x256,cluster=1,persistent=0");
     gated_mlp_shape sh = {.m = 8, .k = 4096, .f = 14336};

@@ -25,16 +25,18 @@ static const fw_config block_space[] = {
 
 static char names[2][NTENSOR][64];
 
-/* The own choice (unmeasured: `klab --tune` decides per case). Per tensor: 128 x 256 tiles with the W
-   tile multicast over a pair of CTAs where M fills them; for a skinny M 64 x 128 tiles, split 4 ways
-   along K when they would fill fewer than half the SMs. Block scales: 128 x 128 tiles, 64 x 128 for a
-   skinny M. */
+/* The own choice (`klab --tune` decides per case). Per tensor: 128 x 256 tiles, one CTA each, where M
+   fills them: the pair of CTAs multicasting the W tile (cluster 2) ran at ~0.6x of cluster 1 in every
+   matmul_h200 configuration and case measured on the H200 (2026-11-22; this plugin's own rows were all
+   cluster 2 then, 0.54-0.60x cuBLASLt), so cluster 2 waits for a tune run to earn it; for a skinny M
+   64 x 128 tiles, split 4 ways along K when they would fill fewer than half the SMs. Block scales:
+   128 x 128 tiles, 64 x 128 for a skinny M. */
 static int own_choice(const fp8_gemm_shape *sh, fw_scaling sc)
 {
     if (sc == FW_BLOCK)
         return sh->m > 64 ? 0 : 2;
     if (sh->m > 128)
-        return 2;
+        return 0;
     long tiles = (long)((sh->n + 127) / 128);
     return tiles >= 66 ? 8 : 11;
 }

@@ -13,12 +13,13 @@ static const char *const names[NSPACE] = {
     "tile=64x256,cluster=1,persistent=0",  "tile=64x256,cluster=1,persistent=1",
 };
 
-/* The own choice, not yet measured (`klab --tune` decides per case): 64-row tiles for decode and small
-   batches, where a 128-row tile would compute mostly padding; else 128 x 256 with the weight tile
-   multicast over a pair of CTAs (the weights are the traffic that matters). */
+/* The own choice (`klab --tune` decides per case): 64-row tiles for decode and small batches, where a
+   128-row tile would compute mostly padding; else 128 x 256, one CTA each: the multicast pair (cluster
+   2) ran at ~0.6x of cluster 1 in every matmul_h200 configuration measured on the H200 (2026-11-22),
+   and this profile's cluster-2 rows were 0.62x unfused at 4096 tokens then. Not yet measured here. */
 static int own_choice(const gated_mlp_shape *sh)
 {
-    return sh->m <= 64 ? 4 : 2;
+    return sh->m <= 64 ? 4 : 0;
 }
 
 int gv_config_of(const gated_mlp_shape *sh, int index, gv_config *c)
