@@ -66,6 +66,14 @@ int job_units(const cfg_experiment *cfg, const run_filter *f, int u, int *case_i
     return n;
 }
 
+/* {90, 80, 0} as "9.0,8.0"; NULL: "" */
+static void archs_text(const int *archs, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (const int *a = archs; a && *a; a++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%d.%d", buf[0] ? "," : "", *a / 10, *a % 10);
+}
+
 static void describe(const loaded_plugin *lp, wire_plugin *w)
 {
     memset(w, 0, sizeof *w);
@@ -88,6 +96,13 @@ static void describe(const loaded_plugin *lp, wire_plugin *w)
     for (const char *const *p = d->params; p && *p; p++)
         snprintf(w->params + strlen(w->params), sizeof w->params - strlen(w->params), "%s%s",
                  w->params[0] ? "," : "", *p);
+    for (const char *const *p = d->dims; p && *p; p++)
+        snprintf(w->dims + strlen(w->dims), sizeof w->dims - strlen(w->dims), "%s%s", w->dims[0] ? "," : "", *p);
+    archs_text(d->archs, w->archs, sizeof w->archs);
+    for (int i = 0; i < w->nprofiles; i++) {
+        archs_text(lp->profiles[i].archs, w->profile_archs[i], sizeof w->profile_archs[i]);
+        w->profile_tunes[i] = lp->profiles[i].config != NULL;
+    }
 }
 
 int worker_load(const job *j, const job_out *out, loaded_plugin *lp)

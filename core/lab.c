@@ -90,17 +90,29 @@ int lab_list(const cli_opts *o)
         int has_ini = discovery_ini(&d, p->name, ini, sizeof ini) == 0;
         text_printf(stdout, "\n  %-14s %s  (plugin ABI %u.%u)\n      %s\n", p->name, p->version, p->abi_major,
                     p->abi_minor, p->summary);
-        for (int k = 0; k < p->nprofiles; k++)
-            text_printf(stdout, "      profile %-12s %s%s\n", p->profiles[k], p->profile_summary[k],
-                        strcmp(p->profiles[k], p->baseline) == 0 ? "  [baseline]" : "");
+        for (int k = 0; k < p->nprofiles; k++) {
+            char tags[160] = "";
+            if (strcmp(p->profiles[k], p->baseline) == 0)
+                snprintf(tags, sizeof tags, "  [baseline]");
+            if (p->profile_tunes[k])
+                snprintf(tags + strlen(tags), sizeof tags - strlen(tags), "  [configurations: klab --tune --validate]");
+            if (p->profile_archs[k][0] && strcmp(p->profile_archs[k], p->archs) != 0)
+                snprintf(tags + strlen(tags), sizeof tags - strlen(tags), "  [machine code for cc %s only]",
+                         p->profile_archs[k]);
+            text_printf(stdout, "      profile %-12s %s%s\n", p->profiles[k], p->profile_summary[k], tags);
+        }
         printf("      dtypes:");
         for (int k = 0; k < KLAB_DTYPE_COUNT; k++)
             if (p->dtypes & KLAB_DTYPE_BIT(k))
                 printf(" %s", dtype_name((klab_dtype)k));
         if (p->min_cc)
             printf("   needs compute capability %d.%d or newer", p->min_cc / 10, p->min_cc % 10);
+        if (p->archs[0])
+            text_printf(stdout, "   machine code for cc %s", p->archs);
         if (p->params[0])
             text_printf(stdout, "   params: %s", p->params);
+        if (p->dims[0])
+            text_printf(stdout, "   dims: %s", p->dims);
         text_printf(stdout, "\n      file: %s\n      ini:  %s\n", p->path,
                     has_ini ? ini : "(none: it runs only with --config FILE)");
         if (sel[i]->shadows[0])

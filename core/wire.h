@@ -31,7 +31,8 @@
 #include "row.h"
 
 #define WIRE_MAGIC 0x6b6c6162u /* "klab" */
-#define WIRE_VERSION 2 /* 2: LOST, and every payload checked against its type's size */
+#define WIRE_VERSION 3 /* 2: LOST, and every payload checked against its type's size; 3: archs, dims and
+                          tuning spaces in wire_plugin */
 #define WIRE_EXIT_CONTEXT_LOST 10 /* after LOST; without LOST, status 10 is only a status */
 #define WIRE_EXIT_SEND_FAILED 11  /* the worker could not write to its parent (gone): it stops */
 
@@ -67,6 +68,11 @@ typedef struct wire_plugin {
     uint32_t dtypes;
     int min_cc;
     char params[512]; /* comma-joined */
+    char dims[512];   /* comma-joined names the INI may set as dim.NAME */
+    char archs[96];   /* the plugin's exact machine code, "9.0,8.0"; "" any */
+    char profile_archs[16][48]; /* a profile's own, where it narrows the plugin's */
+    unsigned char profile_tunes[16]; /* the profile names configurations (klab_profile.config): a tuning
+                                        space per case, listed by klab --tune --validate */
 } wire_plugin;
 
 typedef struct wire_device {

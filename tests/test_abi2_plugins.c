@@ -223,13 +223,18 @@ static void test_list_names_the_new_dtypes(void **state)
     (void)state;
     char dir[PATH_MAX];
     link_abi2(dir, sizeof dir);
-    klab_result r = KLAB("--list", "--plugin-path", dir, "--plugin", "abi2_fp8,abi2_int32,abi2_steps,abi2_arch");
+    klab_result r = KLAB("--list", "--plugin-path", dir, "--plugin",
+                         "abi2_fp8,abi2_int32,abi2_steps,abi2_arch,abi2_tuning");
     assert_int_equal(r.rc, 0);
     kr_expect_in(r.out, "dtypes: fp8e4m3 fp8e5m2\n");
     kr_expect_in(r.out, "dtypes: int32\n");
-    kr_expect_in(r.out, "profile sm90a        sm_90a code only");
+    /* enumerated without launching: a profile's exact machine code and whether it names configurations */
+    kr_expect_in(r.out, "profile sm90a        sm_90a code only  [machine code for cc 9.0 only]\n");
+    kr_expect_in(r.out, "profile portable     any device\n");
+    kr_expect_in(r.out, "[configurations: klab --tune --validate]\n");
+    kr_expect_in(r.out, "profile fixed        y = 2 x, 256 threads a block\n");
     kr_expect_in(r.out, "(plugin ABI 2.0)");
-    kr_expect_in(r.out, "4 plugins, 0 refused");
+    kr_expect_in(r.out, "5 plugins, 0 refused");
     free(r.out);
 }
 
