@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ncu_csv.h"
+
 int report_eval(report *r, const exp_set *set, const run_set *runs)
 {
     memset(r, 0, sizeof *r);
@@ -189,4 +191,53 @@ void report_measured_figure(const report *r, const report_exp *x, char *buf, siz
         snprintf(buf, len, "no timed row in the runs given");
     else
         snprintf(buf, len, "%.0f–%.0f %s over %d timed rows", lo, hi, tf ? "TFLOP/s" : "GB/s", n);
+}
+
+const char report_counters_intro[] =
+    "Nsight Compute's counters of each profiled row's kernels, from one launch under ncu (klab --with-profiling); "
+    "a claim over a counter reads the row's maximum over its kernels.";
+
+int report_counters_heading(const report *r, int run, const klab_row *row, char *buf, size_t len)
+{
+    const run_counters *c = run_set_counters(&r->runs->runs[run], row);
+    if (!c || !c->present)
+        return 0;
+    buf[0] = 0;
+    if (row->has_time)
+        snprintf(buf, len, "median %.2f µs%s", row->median_ms * 1e3, row->bytes > 0 ? "" : "; ");
+    if (row->has_time && row->bytes > 0)
+        snprintf(buf + strlen(buf), len - strlen(buf), " · %.0f GB/s; ", row->gbps);
+    if (strcmp(c->status, ncu_status_name(NCU_MEASURED)) == 0)
+        snprintf(buf + strlen(buf), len - strlen(buf), "ncu measured %d kernel%s", c->nkernels,
+                 c->nkernels == 1 ? "" : "s");
+    else
+        snprintf(buf + strlen(buf), len - strlen(buf), "no counters: ncu %s%s%.200s", c->status,
+                 c->reason[0] ? ": " : "", c->reason);
+    return 1;
+}
+
+void report_kernel_name(const run_kernel *k, char *buf, size_t len)
+{
+    const char *s = strncmp(k->name, "void ", 5) == 0 ? k->name + 5 : k->name;
+    size_t n = strlen(s);
+    if (n && s[n - 1] == ')') { /* the parameter list: from its matching '(' on */
+        int depth = 0;
+        size_t i = n;
+        while (i-- > 0) {
+            depth += s[i] == ')' ? 1 : s[i] == '(' ? -1 : 0;
+            if (depth == 0)
+                break;
+        }
+        if (i < n)
+            n = i;
+    }
+    snprintf(buf, len, "%.*s", (int)n, s);
+}
+
+void report_counter_cell(const run_kernel *k, int m, char *buf, size_t len)
+{
+    if (k->has[m])
+        snprintf(buf, len, "%.4g", k->v[m]);
+    else
+        snprintf(buf, len, "—");
 }

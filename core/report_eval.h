@@ -55,4 +55,20 @@ void report_claim_summary(const report *r, const exp_claim *claim, const claim_r
 /* The figure of an experiment without claims: its rate's range over the passed rows in scope. */
 void report_measured_figure(const report *r, const report_exp *x, char *buf, size_t len);
 
+/* ---- counters on a page (run_set.h joins them to the rows) ---- */
+
+/* The sentence a page's counters open with. */
+extern const char report_counters_intro[];
+
+/* What a page says beside a row's counters: "median 19.76 µs · 3397 GB/s", then "; ncu measured 1
+   kernel" or "; no counters: ncu refused: why". 0 (nothing written) when no counters line names
+   the row: it is not shown. */
+int report_counters_heading(const report *r, int run, const klab_row *row, char *buf, size_t len);
+
+/* A kernel's name without its parameter list or "void ": "row_kernel<RmsOp<__half, 0, 1>, 4, 0, 1>". */
+void report_kernel_name(const run_kernel *k, char *buf, size_t len);
+
+/* A kernel's counter m as a page shows it: "53.4", "—" where ncu gave none. */
+void report_counter_cell(const run_kernel *k, int m, char *buf, size_t len);
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ncu_csv.h"
 #include "report_charts.h"
 #include "svg.h"
 
@@ -127,6 +128,54 @@ static void matrix(FILE *fp, const report *r)
     fputs("</table>\n", fp);
 }
 
+/* The profiled rows in scope: each kernel's counters beside the row's time (report_md.c's table). */
+static void counters_tables(FILE *fp, const report *r, const report_exp *x)
+{
+    int shown = 0;
+    for (int ri = 0; ri < r->runs->n; ri++)
+        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
+            const run_dir *run = &r->runs->runs[ri];
+            const klab_row *row = &run->rows[k];
+            char label[300], head[600];
+            if (!claims_in_scope(x->e, row) || !report_counters_heading(r, ri, row, head, sizeof head))
+                continue;
+            if (!shown++)
+                para(fp, "Counters", report_counters_intro);
+            report_row_label(r, ri, row, label, sizeof label);
+            fputs("<p class=\"ctr\"><b>", fp);
+            xml_text(fp, label);
+            fputs("</b>: ", fp);
+            xml_text(fp, head);
+            fputs("</p>\n", fp);
+            if (run_set_counters(run, row)->nkernels == 0)
+                continue;
+            fputs("<table class=\"k\"><tr><th>kernel</th><th>grid</th><th>block</th>", fp);
+            for (int m = 0; m < NCU_NMETRICS; m++)
+                fprintf(fp, "<th>%s</th>", ncu_metrics[m].column);
+            fputs("</tr>\n", fp);
+            for (int i = 0; i < run->nkernels; i++) {
+                const run_kernel *kn = &run->kernels[i];
+                if (&run->rows[kn->row] != row)
+                    continue;
+                char cell[300];
+                report_kernel_name(kn, cell, sizeof cell);
+                fputs("<tr><td><code>", fp);
+                xml_text(fp, cell);
+                fputs("</code></td><td>", fp);
+                xml_text(fp, kn->grid);
+                fputs("</td><td>", fp);
+                xml_text(fp, kn->block);
+                fputs("</td>", fp);
+                for (int m = 0; m < NCU_NMETRICS; m++) {
+                    report_counter_cell(kn, m, cell, sizeof cell);
+                    fprintf(fp, "<td>%s</td>", cell);
+                }
+                fputs("</tr>\n", fp);
+            }
+            fputs("</table>\n", fp);
+        }
+}
+
 static void experiment(FILE *fp, const report *r, const report_exp *x)
 {
     const exp_experiment *e = x->e;
@@ -162,6 +211,7 @@ static void experiment(FILE *fp, const report *r, const report_exp *x)
     for (int k = 0; k < e->nclaims; k++)
         chart_claim(fp, r, x, k);
     chart_speedup(fp, r, x);
+    chart_counters(fp, r, x);
     /* one rate chart per case, in the order the runs hold them */
     char done[256][64];
     int nd = 0, hists = 0;
@@ -182,6 +232,7 @@ static void experiment(FILE *fp, const report *r, const report_exp *x)
                 chart_rates(fp, r, x, o->kcase);
         }
     fputs("</div>\n", fp);
+    counters_tables(fp, r, x);
     para(fp, "Evidence boundary", e->boundary);
     para(fp, "Next evidence", e->next);
     para(fp, "How to run", e->run);
