@@ -197,7 +197,7 @@ const char report_counters_intro[] =
     "Nsight Compute's counters of each profiled row's kernels, from one launch under ncu (klab --with-profiling); "
     "a claim over a counter reads the row's maximum over its kernels.";
 
-int report_counters_heading(const report *r, int run, const klab_row *row, char *buf, size_t len)
+static int counters_heading(const report *r, int run, const klab_row *row, char *buf, size_t len)
 {
     const run_counters *c = run_set_counters(&r->runs->runs[run], row);
     if (!c || !c->present)
@@ -216,7 +216,7 @@ int report_counters_heading(const report *r, int run, const klab_row *row, char 
     return 1;
 }
 
-void report_kernel_name(const run_kernel *k, char *buf, size_t len)
+static void kernel_cells(const run_kernel *k, report_kernel_cells *out)
 {
     const char *s = strncmp(k->name, "void ", 5) == 0 ? k->name + 5 : k->name;
     size_t n = strlen(s);
@@ -231,13 +231,32 @@ void report_kernel_name(const run_kernel *k, char *buf, size_t len)
         if (i < n)
             n = i;
     }
-    snprintf(buf, len, "%.*s", (int)n, s);
+    snprintf(out->name, sizeof out->name, "%.*s", (int)n, s);
+    snprintf(out->grid, sizeof out->grid, "%s", k->grid);
+    snprintf(out->block, sizeof out->block, "%s", k->block);
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        snprintf(out->v[m], sizeof out->v[m], k->has[m] ? "%.4g" : "—", k->v[m]);
 }
 
-void report_counter_cell(const run_kernel *k, int m, char *buf, size_t len)
+void report_counters_each(FILE *fp, const report *r, const report_exp *x, report_counters_fn fn)
 {
-    if (k->has[m])
-        snprintf(buf, len, "%.4g", k->v[m]);
-    else
-        snprintf(buf, len, "—");
+    int first = 1;
+    for (int ri = 0; ri < r->runs->n; ri++) {
+        const run_dir *run = &r->runs->runs[ri];
+        report_kernel_cells *cells = calloc((size_t)run->nkernels + 1, sizeof *cells);
+        for (int k = 0; cells && k < run->nrows; k++) {
+            const klab_row *row = &run->rows[k];
+            char label[300], head[600];
+            if (!claims_in_scope(x->e, row) || !counters_heading(r, ri, row, head, sizeof head))
+                continue;
+            int nk = 0;
+            for (int i = 0; i < run->nkernels; i++)
+                if (&run->rows[run->kernels[i].row] == row)
+                    kernel_cells(&run->kernels[i], &cells[nk++]);
+            report_row_label(r, ri, row, label, sizeof label);
+            fn(fp, first, label, head, cells, nk);
+            first = 0;
+        }
+        free(cells);
+    }
 }

@@ -128,52 +128,34 @@ static void matrix(FILE *fp, const report *r)
     fputs("</table>\n", fp);
 }
 
-/* The profiled rows in scope: each kernel's counters beside the row's time (report_md.c's table). */
-static void counters_tables(FILE *fp, const report *r, const report_exp *x)
+/* A profiled row: its counters kernel by kernel, beside its time (report_md.c's table). */
+static void counters_row(FILE *fp, int first, const char *label, const char *head, const report_kernel_cells *k,
+                         int nk)
 {
-    int shown = 0;
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const run_dir *run = &r->runs->runs[ri];
-            const klab_row *row = &run->rows[k];
-            char label[300], head[600];
-            if (!claims_in_scope(x->e, row) || !report_counters_heading(r, ri, row, head, sizeof head))
-                continue;
-            if (!shown++)
-                para(fp, "Counters", report_counters_intro);
-            report_row_label(r, ri, row, label, sizeof label);
-            fputs("<p class=\"ctr\"><b>", fp);
-            xml_text(fp, label);
-            fputs("</b>: ", fp);
-            xml_text(fp, head);
-            fputs("</p>\n", fp);
-            if (run_set_counters(run, row)->nkernels == 0)
-                continue;
-            fputs("<table class=\"k\"><tr><th>kernel</th><th>grid</th><th>block</th>", fp);
-            for (int m = 0; m < NCU_NMETRICS; m++)
-                fprintf(fp, "<th>%s</th>", ncu_metrics[m].column);
-            fputs("</tr>\n", fp);
-            for (int i = 0; i < run->nkernels; i++) {
-                const run_kernel *kn = &run->kernels[i];
-                if (&run->rows[kn->row] != row)
-                    continue;
-                char cell[300];
-                report_kernel_name(kn, cell, sizeof cell);
-                fputs("<tr><td><code>", fp);
-                xml_text(fp, cell);
-                fputs("</code></td><td>", fp);
-                xml_text(fp, kn->grid);
-                fputs("</td><td>", fp);
-                xml_text(fp, kn->block);
-                fputs("</td>", fp);
-                for (int m = 0; m < NCU_NMETRICS; m++) {
-                    report_counter_cell(kn, m, cell, sizeof cell);
-                    fprintf(fp, "<td>%s</td>", cell);
-                }
-                fputs("</tr>\n", fp);
-            }
-            fputs("</table>\n", fp);
-        }
+    if (first)
+        para(fp, "Counters", report_counters_intro);
+    fputs("<p><b>", fp);
+    xml_text(fp, label);
+    fputs("</b>: ", fp);
+    xml_text(fp, head);
+    fputs("</p>\n", fp);
+    if (nk == 0)
+        return;
+    fputs("<table><tr><th>kernel</th><th>grid</th><th>block</th>", fp);
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        fprintf(fp, "<th>%s</th>", ncu_metrics[m].column);
+    for (int i = 0; i < nk; i++) {
+        fputs("</tr>\n<tr><td><code>", fp);
+        xml_text(fp, k[i].name);
+        fputs("</code></td><td>", fp);
+        xml_text(fp, k[i].grid);
+        fputs("</td><td>", fp);
+        xml_text(fp, k[i].block);
+        fputs("</td>", fp);
+        for (int m = 0; m < NCU_NMETRICS; m++)
+            fprintf(fp, "<td>%s</td>", k[i].v[m]);
+    }
+    fputs("</tr></table>\n", fp);
 }
 
 static void experiment(FILE *fp, const report *r, const report_exp *x)
@@ -232,7 +214,7 @@ static void experiment(FILE *fp, const report *r, const report_exp *x)
                 chart_rates(fp, r, x, o->kcase);
         }
     fputs("</div>\n", fp);
-    counters_tables(fp, r, x);
+    report_counters_each(fp, r, x, counters_row);
     para(fp, "Evidence boundary", e->boundary);
     para(fp, "Next evidence", e->next);
     para(fp, "How to run", e->run);

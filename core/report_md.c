@@ -229,53 +229,37 @@ static void rows_table(FILE *fp, const report *r, const report_exp *x)
         }
 }
 
-/* The profiled rows in scope: each kernel's counters (ncu, one profiled launch) beside the row's time. */
-static void counters_tables(FILE *fp, const report *r, const report_exp *x)
+/* A profiled row: its counters (ncu, one profiled launch) kernel by kernel, beside its time. */
+static void counters_row(FILE *fp, int first, const char *label, const char *head, const report_kernel_cells *k,
+                         int nk)
 {
-    int shown = 0;
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const run_dir *run = &r->runs->runs[ri];
-            const klab_row *row = &run->rows[k];
-            char label[300], head[600];
-            if (!claims_in_scope(x->e, row) || !report_counters_heading(r, ri, row, head, sizeof head))
-                continue;
-            if (!shown++)
-                section(fp, "Counters", report_counters_intro);
-            report_row_label(r, ri, row, label, sizeof label);
-            fputs("\n**", fp);
-            md_text(fp, label);
-            fputs("**: ", fp);
-            md_text(fp, head);
-            fputs("\n", fp);
-            if (run_set_counters(run, row)->nkernels == 0)
-                continue;
-            fputs("\n| kernel | grid | block |", fp);
-            for (int m = 0; m < NCU_NMETRICS; m++)
-                fprintf(fp, " %s |", ncu_metrics[m].column);
-            fputs("\n|---|---|---|", fp);
-            for (int m = 0; m < NCU_NMETRICS; m++)
-                fputs("---|", fp);
-            fputs("\n", fp);
-            for (int i = 0; i < run->nkernels; i++) {
-                const run_kernel *kn = &run->kernels[i];
-                if (&run->rows[kn->row] != row)
-                    continue;
-                char cell[300];
-                report_kernel_name(kn, cell, sizeof cell);
-                fputs("| `", fp);
-                md_cell(fp, cell);
-                fputs("` | ", fp);
-                md_cell(fp, kn->grid);
-                fputs(" | ", fp);
-                md_cell(fp, kn->block);
-                for (int m = 0; m < NCU_NMETRICS; m++) {
-                    report_counter_cell(kn, m, cell, sizeof cell);
-                    fprintf(fp, " | %s", cell);
-                }
-                fputs(" |\n", fp);
-            }
-        }
+    if (first)
+        section(fp, "Counters", report_counters_intro);
+    fputs("\n**", fp);
+    md_text(fp, label);
+    fputs("**: ", fp);
+    md_text(fp, head);
+    fputs("\n", fp);
+    if (nk == 0)
+        return;
+    fputs("\n| kernel | grid | block |", fp);
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        fprintf(fp, " %s |", ncu_metrics[m].column);
+    fputs("\n|---|---|---|", fp);
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        fputs("---|", fp);
+    for (int i = 0; i < nk; i++) {
+        fputs("\n| `", fp);
+        md_cell(fp, k[i].name);
+        fputs("` | ", fp);
+        md_cell(fp, k[i].grid);
+        fputs(" | ", fp);
+        md_cell(fp, k[i].block);
+        for (int m = 0; m < NCU_NMETRICS; m++)
+            fprintf(fp, " | %s", k[i].v[m]);
+        fputs(" |", fp);
+    }
+    fputs("\n", fp);
 }
 
 static void claim_block(FILE *fp, const report *r, const exp_claim *cl, const claim_result *c)
@@ -332,7 +316,7 @@ void report_md_page(FILE *fp, const report *r, const report_exp *x, const char *
         fputs("\nNo row of this experiment in the runs given: no evidence yet.\n", fp);
     else
         rows_table(fp, r, x);
-    counters_tables(fp, r, x);
+    report_counters_each(fp, r, x, counters_row);
     section(fp, "Evidence boundary", e->boundary);
     section(fp, "Next evidence", e->next);
     fputs("\n## Decisions\n\n", fp);

@@ -30,6 +30,14 @@ static char *slurp(const char *path)
     return s;
 }
 
+/* A file of the report the test wrote, under kr_tmp. */
+static char *report_file(const char *rel)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", kr_tmp, rel);
+    return slurp(path);
+}
+
 static void set_mtime(const char *path, time_t t)
 {
     struct timespec ts[2] = {{t, 0}, {t, 0}};
@@ -177,8 +185,7 @@ static void test_report_written(void **state)
     kr_expect_in(md, "## Evidence boundary\n\na fixture");
     free(md);
     /* the counters beside each profiled row's time: a kernel a line, a refusal said so */
-    snprintf(path, sizeof path, "%s/rep/experiments/ctr.md", kr_tmp);
-    md = slurp(path);
+    md = report_file("rep/experiments/ctr.md");
     kr_expect_in(md, "### dram — Caveated");
     kr_expect_in(md, "| big fp16 base | undecided | no counters: ncu refused: ERR_NVGPUCTRPERM |");
     kr_expect_in(md, "| big fp16 torch.compile | undecided | not profiled: no line of the run's counters file names this row |");
@@ -190,8 +197,7 @@ static void test_report_written(void **state)
     kr_expect_in(md, "| `tail\\|kernel` | (64, 1, 1) | (256, 1, 1) | 12 | — |");
     free(md);
     /* a page with no profiled row says nothing of counters */
-    snprintf(path, sizeof path, "%s/rep/experiments/sweep.md", kr_tmp);
-    md = slurp(path);
+    md = report_file("rep/experiments/sweep.md");
     kr_expect_not_in(md, "## Counters");
     free(md);
     snprintf(path, sizeof path, "%s/rep/report.html", kr_tmp);
