@@ -18,7 +18,7 @@ void counters_row_key(const klab_row *row, char gpu[16], const char *key[COUNTER
     gpu[0] = 0;
     if (row->has_gpu)
         snprintf(gpu, 16, "%d", row->gpu_index);
-    const char *k[COUNTERS_NKEY] = {row->run_id, row->plugin, row->kcase,  row->dtype,
+    const char *k[COUNTERS_NKEY] = {row->run_id,  row->plugin, row->kcase, row->dtype,
                                     row->profile, row->config, gpu,        row->gpu_uuid};
     memcpy(key, k, sizeof k);
 }
