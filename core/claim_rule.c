@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ncu_csv.h"
+
 #define TOK_MAX 32
 
 typedef struct lexer {
@@ -110,12 +112,21 @@ static int column(const char *name)
     return strcmp(name, "p50") == 0 ? row_column_index("median_ms") : row_column_index(name);
 }
 
-static int parse_metric_column(const char *t, int *col, char *why, size_t whylen)
+static int counter_column(const char *name)
+{
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        if (strcmp(ncu_metrics[m].column, name) == 0)
+            return m;
+    return -1;
+}
+
+static int parse_metric_column(const char *t, int *col, int *ctr, char *why, size_t whylen)
 {
     *col = column(t);
-    if (*col < 0 || !numeric_column(*col)) {
+    *ctr = *col < 0 ? counter_column(t) : -1;
+    if (*ctr < 0 && (*col < 0 || !numeric_column(*col))) {
         snprintf(why, whylen, "'%s' is not a numeric column of the CSV (median_ms, p50, p95_ms, gbps, frac_limit, "
-                              "speedup_lo, ...; README.md lists them)", t);
+                              "speedup_lo, ...; README.md lists them) nor a counter (dram_pct, registers, ...)", t);
         return -1;
     }
     return 0;
@@ -195,15 +206,15 @@ static int parse_cond(lexer *lx, claim_rule *r, char *why, size_t whylen)
 int claim_parse(const char *text, claim_rule *r, char *why, size_t whylen)
 {
     memset(r, 0, sizeof *r);
-    r->den_col = -1;
+    r->den_col = r->num_ctr = r->den_ctr = -1;
     lexer lx;
     if (lex(text, &lx, why, whylen) != 0)
         return -1;
-    if (parse_metric_column(next(&lx), &r->num_col, why, whylen) != 0)
+    if (parse_metric_column(next(&lx), &r->num_col, &r->num_ctr, why, whylen) != 0)
         return -1;
     if (strcmp(peek(&lx), "/") == 0) {
         next(&lx);
-        if (parse_metric_column(next(&lx), &r->den_col, why, whylen) != 0)
+        if (parse_metric_column(next(&lx), &r->den_col, &r->den_ctr, why, whylen) != 0)
             return -1;
     }
     const char *op = next(&lx);
@@ -235,11 +246,21 @@ int claim_parse(const char *text, claim_rule *r, char *why, size_t whylen)
     }
 }
 
+int claim_uses_counters(const claim_rule *r)
+{
+    return r->num_ctr >= 0 || r->den_ctr >= 0;
+}
+
+static const char *metric_name(int col, int ctr)
+{
+    return ctr >= 0 ? ncu_metrics[ctr].column : row_schema[col].name;
+}
+
 void claim_metric_name(const claim_rule *r, char *buf, size_t len)
 {
-    if (r->den_col >= 0)
-        snprintf(buf, len, "%s/%s", row_schema[r->num_col].name, row_schema[r->den_col].name);
+    if (r->den_col >= 0 || r->den_ctr >= 0)
+        snprintf(buf, len, "%s/%s", metric_name(r->num_col, r->num_ctr), metric_name(r->den_col, r->den_ctr));
     else
-        snprintf(buf, len, "%s", row_schema[r->num_col].name);
+        snprintf(buf, len, "%s", metric_name(r->num_col, r->num_ctr));
 }
 

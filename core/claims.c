@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "ncu_csv.h"
 #include "run_set.h"
 
 const char *evidence_status_name(evidence_status s)
@@ -141,6 +142,31 @@ static value metric(int col, const klab_row *r, const klab_row *vs)
     return x;
 }
 
+/* One side of the metric: a row's column, or its counter (a plain number: no interval). */
+static value side(int col, int ctr, const run_dir *run, const klab_row *r, const klab_row *vs)
+{
+    if (ctr < 0)
+        return metric(col, r, vs);
+    value x = {0};
+    x.present = run_set_counter_value(run, r, ctr, &x.v);
+    return x;
+}
+
+/* 1 when ncu measured the row's kernels; else 0 and why not. */
+static int counters_measured(const run_dir *run, const klab_row *r, char *why, size_t len)
+{
+    const run_counters *c = run_set_counters(run, r);
+    if (!c)
+        snprintf(why, len, "not profiled: the run has no counters file (klab --with-profiling)");
+    else if (!c->present)
+        snprintf(why, len, "not profiled: no line of the run's counters file names this row");
+    else if (strcmp(c->status, ncu_status_name(NCU_MEASURED)) != 0)
+        snprintf(why, len, "no counters: ncu %s%s%.150s", c->status, c->reason[0] ? ": " : "", c->reason);
+    else
+        return 1;
+    return 0;
+}
+
 static int holds(claim_op op, double v, double t)
 {
     return op == OP_GE ? v >= t : op == OP_LE ? v <= t : op == OP_GT ? v > t : v < t;
@@ -158,7 +184,8 @@ static const char *negated(claim_op op)
     return s[op];
 }
 
-static void judge(const claim_rule *rule, const klab_row *r, const klab_row *vs, claim_instance *in)
+static void judge(const claim_rule *rule, const run_dir *run, const klab_row *r, const klab_row *vs,
+                  claim_instance *in)
 {
     char mname[160];
     claim_metric_name(rule, mname, sizeof mname);
@@ -169,6 +196,8 @@ static void judge(const claim_rule *rule, const klab_row *r, const klab_row *vs,
         snprintf(in->why, sizeof in->why, "%s%s%.150s", row_status_name(r->status), r->reason[0] ? ": " : "", r->reason);
         return;
     }
+    if (claim_uses_counters(rule) && !counters_measured(run, r, in->why, sizeof in->why))
+        return;
     if (rule->nvs && !vs) {
         snprintf(in->why, sizeof in->why, "no %s row beside it in this run", rule->vs[0]);
         return;
@@ -177,24 +206,28 @@ static void judge(const claim_rule *rule, const klab_row *r, const klab_row *vs,
         snprintf(in->why, sizeof in->why, "its %.60s row is %s", vs->profile, row_status_name(vs->status));
         return;
     }
-    if (!r->has_time || (vs && !vs->has_time)) {
+    /* a counter is one profiled launch, not the timed samples: time and their count matter only to
+       the row's own columns */
+    int timed = rule->num_col >= 0 || rule->den_col >= 0;
+    if (timed && (!r->has_time || (vs && !vs->has_time))) {
         snprintf(in->why, sizeof in->why, "not timed%s", row_has_flag(r, "verify-only") ? " (verify-only)" : "");
         return;
     }
-    if (row_has_flag(r, "few-samples") || (vs && row_has_flag(vs, "few-samples"))) {
+    if (timed && (row_has_flag(r, "few-samples") || (vs && row_has_flag(vs, "few-samples")))) {
         snprintf(in->why, sizeof in->why, "few samples: too noisy to decide");
         return;
     }
-    value a = metric(rule->num_col, r, vs), b = {0};
-    if (rule->den_col >= 0)
-        b = metric(rule->den_col, r, vs);
-    if (!a.present || (rule->den_col >= 0 && (!b.present || b.v == 0))) {
+    int ratio = rule->den_col >= 0 || rule->den_ctr >= 0;
+    value a = side(rule->num_col, rule->num_ctr, run, r, vs), b = {0};
+    if (ratio)
+        b = side(rule->den_col, rule->den_ctr, run, r, vs);
+    if (!a.present || (ratio && (!b.present || b.v == 0))) {
         snprintf(in->why, sizeof in->why, "no value of %s", mname);
         return;
     }
     double v = a.v, lo = a.lo, hi = a.hi;
     int interval_metric = a.interval_metric, has_interval = a.has_interval;
-    if (rule->den_col >= 0) {
+    if (ratio) {
         v = a.v / b.v;
         interval_metric = a.interval_metric && b.interval_metric;
         has_interval = interval_metric && a.has_interval && b.has_interval && b.lo > 0;
@@ -229,6 +262,13 @@ static void judge(const claim_rule *rule, const klab_row *r, const klab_row *vs,
                  mname, v, lo, hi, op_text(rule->op), rule->threshold);
 }
 
+/* 1 when a line of a counters file names the instance's row (its counters measured or refused). */
+static int profiled(const run_set *runs, const claim_instance *in)
+{
+    const run_counters *c = run_set_counters(&runs->runs[in->run], in->row);
+    return c && c->present;
+}
+
 int claims_eval(const exp_experiment *e, int k, const run_set *runs, claim_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -261,22 +301,25 @@ int claims_eval(const exp_experiment *e, int k, const run_set *runs, claim_resul
             in->run = ri;
             in->row = r;
             in->vs_row = rule->nvs ? find_vs(run, r, rule) : NULL;
-            judge(rule, r, in->vs_row, in);
+            judge(rule, run, r, in->vs_row, in);
         }
     }
     /* A row whose run has no `vs` row is missing evidence only where no other run measured that case,
-       dtype and profile beside one: a plugin's own run and its PyTorch run both hold `fused`. */
+       dtype and profile beside one: a plugin's own run and its PyTorch run both hold `fused`. Likewise
+       a row nobody profiled, where another run profiled the same case, dtype and profile: a sitting's
+       timed runs and its profiled run both hold `fused`, and the profiled one decides. */
     int kept = 0;
     for (int i = 0; i < out->n; i++) {
         claim_instance *in = &out->inst[i];
-        int paired_elsewhere = 0;
-        for (int j = 0; rule->nvs && !in->vs_row && j < out->n && !paired_elsewhere; j++) {
+        int unpaired = rule->nvs && !in->vs_row, unprofiled = claim_uses_counters(rule) && !profiled(runs, in);
+        int elsewhere = 0;
+        for (int j = 0; (unpaired || unprofiled) && j < out->n && !elsewhere; j++) {
             const klab_row *o = out->inst[j].row;
-            paired_elsewhere = out->inst[j].vs_row && !strcmp(o->plugin, in->row->plugin) &&
-                               !strcmp(o->kcase, in->row->kcase) && !strcmp(o->dtype, in->row->dtype) &&
-                               !strcmp(o->profile, in->row->profile);
+            elsewhere = ((unpaired && out->inst[j].vs_row) || (unprofiled && profiled(runs, &out->inst[j]))) &&
+                        !strcmp(o->plugin, in->row->plugin) && !strcmp(o->kcase, in->row->kcase) &&
+                        !strcmp(o->dtype, in->row->dtype) && !strcmp(o->profile, in->row->profile);
         }
-        if (paired_elsewhere)
+        if (elsewhere)
             continue;
         out->inst[kept++] = *in;
         out->met += in->verdict == VERDICT_MET;

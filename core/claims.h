@@ -4,7 +4,9 @@
  * them) is judged on the interval: met when all of it satisfies the rule, failed when none of it does,
  * open ("too noisy") when it straddles the number. Any other column is a number: met or failed. A row
  * that did not pass, is flagged, has few samples or lacks the value leaves the instance open, with the
- * reason: never a silent pass. The rule's grammar: claim_rule.h. */
+ * reason: never a silent pass. A counter column (dram_pct, registers, ...) reads the row's maximum over
+ * its kernels in the run's counters file (run_set.h), a plain number; a row without counters is open,
+ * saying why (not profiled, or ncu's status and reason). The rule's grammar: claim_rule.h. */
 #ifndef KLAB_CLAIMS_H
 #define KLAB_CLAIMS_H
 

@@ -1,6 +1,8 @@
 #include "counters.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const counters_columns[COUNTERS_NCOLUMNS] = {
@@ -10,6 +12,16 @@ const char *const counters_columns[COUNTERS_NCOLUMNS] = {
     "dram_pct", "achieved_occupancy_pct", "sm_pct", "tensor_hmma_pct", "tensor_gmma_pct", "l2_hit_pct",
     "registers", "smem_static_bytes", "smem_dynamic_bytes",
 };
+
+void counters_row_key(const klab_row *row, char gpu[16], const char *key[COUNTERS_NKEY])
+{
+    gpu[0] = 0;
+    if (row->has_gpu)
+        snprintf(gpu, 16, "%d", row->gpu_index);
+    const char *k[COUNTERS_NKEY] = {row->run_id,  row->plugin, row->kcase, row->dtype,
+                                    row->profile, row->config, gpu,        row->gpu_uuid};
+    memcpy(key, k, sizeof k);
+}
 
 int counters_is_file(const char *name)
 {
@@ -34,15 +46,13 @@ int counters_open(csv_sink *s, const char *run_dir, const char *plugin, char *er
 static int add_line(csv_sink *s, const klab_row *row, int index, const ncu_kernel *k, const char *status,
                     const char *reason)
 {
-    char gpu[16] = "", idx[16] = "";
-    if (row->has_gpu)
-        snprintf(gpu, sizeof gpu, "%d", row->gpu_index);
+    char gpu[16], idx[16] = "";
     if (k)
         snprintf(idx, sizeof idx, "%d", index);
     const char *cells[COUNTERS_NCOLUMNS] = {
-        row->run_id, row->plugin, row->kcase, row->dtype, row->profile, row->config, gpu, row->gpu_uuid,
-        idx, k ? k->name : "", k ? k->grid : "", k ? k->block : "", status, reason,
+        [COUNTERS_NKEY] = idx, k ? k->name : "", k ? k->grid : "", k ? k->block : "", status, reason,
     };
+    counters_row_key(row, gpu, cells);
     for (int m = 0; m < NCU_NMETRICS; m++)
         cells[COUNTERS_NKEY + 6 + m] = k ? k->value[m] : "";
     return csv_sink_record(s, cells, COUNTERS_NCOLUMNS);
@@ -67,4 +77,30 @@ int counters_add(csv_sink *s, const klab_row *row, const ncu_result *r)
 int counters_add_status(csv_sink *s, const klab_row *row, const char *status, const char *reason)
 {
     return add_line(s, row, 0, NULL, status, reason);
+}
+
+int counters_read(const char *path, csv_records *rec, char *err, size_t errlen)
+{
+    size_t n = 0;
+    char *text = file_read_all(path, &n);
+    if (!text) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return -1;
+    }
+    char why[200];
+    int rc = csv_records_parse(text, n, rec, why, sizeof why);
+    free(text);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        return -1;
+    }
+    int ok = rec->n > 0 && rec->nf[0] == COUNTERS_NCOLUMNS;
+    for (int i = 0; ok && i < COUNTERS_NCOLUMNS; i++)
+        ok = strcmp(rec->cells[0][i], counters_columns[i]) == 0;
+    if (!ok) {
+        snprintf(err, errlen, "%s: not the counters columns this klab writes", path);
+        csv_records_free(rec);
+        return -2;
+    }
+    return 0;
 }

@@ -15,6 +15,9 @@
 
 extern const char *const counters_columns[COUNTERS_NCOLUMNS];
 
+/* The row's key as the counters file writes it, in counters_columns' order (gpu: its buffer). */
+void counters_row_key(const klab_row *row, char gpu[16], const char *key[COUNTERS_NKEY]);
+
 /* 1 when a file name is a counters file (not a CSV of rows). */
 int counters_is_file(const char *name);
 
@@ -26,5 +29,9 @@ int counters_add(csv_sink *s, const klab_row *row, const ncu_result *r);
 
 /* One line saying why the row has no counters (status: no-ncu, not-profiled, ...). */
 int counters_add_status(csv_sink *s, const klab_row *row, const char *status, const char *reason);
+
+/* Reads a counters file back: its records, record 0 the header, checked to be exactly
+   counters_columns. 0; -1 with err when it cannot be read or parsed; -2 when its columns differ. */
+int counters_read(const char *path, csv_records *rec, char *err, size_t errlen);
 
 #endif

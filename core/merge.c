@@ -319,28 +319,10 @@ static int read_rows(rec_set *set, const char *path, const char *from, char *err
 
 static int read_counters(rec_set *set, const char *path, const char *from, char *err, size_t errlen)
 {
-    size_t n = 0;
-    char *text = file_read_all(path, &n);
-    if (!text) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-        return -1;
-    }
     csv_records rec;
-    char why[200];
-    if (csv_records_parse(text, n, &rec, why, sizeof why) != 0) {
-        snprintf(err, errlen, "%s: %s", path, why);
-        free(text);
-        return -1;
-    }
-    free(text);
-    int ok = rec.n > 0 && rec.nf[0] == COUNTERS_NCOLUMNS;
-    for (int i = 0; ok && i < COUNTERS_NCOLUMNS; i++)
-        ok = strcmp(rec.cells[0][i], counters_columns[i]) == 0;
-    if (!ok) {
-        snprintf(err, errlen, "%s: not the counters columns this klab writes", path);
-        csv_records_free(&rec);
-        return MERGE_REFUSED;
-    }
+    int got = counters_read(path, &rec, err, errlen);
+    if (got != 0)
+        return got == -2 ? MERGE_REFUSED : -1;
     int kc[COUNTERS_NKEY + 1];
     for (int i = 0; i < COUNTERS_NKEY; i++)
         kc[i] = i;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ncu_csv.h"
 #include "stats.h"
 #include "svg.h"
 
@@ -285,6 +286,57 @@ int chart_speedup(FILE *fp, const report *r, const report_exp *x)
         dot_chart(fp, "speedup over the plugin's baseline profile, 95 % interval", d, n, 1.0, "x baseline");
     free(d);
     return n > 0;
+}
+
+/* ---- counters ---- */
+
+int chart_counters(FILE *fp, const report *r, const report_exp *x)
+{
+    static const char *const shown[2] = {"dram_pct", "achieved_occupancy_pct"};
+    static const char *const color[2] = {"#1f77b4", "#ff7f0e"};
+    int m[2] = {-1, -1}, n = 0;
+    for (int i = 0; i < NCU_NMETRICS; i++)
+        for (int j = 0; j < 2; j++)
+            if (strcmp(ncu_metrics[i].column, shown[j]) == 0)
+                m[j] = i;
+    double v[2];
+    for (int ri = 0; ri < r->runs->n; ri++)
+        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
+            const klab_row *o = &r->runs->runs[ri].rows[k];
+            n += claims_in_scope(x->e, o) && (run_set_counter_value(&r->runs->runs[ri], o, m[0], &v[0]) ||
+                                               run_set_counter_value(&r->runs->runs[ri], o, m[1], &v[1]));
+        }
+    if (n == 0 || m[0] < 0 || m[1] < 0)
+        return 0;
+    double h = TOP + BOTTOM + n * (2 * BAR_H + BAR_GAP);
+    const char *title = "counters per profiled row: DRAM throughput % of peak (blue), achieved occupancy % (orange)";
+    svg_begin(fp, LABEL_W + PLOT_W + VALUE_W, h, title);
+    svg_text(fp, 6, 16, "start", 13, "#222", title);
+    svg_axis a = {0, 100, 0, LABEL_W, LABEL_W + PLOT_W};
+    x_axis(fp, &a, h - BOTTOM + 4, h, "% (the row's maximum over its kernels)");
+    double y = TOP;
+    for (int ri = 0; ri < r->runs->n; ri++)
+        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
+            const run_dir *run = &r->runs->runs[ri];
+            const klab_row *o = &run->rows[k];
+            int has[2] = {run_set_counter_value(run, o, m[0], &v[0]), run_set_counter_value(run, o, m[1], &v[1])};
+            if (!claims_in_scope(x->e, o) || !(has[0] || has[1]))
+                continue;
+            char label[300], tip[400], val[64] = "";
+            report_row_label(r, ri, o, label, sizeof label);
+            svg_text(fp, LABEL_W - 6, y + BAR_H + 3, "end", 11, "#222", label);
+            for (int j = 0; j < 2; j++) {
+                if (!has[j])
+                    continue;
+                snprintf(tip, sizeof tip, "%s: %s %.2f", label, shown[j], v[j]);
+                svg_rect(fp, LABEL_W, y + j * BAR_H, svg_map(&a, fmin(v[j], 100)) - LABEL_W, BAR_H - 1, color[j], tip);
+                snprintf(val + strlen(val), sizeof val - strlen(val), "%s%.1f %%", j && has[0] ? " · " : "", v[j]);
+            }
+            svg_text(fp, LABEL_W + PLOT_W + 6, y + BAR_H + 3, "start", 10, "#333", val);
+            y += 2 * BAR_H + BAR_GAP;
+        }
+    svg_end(fp);
+    return 1;
 }
 
 /* ---- the row-length sweep ---- */

@@ -8,7 +8,9 @@
  *             (both: log scale where the values span 2x or more)
  *   sweep     GB/s against the row length N (the shape's last dimension), a line per profile and
  *             dtype, klab's copy dashed
- *   histogram a step row's raw samples (its samples file), p50 and p95 marked */
+ *   histogram a step row's raw samples (its samples file), p50 and p95 marked
+ *   counters  each profiled row's DRAM throughput % and achieved occupancy % (its maximum over its
+ *             kernels, as a claim reads it), a pair of bars per row */
 #ifndef KLAB_REPORT_CHARTS_H
 #define KLAB_REPORT_CHARTS_H
 
@@ -21,6 +23,7 @@ int chart_rates(FILE *fp, const report *r, const report_exp *x, const char *kcas
 int chart_claim(FILE *fp, const report *r, const report_exp *x, int k);
 int chart_speedup(FILE *fp, const report *r, const report_exp *x);
 int chart_sweep(FILE *fp, const report *r, const report_exp *x);
+int chart_counters(FILE *fp, const report *r, const report_exp *x);
 int chart_histogram(FILE *fp, const report *r, int run, const klab_row *row);
 
 #endif

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ncu_csv.h"
+
 int report_eval(report *r, const exp_set *set, const run_set *runs)
 {
     memset(r, 0, sizeof *r);
@@ -189,4 +191,72 @@ void report_measured_figure(const report *r, const report_exp *x, char *buf, siz
         snprintf(buf, len, "no timed row in the runs given");
     else
         snprintf(buf, len, "%.0f–%.0f %s over %d timed rows", lo, hi, tf ? "TFLOP/s" : "GB/s", n);
+}
+
+const char report_counters_intro[] =
+    "Nsight Compute's counters of each profiled row's kernels, from one launch under ncu (klab --with-profiling); "
+    "a claim over a counter reads the row's maximum over its kernels.";
+
+static int counters_heading(const report *r, int run, const klab_row *row, char *buf, size_t len)
+{
+    const run_counters *c = run_set_counters(&r->runs->runs[run], row);
+    if (!c || !c->present)
+        return 0;
+    buf[0] = 0;
+    if (row->has_time)
+        snprintf(buf, len, "median %.2f µs%s", row->median_ms * 1e3, row->bytes > 0 ? "" : "; ");
+    if (row->has_time && row->bytes > 0)
+        snprintf(buf + strlen(buf), len - strlen(buf), " · %.0f GB/s; ", row->gbps);
+    if (strcmp(c->status, ncu_status_name(NCU_MEASURED)) == 0)
+        snprintf(buf + strlen(buf), len - strlen(buf), "ncu measured %d kernel%s", c->nkernels,
+                 c->nkernels == 1 ? "" : "s");
+    else
+        snprintf(buf + strlen(buf), len - strlen(buf), "no counters: ncu %s%s%.200s", c->status,
+                 c->reason[0] ? ": " : "", c->reason);
+    return 1;
+}
+
+static void kernel_cells(const run_kernel *k, report_kernel_cells *out)
+{
+    const char *s = strncmp(k->name, "void ", 5) == 0 ? k->name + 5 : k->name;
+    size_t n = strlen(s);
+    if (n && s[n - 1] == ')') { /* the parameter list: from its matching '(' on */
+        int depth = 0;
+        size_t i = n;
+        while (i-- > 0) {
+            depth += s[i] == ')' ? 1 : s[i] == '(' ? -1 : 0;
+            if (depth == 0)
+                break;
+        }
+        if (i < n)
+            n = i;
+    }
+    snprintf(out->name, sizeof out->name, "%.*s", (int)n, s);
+    snprintf(out->grid, sizeof out->grid, "%s", k->grid);
+    snprintf(out->block, sizeof out->block, "%s", k->block);
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        snprintf(out->v[m], sizeof out->v[m], k->has[m] ? "%.4g" : "—", k->v[m]);
+}
+
+void report_counters_each(FILE *fp, const report *r, const report_exp *x, report_counters_fn fn)
+{
+    int first = 1;
+    for (int ri = 0; ri < r->runs->n; ri++) {
+        const run_dir *run = &r->runs->runs[ri];
+        report_kernel_cells *cells = calloc((size_t)run->nkernels + 1, sizeof *cells);
+        for (int k = 0; cells && k < run->nrows; k++) {
+            const klab_row *row = &run->rows[k];
+            char label[300], head[600];
+            if (!claims_in_scope(x->e, row) || !counters_heading(r, ri, row, head, sizeof head))
+                continue;
+            int nk = 0;
+            for (int i = 0; i < run->nkernels; i++)
+                if (&run->rows[run->kernels[i].row] == row)
+                    kernel_cells(&run->kernels[i], &cells[nk++]);
+            report_row_label(r, ri, row, label, sizeof label);
+            fn(fp, first, label, head, cells, nk);
+            first = 0;
+        }
+        free(cells);
+    }
 }

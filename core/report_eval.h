@@ -5,6 +5,7 @@
 #define KLAB_REPORT_EVAL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "claims.h"
 #include "experiment.h"
@@ -54,5 +55,25 @@ void report_claim_summary(const report *r, const exp_claim *claim, const claim_r
 
 /* The figure of an experiment without claims: its rate's range over the passed rows in scope. */
 void report_measured_figure(const report *r, const report_exp *x, char *buf, size_t len);
+
+/* ---- counters on a page (run_set.h joins them to the rows) ---- */
+
+/* The sentence a page's counters open with. */
+extern const char report_counters_intro[];
+
+/* One kernel of a profiled row as a page shows it: its name without parameter list or "void "
+   ("row_kernel<RmsOp<__half, 0, 1>, 4, 0, 1>"), grid, block, and each counter ("53.4"; "—" where ncu
+   gave none) in ncu_metrics' order. */
+typedef struct report_kernel_cells {
+    char name[200], grid[32], block[32];
+    char v[NCU_NMETRICS][24];
+} report_kernel_cells;
+
+/* Writes a page's counters through fn, once per row of x's scope that a counters line names, in the
+   runs' order: its label, what the page says beside it ("median 19.76 µs · 3397 GB/s; ncu measured 1
+   kernel", or "...; no counters: ncu refused: why"), its nk kernels; first is 1 for the first row. */
+typedef void (*report_counters_fn)(FILE *fp, int first, const char *label, const char *head,
+                                   const report_kernel_cells *k, int nk);
+void report_counters_each(FILE *fp, const report *r, const report_exp *x, report_counters_fn fn);
 
 #endif

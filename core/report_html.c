@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ncu_csv.h"
 #include "report_charts.h"
 #include "svg.h"
 
@@ -127,6 +128,36 @@ static void matrix(FILE *fp, const report *r)
     fputs("</table>\n", fp);
 }
 
+/* A profiled row: its counters kernel by kernel, beside its time (report_md.c's table). */
+static void counters_row(FILE *fp, int first, const char *label, const char *head, const report_kernel_cells *k,
+                         int nk)
+{
+    if (first)
+        para(fp, "Counters", report_counters_intro);
+    fputs("<p><b>", fp);
+    xml_text(fp, label);
+    fputs("</b>: ", fp);
+    xml_text(fp, head);
+    fputs("</p>\n", fp);
+    if (nk == 0)
+        return;
+    fputs("<table><tr><th>kernel</th><th>grid</th><th>block</th>", fp);
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        fprintf(fp, "<th>%s</th>", ncu_metrics[m].column);
+    for (int i = 0; i < nk; i++) {
+        fputs("</tr>\n<tr><td><code>", fp);
+        xml_text(fp, k[i].name);
+        fputs("</code></td><td>", fp);
+        xml_text(fp, k[i].grid);
+        fputs("</td><td>", fp);
+        xml_text(fp, k[i].block);
+        fputs("</td>", fp);
+        for (int m = 0; m < NCU_NMETRICS; m++)
+            fprintf(fp, "<td>%s</td>", k[i].v[m]);
+    }
+    fputs("</tr></table>\n", fp);
+}
+
 static void experiment(FILE *fp, const report *r, const report_exp *x)
 {
     const exp_experiment *e = x->e;
@@ -162,6 +193,7 @@ static void experiment(FILE *fp, const report *r, const report_exp *x)
     for (int k = 0; k < e->nclaims; k++)
         chart_claim(fp, r, x, k);
     chart_speedup(fp, r, x);
+    chart_counters(fp, r, x);
     /* one rate chart per case, in the order the runs hold them */
     char done[256][64];
     int nd = 0, hists = 0;
@@ -182,6 +214,7 @@ static void experiment(FILE *fp, const report *r, const report_exp *x)
                 chart_rates(fp, r, x, o->kcase);
         }
     fputs("</div>\n", fp);
+    report_counters_each(fp, r, x, counters_row);
     para(fp, "Evidence boundary", e->boundary);
     para(fp, "Next evidence", e->next);
     para(fp, "How to run", e->run);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "csv_sink.h"
+#include "ncu_csv.h"
 
 /* Text from INI files and CSVs on a line of its own: a line break or control character would end it
    early; it is shown as a space, never obeyed. In a table cell (md_cell) a '|' would also split the
@@ -228,6 +229,39 @@ static void rows_table(FILE *fp, const report *r, const report_exp *x)
         }
 }
 
+/* A profiled row: its counters (ncu, one profiled launch) kernel by kernel, beside its time. */
+static void counters_row(FILE *fp, int first, const char *label, const char *head, const report_kernel_cells *k,
+                         int nk)
+{
+    if (first)
+        section(fp, "Counters", report_counters_intro);
+    fputs("\n**", fp);
+    md_text(fp, label);
+    fputs("**: ", fp);
+    md_text(fp, head);
+    fputs("\n", fp);
+    if (nk == 0)
+        return;
+    fputs("\n| kernel | grid | block |", fp);
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        fprintf(fp, " %s |", ncu_metrics[m].column);
+    fputs("\n|---|---|---|", fp);
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        fputs("---|", fp);
+    for (int i = 0; i < nk; i++) {
+        fputs("\n| `", fp);
+        md_cell(fp, k[i].name);
+        fputs("` | ", fp);
+        md_cell(fp, k[i].grid);
+        fputs(" | ", fp);
+        md_cell(fp, k[i].block);
+        for (int m = 0; m < NCU_NMETRICS; m++)
+            fprintf(fp, " | %s", k[i].v[m]);
+        fputs(" |", fp);
+    }
+    fputs("\n", fp);
+}
+
 static void claim_block(FILE *fp, const report *r, const exp_claim *cl, const claim_result *c)
 {
     char buf[1600];
@@ -282,6 +316,7 @@ void report_md_page(FILE *fp, const report *r, const report_exp *x, const char *
         fputs("\nNo row of this experiment in the runs given: no evidence yet.\n", fp);
     else
         rows_table(fp, r, x);
+    report_counters_each(fp, r, x, counters_row);
     section(fp, "Evidence boundary", e->boundary);
     section(fp, "Next evidence", e->next);
     fputs("\n## Decisions\n\n", fp);

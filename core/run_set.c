@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "counters.h"
 #include "dir_list.h"
 #include "ini_walk.h"
 #include "table.h"
@@ -93,6 +94,118 @@ static void add_csv(run_set *s, run_dir *r, const char *file)
     free(rows);
 }
 
+/* ---- counters: <plugin>.counters.csv joined to the rows by their key ---- */
+
+static int counters_column(const char *name)
+{
+    for (int i = 0; i < COUNTERS_NCOLUMNS; i++)
+        if (strcmp(counters_columns[i], name) == 0)
+            return i;
+    return -1;
+}
+
+static int find_row(const run_dir *r, char *const *cells)
+{
+    for (int i = 0; i < r->nrows; i++) {
+        char gpu[16];
+        const char *key[COUNTERS_NKEY];
+        counters_row_key(&r->rows[i], gpu, key);
+        int same = 1;
+        for (int k = 0; same && k < COUNTERS_NKEY; k++)
+            same = strcmp(key[k], cells[k]) == 0;
+        if (same)
+            return i;
+    }
+    return -1;
+}
+
+static int add_kernel(run_dir *r, int row, char *const *cells)
+{
+    if ((r->nkernels & (r->nkernels - 1)) == 0) { /* 0, 1, 2, 4, ...: room doubles */
+        run_kernel *p = realloc(r->kernels, (size_t)(r->nkernels ? 2 * r->nkernels : 1) * sizeof *p);
+        if (!p)
+            return -1;
+        r->kernels = p;
+    }
+    run_kernel *k = &r->kernels[r->nkernels++];
+    memset(k, 0, sizeof *k);
+    k->row = row;
+    snprintf(k->name, sizeof k->name, "%s", cells[counters_column("kernel")]);
+    snprintf(k->grid, sizeof k->grid, "%s", cells[counters_column("grid")]);
+    snprintf(k->block, sizeof k->block, "%s", cells[counters_column("block")]);
+    for (int m = 0; m < NCU_NMETRICS; m++) {
+        const char *v = cells[counters_column(ncu_metrics[m].column)];
+        char *end;
+        k->v[m] = strtod(v, &end);
+        k->has[m] = *v && !*end;
+    }
+    r->counters[row].nkernels++;
+    return 0;
+}
+
+/* One counters file into r: each line to the row its key names. Lines naming no row are a note. */
+static void add_counters(run_set *s, run_dir *r, const char *file)
+{
+    char err[1200];
+    csv_records rec;
+    if (counters_read(file, &rec, err, sizeof err) != 0) {
+        note(s, "%s%s: passed over", err, "");
+        return;
+    }
+    if (!r->counters && !(r->counters = calloc((size_t)r->nrows + 1, sizeof *r->counters))) {
+        note(s, "%s: out of memory%s", file, "");
+        csv_records_free(&rec);
+        return;
+    }
+    r->ncounters_files++;
+    int st = counters_column("status"), why = counters_column("reason"), idx = counters_column("kernel_index");
+    const char *measured = ncu_status_name(NCU_MEASURED);
+    int lost = 0;
+    for (int i = 1; i < rec.n; i++) {
+        int row = rec.nf[i] == COUNTERS_NCOLUMNS ? find_row(r, rec.cells[i]) : -1;
+        if (row < 0) {
+            lost++;
+            continue;
+        }
+        run_counters *c = &r->counters[row];
+        const char *status = rec.cells[i][st], *reason = rec.cells[i][why];
+        if (!c->present || (strcmp(c->status, measured) != 0 && strcmp(status, measured) == 0))
+            snprintf(c->status, sizeof c->status, "%s", status);
+        if (!c->reason[0])
+            snprintf(c->reason, sizeof c->reason, "%s", reason);
+        c->present = 1;
+        if (rec.cells[i][idx][0] && add_kernel(r, row, rec.cells[i]) != 0)
+            lost++;
+    }
+    if (lost) {
+        char n[32];
+        snprintf(n, sizeof n, "%d", lost);
+        note(s, "%s: %s lines name no row of the run (or could not be kept): passed over", file, n);
+    }
+    csv_records_free(&rec);
+}
+
+const run_counters *run_set_counters(const run_dir *r, const klab_row *row)
+{
+    if (!r->counters || row < r->rows || row >= r->rows + r->nrows)
+        return NULL;
+    return &r->counters[row - r->rows];
+}
+
+int run_set_counter_value(const run_dir *r, const klab_row *row, int m, double *v)
+{
+    int got = 0;
+    for (int i = 0; i < r->nkernels; i++) {
+        const run_kernel *k = &r->kernels[i];
+        if (&r->rows[k->row] != row || !k->has[m])
+            continue;
+        if (!got || k->v[m] > *v)
+            *v = k->v[m];
+        got = 1;
+    }
+    return got;
+}
+
 static void read_meta(run_dir *r, const char *dir)
 {
     char path[4200], err[1200];
@@ -141,14 +254,19 @@ static int add_folder(run_set *s, const char *dir)
         return -1;
     }
     read_meta(r, dir);
-    for (int i = 0; i < n; i++) {
-        char path[4400];
-        snprintf(path, sizeof path, "%s/%s", dir, csv[i]);
-        add_csv(s, r, path);
-    }
+    for (int pass = 0; pass < 2; pass++) /* the rows, then the counters joined to them */
+        for (int i = 0; i < n; i++) {
+            char path[4400];
+            snprintf(path, sizeof path, "%s/%s", dir, csv[i]);
+            if (counters_is_file(csv[i]) == pass)
+                pass ? add_counters(s, r, path) : add_csv(s, r, path);
+        }
     dir_list_free(csv, n);
-    if (r->ncsv == 0)
-        return 0; /* none was klab's: the notes say why */
+    if (r->ncsv == 0) { /* none was klab's: the notes say why */
+        free(r->counters);
+        free(r->kernels);
+        return 0;
+    }
     unique_id(s, r);
     s->n++;
     return 1;
@@ -174,9 +292,18 @@ int run_set_add(run_set *s, const char *path, char *err, size_t errlen)
         snprintf(slash ? slash : dir, slash ? sizeof dir - (size_t)(slash - dir) : sizeof dir, "%s", slash ? "" : ".");
         read_meta(r, dir);
         add_csv(s, r, path);
+        char ctr[4400]; /* the counters file beside it: x.csv -> x.counters.csv */
+        size_t len = strlen(path);
+        struct stat cst;
+        if (len > 4 && !counters_is_file(path) &&
+            snprintf(ctr, sizeof ctr, "%.*s%s", (int)(len - 4), path, COUNTERS_SUFFIX) < (int)sizeof ctr &&
+            stat(ctr, &cst) == 0)
+            add_counters(s, r, ctr);
         if (r->ncsv == 0) {
             snprintf(err, errlen, "%s: not a klab CSV", path);
             free(r->rows);
+            free(r->counters);
+            free(r->kernels);
             return -1;
         }
         unique_id(s, r);
@@ -241,8 +368,11 @@ int run_set_latest(const char *out_dir, char *path, size_t len, char *err, size_
 
 void run_set_free(run_set *s)
 {
-    for (int i = 0; i < s->n; i++)
+    for (int i = 0; i < s->n; i++) {
         free(s->runs[i].rows);
+        free(s->runs[i].counters);
+        free(s->runs[i].kernels);
+    }
     free(s->runs);
     memset(s, 0, sizeof *s);
 }

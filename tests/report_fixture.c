@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters.h"
 #include "csv_sink.h"
 
 klab_row fx_row(const char *kcase, const char *dtype, const char *profile, double m, double h, double s, double f)
@@ -72,4 +73,33 @@ void fx_write_run(const char *dir, const char *name, const klab_row *rows, int n
     snprintf(meta, sizeof meta, "[run]\nid = %s\ncommit = abc123\n[device]\nname = Test GPU\n", id);
     snprintf(path, sizeof path, "%s/meta.ini", dir);
     fx_write(path, meta);
+}
+
+void fx_kernel(ncu_result *r, const char *name, const char *dram, const char *occ, const char *regs)
+{
+    assert_true(r->nkernels < NCU_MAX_KERNELS);
+    ncu_kernel *k = &r->k[r->nkernels++];
+    memset(k, 0, sizeof *k);
+    r->status = NCU_MEASURED;
+    snprintf(k->name, sizeof k->name, "%s", name);
+    snprintf(k->grid, sizeof k->grid, "(64, 1, 1)");
+    snprintf(k->block, sizeof k->block, "(256, 1, 1)");
+    const char *cols[3] = {"dram_pct", "achieved_occupancy_pct", "registers"}, *vals[3] = {dram, occ, regs};
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        for (int j = 0; j < 3; j++)
+            if (strcmp(ncu_metrics[m].column, cols[j]) == 0 && vals[j])
+                snprintf(k->value[m], sizeof k->value[m], "%s", vals[j]);
+}
+
+void fx_write_counters(const char *dir, const char *plugin, const klab_row *rows, ncu_result *const *res, int n)
+{
+    char err[512];
+    csv_sink s;
+    if (counters_open(&s, dir, plugin, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    for (int i = 0; i < n; i++)
+        if (res[i])
+            assert_int_equal(counters_add(&s, &rows[i], res[i]), 0);
+    if (csv_sink_commit(&s, err, sizeof err) != 0)
+        fail_msg("%s", err);
 }

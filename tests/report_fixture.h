@@ -3,6 +3,7 @@
 #ifndef KLAB_REPORT_FIXTURE_H
 #define KLAB_REPORT_FIXTURE_H
 
+#include "ncu_csv.h"
 #include "row.h"
 
 /* A passed, timed row of plugin "fx", run "fixture": median m with interval m*(1 -+ h), speedup s
@@ -13,6 +14,14 @@ klab_row fx_row(const char *kcase, const char *dtype, const char *profile, doubl
 
 /* dir/name.csv of the rows, and dir/meta.ini naming the run `id` and the GPU. */
 void fx_write_run(const char *dir, const char *name, const klab_row *rows, int n, const char *id);
+
+/* Appends a kernel to r (status measured) with the counters given as ncu writes them ("" or NULL:
+   none): dram_pct, achieved_occupancy_pct, registers. */
+void fx_kernel(ncu_result *r, const char *name, const char *dram, const char *occ, const char *regs);
+
+/* dir/<plugin>.counters.csv through counters.c's own writer: row i gets res[i]'s lines (its kernels,
+   or one line of its status and reason), none when res[i] is NULL. */
+void fx_write_counters(const char *dir, const char *plugin, const klab_row *rows, ncu_result *const *res, int n);
 
 /* path's contents, replaced */
 void fx_write(const char *path, const char *text);

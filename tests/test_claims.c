@@ -82,10 +82,25 @@ static void test_parse(void **state)
     assert_int_equal(claim_parse("gbps > 1000 where flops >= 2^36", &r, why, sizeof why), 0);
     assert_true(r.conds[0].num == 68719476736.0);
 
+    /* a counter column (counters.h) as the metric, alone or in a ratio with a row's column */
+    assert_int_equal(claim_parse("dram_pct >= 80 where profile = fused", &r, why, sizeof why), 0);
+    assert_int_equal(r.num_col, -1);
+    assert_string_equal(ncu_metrics[r.num_ctr].column, "dram_pct");
+    assert_true(claim_uses_counters(&r));
+    assert_int_equal(claim_parse("gbps/achieved_occupancy_pct >= 1", &r, why, sizeof why), 0);
+    assert_int_equal(r.num_ctr, -1);
+    assert_int_equal(r.den_col, -1);
+    char name[160];
+    claim_metric_name(&r, name, sizeof name);
+    assert_string_equal(name, "gbps/achieved_occupancy_pct");
+    assert_int_equal(claim_parse("p95_ms/p50 <= 1.05", &r, why, sizeof why), 0);
+    assert_false(claim_uses_counters(&r));
+
     static const struct {
         const char *rule, *why;
     } bad[] = {
         {"speed >= 1", "'speed' is not a numeric column"},
+        {"dram >= 1", "nor a counter (dram_pct, registers, ...)"},
         {"profile >= 1", "'profile' is not a numeric column"},
         {"speedup_lo = 1", "'=': the metric is compared with >=, <=, > or <"},
         {"speedup_lo >= fast", "'fast' is not a number"},
@@ -232,6 +247,163 @@ static void test_statuses(void **state)
     run_set_free(&runs);
 }
 
+/* ---- counters ---- */
+
+static const char counter_experiment[] =
+    "[experiment]\nplugin = fx\nquestion = Do the counters say it?\ndtypes = fp16\ncases = big, small\n"
+    "[claim dram]\nrule = dram_pct >= 80\n"
+    "[claim regs]\nrule = registers <= 64 where profile = fused and case = big\n"
+    "[claim ratio]\nrule = dram_pct/achieved_occupancy_pct >= 1 where profile = fused and case = big\n"
+    "[claim rate]\nrule = gbps/dram_pct >= 0.5 where profile = fused and case = big\n";
+
+/* A profiled run beside the fixture's timed one: big fused has two kernels, big base one, small
+   fused was refused by ncu, small base has no line at all. */
+static void write_profiled(void)
+{
+    static ncu_result fused, base, refused;
+    memset(&fused, 0, sizeof fused);
+    memset(&base, 0, sizeof base);
+    memset(&refused, 0, sizeof refused);
+    fx_kernel(&fused, "void fused_kernel<float>(const float *, float *)", "85.5", "60", "32");
+    fx_kernel(&fused, "tail_kernel", "20", "90", "64");
+    fx_kernel(&base, "base_kernel", "40", "75", "16");
+    refused.status = NCU_REFUSED;
+    snprintf(refused.reason, sizeof refused.reason, "ERR_NVGPUCTRPERM: no permission for the counters");
+    klab_row rows[4] = {fx_row("big", "fp16", "fused", 1.0, 0.005, 3.0, 0.98),
+                        fx_row("big", "fp16", "base", 3.0, 0.005, 1.0, 0.33),
+                        fx_row("small", "fp16", "fused", 0.2, 0.005, 1.5, 0.97),
+                        fx_row("small", "fp16", "base", 0.3, 0.005, 1.0, 0.30)};
+    for (int i = 0; i < 4; i++) {
+        snprintf(rows[i].run_id, sizeof rows[i].run_id, "prof");
+        rows[i].has_gpu = 1;
+        snprintf(rows[i].gpu_uuid, sizeof rows[i].gpu_uuid, "GPU-0000");
+    }
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/prof", tmp);
+    fx_write_run(dir, "fx", rows, 4, "prof");
+    ncu_result *res[4] = {&fused, &base, &refused, NULL};
+    fx_write_counters(dir, "fx", rows, res, 4);
+}
+
+static const claim_instance *instance(const claim_result *c, const char *run_id, const char *kcase, const char *profile)
+{
+    for (int i = 0; i < c->n; i++)
+        if (!strcmp(c->inst[i].row->run_id, run_id) && !strcmp(c->inst[i].row->kcase, kcase) &&
+            !strcmp(c->inst[i].row->profile, profile))
+            return &c->inst[i];
+    return NULL;
+}
+
+static void test_counters(void **state)
+{
+    (void)state;
+    write_profiled();
+    char err[1200], path[512];
+    write_text("ctr.exp.ini", counter_experiment);
+    static exp_experiment e;
+    snprintf(path, sizeof path, "%s/ctr.exp.ini", tmp);
+    if (exp_load_experiment(path, &e, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    run_set runs = {0};
+    snprintf(path, sizeof path, "%s/prof", tmp);
+    assert_int_equal(run_set_add(&runs, path, err, sizeof err), 0);
+    /* the rows are the CSV's alone; the counters joined to them by their key */
+    const run_dir *prof = &runs.runs[0];
+    assert_int_equal(prof->nrows, 4);
+    assert_int_equal(prof->ncounters_files, 1);
+    assert_int_equal(prof->nkernels, 3);
+    assert_int_equal(runs.nnotes, 0);
+    const run_counters *fc = run_set_counters(prof, &prof->rows[0]);
+    assert_non_null(fc);
+    assert_true(fc->present);
+    assert_string_equal(fc->status, "measured");
+    assert_int_equal(fc->nkernels, 2);
+    assert_string_equal(prof->kernels[0].name, "void fused_kernel<float>(const float *, float *)");
+    assert_int_equal(prof->kernels[1].row, 0);
+    assert_int_equal(prof->kernels[2].row, 1);
+    assert_string_equal(run_set_counters(prof, &prof->rows[2])->status, "refused");
+    assert_false(run_set_counters(prof, &prof->rows[3])->present);
+    /* a row's counter is its maximum over its kernels */
+    double v = 0;
+    assert_true(run_set_counter_value(prof, &prof->rows[0], 0 /* dram_pct */, &v));
+    assert_true(v == 85.5);
+    /* the timed run, not profiled */
+    snprintf(path, sizeof path, "%s/run", tmp);
+    assert_int_equal(run_set_add(&runs, path, err, sizeof err), 0);
+    assert_null(run_set_counters(&runs.runs[1], &runs.runs[1].rows[0]));
+
+    claim_result c[4];
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(claims_eval(&e, k, &runs, &c[k]), 0);
+    /* met at big fused (85.5, its busier kernel), not met at big base (40); the rest undecided, each
+       saying why. The timed run's rows of a case, dtype and profile the profiled run holds are left to
+       it; its others (small base, torch.compile) are not profiled anywhere. */
+    assert_int_equal(c[0].status, EV_CAVEATED);
+    assert_int_equal(c[0].met, 1);
+    assert_int_equal(c[0].failed, 1);
+    assert_int_equal(c[0].open, 5);
+    assert_int_equal(c[0].n, 7);
+    assert_int_equal(instance(&c[0], "prof", "big", "fused")->verdict, VERDICT_MET);
+    assert_true(instance(&c[0], "prof", "big", "fused")->value == 85.5);
+    assert_string_equal(instance(&c[0], "prof", "big", "base")->why, "dram_pct 40 < 80");
+    assert_string_equal(instance(&c[0], "prof", "small", "fused")->why,
+                        "no counters: ncu refused: ERR_NVGPUCTRPERM: no permission for the counters");
+    assert_string_equal(instance(&c[0], "prof", "small", "base")->why,
+                        "not profiled: no line of the run's counters file names this row");
+    assert_string_equal(instance(&c[0], "fixture", "small", "base")->why,
+                        "not profiled: the run has no counters file (klab --with-profiling)");
+    assert_null(instance(&c[0], "fixture", "big", "fused"));
+    /* registers: the larger need, 64 */
+    assert_int_equal(c[1].status, EV_SUPPORTED);
+    assert_true(c[1].inst[0].value == 64);
+    /* a ratio of two counters, each the row's maximum: 85.5 / 90 */
+    assert_int_equal(c[2].status, EV_REJECTED);
+    assert_true(fabs(c[2].inst[0].value - 85.5 / 90) < 1e-9);
+    /* a row's column over a counter: a plain number, 64 MiB / 1 ms = 67.1 GB/s over 85.5 */
+    assert_int_equal(c[3].status, EV_SUPPORTED);
+    assert_int_equal(c[3].inst[0].has_interval, 0);
+    assert_true(fabs(c[3].inst[0].value - 67108864.0 / 1e6 / 85.5) < 1e-6);
+    for (int k = 0; k < 4; k++)
+        claim_result_free(&c[k]);
+    run_set_free(&runs);
+}
+
+/* The counters committed from the two-H200 sitting load, join to their two rows, and give the shipped
+   profiler-backed experiment its status. */
+static void test_committed_counters(void **state)
+{
+    (void)state;
+    char err[1200];
+    run_set runs = {0};
+    assert_int_equal(run_set_add(&runs, KLAB_TEST_DATA "/../experiments/evidence/2026-11-22-h200x2-scale/r/prof", err,
+                                 sizeof err), 0);
+    const run_dir *r = &runs.runs[0];
+    assert_int_equal(r->nrows, 2); /* the counters file's lines are not rows */
+    assert_int_equal(r->nkernels, 6);
+    assert_int_equal(runs.nnotes, 0);
+    const klab_row *fused = !strcmp(r->rows[1].profile, "fused") ? &r->rows[1] : &r->rows[0];
+    const klab_row *base = fused == &r->rows[1] ? &r->rows[0] : &r->rows[1];
+    assert_int_equal(run_set_counters(r, fused)->nkernels, 1);
+    assert_int_equal(run_set_counters(r, base)->nkernels, 5);
+    double v;
+    assert_true(run_set_counter_value(r, fused, 0, &v));
+    assert_true(fabs(v - 53.40) < 1e-9);
+    assert_true(run_set_counter_value(r, base, 0, &v));
+    assert_true(fabs(v - 43.95) < 1e-9);
+    exp_set s;
+    if (exp_load_dir(KLAB_TEST_DATA "/../experiments", &s, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    report rep;
+    assert_int_equal(report_eval(&rep, &s, &runs), 0);
+    const report_exp *x = report_find(&rep, "profiler_proof");
+    assert_non_null(x);
+    assert_int_equal(x->e->nclaims, 3);
+    assert_int_equal(x->status, EV_SUPPORTED);
+    report_free(&rep);
+    exp_set_free(&s);
+    run_set_free(&runs);
+}
+
 static void expect_refused(const char *name, const char *text, const char *where, const char *why)
 {
     char path[512], err[1200], want[700];
@@ -316,6 +488,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_statuses),
+        cmocka_unit_test(test_counters),
+        cmocka_unit_test(test_committed_counters),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_shipped_files),
     };

@@ -30,6 +30,14 @@ static char *slurp(const char *path)
     return s;
 }
 
+/* A file of the report the test wrote, under kr_tmp. */
+static char *report_file(const char *rel)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", kr_tmp, rel);
+    return slurp(path);
+}
+
 static void set_mtime(const char *path, time_t t)
 {
     struct timespec ts[2] = {{t, 0}, {t, 0}};
@@ -108,6 +116,16 @@ static void write_fixture(void)
     snprintf(st.samples_file, sizeof st.samples_file, "fx.samples/step.fp16.graph.csv");
     rows[n++] = st;
     fx_write_run(dir, "fx", rows, n, "fixture");
+    /* counters: big's base row refused by ncu, its fused row two kernels */
+    static ncu_result refused, fused;
+    memset(&refused, 0, sizeof refused);
+    memset(&fused, 0, sizeof fused);
+    refused.status = NCU_REFUSED;
+    snprintf(refused.reason, sizeof refused.reason, "ERR_NVGPUCTRPERM");
+    fx_kernel(&fused, "void fused_kernel<__half>(const __half *, __half *)", "91.5", "62.25", "40");
+    fx_kernel(&fused, "tail|kernel", "12", "", "");
+    ncu_result *res[2] = {&refused, &fused};
+    fx_write_counters(dir, "fx", rows, res, 2);
     snprintf(path, sizeof path, "%s/fx.samples", dir);
     assert_int_equal(mkdir(path, 0755), 0);
     snprintf(path, sizeof path, "%s/fx.samples/step.fp16.graph.csv", dir);
@@ -129,6 +147,9 @@ static void write_fixture(void)
     snprintf(path, sizeof path, "%s/exp/sweep.exp.ini", kr_tmp);
     fx_write(path, "[experiment]\nplugin = fx\nquestion = Does it hold the copy rate at every N?\nchart = sweep\n"
                    "cases = n128, n1024, n8192, n65536\n[claim copy]\nrule = frac_limit >= 0.9 where profile = fused\n");
+    snprintf(path, sizeof path, "%s/exp/ctr.exp.ini", kr_tmp);
+    fx_write(path, "[experiment]\nplugin = fx\nquestion = Do the counters say it?\ncases = big\n"
+                   "[claim dram]\nrule = dram_pct >= 90\n");
     snprintf(path, sizeof path, "%s/exp/decisions/10_fused.ini", kr_tmp);
     fx_write(path, "[decision]\ndomain = Fusion wins\ntitle = Fused fx\ncall = Fuse it.\nexperiments = bars, sweep\n"
                    "[seed]\nstatus = Supported\nfigure = 5.9x on an A10G\n");
@@ -144,7 +165,7 @@ static void test_report_written(void **state)
     kr_expect_in(r.out, "run/fx.csv (13 rows)");          /* the table, as before */
     kr_expect_in(r.out, "decisions over 1 run (exp):");
     kr_expect_in(r.out, "Fused fx                     Caveated     (seed: Supported)");
-    kr_expect_in(r.out, "report: rep/decisions.md, rep/experiments/*.md (2), rep/report.html");
+    kr_expect_in(r.out, "report: rep/decisions.md, rep/experiments/*.md (3), rep/report.html");
     free(r.out);
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/rep/decisions.md", kr_tmp);
@@ -163,6 +184,22 @@ static void test_report_written(void **state)
     kr_expect_in(md, "### tail — Supported");
     kr_expect_in(md, "## Evidence boundary\n\na fixture");
     free(md);
+    /* the counters beside each profiled row's time: a kernel a line, a refusal said so */
+    md = report_file("rep/experiments/ctr.md");
+    kr_expect_in(md, "### dram — Caveated");
+    kr_expect_in(md, "| big fp16 base | undecided | no counters: ncu refused: ERR_NVGPUCTRPERM |");
+    kr_expect_in(md, "| big fp16 torch.compile | undecided | not profiled: no line of the run's counters file names this row |");
+    kr_expect_in(md, "## Counters\n");
+    kr_expect_in(md, "**big fp16 base**: median 3000.00 µs · 22 GB/s; no counters: ncu refused: ERR_NVGPUCTRPERM\n");
+    kr_expect_in(md, "**big fp16 fused**: median 1000.00 µs · 67 GB/s; ncu measured 2 kernels\n");
+    kr_expect_in(md, "| kernel | grid | block | dram_pct | achieved_occupancy_pct | sm_pct |");
+    kr_expect_in(md, "| `fused_kernel<__half>` | (64, 1, 1) | (256, 1, 1) | 91.5 | 62.25 | — | — | — | — | 40 | — | — |\n");
+    kr_expect_in(md, "| `tail\\|kernel` | (64, 1, 1) | (256, 1, 1) | 12 | — |");
+    free(md);
+    /* a page with no profiled row says nothing of counters */
+    md = report_file("rep/experiments/sweep.md");
+    kr_expect_not_in(md, "## Counters");
+    free(md);
     snprintf(path, sizeof path, "%s/rep/report.html", kr_tmp);
     char *html = slurp(path);
     kr_expect_in(html, "Bars &lt;&amp;&gt; quotes");
@@ -170,6 +207,11 @@ static void test_report_written(void **state)
     kr_expect_in(html, "row-length sweep");
     kr_expect_in(html, "400 step latencies");
     kr_expect_in(html, "gemm: TFLOP/s per row");
+    kr_expect_in(html, "counters per profiled row: DRAM throughput % of peak (blue), achieved occupancy % (orange)");
+    kr_expect_in(html, "<th>dram_pct</th><th>achieved_occupancy_pct</th>");
+    kr_expect_in(html, "<td><code>fused_kernel&lt;__half&gt;</code></td><td>(64, 1, 1)</td>");
+    kr_expect_in(html, "big fp16 fused: dram_pct 91.50");
+    kr_expect_in(html, "no counters: ncu refused: ERR_NVGPUCTRPERM");
     kr_expect_not_in(html, "<script");
     /* nothing fetched: the SVG namespace is the only URL on the page */
     for (const char *p = strstr(html, "http"); p; p = strstr(p + 1, "http"))
