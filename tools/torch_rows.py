@@ -480,33 +480,7 @@ class Bench:
                 print(f"{label}: capturing it in a CUDA graph: {e}", file=sys.stderr)
                 fn = failing(e)
 
-        def launch(user, stream):
-            try:
-                s = self.streams.get(stream)
-                if s is None:
-                    s = self.streams[stream] = torch.cuda.ExternalStream(stream)
-                with torch.cuda.stream(s):
-                    fn()
-                return 0
-            except Exception as e:  # a Python error must not unwind through C
-                print(f"{label}: {e}", file=sys.stderr)
-                return -1
-
-        def result(user, pptr, pdtype, pcount):
-            try:
-                out = fn()
-                out = (out[0] if isinstance(out, tuple) else out).contiguous()  # the first output: klab's out[0]
-                torch.cuda.synchronize()
-                self.keep.append(out)
-                pptr[0] = out.data_ptr()
-                pdtype[0] = CODES[str(out.dtype).replace("torch.", "")]
-                pcount[0] = out.numel()
-                return 0
-            except Exception as e:
-                print(f"{label}: {e}", file=sys.stderr)
-                return -1
-
-        cl, cr = LAUNCH(launch), RESULT(result)
+        cl, cr = LAUNCH(lambda user, stream: self.run_on(label, stream, fn)), RESULT(self.result_of(label, fn))
         self.keep += [cl, cr]
         self.check(self.lib.kb_add_external(self.s, label.encode(), cl, cr, None), "kb_add_external")
 
@@ -527,8 +501,7 @@ class Bench:
                     f, _ = copy()
                     graphs.append(graphed(f))
                 # one replay of each now: a graph's first launch uploads it, and uploads left to the
-                # first timed batch ran beside it (the escape check saw 7-25 us of device work past the
-                # events on the H200)
+                # first timed batch could run beside it
                 for g in graphs:
                     g()
                 torch.cuda.synchronize()
@@ -538,21 +511,31 @@ class Bench:
                 print(f"{label}: making {n} copies: {e}", file=sys.stderr)
                 return -1
 
-        def launch(user, stream, replica):
-            try:
-                s = self.streams.get(stream)
-                if s is None:
-                    s = self.streams[stream] = torch.cuda.ExternalStream(stream)
-                with torch.cuda.stream(s):
-                    graphs[replica % len(graphs)]()
-                return 0
-            except Exception as e:  # a Python error must not unwind through C
-                print(f"{label}: {e}", file=sys.stderr)
-                return -1
+        cl = LAUNCH_COPY(lambda user, stream, replica: self.run_on(label, stream, graphs[replica % len(graphs)]))
+        cr, cp = RESULT(self.result_of(label, lambda: graphs[0]())), REPLICATE(replicate)
+        self.keep += [cl, cr, cp, graphs]
+        self.check(self.lib.kb_add_external_rotating(self.s, label.encode(), cl, cr, cp, None),
+                   "kb_add_external_rotating")
 
+    def run_on(self, label, stream, fn):
+        """fn() enqueued on klab's stream (a torch ExternalStream of it); 0, or -1: a Python error must not
+        unwind through C."""
+        try:
+            s = self.streams.get(stream)
+            if s is None:
+                s = self.streams[stream] = torch.cuda.ExternalStream(stream)
+            with torch.cuda.stream(s):
+                fn()
+            return 0
+        except Exception as e:
+            print(f"{label}: {e}", file=sys.stderr)
+            return -1
+
+    def result_of(self, label, fn):
+        """The kb_result_fn of fn: its first output (klab's out[0]), kept alive, as pointer, dtype, count."""
         def result(user, pptr, pdtype, pcount):
             try:
-                out = graphs[0]()
+                out = fn()
                 out = (out[0] if isinstance(out, tuple) else out).contiguous()
                 torch.cuda.synchronize()
                 self.keep.append(out)
@@ -563,11 +546,7 @@ class Bench:
             except Exception as e:
                 print(f"{label}: {e}", file=sys.stderr)
                 return -1
-
-        cl, cr, cp = LAUNCH_COPY(launch), RESULT(result), REPLICATE(replicate)
-        self.keep += [cl, cr, cp, graphs]
-        self.check(self.lib.kb_add_external_rotating(self.s, label.encode(), cl, cr, cp, None),
-                   "kb_add_external_rotating")
+        return result
 
     def finish(self):
         self.check(self.lib.kb_finish(self.s), "kb_finish")
