@@ -583,6 +583,24 @@ static void tmp_fails(const char *path, const char *rest)
     load_fails(path, want);
 }
 
+/* param.NAME's own refusals: the checks it shares with dim.NAME (twice, too many) in its words. */
+static void test_bad_params_own(void **state)
+{
+    (void)state;
+    tmp_fails(TMP_FILE("param_twice.ini", "[experiment]\nplugin = rmsnorm\n[case 64]\nparam.eps = 1\n"
+                                          "param.eps = 2\n"),
+              ":5: [case 64] key 'param.eps' given twice");
+    tmp_fails(TMP_FILE("param_noname.ini", "[experiment]\nplugin = rmsnorm\n[defaults]\nparam. = 1\n[case 64]\n"),
+              ":4: [defaults] key 'param.': a parameter needs a name after 'param.'");
+    tmp_fails(TMP_FILE("param_many.ini", "[experiment]\nplugin = rmsnorm\n[case 64]\n"
+                                         "param.p0 = 0\nparam.p1 = 1\nparam.p2 = 2\nparam.p3 = 3\n"
+                                         "param.p4 = 4\nparam.p5 = 5\nparam.p6 = 6\nparam.p7 = 7\n"
+                                         "param.p8 = 8\nparam.p9 = 9\nparam.pa = a\nparam.pb = b\n"
+                                         "param.pc = c\nparam.pd = d\nparam.pe = e\nparam.pf = f\n"
+                                         "param.pg = g\n"),
+              ":20: [case 64] key 'param.pg': more than 16 parameters");
+}
+
 static void test_bom_is_skipped(void **state)
 {
     (void)state;
@@ -795,6 +813,7 @@ int main(void)
         cmocka_unit_test(test_bad_dims_steps_config),
         cmocka_unit_test(test_check_plugin_dims),
         cmocka_unit_test(test_too_long_is_refused),
+        cmocka_unit_test_setup_teardown(test_bad_params_own, make_tmp, remove_tmp),
         cmocka_unit_test_setup_teardown(test_bom_is_skipped, make_tmp, remove_tmp),
         cmocka_unit_test_setup_teardown(test_nul_byte_is_refused, make_tmp, remove_tmp),
         cmocka_unit_test_setup_teardown(test_control_characters_are_refused, make_tmp, remove_tmp),
