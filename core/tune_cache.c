@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <ini.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +28,47 @@ typedef struct load_state {
     tune_entry cur;
     int have; /* an [entry N] is open */
     char section[64];
-    int fields;
+    unsigned fields; /* bit i: FIELDS[i] given; F_MEDIAN */
     char why[256];
 } load_state;
 
-enum {
-    F_GPU = 1 << 0, F_PLUGIN = 1 << 1, F_VERSION = 1 << 2, F_CASE = 1 << 3, F_SIGNATURE = 1 << 4,
-    F_DTYPE = 1 << 5, F_PROFILE = 1 << 6, F_CONFIG = 1 << 7, F_MEDIAN = 1 << 8, F_RUN_ID = 1 << 9
+#define ENTRY_FIELD(f) offsetof(tune_entry, f), sizeof(((tune_entry *)0)->f)
+
+/* An entry's text fields, in the order the file writes them: the one list that reading, checking,
+   comparing and writing go by. median_ms, the one number, is written between the required fields
+   and the optional ones. */
+static const struct text_field {
+    const char *name;
+    size_t off, size;
+    int in_key;   /* part of the tune_key: entries with the same ones are one entry */
+    int optional; /* written only when not empty; an entry may lack it */
+} FIELDS[] = {
+    {"gpu", ENTRY_FIELD(key.gpu), 1, 0},
+    {"plugin", ENTRY_FIELD(key.plugin), 1, 0},
+    {"version", ENTRY_FIELD(key.version), 1, 0},
+    {"case", ENTRY_FIELD(key.kcase), 1, 0},
+    {"signature", ENTRY_FIELD(key.signature), 1, 0},
+    {"dtype", ENTRY_FIELD(key.dtype), 1, 0},
+    {"profile", ENTRY_FIELD(key.profile), 1, 0},
+    {"config", ENTRY_FIELD(config), 0, 0},
+    {"run_id", ENTRY_FIELD(run_id), 0, 1},
 };
-#define F_REQUIRED (F_GPU | F_PLUGIN | F_VERSION | F_CASE | F_SIGNATURE | F_DTYPE | F_PROFILE | F_CONFIG)
+#define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
+#define F_MEDIAN (1u << NFIELDS) /* the bits below it: FIELDS[i] read */
+
+static const char *field_in(const tune_entry *e, size_t i)
+{
+    return (const char *)e + FIELDS[i].off;
+}
+
+static unsigned required_fields(void)
+{
+    unsigned m = 0;
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (!FIELDS[i].optional)
+            m |= 1u << i;
+    return m;
+}
 
 static int append(tune_cache *c, const tune_entry *e)
 {
@@ -56,9 +89,12 @@ static int close_entry(load_state *s)
     if (!s->have)
         return 1;
     s->have = 0;
-    if ((s->fields & F_REQUIRED) != F_REQUIRED) {
-        snprintf(s->why, sizeof s->why, "entry lacks one of gpu, plugin, version, case, signature, dtype, "
-                                         "profile, config");
+    if ((s->fields & required_fields()) != required_fields()) {
+        snprintf(s->why, sizeof s->why, "entry lacks one of ");
+        for (size_t i = 0, k = 0; i < NFIELDS; i++)
+            if (!FIELDS[i].optional)
+                snprintf(s->why + strlen(s->why), sizeof s->why - strlen(s->why), "%s%s", k++ ? ", " : "",
+                         FIELDS[i].name);
         return 0;
     }
     if (append(s->c, &s->cur) != 0) {
@@ -94,34 +130,18 @@ static int on_key(void *user, const char *section, const char *name, const char 
         s->fields = 0;
     }
     tune_entry *e = &s->cur;
-    struct {
-        const char *key;
-        int flag;
-        char *dst;
-        size_t n;
-    } text[] = {
-        {"gpu", F_GPU, e->key.gpu, sizeof e->key.gpu},
-        {"plugin", F_PLUGIN, e->key.plugin, sizeof e->key.plugin},
-        {"version", F_VERSION, e->key.version, sizeof e->key.version},
-        {"case", F_CASE, e->key.kcase, sizeof e->key.kcase},
-        {"signature", F_SIGNATURE, e->key.signature, sizeof e->key.signature},
-        {"dtype", F_DTYPE, e->key.dtype, sizeof e->key.dtype},
-        {"profile", F_PROFILE, e->key.profile, sizeof e->key.profile},
-        {"config", F_CONFIG, e->config, sizeof e->config},
-        {"run_id", F_RUN_ID, e->run_id, sizeof e->run_id},
-    };
-    for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) {
-        if (strcmp(name, text[i].key) != 0)
+    for (size_t i = 0; i < NFIELDS; i++) {
+        if (strcmp(name, FIELDS[i].name) != 0)
             continue;
-        if (s->fields & text[i].flag) {
+        if (s->fields & (1u << i)) {
             snprintf(s->why, sizeof s->why, "key '%s' given twice in one entry", name);
             return 0;
         }
-        if (!set(text[i].dst, text[i].n, value)) {
-            snprintf(s->why, sizeof s->why, "key '%s': value longer than %zu characters", name, text[i].n - 1);
+        if (!set((char *)e + FIELDS[i].off, FIELDS[i].size, value)) {
+            snprintf(s->why, sizeof s->why, "key '%s': value longer than %zu characters", name, FIELDS[i].size - 1);
             return 0;
         }
-        s->fields |= text[i].flag;
+        s->fields |= 1u << i;
         return 1;
     }
     if (strcmp(name, "median_ms") == 0) {
@@ -175,9 +195,12 @@ int tune_cache_load(const char *path, tune_cache *c, char *err, size_t errlen)
 
 static int same_key(const tune_key *a, const tune_key *b)
 {
-    return !strcmp(a->gpu, b->gpu) && !strcmp(a->plugin, b->plugin) && !strcmp(a->version, b->version) &&
-           !strcmp(a->kcase, b->kcase) && !strcmp(a->signature, b->signature) && !strcmp(a->dtype, b->dtype) &&
-           !strcmp(a->profile, b->profile);
+    const size_t base = offsetof(tune_entry, key); /* an in_key field's offset less this: in tune_key */
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (FIELDS[i].in_key &&
+            strcmp((const char *)a + FIELDS[i].off - base, (const char *)b + FIELDS[i].off - base) != 0)
+            return 0;
+    return 1;
 }
 
 const tune_entry *tune_cache_find(const tune_cache *c, const tune_key *k)
@@ -206,13 +229,10 @@ static int storable(const char *v)
 
 int tune_cache_put(tune_cache *c, const tune_entry *e, char *err, size_t errlen)
 {
-    const char *fields[] = {e->key.gpu,     e->key.plugin, e->key.version, e->key.kcase, e->key.signature,
-                            e->key.dtype,   e->key.profile, e->config,     e->run_id};
-    const char *names[] = {"gpu", "plugin", "version", "case", "signature", "dtype", "profile", "config", "run_id"};
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        if (!storable(fields[i])) {
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (!storable(field_in(e, i))) {
             snprintf(err, errlen, "tuning cache: %s '%s' cannot be stored (a control character, [, ], or a blank before ; or #)",
-                     names[i], fields[i]);
+                     FIELDS[i].name, field_in(e, i));
             return -1;
         }
     for (int i = 0; i < c->n; i++)
@@ -251,14 +271,15 @@ int tune_cache_save(const tune_cache *c, char *err, size_t errlen)
                "; written by `klab --tune`. Delete an entry (or the file) to tune again.\n");
     for (int i = 0; i < c->n; i++) {
         const tune_entry *e = &c->e[i];
-        fprintf(f, "\n[entry %d]\ngpu = %s\nplugin = %s\nversion = %s\ncase = %s\nsignature = %s\ndtype = %s\n"
-                   "profile = %s\nconfig = %s\n",
-                i + 1, e->key.gpu, e->key.plugin, e->key.version, e->key.kcase, e->key.signature, e->key.dtype,
-                e->key.profile, e->config);
+        fprintf(f, "\n[entry %d]\n", i + 1);
+        for (size_t k = 0; k < NFIELDS; k++)
+            if (!FIELDS[k].optional)
+                fprintf(f, "%s = %s\n", FIELDS[k].name, field_in(e, k));
         if (e->median_ms > 0)
             fprintf(f, "median_ms = %.6g\n", e->median_ms);
-        if (e->run_id[0])
-            fprintf(f, "run_id = %s\n", e->run_id);
+        for (size_t k = 0; k < NFIELDS; k++)
+            if (FIELDS[k].optional && field_in(e, k)[0])
+                fprintf(f, "%s = %s\n", FIELDS[k].name, field_in(e, k));
     }
     int bad = ferror(f);
     bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;

@@ -183,6 +183,58 @@ static void test_malformed_named_with_line(void **state)
     expect_malformed("gpu = G\n", ":1:", "outside an [entry N]");
 }
 
+/* The file's text, field by field in its order: median_ms between config and run_id, run_id and
+   median_ms left out when not set. Written from one field table, so pinned here byte for byte. */
+static void test_saved_text_exact(void **state)
+{
+    (void)state;
+    char path[256], err[512] = "", text[2048] = "";
+    tune_cache c = {0};
+    temp_path(c.path, sizeof c.path);
+    snprintf(path, sizeof path, "%s", c.path);
+    tune_entry e[2] = {entry("4096x8192", "fp16", "threads=256", 0.033), entry("7x1000", "bf16", "vec=8", 0)};
+    e[1].run_id[0] = 0;
+    c.e = e;
+    c.n = c.cap = 2;
+    assert_int_equal(tune_cache_save(&c, err, sizeof err), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    text[fread(text, 1, sizeof text - 1, f)] = 0;
+    fclose(f);
+    const char *want =
+        "; klab tuning cache: the best configuration per (GPU, plugin, version, case, dtype, profile),\n"
+        "; written by `klab --tune`. Delete an entry (or the file) to tune again.\n"
+        "\n[entry 1]\ngpu = NVIDIA H200\nplugin = rmsnorm\nversion = 2.0.0\ncase = 4096x8192\n"
+        "signature = 4096x8192;eps=1e-6\ndtype = fp16\nprofile = fused\nconfig = threads=256\n"
+        "median_ms = 0.033\nrun_id = run-1\n"
+        "\n[entry 2]\ngpu = NVIDIA H200\nplugin = rmsnorm\nversion = 2.0.0\ncase = 7x1000\n"
+        "signature = 7x1000;eps=1e-6\ndtype = bf16\nprofile = fused\nconfig = vec=8\n";
+    assert_string_equal(text, want);
+    unlink(path);
+}
+
+/* The messages built from the field table, whole. */
+static void test_field_messages_exact(void **state)
+{
+    (void)state;
+    char path[256], err[512] = "", want[600];
+    temp_path(path, sizeof path);
+    write_file(path, "[entry 1]\ngpu = G\n");
+    tune_cache c;
+    assert_int_equal(tune_cache_load(path, &c, err, sizeof err), -1);
+    snprintf(want, sizeof want,
+             "%s: at the end: entry lacks one of gpu, plugin, version, case, signature, dtype, profile, config",
+             path);
+    assert_string_equal(err, want);
+    char text[300];
+    snprintf(text, sizeof text, "[entry 1]\ndtype = %s\n", "fp16fp16fp16fp16");
+    write_file(path, text);
+    assert_int_equal(tune_cache_load(path, &c, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:2: key 'dtype': value longer than 15 characters", path);
+    assert_string_equal(err, want);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +244,8 @@ int main(void)
         cmocka_unit_test(test_longest_signature_round_trips),
         cmocka_unit_test(test_unstorable_refused),
         cmocka_unit_test(test_malformed_named_with_line),
+        cmocka_unit_test(test_saved_text_exact),
+        cmocka_unit_test(test_field_messages_exact),
     };
     KLAB_RUN_TESTS(tests);
 }
