@@ -1,10 +1,11 @@
 #include "compare.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dir_list.h"
+#include "run_set.h"
 #include "table.h"
 #include "text.h"
 
@@ -137,50 +138,13 @@ int cmp_rows(const klab_row *a, int na, const klab_row *b, int nb, double t, cmp
 
 /* ---- two run folders ---- */
 
-#define CMP_MAX_FILES 256
-
-static int cmp_name(const void *x, const void *y)
-{
-    return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-/* The complete CSV files of a run folder (not .csv.partial), sorted: the one place this file walks a
-   folder. Returns the count (names malloc'd), or -1 with err. */
-static int csv_files(const char *dir, char **names, char *err, size_t errlen)
-{
-    DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(err, errlen, "%s: cannot open: %s", dir, strerror(errno));
-        return -1;
-    }
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < CMP_MAX_FILES) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && !strcmp(e->d_name + len - 4, ".csv") && (names[n] = strdup(e->d_name)))
-            n++;
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], cmp_name);
-    return n;
-}
-
 /* The GPU's name from a run folder's meta.ini ([device] name), or "". */
 static void run_gpu(const char *dir, char *buf, size_t len)
 {
-    char path[4200], line[512];
-    buf[0] = 0;
-    snprintf(path, sizeof path, "%s/meta.ini", dir);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return;
-    while (fgets(line, sizeof line, fp))
-        if (!strncmp(line, "name = ", 7)) {
-            line[strcspn(line, "\r\n")] = 0;
-            snprintf(buf, len, "%s", line + 7);
-            break;
-        }
-    fclose(fp);
+    run_dir r;
+    memset(&r, 0, sizeof r);
+    run_set_read_meta(&r, dir);
+    snprintf(buf, len, "%s", r.gpu);
 }
 
 static void interval_text(const klab_row *r, char *buf, size_t len)
@@ -253,14 +217,16 @@ out:
 int cmp_runs(FILE *fp, const char *a, const char *b, double t, cmp_totals *tot, char *err, size_t errlen)
 {
     memset(tot, 0, sizeof *tot);
-    char *fa[CMP_MAX_FILES], *fb[CMP_MAX_FILES];
-    int na = csv_files(a, fa, err, errlen), nb = na < 0 ? -1 : csv_files(b, fb, err, errlen), rc = 0;
-    if (na >= 0 && nb >= 0 && na + nb == 0) {
+    /* the complete CSV files of each folder (not .csv.partial), sorted by name */
+    char **fa = NULL, **fb = NULL;
+    int na = dir_list(a, ".csv", &fa), nb = na < 0 ? -1 : dir_list(b, ".csv", &fb), rc = 0;
+    if (na < 0 || nb < 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", na < 0 ? a : b, strerror(errno));
+        rc = -1;
+    } else if (na + nb == 0) {
         snprintf(err, errlen, "no CSV file in %s or %s", a, b);
         rc = -1;
     }
-    if (na < 0 || nb < 0)
-        rc = -1;
     if (rc == 0) {
         char ga[256], gb[256];
         run_gpu(a, ga, sizeof ga);
@@ -278,10 +244,8 @@ int cmp_runs(FILE *fp, const char *a, const char *b, double t, cmp_totals *tot, 
         i += c <= 0;
         j += c >= 0;
     }
-    for (int i = 0; i < na; i++)
-        free(fa[i]);
-    for (int j = 0; j < nb; j++)
-        free(fb[j]);
+    dir_list_free(fa, na > 0 ? na : 0);
+    dir_list_free(fb, nb > 0 ? nb : 0);
     if (rc == 0)
         fprintf(fp, "\n%d SAME, %d FASTER, %d SLOWER, %d UNSURE, %d not compared, %d only in A, %d only in B: "
                     "%d regression%s\n",

@@ -206,7 +206,7 @@ int run_set_counter_value(const run_dir *r, const klab_row *row, int m, double *
     return got;
 }
 
-static void read_meta(run_dir *r, const char *dir)
+void run_set_read_meta(run_dir *r, const char *dir)
 {
     char path[4200], err[1200];
     snprintf(path, sizeof path, "%s/meta.ini", dir);
@@ -253,7 +253,7 @@ static int add_folder(run_set *s, const char *dir)
         dir_list_free(csv, n);
         return -1;
     }
-    read_meta(r, dir);
+    run_set_read_meta(r, dir);
     for (int pass = 0; pass < 2; pass++) /* the rows, then the counters joined to them */
         for (int i = 0; i < n; i++) {
             char path[4400];
@@ -290,7 +290,7 @@ int run_set_add(run_set *s, const char *path, char *err, size_t errlen)
         snprintf(dir, sizeof dir, "%s", path);
         char *slash = strrchr(dir, '/');
         snprintf(slash ? slash : dir, slash ? sizeof dir - (size_t)(slash - dir) : sizeof dir, "%s", slash ? "" : ".");
-        read_meta(r, dir);
+        run_set_read_meta(r, dir);
         add_csv(s, r, path);
         char ctr[4400]; /* the counters file beside it: x.csv -> x.counters.csv */
         size_t len = strlen(path);

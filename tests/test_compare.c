@@ -326,6 +326,35 @@ static void test_run_folders(void **state)
     assert_string_equal(err, "/nonexistent/run: cannot open: No such file or directory");
 }
 
+/* Each folder's GPU from its meta.ini ([device] name), and a line when the two differ. */
+static void test_gpu_names(void **state)
+{
+    (void)state;
+    make_runs(1.0, 0.01);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/meta.ini", dir_a);
+    kr_write_file(path, "[run]\nid = run-a\n\n[device]\nordinal = 0\nname = NVIDIA H200\n");
+    snprintf(path, sizeof path, "%s/meta.ini", dir_b);
+    kr_write_file(path, "[run]\nid = run-b\n\n[device]\nordinal = 0\nname = NVIDIA H100 80GB HBM3\n");
+    char *buf = NULL, err[512];
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    cmp_totals t;
+    assert_int_equal(cmp_runs(fp, dir_a, dir_b, CMP_DEFAULT_THRESHOLD, &t, err, sizeof err), 0);
+    fclose(fp);
+    kr_expect_in(buf, "/run-a (NVIDIA H200)\nB: ");
+    kr_expect_in(buf, "/run-b (NVIDIA H100 80GB HBM3)\nratio = ");
+    kr_expect_in(buf, "note: two GPUs");
+    free(buf);
+    kr_write_file(path, "[run]\nid = run-b\n\n[device]\nname = NVIDIA H200\n");
+    fp = open_memstream(&buf, &len);
+    assert_int_equal(cmp_runs(fp, dir_a, dir_b, CMP_DEFAULT_THRESHOLD, &t, err, sizeof err), 0);
+    fclose(fp);
+    kr_expect_in(buf, "/run-b (NVIDIA H200)\n");
+    kr_expect_not_in(buf, "two GPUs");
+    free(buf);
+}
+
 static void test_binary_same_is_exit_0(void **state)
 {
     (void)state;
@@ -441,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_rows_that_are_not_evidence_are_never_same),
         cmocka_unit_test(test_command_line),
         cmocka_unit_test_setup_teardown(test_run_folders, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_gpu_names, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_binary_same_is_exit_0, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_binary_slower_is_exit_1, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_binary_errors_are_exit_2, kr_setup_tmp, kr_teardown_tmp),
