@@ -241,6 +241,20 @@ static void unique_id(run_set *s, run_dir *r)
         }
 }
 
+/* The run new_run began, kept (1) when it read a klab CSV, else dropped (0): the notes say why. */
+static int keep_run(run_set *s, run_dir *r)
+{
+    if (r->ncsv == 0) {
+        free(r->rows);
+        free(r->counters);
+        free(r->kernels);
+        return 0;
+    }
+    unique_id(s, r);
+    s->n++;
+    return 1;
+}
+
 /* A folder of CSVs as one run: 1 when it had any, 0 when none, -1 out of memory. */
 static int add_folder(run_set *s, const char *dir)
 {
@@ -262,14 +276,7 @@ static int add_folder(run_set *s, const char *dir)
                 pass ? add_counters(s, r, path) : add_csv(s, r, path);
         }
     dir_list_free(csv, n);
-    if (r->ncsv == 0) { /* none was klab's: the notes say why */
-        free(r->counters);
-        free(r->kernels);
-        return 0;
-    }
-    unique_id(s, r);
-    s->n++;
-    return 1;
+    return keep_run(s, r);
 }
 
 int run_set_add(run_set *s, const char *path, char *err, size_t errlen)
@@ -299,15 +306,10 @@ int run_set_add(run_set *s, const char *path, char *err, size_t errlen)
             snprintf(ctr, sizeof ctr, "%.*s%s", (int)(len - 4), path, COUNTERS_SUFFIX) < (int)sizeof ctr &&
             stat(ctr, &cst) == 0)
             add_counters(s, r, ctr);
-        if (r->ncsv == 0) {
+        if (!keep_run(s, r)) {
             snprintf(err, errlen, "%s: not a klab CSV", path);
-            free(r->rows);
-            free(r->counters);
-            free(r->kernels);
             return -1;
         }
-        unique_id(s, r);
-        s->n++;
         return 0;
     }
     int got = add_folder(s, path);
