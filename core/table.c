@@ -1,12 +1,12 @@
 #include "table.h"
 
 #include <csv.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "counters.h"
+#include "dir_list.h"
 #include "text.h"
 
 /* The columns the schema marks for the terminal (row.h), in its order; the status column goes last,
@@ -131,32 +131,24 @@ int table_read_csv(const char *path, klab_row **rows, char *err, size_t errlen)
     return rd.n;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int table_report(FILE *fp, const char *dir, char *err, size_t errlen)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
+    char **names;
+    int all = dir_list(dir, ".csv", &names), n = 0;
+    if (all < 0) {
         snprintf(err, errlen, "%s: cannot open: %s", dir, strerror(errno));
         return -1;
     }
-    char *names[256];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 256) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0 && !counters_is_file(e->d_name))
-            names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
+    for (int i = 0; i < all; i++) /* a counters file is ncu's, not rows */
+        if (counters_is_file(names[i]))
+            free(names[i]);
+        else
+            names[n++] = names[i];
     if (n == 0) {
+        dir_list_free(names, 0);
         snprintf(err, errlen, "%s: no CSV files here", dir);
         return -1;
     }
-    qsort(names, (size_t)n, sizeof names[0], cmp_str);
     char path[4400];
     snprintf(path, sizeof path, "%s/meta.ini", dir);
     FILE *meta = fopen(path, "r");
@@ -181,7 +173,7 @@ int table_report(FILE *fp, const char *dir, char *err, size_t errlen)
             table_print(fp, title, rows, nr);
         }
         free(rows);
-        free(names[i]);
     }
+    dir_list_free(names, n);
     return rc;
 }
