@@ -1,5 +1,6 @@
 #include "report_eval.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,4 +260,19 @@ void report_counters_each(FILE *fp, const report *r, const report_exp *x, report
         }
         free(cells);
     }
+}
+
+int report_write_file(const char *path, report_page_fn fn, const report *r, const void *arg, char *err, size_t errlen)
+{
+    FILE *fp = fopen(path, "w");
+    if (!fp) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    fn(fp, r, arg);
+    if (ferror(fp) | fclose(fp)) {
+        snprintf(err, errlen, "%s: write failed", path);
+        return -1;
+    }
+    return 0;
 }

@@ -76,4 +76,9 @@ typedef void (*report_counters_fn)(FILE *fp, int first, const char *label, const
                                    const report_kernel_cells *k, int nk);
 void report_counters_each(FILE *fp, const report *r, const report_exp *x, report_counters_fn fn);
 
+/* Writes `path` through fn(fp, r, arg): the one open, check and close of a report's files, the Markdown
+   pages and the HTML page alike. 0, or -1 with err. */
+typedef void (*report_page_fn)(FILE *fp, const report *r, const void *arg);
+int report_write_file(const char *path, report_page_fn fn, const report *r, const void *arg, char *err, size_t errlen);
+
 #endif

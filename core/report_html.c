@@ -1,6 +1,5 @@
 #include "report_html.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -230,13 +229,9 @@ static const char css[] =
     "margin:10px 0;border:1px solid #eee}section{border-top:2px solid #ddd;margin-top:2em}code{font-size:12px}"
     ".meta{color:#555}small{color:#444}td ul{margin:2px 0 6px 0;padding-left:16px}td li{margin-bottom:3px}";
 
-int report_html_write(const report *r, const char *path, char *err, size_t errlen)
+static void page(FILE *fp, const report *r, const void *arg)
 {
-    FILE *fp = fopen(path, "w");
-    if (!fp) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        return -1;
-    }
+    (void)arg;
     fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>klab report</title>"
                 "<style>%s</style></head><body>\n", css);
     matrix(fp, r);
@@ -260,9 +255,9 @@ int report_html_write(const report *r, const char *path, char *err, size_t errle
             experiment(fp, r, &r->exps[i]);
     }
     fputs("</body></html>\n", fp);
-    if (ferror(fp) | fclose(fp)) {
-        snprintf(err, errlen, "%s: write failed", path);
-        return -1;
-    }
-    return 0;
+}
+
+int report_html_write(const report *r, const char *path, char *err, size_t errlen)
+{
+    return report_write_file(path, page, r, NULL, err, errlen);
 }

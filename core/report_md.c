@@ -336,22 +336,6 @@ void report_md_page(FILE *fp, const report *r, const report_exp *x, const char *
     report_md_runs(fp, r);
 }
 
-static int write_file(const char *path, void (*fn)(FILE *, const report *, const void *), const report *r,
-                      const void *arg, char *err, size_t errlen)
-{
-    FILE *fp = fopen(path, "w");
-    if (!fp) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        return -1;
-    }
-    fn(fp, r, arg);
-    if (ferror(fp) | fclose(fp)) {
-        snprintf(err, errlen, "%s: write failed", path);
-        return -1;
-    }
-    return 0;
-}
-
 static void matrix_fn(FILE *fp, const report *r, const void *arg)
 {
     (void)arg;
@@ -372,11 +356,11 @@ int report_md_write(const report *r, const char *out_dir, char *err, size_t errl
         return -1;
     }
     snprintf(path, sizeof path, "%s/decisions.md", out_dir);
-    if (write_file(path, matrix_fn, r, NULL, err, errlen) != 0)
+    if (report_write_file(path, matrix_fn, r, NULL, err, errlen) != 0)
         return -1;
     for (int i = 0; i < r->set->nexps; i++) {
         snprintf(path, sizeof path, "%s/experiments/%s.md", out_dir, r->exps[i].e->name);
-        if (write_file(path, page_fn, r, &r->exps[i], err, errlen) != 0)
+        if (report_write_file(path, page_fn, r, &r->exps[i], err, errlen) != 0)
             return -1;
     }
     return 0;

@@ -5,6 +5,7 @@
 #include "klab_test.h"
 
 #include <string.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -252,6 +253,23 @@ static void test_report_refuses(void **state)
     r = KLAB("report", "--out", "nowhere");
     assert_int_equal(r.rc, 2);
     kr_expect_in(r.out, "nowhere: No such file or directory");
+    free(r.out);
+    /* a page that cannot be written is named, Markdown and HTML alike */
+    unlink(path);
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/rep", kr_tmp);
+    assert_true(mkdir(dir, 0755) == 0 || errno == EEXIST);
+    kr_mkdir("rep/report.html", dir, sizeof dir);
+    r = KLAB("report", "--experiments", "exp", "--out-dir", "rep", "run");
+    assert_int_equal(r.rc, 2);
+    kr_expect_in(r.out, "rep/report.html: cannot write: Is a directory");
+    free(r.out);
+    snprintf(dir, sizeof dir, "%s/rep/decisions.md", kr_tmp);
+    assert_int_equal(unlink(dir), 0); /* written by the run above, before the HTML page */
+    kr_mkdir("rep/decisions.md", dir, sizeof dir);
+    r = KLAB("report", "--experiments", "exp", "--out-dir", "rep", "run");
+    assert_int_equal(r.rc, 2);
+    kr_expect_in(r.out, "rep/decisions.md: cannot write: Is a directory");
     free(r.out);
 }
 
