@@ -1,9 +1,11 @@
 /* The plugins' float64 references against values computed by hand (RMSNorm and its residual form,
  * softmax, RMSNorm + RoPE with its geometry, tables, positions and refusals), and the promise that an
  * output of all zeros fails every shipped case of every plugin, the row sweeps included (and that the
- * reference of each is fit to judge).
+ * reference of each is fit to judge), and param.eps as the RMSNorm plugins read it.
  * Pure CPU: the references are plain C, linked in from plugins/. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "klab_test.h"
@@ -203,6 +205,48 @@ static void test_rope_geometry(void **state)
     assert_int_equal(lim.tpr_multiple, 16);
     assert_int_equal(lim.max_cluster, 1);
     assert_true(lim.no_stream);
+}
+
+/* what rmsnorm_eps_of said through host->error */
+static char eps_error[200];
+
+static klab_status record_error(klab_ctx *ctx, const char *fmt, ...)
+{
+    (void)ctx;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(eps_error, sizeof eps_error, fmt, ap);
+    va_end(ap);
+    return KLAB_ERROR;
+}
+
+/* param.eps as rmsnorm.so and rmsnorm_rope.so read it: the default, a value, and (0, 1) enforced
+   with the case named */
+static void test_rmsnorm_eps(void **state)
+{
+    (void)state;
+    klab_host host;
+    memset(&host, 0, sizeof host);
+    host.error = record_error;
+    const int64_t dims[2] = {4, 8};
+    float eps = 0;
+    klab_case k = rope_case(2, dims, KLAB_FP32, NULL, 0, NULL, 0);
+    assert_int_equal(rmsnorm_eps_of(NULL, &host, &k, &eps), KLAB_OK);
+    assert_float_equal(eps, (float)RMS_DEFAULT_EPS, 0);
+    const klab_param small[1] = {{"eps", "1e-5"}};
+    k = rope_case(2, dims, KLAB_FP32, NULL, 0, small, 1);
+    assert_int_equal(rmsnorm_eps_of(NULL, &host, &k, &eps), KLAB_OK);
+    assert_float_equal(eps, 1e-5f, 0);
+    const char *bad[] = {"0", "1", "-1e-6", "x", "nan"};
+    for (int i = 0; i < 5; i++) {
+        const klab_param p[1] = {{"eps", bad[i]}};
+        k = rope_case(2, dims, KLAB_FP32, NULL, 0, p, 1);
+        eps_error[0] = 0;
+        eps = 0.25f;
+        assert_int_equal(rmsnorm_eps_of(NULL, &host, &k, &eps), KLAB_ERROR);
+        assert_string_equal(eps_error, "case c1: param.eps must be in (0, 1)");
+        assert_float_equal(eps, 0.25f, 0); /* untouched */
+    }
 }
 
 static void test_vector_add_by_hand(void **state)
@@ -681,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_rope_by_hand),
         cmocka_unit_test(test_rope_tables_and_positions),
         cmocka_unit_test(test_rope_geometry),
+        cmocka_unit_test(test_rmsnorm_eps),
         cmocka_unit_test(test_vector_add_by_hand),
         cmocka_unit_test(test_zeros_fail_every_shipped_case),
         cmocka_unit_test(test_swiglu_by_hand),

@@ -10,6 +10,7 @@
 #define RMSNORM_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "klab/plugin.h"
 #include "../common/row_plan.h"
@@ -21,6 +22,18 @@ extern "C" {
 enum { RMS_BASELINE = 0, RMS_FUSED };
 
 #define RMS_DEFAULT_EPS 1e-6
+
+/* param.eps (default RMS_DEFAULT_EPS) into *eps; an error naming the case where it is not in (0, 1).
+   rmsnorm.so and rmsnorm_rope.so take the same key the same way. */
+static inline klab_status rmsnorm_eps_of(klab_ctx *ctx, const klab_host *host, const klab_case *k, float *eps)
+{
+    const char *e = klab_case_param(k, "eps");
+    double v = e ? strtod(e, NULL) : RMS_DEFAULT_EPS;
+    if (!(v > 0 && v < 1))
+        return host->error(ctx, "case %s: param.eps must be in (0, 1)", k->name);
+    *eps = (float)v;
+    return KLAB_OK;
+}
 
 /* r and h NULL: plain RMSNorm. Scratch: sq (rows*cols floats), inv (rows floats), t (rows*cols
    elements of d). Returns a cudaError_t as int. */

@@ -42,17 +42,17 @@ static klab_status rms_setup(klab_ctx *ctx, const klab_host *host, const klab_ca
 {
     if (k->rank < 2)
         return host->error(ctx, "case %s: rmsnorm needs a shape ROWSxCOLS, got rank %d", k->name, k->rank);
-    const char *e = klab_case_param(k, "eps");
-    double eps = e ? strtod(e, NULL) : RMS_DEFAULT_EPS;
-    if (!(eps > 0 && eps < 1))
-        return host->error(ctx, "case %s: param.eps must be in (0, 1)", k->name);
+    float eps = 0;
+    klab_status ks = rmsnorm_eps_of(ctx, host, k, &eps);
+    if (ks != KLAB_OK)
+        return ks;
     int residual = residual_of(k);
     if (residual < 0)
         return host->error(ctx, "case %s: param.residual must be 0 or 1", k->name);
     rms_state *st = calloc(1, sizeof *st);
     if (!st)
         return host->error(ctx, "out of memory");
-    *st = (rms_state){ctx, host, k->dtype, row_shape_of(k), (float)eps, residual, host->device_cc(ctx), {ROW_PLAN_NONE, {0}},
+    *st = (rms_state){ctx, host, k->dtype, row_shape_of(k), eps, residual, host->device_cc(ctx), {ROW_PLAN_NONE, {0}},
                       -1, -1, -1, -1, -1, -1, -1, -1};
     size_t n = st->shape.rows * st->shape.cols;
     int made = 0;

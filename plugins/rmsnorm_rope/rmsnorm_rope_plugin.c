@@ -53,10 +53,10 @@ static klab_status rope_setup(klab_ctx *ctx, const klab_host *host, const klab_c
     char why[400];
     if (rope_geometry(k, &g, why, sizeof why) != 0)
         return host->error(ctx, "%s", why);
-    const char *e = klab_case_param(k, "eps");
-    double eps = e ? strtod(e, NULL) : RMS_DEFAULT_EPS;
-    if (!(eps > 0 && eps < 1))
-        return host->error(ctx, "case %s: param.eps must be in (0, 1)", k->name);
+    float eps = 0;
+    klab_status ks = rmsnorm_eps_of(ctx, host, k, &eps);
+    if (ks != KLAB_OK)
+        return ks;
     row_shape shape = {g.tokens, g.hidden, klab_dtype_size(k->dtype)};
     row_limits lim = rope_limits(&g, shape.elem);
     row_plan p;
@@ -65,7 +65,7 @@ static klab_status rope_setup(klab_ctx *ctx, const klab_host *host, const klab_c
     rope_state *st = calloc(1, sizeof *st);
     if (!st)
         return host->error(ctx, "out of memory");
-    *st = (rope_state){ctx, host, k->dtype, g, shape, lim, (float)eps, host->device_cc(ctx),
+    *st = (rope_state){ctx, host, k->dtype, g, shape, lim, eps, host->device_cc(ctx),
                        {ROW_PLAN_NONE, {0}}, {ROW_PLAN_NONE, {0}}};
     const size_t n = g.tokens * g.hidden, ntab = g.cache * g.head_dim / 2;
     void *x = host->tensor(ctx, "x", KLAB_INPUT, k->dtype, n);

@@ -36,6 +36,21 @@ static inline abi2_state *abi2_state_new(klab_ctx *ctx, const klab_host *host, c
     return st;
 }
 
+/* The setup of a plugin whose case is x in, y out, n elements of dtype d each. */
+static inline klab_status abi2_setup_xy(klab_ctx *ctx, const klab_host *host, const klab_case *k, klab_dtype d,
+                                        void **state)
+{
+    abi2_state *st = abi2_state_new(ctx, host, k);
+    if (!st)
+        return KLAB_ERROR;
+    if (!host->tensor(ctx, "x", KLAB_INPUT, d, st->n) || !host->tensor(ctx, "y", KLAB_OUTPUT, d, st->n)) {
+        free(st);
+        return KLAB_ERROR;
+    }
+    *state = st;
+    return KLAB_OK;
+}
+
 static inline void abi2_teardown(void *state)
 {
     free(state);
@@ -48,6 +63,23 @@ static inline unsigned abi2_grid(size_t n)
 }
 
 #define ABI2_FOR(i, n) for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n); i += (size_t)gridDim.x * blockDim.x)
+
+/* y = 2 x (the plugins whose point is the host's decision, not the arithmetic): the kernel, launched
+   as abi2_twice_kernel<float> (a template, so a plugin that does not launch it compiles none), and
+   the float64 reference. */
+template <typename T> __global__ void abi2_twice_kernel(const T *__restrict__ x, T *__restrict__ y, size_t n)
+{
+    ABI2_FOR(i, n) y[i] = (T)2 * x[i];
+}
+
+static inline klab_status abi2_twice_verify(void *state, const klab_case *k, const klab_verify_io *io)
+{
+    (void)state;
+    (void)k;
+    for (size_t i = 0; i < io->out_count[0]; i++)
+        io->out[0][i] = 2.0 * io->in[0][i];
+    return KLAB_OK;
+}
 
 /* name, summary, flags, archs (NULL: the plugin's), config (NULL: no tuning space) */
 #define ABI2_PROFILE(name, summary, archs, config) {name, summary, 0, archs, config}

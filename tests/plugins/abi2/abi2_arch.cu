@@ -5,38 +5,17 @@
  * the host's decision, not the instructions. */
 #include "abi2.cuh"
 
-__global__ void twice_kernel(const float *__restrict__ x, float *__restrict__ y, size_t n)
-{
-    ABI2_FOR(i, n) y[i] = 2.0f * x[i];
-}
-
 static klab_status arch_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
 {
-    abi2_state *st = abi2_state_new(ctx, host, k);
-    if (!st)
-        return KLAB_ERROR;
-    if (!host->tensor(ctx, "x", KLAB_INPUT, KLAB_FP32, st->n) || !host->tensor(ctx, "y", KLAB_OUTPUT, KLAB_FP32, st->n)) {
-        free(st);
-        return KLAB_ERROR;
-    }
-    *state = st;
-    return KLAB_OK;
+    return abi2_setup_xy(ctx, host, k, KLAB_FP32, state);
 }
 
 static klab_status arch_run(void *state, const klab_launch *l)
 {
     abi2_state *st = (abi2_state *)state;
-    twice_kernel<<<abi2_grid(st->n), 256, 0, l->stream>>>((const float *)l->tensors[0], (float *)l->tensors[1], st->n);
+    abi2_twice_kernel<float><<<abi2_grid(st->n), 256, 0, l->stream>>>((const float *)l->tensors[0],
+                                                                      (float *)l->tensors[1], st->n);
     KLAB_LAUNCHED(st->host, st->ctx);
-    return KLAB_OK;
-}
-
-static klab_status arch_verify(void *state, const klab_case *k, const klab_verify_io *io)
-{
-    (void)state;
-    (void)k;
-    for (size_t i = 0; i < io->out_count[0]; i++)
-        io->out[0][i] = 2.0 * io->in[0][i];
     return KLAB_OK;
 }
 
@@ -46,4 +25,4 @@ static const klab_profile profiles[] = {ABI2_PROFILE("portable", "any device", N
                                         ABI2_PROFILE("sm90a", "sm_90a code only", sm90, NULL),
                                         ABI2_PROFILE("sm100a", "sm_100a code only", sm100, NULL), ABI2_END};
 ABI2_DESCRIPTOR("abi2_arch", "profiles with exact architectures", profiles, KLAB_DTYPE_BIT(KLAB_FP32), 0, 0, arch_setup,
-                arch_run, arch_verify, NULL)
+                arch_run, abi2_twice_verify, NULL)

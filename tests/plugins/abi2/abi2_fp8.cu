@@ -9,15 +9,7 @@ template <typename T> __global__ void scale_kernel(const T *__restrict__ x, T *_
 
 static klab_status fp8_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
 {
-    abi2_state *st = abi2_state_new(ctx, host, k);
-    if (!st)
-        return KLAB_ERROR;
-    if (!host->tensor(ctx, "x", KLAB_INPUT, k->dtype, st->n) || !host->tensor(ctx, "y", KLAB_OUTPUT, k->dtype, st->n)) {
-        free(st);
-        return KLAB_ERROR;
-    }
-    *state = st;
-    return KLAB_OK;
+    return abi2_setup_xy(ctx, host, k, k->dtype, state);
 }
 
 static klab_status fp8_run(void *state, const klab_launch *l)

@@ -19,22 +19,9 @@ static const char *tiled_config(const klab_case *kcase, int index)
     return index < 4 ? space[index] : NULL;
 }
 
-__global__ void twice_kernel(const float *__restrict__ x, float *__restrict__ y, size_t n)
-{
-    ABI2_FOR(i, n) y[i] = 2.0f * x[i];
-}
-
 static klab_status tuning_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
 {
-    abi2_state *st = abi2_state_new(ctx, host, k);
-    if (!st)
-        return KLAB_ERROR;
-    if (!host->tensor(ctx, "x", KLAB_INPUT, KLAB_FP32, st->n) || !host->tensor(ctx, "y", KLAB_OUTPUT, KLAB_FP32, st->n)) {
-        free(st);
-        return KLAB_ERROR;
-    }
-    *state = st;
-    return KLAB_OK;
+    return abi2_setup_xy(ctx, host, k, KLAB_FP32, state);
 }
 
 static klab_status tuning_run(void *state, const klab_launch *l)
@@ -46,22 +33,13 @@ static klab_status tuning_run(void *state, const klab_launch *l)
         return KLAB_UNSUPPORTED;
     }
     size_t blocks = (st->n + (size_t)threads - 1) / (size_t)threads;
-    twice_kernel<<<(unsigned)(blocks ? blocks : 1), threads, 0, l->stream>>>((const float *)l->tensors[0],
-                                                                           (float *)l->tensors[1], st->n);
+    abi2_twice_kernel<float><<<(unsigned)(blocks ? blocks : 1), threads, 0, l->stream>>>(
+        (const float *)l->tensors[0], (float *)l->tensors[1], st->n);
     KLAB_LAUNCHED(st->host, st->ctx);
-    return KLAB_OK;
-}
-
-static klab_status tuning_verify(void *state, const klab_case *k, const klab_verify_io *io)
-{
-    (void)state;
-    (void)k;
-    for (size_t i = 0; i < io->out_count[0]; i++)
-        io->out[0][i] = 2.0 * io->in[0][i];
     return KLAB_OK;
 }
 
 static const klab_profile profiles[] = {ABI2_PROFILE("tiled", "y = 2 x with `threads` a block", NULL, tiled_config),
                                         ABI2_PROFILE("fixed", "y = 2 x, 256 threads a block", NULL, NULL), ABI2_END};
 ABI2_DESCRIPTOR("abi2_tuning", "a tuning space with an invalid and a failing configuration", profiles,
-                KLAB_DTYPE_BIT(KLAB_FP32), 0, 0, tuning_setup, tuning_run, tuning_verify, NULL)
+                KLAB_DTYPE_BIT(KLAB_FP32), 0, 0, tuning_setup, tuning_run, abi2_twice_verify, NULL)
