@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "decode_replay.h"
+#include "../common/splitmix.h"
 
 /* CTAs the split-KV attention aims at: two an SM of an H100/H200 (132 SMs), so the KV read spreads
    over every SM with a second CTA to hide each one's start and end. */
@@ -160,14 +161,6 @@ double dr_step_flops(const dr_geom *g)
     const double gemv = 2.0 * (double)g->batch * (double)(s.wqkv + s.wo + s.wgu + s.wd);
     const double attn = 4.0 * (double)(g->layers * g->batch * g->heads * g->head_dim) * len; /* q.k and p v */
     return gemv + attn;
-}
-
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 void dr_schedule(const dr_geom *g, uint64_t seed, int32_t *lens)
