@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "klab_run.h"
 #include "tune_cache.h"
 
 static tune_entry entry(const char *kcase, const char *dtype, const char *config, double ms)
@@ -40,14 +41,6 @@ static void open_empty(char *path, size_t n, tune_cache *c)
     temp_path(path, n);
     if (tune_cache_load(path, c, err, sizeof err) != 0)
         fail_msg("%s", err);
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
 }
 
 static void test_missing_file_is_empty(void **state)
@@ -162,7 +155,7 @@ static void expect_malformed(const char *text, const char *where, const char *wh
 {
     char path[256], err[512] = "";
     temp_path(path, sizeof path);
-    write_file(path, text);
+    kr_write_file(path, text);
     tune_cache c;
     assert_int_equal(tune_cache_load(path, &c, err, sizeof err), -1);
     if (!strstr(err, where) || !strstr(err, why))
@@ -223,7 +216,7 @@ static void test_field_messages_exact(void **state)
     (void)state;
     char path[256], err[512] = "", want[600];
     temp_path(path, sizeof path);
-    write_file(path, "[entry 1]\ngpu = G\n");
+    kr_write_file(path, "[entry 1]\ngpu = G\n");
     tune_cache c;
     assert_int_equal(tune_cache_load(path, &c, err, sizeof err), -1);
     snprintf(want, sizeof want,
@@ -232,7 +225,7 @@ static void test_field_messages_exact(void **state)
     assert_string_equal(err, want);
     char text[300];
     snprintf(text, sizeof text, "[entry 1]\ndtype = %s\n", "fp16fp16fp16fp16");
-    write_file(path, text);
+    kr_write_file(path, text);
     assert_int_equal(tune_cache_load(path, &c, err, sizeof err), -1);
     snprintf(want, sizeof want, "%s:2: key 'dtype': value longer than 15 characters", path);
     assert_string_equal(err, want);
