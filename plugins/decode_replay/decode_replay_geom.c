@@ -10,11 +10,6 @@
    over every SM with a second CTA to hide each one's start and end. */
 #define DR_ATTN_CTAS 264
 
-static int64_t dim(const klab_case *k, const char *name, int64_t dflt)
-{
-    return klab_case_dim(k, name, dflt);
-}
-
 static int refuse(char *why, size_t whylen, const klab_case *k, const char *what, int64_t v, const char *limit)
 {
     snprintf(why, whylen, "case %s: %s = %lld: %s", k->name, what, (long long)v, limit);
@@ -26,15 +21,15 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
     memset(g, 0, sizeof *g);
     if (k->rank != 0)
         return refuse(why, whylen, k, "shape rank", k->rank, "decode_replay takes named dims only (dim.hidden, ...)");
-    g->batch = dim(k, "batch", 1);
-    g->layers = dim(k, "layers", 1);
-    g->hidden = dim(k, "hidden", 4096);
-    g->heads = dim(k, "heads", 32);
-    g->kv_heads = dim(k, "kv_heads", 8);
-    g->head_dim = dim(k, "head_dim", 128);
-    g->inter = dim(k, "inter", 14336);
-    g->kv = dim(k, "kv", 4096);
-    g->kv_min = dim(k, "kv_min", 1);
+    g->batch = klab_case_dim(k, "batch", 1);
+    g->layers = klab_case_dim(k, "layers", 1);
+    g->hidden = klab_case_dim(k, "hidden", 4096);
+    g->heads = klab_case_dim(k, "heads", 32);
+    g->kv_heads = klab_case_dim(k, "kv_heads", 8);
+    g->head_dim = klab_case_dim(k, "head_dim", 128);
+    g->inter = klab_case_dim(k, "inter", 14336);
+    g->kv = klab_case_dim(k, "kv", 4096);
+    g->kv_min = klab_case_dim(k, "kv_min", 1);
     g->steps = k->steps > 0 ? k->steps : 1;
     if (g->batch < 1 || g->batch > DR_MAX_BATCH)
         return refuse(why, whylen, k, "dim.batch", g->batch, "the GEMV reuses each weight load over 1 to 8 sequences");
@@ -86,7 +81,7 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
     const int64_t per = g->kv_heads * g->batch;
     int64_t chunk = (g->kv * per + DR_ATTN_CTAS - 1) / DR_ATTN_CTAS;
     chunk = (chunk + 63) / 64 * 64;
-    g->chunk = dim(k, "chunk", chunk < 64 ? 64 : chunk);
+    g->chunk = klab_case_dim(k, "chunk", chunk < 64 ? 64 : chunk);
     if (g->chunk < 1)
         return refuse(why, whylen, k, "dim.chunk", g->chunk, "at least 1");
     g->splits = (g->kv + g->chunk - 1) / g->chunk;
