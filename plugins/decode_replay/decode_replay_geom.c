@@ -16,6 +16,22 @@ static int refuse(char *why, size_t whylen, const klab_case *k, const char *what
     return -1;
 }
 
+/* param.key, one of two names: *out 0 for `no` (also when unset), 1 for `yes` */
+static int either(const klab_case *k, const char *key, const char *no, const char *yes, int *out, char *why,
+                  size_t whylen)
+{
+    const char *v = klab_case_param(k, key);
+    if (!v || !strcmp(v, no))
+        *out = 0;
+    else if (!strcmp(v, yes))
+        *out = 1;
+    else {
+        snprintf(why, whylen, "case %s: param.%s = %s: %s or %s", k->name, key, v, no, yes);
+        return -1;
+    }
+    return 0;
+}
+
 int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
 {
     memset(g, 0, sizeof *g);
@@ -49,24 +65,9 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
         return refuse(why, whylen, k, "dim.kv", g->kv, "1 to 2^24 positions");
     if (g->kv_min < 1 || g->kv_min > g->kv)
         return refuse(why, whylen, k, "dim.kv_min", g->kv_min, "1 to dim.kv");
-    const char *sch = klab_case_param(k, "schedule");
-    if (!sch || !strcmp(sch, "fixed"))
-        g->dynamic = 0;
-    else if (!strcmp(sch, "dynamic"))
-        g->dynamic = 1;
-    else {
-        snprintf(why, whylen, "case %s: param.schedule = %s: fixed or dynamic", k->name, sch);
+    if (either(k, "schedule", "fixed", "dynamic", &g->dynamic, why, whylen) != 0 ||
+        either(k, "part", "stack", "attn", &g->attn_only, why, whylen) != 0)
         return -1;
-    }
-    const char *part = klab_case_param(k, "part");
-    if (!part || !strcmp(part, "stack"))
-        g->attn_only = 0;
-    else if (!strcmp(part, "attn"))
-        g->attn_only = 1;
-    else {
-        snprintf(why, whylen, "case %s: param.part = %s: stack or attn", k->name, part);
-        return -1;
-    }
     g->eps = DR_DEFAULT_EPS;
     const char *e = klab_case_param(k, "eps");
     if (e && sscanf(e, "%lf", &g->eps) != 1)
