@@ -15,13 +15,6 @@
 #include "klab_run.h"
 #include "klab_test.h"
 
-double kb_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void kb_sleep(double s)
 {
     struct timespec ts = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
@@ -39,11 +32,11 @@ void bg_start(bg *b, const char *const *args)
 
 int bg_read(bg *b, const char *text, double secs)
 {
-    double end = kb_now() + secs;
+    double end = kr_now() + secs;
     for (;;) {
         if (text && strstr(b->out, text))
             return 1;
-        double left = end - kb_now();
+        double left = end - kr_now();
         if (left <= 0)
             return 0;
         struct pollfd p = {b->fd, POLLIN, 0};
@@ -61,7 +54,7 @@ int bg_read(bg *b, const char *text, double secs)
 
 int bg_wait(bg *b, double secs)
 {
-    double end = kb_now() + secs;
+    double end = kr_now() + secs;
     int status = 0, rc = -1;
     for (;;) {
         pid_t r = waitpid(b->pid, &status, WNOHANG);
@@ -69,7 +62,7 @@ int bg_wait(bg *b, double secs)
             rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
             break;
         }
-        if (kb_now() > end) {
+        if (kr_now() > end) {
             kill(b->pid, SIGKILL);
             waitpid(b->pid, &status, 0);
             break;
@@ -86,7 +79,7 @@ int bg_wait(bg *b, double secs)
 
 pid_t child_of(pid_t parent, double secs)
 {
-    double end = kb_now() + secs;
+    double end = kr_now() + secs;
     do {
         DIR *d = opendir("/proc");
         assert_non_null(d);
@@ -114,13 +107,13 @@ pid_t child_of(pid_t parent, double secs)
         }
         closedir(d);
         kb_sleep(0.01);
-    } while (kb_now() < end);
+    } while (kr_now() < end);
     return 0;
 }
 
 int gone_within(pid_t pid, double secs, int *status)
 {
-    double end = kb_now() + secs;
+    double end = kr_now() + secs;
     *status = -1;
     for (;;) {
         int st;
@@ -131,7 +124,7 @@ int gone_within(pid_t pid, double secs, int *status)
         }
         if (r < 0 && errno == ECHILD && kill(pid, 0) < 0 && errno == ESRCH)
             return 1;
-        if (kb_now() > end)
+        if (kr_now() > end)
             break;
         kb_sleep(0.005);
     }

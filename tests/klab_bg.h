@@ -15,7 +15,6 @@ typedef struct bg {
     size_t len;
 } bg;
 
-double kb_now(void);     /* CLOCK_MONOTONIC, in seconds */
 void kb_sleep(double s);
 
 /* Starts KLAB_EXE with args (NULL-terminated) in kr_tmp, as kr_run does, without waiting. */

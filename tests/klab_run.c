@@ -65,7 +65,7 @@ void kr_write_file(const char *path, const char *text)
     assert_int_equal(fclose(fp), 0);
 }
 
-static double now_s(void)
+double kr_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -122,7 +122,7 @@ void kr_echo(const char *out)
 klab_result kr_run(const char *const *args)
 {
     klab_result r = {-1, NULL, 0};
-    double t0 = now_s();
+    double t0 = kr_now();
     int fd;
     pid_t pid = kr_spawn(args, "", &fd);
     size_t cap = 1 << 16, len = 0;
@@ -146,7 +146,7 @@ klab_result kr_run(const char *const *args)
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    r.secs = now_s() - t0;
+    r.secs = kr_now() - t0;
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     /* the output, as TAP comments: shown by ctest --output-on-failure */
     kr_echo(r.out);

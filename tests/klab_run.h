@@ -36,6 +36,8 @@ pid_t kr_spawn(const char *const *args, const char *tail, int *fd);
 /* out, a line at a time, as TAP comments (ctest --output-on-failure shows them). */
 void kr_echo(const char *out);
 
+double kr_now(void); /* CLOCK_MONOTONIC, in seconds */
+
 void kr_expect_in(const char *haystack, const char *needle);
 void kr_expect_not_in(const char *haystack, const char *needle);
 

@@ -231,7 +231,16 @@ static void test_geometry(void **state)
     expect_refused(&t, "dim.kv_min = 101");
     tcase_init(&t, "s", 64);
     tparam(&t, "schedule", "random");
-    expect_refused(&t, "fixed or dynamic");
+    expect_refused(&t, "param.schedule = random: fixed or dynamic");
+    tcase_init(&t, "p", 64);
+    tparam(&t, "part", "mlp");
+    expect_refused(&t, "param.part = mlp: stack or attn");
+    tcase_init(&t, "pa", 64);
+    tparam(&t, "part", "attn");
+    tparam(&t, "schedule", "dynamic");
+    assert_int_equal(dr_geometry(&t.k, &g, why, sizeof why), 0);
+    assert_int_equal(g.attn_only, 1);
+    assert_int_equal(g.dynamic, 1);
 }
 
 /* llama8b-4l at fp16: 4 x 218.1 M weights, 4 x 8 x 4095 x 128 x 2 KV read, 4 x 8 x 128 x 2 written */

@@ -117,9 +117,9 @@ static void test_watchdog_times_silence_not_the_job(void **state)
     seen s = {0};
     supervise_hooks h = {on_message, &s};
     worker_outcome w;
-    double t0 = kb_now();
+    double t0 = kr_now();
     assert_int_equal(supervise_fn(chatty, NULL, 1, 0.5, &h, &w), 0);
-    double took = kb_now() - t0;
+    double took = kr_now() - t0;
     char how[200];
     worker_outcome_text(&w, how, sizeof how);
     printf("# chatty worker: %.2f s under a 0.5 s watchdog: \"%s\"\n", took, how);
@@ -130,9 +130,9 @@ static void test_watchdog_times_silence_not_the_job(void **state)
     assert_int_equal(s.last, WIRE_DONE);
 
     memset(&s, 0, sizeof s);
-    t0 = kb_now();
+    t0 = kr_now();
     assert_int_equal(supervise_fn(goes_silent, NULL, 1, 0.5, &h, &w), 0);
-    took = kb_now() - t0;
+    took = kr_now() - t0;
     worker_outcome_text(&w, how, sizeof how);
     printf("# silent worker: ended after %.2f s: \"%s\"\n", took, how);
     assert_true(w.timed_out);
@@ -178,9 +178,9 @@ static void test_wrong_length_is_refused_and_the_worker_killed(void **state)
     supervise_hooks h = {on_message, &s};
     worker_outcome w;
     char how[300], want[300];
-    double t0 = kb_now();
+    double t0 = kr_now();
     assert_int_equal(supervise_fn(sends_short_row, NULL, 1, 30, &h, &w), 0);
-    double took = kb_now() - t0;
+    double took = kr_now() - t0;
     worker_outcome_text(&w, how, sizeof how);
     printf("# \"%s\" after %.2f s\n", how, took);
     assert_true(w.broken);
@@ -228,10 +228,10 @@ static int sigterm_during_a_worker(void)
     seen s = {0};
     supervise_hooks h = {raise_sigterm, &s};
     worker_outcome w;
-    double t0 = kb_now();
+    double t0 = kr_now();
     if (supervise_fn(raise_on_note, NULL, 1, 30, &h, &w) != 0)
         return 2;
-    if (kb_now() - t0 > 5)
+    if (kr_now() - t0 > 5)
         return 3; /* the 30 s watchdog, not the handler, ended it */
     char how[200];
     worker_outcome_text(&w, how, sizeof how);
@@ -296,10 +296,10 @@ static void test_worker_dies_with_killed_klab(void **state)
     }
     kb_sleep(0.2); /* into the hanging hook */
     assert_int_equal(kill(b.pid, SIGKILL), 0);
-    double t0 = kb_now();
+    double t0 = kr_now();
     int st;
     int gone = gone_within(worker, 1.0, &st);
-    double took = kb_now() - t0;
+    double took = kr_now() - t0;
     assert_int_equal(bg_wait(&b, 5), 128 + SIGKILL);
     if (!gone)
         fail_msg("worker %d still ran 1 s after klab was killed", (int)worker);
@@ -323,11 +323,11 @@ static void stop_validate_with(int sig, int want_rc, const char *line)
     }
     kb_sleep(0.2);
     assert_int_equal(kill(b.pid, sig), 0);
-    double t0 = kb_now();
+    double t0 = kr_now();
     int rc = bg_wait(&b, 5);
     int st;
     int gone = gone_within(worker, 1.0, &st);
-    printf("# klab ended %.3f s after the signal\n", kb_now() - t0);
+    printf("# klab ended %.3f s after the signal\n", kr_now() - t0);
     assert_int_equal(rc, want_rc);
     if (!gone)
         fail_msg("worker %d outlived klab", (int)worker);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "klab_run.h"
 #include "tune_cache.h"
 
 static tune_entry entry(const char *kcase, const char *dtype, const char *config, double ms)
@@ -33,21 +34,21 @@ static void temp_path(char *buf, size_t n)
     unlink(buf); /* a missing file is an empty cache */
 }
 
-static void write_file(const char *path, const char *text)
+/* a fresh path and the empty cache loaded from it */
+static void open_empty(char *path, size_t n, tune_cache *c)
 {
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    char err[512] = "";
+    temp_path(path, n);
+    if (tune_cache_load(path, c, err, sizeof err) != 0)
+        fail_msg("%s", err);
 }
 
 static void test_missing_file_is_empty(void **state)
 {
     (void)state;
-    char path[256], err[512] = "";
-    temp_path(path, sizeof path);
+    char path[256];
     tune_cache c;
-    assert_int_equal(tune_cache_load(path, &c, err, sizeof err), 0);
+    open_empty(path, sizeof path, &c);
     assert_int_equal(c.n, 0);
     tune_entry e = entry("4096x8192", "fp16", "threads=256", 0.033);
     assert_null(tune_cache_find(&c, &e.key));
@@ -58,9 +59,8 @@ static void test_round_trip_and_replace(void **state)
 {
     (void)state;
     char path[256], err[512] = "";
-    temp_path(path, sizeof path);
     tune_cache c;
-    assert_int_equal(tune_cache_load(path, &c, err, sizeof err), 0);
+    open_empty(path, sizeof path, &c);
     tune_entry a = entry("4096x8192", "fp16", "threads=256,vec=8", 0.0331);
     tune_entry b = entry("4096x8192", "bf16", "threads=128,vec=8", 0.0335);
     tune_entry a2 = entry("4096x8192", "fp16", "threads=512,vec=8", 0.0329);
@@ -92,9 +92,8 @@ static void test_key_isolation(void **state)
 {
     (void)state;
     char path[256], err[512] = "";
-    temp_path(path, sizeof path);
     tune_cache c;
-    assert_int_equal(tune_cache_load(path, &c, err, sizeof err), 0);
+    open_empty(path, sizeof path, &c);
     tune_entry a = entry("4096x8192", "fp16", "threads=256", 0.033);
     assert_int_equal(tune_cache_put(&c, &a, err, sizeof err), 0);
     tune_key k = a.key;
@@ -119,9 +118,8 @@ static void test_longest_signature_round_trips(void **state)
 {
     (void)state;
     char path[256], err[512] = "";
-    temp_path(path, sizeof path);
     tune_cache c;
-    assert_int_equal(tune_cache_load(path, &c, err, sizeof err), 0);
+    open_empty(path, sizeof path, &c);
     tune_entry a = entry("4096x8192", "fp16", "threads=256", 0.033);
     memset(a.key.signature, 'p', sizeof a.key.signature - 1);
     a.key.signature[sizeof a.key.signature - 1] = 0;
@@ -140,9 +138,8 @@ static void test_unstorable_refused(void **state)
 {
     (void)state;
     char path[256], err[512] = "";
-    temp_path(path, sizeof path);
     tune_cache c;
-    assert_int_equal(tune_cache_load(path, &c, err, sizeof err), 0);
+    open_empty(path, sizeof path, &c);
     tune_entry a = entry("4096x8192", "fp16", "threads=256 ;x", 0.033);
     assert_int_equal(tune_cache_put(&c, &a, err, sizeof err), -1);
     assert_non_null(strstr(err, "config"));
@@ -158,7 +155,7 @@ static void expect_malformed(const char *text, const char *where, const char *wh
 {
     char path[256], err[512] = "";
     temp_path(path, sizeof path);
-    write_file(path, text);
+    kr_write_file(path, text);
     tune_cache c;
     assert_int_equal(tune_cache_load(path, &c, err, sizeof err), -1);
     if (!strstr(err, where) || !strstr(err, why))
@@ -219,7 +216,7 @@ static void test_field_messages_exact(void **state)
     (void)state;
     char path[256], err[512] = "", want[600];
     temp_path(path, sizeof path);
-    write_file(path, "[entry 1]\ngpu = G\n");
+    kr_write_file(path, "[entry 1]\ngpu = G\n");
     tune_cache c;
     assert_int_equal(tune_cache_load(path, &c, err, sizeof err), -1);
     snprintf(want, sizeof want,
@@ -228,7 +225,7 @@ static void test_field_messages_exact(void **state)
     assert_string_equal(err, want);
     char text[300];
     snprintf(text, sizeof text, "[entry 1]\ndtype = %s\n", "fp16fp16fp16fp16");
-    write_file(path, text);
+    kr_write_file(path, text);
     assert_int_equal(tune_cache_load(path, &c, err, sizeof err), -1);
     snprintf(want, sizeof want, "%s:2: key 'dtype': value longer than 15 characters", path);
     assert_string_equal(err, want);

@@ -37,8 +37,9 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
     int early_w; /* prefetch w into L2 in load (few rows: w would come from DRAM after the reduction) */
     float rs;
 
-    /* Every field, for rows x cols (r, h: RESID only). */
-    __host__ void init(const T *x_, const T *r_, const T *w_, T *y_, T *h_, int64_t rows, int64_t cols_, float eps_)
+    /* Every field, for rows x cols (r, h: RESID only); on the device too, for kernels that use only
+       partial, finish and normalize (decode_replay's fused-norm GEMV: x, y NULL). */
+    __host__ __device__ void init(const T *x_, const T *r_, const T *w_, T *y_, T *h_, int64_t rows, int64_t cols_, float eps_)
     {
         x = x_, r = r_, w = w_, y = y_, h = h_;
         cols = cols_;

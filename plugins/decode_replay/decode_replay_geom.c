@@ -4,15 +4,11 @@
 #include <string.h>
 
 #include "decode_replay.h"
+#include "../common/splitmix.h"
 
 /* CTAs the split-KV attention aims at: two an SM of an H100/H200 (132 SMs), so the KV read spreads
    over every SM with a second CTA to hide each one's start and end. */
 #define DR_ATTN_CTAS 264
-
-static int64_t dim(const klab_case *k, const char *name, int64_t dflt)
-{
-    return klab_case_dim(k, name, dflt);
-}
 
 static int refuse(char *why, size_t whylen, const klab_case *k, const char *what, int64_t v, const char *limit)
 {
@@ -20,20 +16,36 @@ static int refuse(char *why, size_t whylen, const klab_case *k, const char *what
     return -1;
 }
 
+/* param.key, one of two names: *out 0 for `no` (also when unset), 1 for `yes` */
+static int either(const klab_case *k, const char *key, const char *no, const char *yes, int *out, char *why,
+                  size_t whylen)
+{
+    const char *v = klab_case_param(k, key);
+    if (!v || !strcmp(v, no))
+        *out = 0;
+    else if (!strcmp(v, yes))
+        *out = 1;
+    else {
+        snprintf(why, whylen, "case %s: param.%s = %s: %s or %s", k->name, key, v, no, yes);
+        return -1;
+    }
+    return 0;
+}
+
 int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
 {
     memset(g, 0, sizeof *g);
     if (k->rank != 0)
         return refuse(why, whylen, k, "shape rank", k->rank, "decode_replay takes named dims only (dim.hidden, ...)");
-    g->batch = dim(k, "batch", 1);
-    g->layers = dim(k, "layers", 1);
-    g->hidden = dim(k, "hidden", 4096);
-    g->heads = dim(k, "heads", 32);
-    g->kv_heads = dim(k, "kv_heads", 8);
-    g->head_dim = dim(k, "head_dim", 128);
-    g->inter = dim(k, "inter", 14336);
-    g->kv = dim(k, "kv", 4096);
-    g->kv_min = dim(k, "kv_min", 1);
+    g->batch = klab_case_dim(k, "batch", 1);
+    g->layers = klab_case_dim(k, "layers", 1);
+    g->hidden = klab_case_dim(k, "hidden", 4096);
+    g->heads = klab_case_dim(k, "heads", 32);
+    g->kv_heads = klab_case_dim(k, "kv_heads", 8);
+    g->head_dim = klab_case_dim(k, "head_dim", 128);
+    g->inter = klab_case_dim(k, "inter", 14336);
+    g->kv = klab_case_dim(k, "kv", 4096);
+    g->kv_min = klab_case_dim(k, "kv_min", 1);
     g->steps = k->steps > 0 ? k->steps : 1;
     if (g->batch < 1 || g->batch > DR_MAX_BATCH)
         return refuse(why, whylen, k, "dim.batch", g->batch, "the GEMV reuses each weight load over 1 to 8 sequences");
@@ -53,24 +65,9 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
         return refuse(why, whylen, k, "dim.kv", g->kv, "1 to 2^24 positions");
     if (g->kv_min < 1 || g->kv_min > g->kv)
         return refuse(why, whylen, k, "dim.kv_min", g->kv_min, "1 to dim.kv");
-    const char *sch = klab_case_param(k, "schedule");
-    if (!sch || !strcmp(sch, "fixed"))
-        g->dynamic = 0;
-    else if (!strcmp(sch, "dynamic"))
-        g->dynamic = 1;
-    else {
-        snprintf(why, whylen, "case %s: param.schedule = %s: fixed or dynamic", k->name, sch);
+    if (either(k, "schedule", "fixed", "dynamic", &g->dynamic, why, whylen) != 0 ||
+        either(k, "part", "stack", "attn", &g->attn_only, why, whylen) != 0)
         return -1;
-    }
-    const char *part = klab_case_param(k, "part");
-    if (!part || !strcmp(part, "stack"))
-        g->attn_only = 0;
-    else if (!strcmp(part, "attn"))
-        g->attn_only = 1;
-    else {
-        snprintf(why, whylen, "case %s: param.part = %s: stack or attn", k->name, part);
-        return -1;
-    }
     g->eps = DR_DEFAULT_EPS;
     const char *e = klab_case_param(k, "eps");
     if (e && sscanf(e, "%lf", &g->eps) != 1)
@@ -85,7 +82,7 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
     const int64_t per = g->kv_heads * g->batch;
     int64_t chunk = (g->kv * per + DR_ATTN_CTAS - 1) / DR_ATTN_CTAS;
     chunk = (chunk + 63) / 64 * 64;
-    g->chunk = dim(k, "chunk", chunk < 64 ? 64 : chunk);
+    g->chunk = klab_case_dim(k, "chunk", chunk < 64 ? 64 : chunk);
     if (g->chunk < 1)
         return refuse(why, whylen, k, "dim.chunk", g->chunk, "at least 1");
     g->splits = (g->kv + g->chunk - 1) / g->chunk;
@@ -160,14 +157,6 @@ double dr_step_flops(const dr_geom *g)
     const double gemv = 2.0 * (double)g->batch * (double)(s.wqkv + s.wo + s.wgu + s.wd);
     const double attn = 4.0 * (double)(g->layers * g->batch * g->heads * g->head_dim) * len; /* q.k and p v */
     return gemv + attn;
-}
-
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 void dr_schedule(const dr_geom *g, uint64_t seed, int32_t *lens)

@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(GW * 32) gemv_kernel(GemvArgs<T> a)
         float ss[NB];
 #pragma unroll
         for (int b = 0; b < NB; b++) {
-            op[b].w = a.gain, op[b].head = 0, op[b].cols = a.K, op[b].eps = a.eps;
+            op[b].init(nullptr, nullptr, a.gain, nullptr, nullptr, a.nb, a.K, a.eps);
             ss[b] = 0.f;
             if (b < a.nb)
                 for (int i = (int)threadIdx.x; i < kv; i += GW * 32) {

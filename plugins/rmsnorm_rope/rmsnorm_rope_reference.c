@@ -6,6 +6,7 @@
 
 #include "rmsnorm_rope.h"
 #include "../rmsnorm/rmsnorm.h"
+#include "../common/splitmix.h"
 
 int rope_geometry(const klab_case *k, rope_geom *g, char *why, size_t whylen)
 {
@@ -77,14 +78,6 @@ row_limits rope_limits(const rope_geom *g, size_t elem)
 {
     row_limits lim = {1, 1, (int)(g->head_dim * elem / 16)};
     return lim;
-}
-
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 void rope_positions(const rope_geom *g, uint64_t seed, int32_t *pos)
