@@ -1,5 +1,7 @@
 #include "compare.h"
 
+#include "counters.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +222,11 @@ int cmp_runs(FILE *fp, const char *a, const char *b, double t, cmp_totals *tot, 
     /* the complete CSV files of each folder (not .csv.partial), sorted by name */
     char **fa = NULL, **fb = NULL;
     int na = dir_list(a, ".csv", &fa), nb = na < 0 ? -1 : dir_list(b, ".csv", &fb), rc = 0;
+    /* rows only: a --with-profiling run's <plugin>.counters.csv is ncu's, matched to no row */
+    if (na > 0)
+        na = counters_drop(fa, na);
+    if (nb > 0)
+        nb = counters_drop(fb, nb);
     if (na < 0 || nb < 0) {
         snprintf(err, errlen, "%s: cannot open: %s", na < 0 ? a : b, strerror(errno));
         rc = -1;

@@ -29,6 +29,17 @@ int counters_is_file(const char *name)
     return n > s && strcmp(name + n - s, COUNTERS_SUFFIX) == 0;
 }
 
+int counters_drop(char **names, int n)
+{
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (counters_is_file(names[i]))
+            free(names[i]);
+        else
+            names[kept++] = names[i];
+    return kept;
+}
+
 int counters_open(csv_sink *s, const char *run_dir, const char *plugin, char *err, size_t errlen)
 {
     for (int m = 0; m < NCU_NMETRICS; m++)

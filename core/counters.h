@@ -21,6 +21,10 @@ void counters_row_key(const klab_row *row, char gpu[16], const char *key[COUNTER
 /* 1 when a file name is a counters file (not a CSV of rows). */
 int counters_is_file(const char *name);
 
+/* The n names (malloc'd, as dir_list gives them) less the counters files, which are freed; order kept.
+   Returns how many are left: a run folder's CSVs of rows. */
+int counters_drop(char **names, int n);
+
 /* Opens <run_dir>/<plugin>.counters.csv (written as .partial, renamed by csv_sink_commit). */
 int counters_open(csv_sink *s, const char *run_dir, const char *plugin, char *err, size_t errlen);
 

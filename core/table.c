@@ -134,16 +134,12 @@ int table_read_csv(const char *path, klab_row **rows, char *err, size_t errlen)
 int table_report(FILE *fp, const char *dir, char *err, size_t errlen)
 {
     char **names;
-    int all = dir_list(dir, ".csv", &names), n = 0;
+    int all = dir_list(dir, ".csv", &names);
     if (all < 0) {
         snprintf(err, errlen, "%s: cannot open: %s", dir, strerror(errno));
         return -1;
     }
-    for (int i = 0; i < all; i++) /* a counters file is ncu's, not rows */
-        if (counters_is_file(names[i]))
-            free(names[i]);
-        else
-            names[n++] = names[i];
+    int n = counters_drop(names, all); /* a counters file is ncu's, not rows */
     if (n == 0) {
         dir_list_free(names, 0);
         snprintf(err, errlen, "%s: no CSV files here", dir);
