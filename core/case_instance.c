@@ -247,16 +247,9 @@ int inst_restore(case_instance *in, klab_stream s, char *err, size_t errlen)
     return 0;
 }
 
-int inst_stage(case_instance *in, klab_stream s, char *err, size_t errlen)
+/* Copies the outputs to their staging buffers; the caller has synchronised the device. */
+static int copy_outputs(case_instance *in, klab_stream s, char *err, size_t errlen)
 {
-    /* Outputs are read once every stream of the device is idle: verification judges the values, and
-       work left on another stream is the escape check's business (it flags the row's timing). */
-    cudaError_t se = cudaDeviceSynchronize();
-    if (se != cudaSuccess) {
-        snprintf(err, errlen, "CUDA error %d %s: %s%s", (int)se, cudaGetErrorName(se), cudaGetErrorString(se),
-                 cuda_error_is_sticky(se) ? " (context lost)" : "");
-        return -1;
-    }
     for (int o = 0; o < in->nout; o++) {
         const ctx_tensor *t = &in->ctx->tensors[in->out[o].tensor];
         /* pageable memory: the copy is stream-ordered after the run and done when the call returns */
@@ -269,6 +262,19 @@ int inst_stage(case_instance *in, klab_stream s, char *err, size_t errlen)
         }
     }
     return 0;
+}
+
+int inst_stage(case_instance *in, klab_stream s, char *err, size_t errlen)
+{
+    /* Outputs are read once every stream of the device is idle: verification judges the values, and
+       work left on another stream is the escape check's business (it flags the row's timing). */
+    cudaError_t se = cudaDeviceSynchronize();
+    if (se != cudaSuccess) {
+        snprintf(err, errlen, "CUDA error %d %s: %s%s", (int)se, cudaGetErrorName(se), cudaGetErrorString(se),
+                 cuda_error_is_sticky(se) ? " (context lost)" : "");
+        return -1;
+    }
+    return copy_outputs(in, s, err, errlen);
 }
 
 /* Compares `raw` (all `x->count` elements of dtype d) with x's reference: the sampled elements are
@@ -383,11 +389,10 @@ int inst_verify_profile(case_instance *in, int profile, int config, klab_stream 
             return INST_ERROR;
         }
     }
+    /* one synchronisation: the copies after it are to pageable memory, done when they return */
     cudaError_t e = cudaDeviceSynchronize();
-    if (e == cudaSuccess && inst_stage(in, s, err, errlen) != 0)
+    if (e == cudaSuccess && copy_outputs(in, s, err, errlen) != 0)
         return INST_ERROR;
-    if (e == cudaSuccess)
-        e = cudaStreamSynchronize(s);
     if (e == cudaSuccess)
         e = cudaGetLastError();
     if (e != cudaSuccess) {

@@ -145,6 +145,21 @@ __global__ void spin_kernel(unsigned long long ns, unsigned long long *measured)
 
 __global__ void empty_kernel() {}
 
+__global__ void block_kernel(volatile int *release, volatile int *timed_out, unsigned long long timeout_ns)
+{
+    unsigned long long t0 = globaltimer();
+    while (*release == 0) {
+        if (globaltimer() - t0 > timeout_ns) {
+            *timed_out = 1;
+            break;
+        }
+#if __CUDA_ARCH__ >= 700
+        __nanosleep(500); /* a read of host memory crosses PCIe: no need to ask every cycle */
+#endif
+    }
+    __threadfence_system();
+}
+
 int grid_for(size_t n, int threads)
 {
     size_t blocks = (n + threads - 1) / threads;
@@ -234,5 +249,11 @@ extern "C" int gpu_spin_ns(unsigned long long ns, unsigned long long *measured_n
 extern "C" int gpu_empty(klab_stream s)
 {
     empty_kernel<<<1, 1, 0, s>>>();
+    return (int)cudaGetLastError();
+}
+
+extern "C" int gpu_block(volatile int *release, volatile int *timed_out, unsigned long long timeout_ns, klab_stream s)
+{
+    block_kernel<<<1, 1, 0, s>>>(release, timed_out, timeout_ns);
     return (int)cudaGetLastError();
 }

@@ -1,5 +1,5 @@
 /* The host's own kernels: random fill, poison, copy (the bandwidth ceiling), L2 flush, clock stamps,
- * a spin of known length, an empty launch. C linkage; each returns the launch's cudaError_t as int
+ * a spin of known length, an empty launch, the timer's blocking kernel. C linkage; each returns the launch's cudaError_t as int
  * (0 = success). */
 #ifndef KLAB_GPU_KERNELS_H
 #define KLAB_GPU_KERNELS_H
@@ -44,6 +44,13 @@ int gpu_stamp_time(unsigned long long *slot, klab_stream s);
 int gpu_spin_ns(unsigned long long ns, unsigned long long *measured_ns, klab_stream s);
 
 int gpu_empty(klab_stream s);
+
+/* One thread that spins until the host writes non-zero to *release (host-mapped memory), so that
+   everything the host enqueues behind it meanwhile waits, queued, and then runs back to back with no
+   host in between (nvbench's blocking_kernel). It gives up after timeout_ns of %globaltimer and then
+   writes 1 to *timed_out (host-mapped too): a host that could not enqueue in time (the launch queue
+   was full, the host was descheduled) costs a discarded sample, never a GPU held forever. */
+int gpu_block(volatile int *release, volatile int *timed_out, unsigned long long timeout_ns, klab_stream s);
 
 #ifdef __cplusplus
 }

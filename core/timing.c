@@ -63,11 +63,14 @@ static int prepare(timing_env *env, subject *s, char *err, size_t errlen)
     }
     s->priv = p;
     p->copies = 1;
-    for (int i = 0; i < TIMING_STEP_CHUNK; i++) {
+    /* a step subject keeps a chunk of samples in flight; any other has one (the escape check's spans
+       run one after the other and share it) */
+    int slots = s->steps > 0 ? TIMING_STEP_CHUNK : 1;
+    for (int i = 0; i < slots; i++) {
         TIMING_TRY(env, cudaEventCreate(&p->ev0[i]), "cudaEventCreate", err, errlen);
         TIMING_TRY(env, cudaEventCreate(&p->ev1[i]), "cudaEventCreate", err, errlen);
     }
-    if (!(p->gates = timing_gates_alloc(TIMING_STEP_CHUNK)))
+    if (!(p->gates = timing_gates_alloc(slots)))
         timing_subject_fail(s, SUBJ_FAILED, "cudaHostAlloc(mapped): no pinned host memory for the blocking kernel");
     if (s->steps > 0 && !s->ops->restore)
         timing_subject_fail(s, SUBJ_FAILED, "a step subject needs restore(): its sequences cannot start again");

@@ -6,7 +6,6 @@
 
 #include "gpu_kernels.h"
 #include "stats.h"
-#include "timer_kernels.h"
 #include "timing_internal.h"
 
 /* A host that has not enqueued a sample 250 ms after its blocking kernel began cannot: its launch
@@ -75,7 +74,7 @@ int timing_gate_close(timing_env *env, gate_slot *g)
     (*g)[1] = 0;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     /* mapped memory: with unified addressing the host pointer is the device pointer */
-    return timer_block(&(*g)[0], &(*g)[1], GATE_TIMEOUT_NS, env->stream);
+    return gpu_block(&(*g)[0], &(*g)[1], GATE_TIMEOUT_NS, env->stream);
 }
 
 void timing_gate_open(gate_slot *g)

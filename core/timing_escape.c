@@ -63,7 +63,7 @@ int timing_escape_check(timing_env *env, subject *s, const timing_opts *o, char 
     int k = o->escape_checks < MAXK ? o->escape_checks : MAXK;
     if (k <= 0)
         return 0;
-    subject_priv *p = s->priv; /* the reference spin takes the subject's second event pair */
+    subject_priv *p = s->priv; /* one event pair: each span reads its events before the next begins */
     double least_s = INFINITY, least_e = INFINITY, evt[MAXK];
     char why[512] = "";
     if (s->steps > 0 && s->ops->restore && s->ops->restore(s->self, env->stream, why, sizeof why) != 0) {
@@ -81,7 +81,7 @@ int timing_escape_check(timing_env *env, subject *s, const timing_opts *o, char 
         int rc = bracket(env, s, step, 0, p->ev0[0], p->ev1[0], o, &ex_s, &evt[i], why, sizeof why);
         if (rc == 0) {
             unsigned long long ns = (unsigned long long)(evt[i] * 1e6);
-            rc = bracket(env, NULL, 0, ns < SPIN_CAP_NS ? ns : SPIN_CAP_NS, p->ev0[1], p->ev1[1], o, &ex_e, &ev_e,
+            rc = bracket(env, NULL, 0, ns < SPIN_CAP_NS ? ns : SPIN_CAP_NS, p->ev0[0], p->ev1[0], o, &ex_e, &ev_e,
                          why, sizeof why);
         }
         if (rc != 0) {

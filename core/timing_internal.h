@@ -23,8 +23,9 @@ enum {
 typedef volatile int gate_slot[2];
 
 typedef struct subject_priv {
+    /* a step subject's chunk in flight; any other subject creates only pair 0 and one gate */
     cudaEvent_t ev0[TIMING_STEP_CHUNK], ev1[TIMING_STEP_CHUNK];
-    gate_slot *gates;      /* TIMING_STEP_CHUNK slots, host-mapped */
+    gate_slot *gates;      /* one slot an event pair, host-mapped */
     cudaGraphExec_t exec;  /* batched, not owns_graph: N runs captured */
     int copies;            /* copies a batch rotates through (1: none) */
     int sampled;           /* an ordinary sample is waiting to be read this round */
