@@ -4,17 +4,16 @@
 # Every kernel of PLUGIN.so built for ARCH whose mangled name matches PATTERN (an awk regular expression)
 # contains each MNEMONIC (QGMMA: fp8 wgmma; HGMMA: 16-bit wgmma; UTMALDG: a tensor copy engine load),
 # and at least one kernel matches. Local memory is sass_check.sh's to check. One line a kernel with the
-# counts. TAP; skipped (exit 77) without cuobjdump, found as sass_check.sh finds it.
+# counts. TAP; skipped (exit 77) without cuobjdump (sass_check.sh --tool).
 set -u
 so=$1 arch=$2 pat=$3
 shift 3
-tool=${KLAB_CUOBJDUMP:-$(command -v cuobjdump 2>/dev/null || true)}
-for t in "${SASS_TOOLS_VENV:-$HOME/.cache/klab-sass-tools}"/lib/python3*/site-packages/nvidia/cu13/bin/cuobjdump; do
-  [ -z "$tool" ] && [ -x "$t" ] && tool=$t
-done
-if [ -z "$tool" ]; then
-  echo "1..0 # SKIP cuobjdump not found (../shared/tools/sass-tools.sh, or KLAB_CUOBJDUMP)"
-  exit 77
+# sass_check.sh finds the tool (or says why not, exit 77)
+tool=$(sh "$(dirname "$0")/sass_check.sh" --tool)
+rc=$?
+if [ $rc -ne 0 ]; then
+  printf '%s\n' "$tool"
+  exit $rc
 fi
 "$tool" --dump-sass "$so" | awk -v want="$arch" -v pat="$pat" -v mn="$*" -v so="$(basename "$so")" '
   function flush() {

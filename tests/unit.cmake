@@ -98,13 +98,15 @@ set_tests_properties(slurm_dry_run PROPERTIES LABELS unit)
 # (plain C), and its machine code (sass_matmul_h200.sh: HGMMA and UTMALDG in every wgmma kernel, no
 # local memory; skipped without cuobjdump). Its INI files are validated in the loop above.
 klab_test(test_matmul_h200 SOURCES test_matmul_h200.c ../plugins/matmul_h200/matmul_h200_config.c LABELS unit)
-# the shared mainloop's paths matmul_h200 does not take (fp8 K-major, cluster, promotion): compiled only
-add_library(hopper_gemm_instances OBJECT hopper_gemm_instances.cu)
-target_link_libraries(hopper_gemm_instances PRIVATE CUDA::cudart)
-target_compile_options(hopper_gemm_instances PRIVATE ${KLAB_CUDA_WARNINGS})
 add_test(NAME sass_matmul_h200 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_matmul_h200.sh $<TARGET_FILE:matmul_h200>)
 set_tests_properties(sass_matmul_h200 PROPERTIES LABELS unit SKIP_RETURN_CODE 77
                      ENVIRONMENT "KLAB_NVCC=${CMAKE_CUDA_COMPILER}")
+# common/hopper_wgmma.cuh is gen_hopper_wgmma.py's output: a hand edit there, or a generator change not
+# run, fails here rather than drifting
+add_test(NAME hopper_wgmma_generated
+         COMMAND sh -c "python3 \"$0\" | cmp - \"$1\"" ${PROJECT_SOURCE_DIR}/plugins/matmul_h200/gen_hopper_wgmma.py
+                 ${PROJECT_SOURCE_DIR}/plugins/common/hopper_wgmma.cuh)
+set_tests_properties(hopper_wgmma_generated PROPERTIES LABELS unit)
 
 # fp8_gemm and fused_gated_mlp: the e4m3 quantisation reference by hand (codes, ties, saturation, NaN,
 # block layouts, the error the tolerance rests on); the GEMM and gated-MLP references and case shapes;

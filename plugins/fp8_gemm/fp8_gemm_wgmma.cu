@@ -94,8 +94,10 @@ struct BlockScaled {
         hg::StoreEpilogue<__nv_bfloat16>{d, ldd}(t, acc);
     }
 };
-/* the mainloop reads the flag only where it is built for sm_90a; named here so no pass finds it unused */
-static_assert(BlockScaled::promote_k_tiles, "BlockScaled asks for each k-tile's product apart");
+/* the mainloop reads the flag only where it is built for sm_90a; named here so no pass finds it unused,
+   and checked as the mainloop sees it (hg::promotes), beside a policy that does not ask */
+static_assert(hg::promotes<BlockScaled>::value, "BlockScaled asks for each k-tile's product apart");
+static_assert(!hg::promotes<ScaledStore>::value, "the per-tensor policies take the whole K range's product");
 
 template <int V>
 int run_variant(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, const void *qw, const float *sa,
