@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "csv_sink.h"
+#include "discovery.h"
 #include "merge.h"
 #include "run_meta.h"
 #include "supervisor.h"
@@ -90,8 +91,7 @@ int devices_run(const cli_opts *o)
         gmtime_r(&now, &tm);
         run_meta_default_id(&tm, run_id, sizeof run_id);
     }
-    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[el > 0 ? el : 0] = 0;
+    exe_path(exe, sizeof exe);
     snprintf(work, sizeof work, "%s/%s.devices", o->out_dir, run_id);
     if (make_dirs(work) != 0) {
         fprintf(stderr, "klab: cannot create %s: %s\n", work, strerror(errno));
