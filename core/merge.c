@@ -359,10 +359,9 @@ static int write_whole(const char *path, const char *data, size_t len, char *err
     char tmp[4400];
     snprintf(tmp, sizeof tmp, "%s.partial", path);
     FILE *fp = fopen(tmp, "wb");
-    int bad = !fp || fwrite(data, 1, len, fp) != len;
     if (fp)
-        bad |= fclose(fp) != 0;
-    if (bad || rename(tmp, path) != 0) {
+        fwrite(data, 1, len, fp); /* a short write leaves the stream's error flag, which file_commit reads */
+    if (!fp || file_commit(fp, tmp, path) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         unlink(tmp);
         return -1;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "checksum.h"
+#include "csv_sink.h"
 #include "row.h"
 #include "version.h"
 
@@ -89,9 +90,7 @@ int run_meta_write(const char *path, const char *run_id, const char *started, co
                            : "stream",
                 dev->launch_floor_ms * 1e3, o->throttle, o->isolate ? "yes" : "no");
     }
-    int bad = fflush(fp) != 0 || fsync(fileno(fp)) != 0;
-    bad |= fclose(fp) != 0;
-    if (bad || rename(tmp, path) != 0) {
+    if (file_commit(fp, tmp, path) != 0) {
         snprintf(err, errlen, "cannot complete %s: %s", path, strerror(errno));
         unlink(tmp);
         return -1;
