@@ -30,8 +30,12 @@ void run_meta_ini_hash(const char *path, char *buf, size_t len)
         snprintf(buf, len, "%016llx", (unsigned long long)h);
 }
 
-void run_meta_default_id(const struct tm *utc, char *buf, size_t len)
+void run_meta_run_id(const char *given, const struct tm *utc, char *buf, size_t len)
 {
+    if (given[0]) {
+        snprintf(buf, len, "%s", given);
+        return;
+    }
     char stamp[32];
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", utc);
     snprintf(buf, len, "%s-%.7s", stamp, KLAB_GIT_COMMIT);
