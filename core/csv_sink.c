@@ -133,15 +133,21 @@ int csv_sink_record(csv_sink *s, const char *const *cells, int n)
     return write_record(s->fp, cells, n);
 }
 
+int file_commit(FILE *fp, const char *partial, const char *path)
+{
+    int bad = ferror(fp) || fflush(fp) != 0;
+    /* fsync is refused by some file systems (EINVAL): the data are written, only not forced out */
+    if (!bad && fsync(fileno(fp)) != 0 && errno != EINVAL && errno != ENOTSUP)
+        bad = 1;
+    bad |= fclose(fp) != 0;
+    return bad || rename(partial, path) != 0 ? -1 : 0;
+}
+
 int csv_sink_commit(csv_sink *s, char *err, size_t errlen)
 {
-    int bad = ferror(s->fp) || fflush(s->fp) != 0;
-    /* fsync is refused by some file systems (EINVAL): the data are written, only not forced out */
-    if (!bad && fsync(fileno(s->fp)) != 0 && errno != EINVAL && errno != ENOTSUP)
-        bad = 1;
-    bad |= fclose(s->fp) != 0;
+    int bad = file_commit(s->fp, s->partial, s->path);
     s->fp = NULL;
-    if (bad || rename(s->partial, s->path) != 0) {
+    if (bad) {
         /* the rows stay in the .partial file: its name says it may be incomplete */
         snprintf(err, errlen, "cannot complete %s (rows kept in %s): %s", s->path, s->partial, strerror(errno));
         return -1;

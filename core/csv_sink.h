@@ -30,6 +30,10 @@ void csv_sink_discard(csv_sink *s);
 /* Writes one field, quoted by libcsv only when it holds a comma, quote or line break. */
 int csv_field(FILE *fp, const char *text);
 
+/* Completes a file written to `partial`: flush, fsync, close (fp is closed either way), rename to
+   `path`. Returns 0, or -1 with errno set; the partial file is left for the caller to keep or remove. */
+int file_commit(FILE *fp, const char *partial, const char *path);
+
 /* mkdir -p. Returns 0 or -1 with errno set. */
 int make_dirs(const char *path);
 

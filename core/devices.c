@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "csv_sink.h"
+#include "discovery.h"
 #include "merge.h"
 #include "run_meta.h"
 #include "supervisor.h"
@@ -82,16 +83,11 @@ int devices_exit_status(const int *rcs, int n)
 int devices_run(const cli_opts *o)
 {
     char run_id[64], work[4400], exe[4200];
-    if (o->run_id[0]) {
-        snprintf(run_id, sizeof run_id, "%s", o->run_id);
-    } else {
-        time_t now = time(NULL);
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        run_meta_default_id(&tm, run_id, sizeof run_id);
-    }
-    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[el > 0 ? el : 0] = 0;
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    run_meta_run_id(o->run_id, &tm, run_id, sizeof run_id);
+    exe_path(exe, sizeof exe);
     snprintf(work, sizeof work, "%s/%s.devices", o->out_dir, run_id);
     if (make_dirs(work) != 0) {
         fprintf(stderr, "klab: cannot create %s: %s\n", work, strerror(errno));

@@ -7,12 +7,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int exe_dir(char *buf, size_t len)
+int exe_path(char *buf, size_t len)
 {
     ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-    if (n <= 0)
+    buf[n > 0 ? n : 0] = 0;
+    return n > 0 ? 0 : -1;
+}
+
+int exe_dir(char *buf, size_t len)
+{
+    if (exe_path(buf, len) != 0)
         return -1;
-    buf[n] = 0;
     char *slash = strrchr(buf, '/');
     if (slash)
         *slash = 0;

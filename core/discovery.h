@@ -43,6 +43,10 @@ const found_plugin *discovery_find(const discovery *d, const char *name);
 /* Finds <plugin>.ini for a plugin; returns 0 and the path, or -1. */
 int discovery_ini(const discovery *d, const char *plugin, char *path, size_t len);
 
+/* The running executable (from /proc/self/exe): 0, or -1 and "" when it cannot be read. A child klab
+   is started from it. */
+int exe_path(char *buf, size_t len);
+
 /* The folder holding the running executable (from /proc/self/exe). */
 int exe_dir(char *buf, size_t len);
 

@@ -362,10 +362,7 @@ int lab_run(const cli_opts *o)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (o->run_id[0])
-        snprintf(run_id, sizeof run_id, "%s", o->run_id);
-    else
-        run_meta_default_id(&tm, run_id, sizeof run_id);
+    run_meta_run_id(o->run_id, &tm, run_id, sizeof run_id);
     snprintf(run_dir, sizeof run_dir, "%s/%s", o->out_dir, run_id);
     if (make_dirs(run_dir) != 0) {
         fprintf(stderr, "klab: cannot create %s\n", run_dir);

@@ -9,7 +9,7 @@
 
 #include "counters.h"
 #include "csv_sink.h"
-#include "ini_source.h"
+#include "ini_walk.h"
 #include "row.h"
 #include "table.h"
 #include "text.h"
@@ -26,8 +26,26 @@ typedef struct run_info {
     char ini_plugin[MAX_INIS][64], ini_hash[MAX_INIS][32];
 } run_info;
 
-static void on_meta(run_info *r, const char *section, const char *name, const char *value)
+typedef struct meta_read {
+    run_info *r;
+    char section[32];
+} meta_read;
+
+static int meta_section(void *user, int line, const char *name, char *why, size_t whylen)
 {
+    (void)line, (void)why, (void)whylen;
+    meta_read *m = user;
+    snprintf(m->section, sizeof m->section, "%s", name);
+    return 0;
+}
+
+static int meta_key(void *user, int line, const char *name, const char *value, int continued, char *why,
+                    size_t whylen)
+{
+    (void)line, (void)continued, (void)why, (void)whylen;
+    meta_read *m = user;
+    run_info *r = m->r;
+    const char *section = m->section;
     if (strcmp(section, "run") == 0) {
         if (strcmp(name, "commit") == 0)
             snprintf(r->commit, sizeof r->commit, "%s", value);
@@ -45,39 +63,16 @@ static void on_meta(run_info *r, const char *section, const char *name, const ch
         snprintf(r->ini_hash[r->ninis], sizeof r->ini_hash[0], "%s", value);
         r->ninis++;
     }
+    return 0;
 }
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-        s[--n] = 0;
-    return s;
-}
-
-/* meta.ini, klab's own: "[section]" and "key = value" lines. Not through inih, whose 200-byte line
-   would refuse a long command line; a line cut at `line`'s size loses only its end, and the keys
-   merge reads are short. 0, or -1 when the file cannot be read. */
+/* meta.ini through ini_walk, as run_set reads it; a long line (a command line) is cut, not refused:
+   the keys merge reads are short. 0, or -1 with the reason. */
 static int read_meta(const char *path, run_info *r, char *err, size_t errlen)
 {
-    ini_source src;
-    if (ini_source_open(&src, path, err, errlen) != 0)
-        return -1;
-    char line[1024], section[64] = "";
-    while (ini_source_line(&src, line, sizeof line) >= 0) {
-        char *l = trim(line), *eq;
-        if (*l == '[' && strchr(l, ']')) {
-            *strchr(l, ']') = 0;
-            snprintf(section, sizeof section, "%s", l + 1);
-        } else if (*l != ';' && (eq = strchr(l, '=')) != NULL) {
-            *eq = 0;
-            on_meta(r, section, trim(l), trim(eq + 1));
-        }
-    }
-    ini_source_close(&src);
-    return 0;
+    meta_read m = {.r = r};
+    static const ini_walk_ops ops = {meta_section, meta_key};
+    return ini_walk(path, &ops, &m, INI_WALK_CUT_LONG, err, errlen);
 }
 
 static const char *ini_hash_of(const run_info *r, const char *plugin)
@@ -359,10 +354,9 @@ static int write_whole(const char *path, const char *data, size_t len, char *err
     char tmp[4400];
     snprintf(tmp, sizeof tmp, "%s.partial", path);
     FILE *fp = fopen(tmp, "wb");
-    int bad = !fp || fwrite(data, 1, len, fp) != len;
     if (fp)
-        bad |= fclose(fp) != 0;
-    if (bad || rename(tmp, path) != 0) {
+        fwrite(data, 1, len, fp); /* a short write leaves the stream's error flag, which file_commit reads */
+    if (!fp || file_commit(fp, tmp, path) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         unlink(tmp);
         return -1;

@@ -14,6 +14,7 @@
 
 #include "counters.h"
 #include "csv_sink.h"
+#include "discovery.h"
 #include "supervisor.h"
 #include "text.h"
 
@@ -253,8 +254,7 @@ int profiling_plugin(const cli_opts *o, const char *plugin, const char *ini, con
 {
     char ncu[4200], exe[4200], workdir[4400];
     profiling_find_ncu(ncu, sizeof ncu);
-    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[el > 0 ? el : 0] = 0;
+    exe_path(exe, sizeof exe);
     snprintf(workdir, sizeof workdir, "%s/profiling/%s", run_dir, plugin);
     if (ncu[0] && make_dirs(workdir) != 0) {
         snprintf(err, errlen, "cannot create %s: %s", workdir, strerror(errno));

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "checksum.h"
+#include "csv_sink.h"
 #include "row.h"
 #include "version.h"
 
@@ -29,8 +30,12 @@ void run_meta_ini_hash(const char *path, char *buf, size_t len)
         snprintf(buf, len, "%016llx", (unsigned long long)h);
 }
 
-void run_meta_default_id(const struct tm *utc, char *buf, size_t len)
+void run_meta_run_id(const char *given, const struct tm *utc, char *buf, size_t len)
 {
+    if (given[0]) {
+        snprintf(buf, len, "%s", given);
+        return;
+    }
     char stamp[32];
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", utc);
     snprintf(buf, len, "%s-%.7s", stamp, KLAB_GIT_COMMIT);
@@ -89,9 +94,7 @@ int run_meta_write(const char *path, const char *run_id, const char *started, co
                            : "stream",
                 dev->launch_floor_ms * 1e3, o->throttle, o->isolate ? "yes" : "no");
     }
-    int bad = fflush(fp) != 0 || fsync(fileno(fp)) != 0;
-    bad |= fclose(fp) != 0;
-    if (bad || rename(tmp, path) != 0) {
+    if (file_commit(fp, tmp, path) != 0) {
         snprintf(err, errlen, "cannot complete %s: %s", path, strerror(errno));
         unlink(tmp);
         return -1;

@@ -19,7 +19,8 @@ int run_meta_write(const char *path, const char *run_id, const char *started, co
 /* The hash [inis] records for the file at `path` (16 hex digits); "unreadable" when it cannot be read. */
 void run_meta_ini_hash(const char *path, char *buf, size_t len);
 
-/* The run id a run gets without --run-id: the UTC date and time, and the commit. */
-void run_meta_default_id(const struct tm *utc, char *buf, size_t len);
+/* A run's id: `given` (--run-id) when not empty, else the UTC date and time, and the commit. One rule
+   for a run and for a --devices run, whose children and merged folder share the id. */
+void run_meta_run_id(const char *given, const struct tm *utc, char *buf, size_t len);
 
 #endif

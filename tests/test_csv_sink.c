@@ -494,6 +494,34 @@ static void test_csv_field_quotes_only_when_needed(void **state)
     free(text);
 }
 
+/* file_commit: the partial file becomes the named one; a rename that cannot happen is -1 with errno,
+   the partial file left */
+static void test_file_commit(void **state)
+{
+    fixture *f = *state;
+    char partial[128], path[128], nowhere[160];
+    snprintf(partial, sizeof partial, "%s/meta.ini.partial", f->dir);
+    snprintf(path, sizeof path, "%s/meta.ini", f->dir);
+    FILE *fp = fopen(partial, "w");
+    assert_non_null(fp);
+    fputs("[run]\n", fp);
+    assert_int_equal(file_commit(fp, partial, path), 0);
+    assert_int_equal(access(partial, F_OK), -1);
+    size_t len = 0;
+    char *got = file_read_all(path, &len);
+    assert_non_null(got);
+    assert_string_equal(got, "[run]\n");
+    free(got);
+
+    fp = fopen(partial, "w");
+    assert_non_null(fp);
+    snprintf(nowhere, sizeof nowhere, "%s/no/such/dir/meta.ini", f->dir);
+    errno = 0;
+    assert_int_equal(file_commit(fp, partial, nowhere), -1);
+    assert_int_equal(errno, ENOENT);
+    assert_int_equal(access(partial, F_OK), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +535,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_creates_missing_dirs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_gives_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_csv_field_quotes_only_when_needed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_file_commit, setup, teardown),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -154,6 +154,10 @@ static void test_exe_dir(void **state)
     assert_int_equal(exe_dir(exe, sizeof exe), 0);
     snprintf(self, sizeof self, "%s/test_discovery", exe);
     assert_int_equal(access(self, X_OK), 0);
+    /* exe_path is the same file: the folder, a slash, the program's name */
+    char path[PATH_MAX];
+    assert_int_equal(exe_path(path, sizeof path), 0);
+    assert_string_equal(path, self);
 }
 
 static void expect_plugin(const fixture *f, const found_plugin *p, const char *name, const char *dir,
