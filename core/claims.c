@@ -35,9 +35,9 @@ static int listed(const char *v, const char *list, size_t stride, int n)
 
 int claims_in_scope(const exp_experiment *e, const klab_row *r)
 {
-    return strcmp(r->plugin, e->plugin) == 0 && listed(r->kcase, &e->cases[0][0], sizeof e->cases[0], e->ncases) &&
-           listed(r->dtype, &e->dtypes[0][0], sizeof e->dtypes[0], e->ndtypes) &&
-           listed(r->profile, &e->profiles[0][0], sizeof e->profiles[0], e->nprofiles);
+    return strcmp(r->plugin, e->plugin) == 0 && listed(r->kcase, (const char *)e->cases, sizeof e->cases[0], e->ncases) &&
+           listed(r->dtype, (const char *)e->dtypes, sizeof e->dtypes[0], e->ndtypes) &&
+           listed(r->profile, (const char *)e->profiles, sizeof e->profiles[0], e->nprofiles);
 }
 
 static int cond_holds(const claim_cond *c, const klab_row *r)

@@ -233,11 +233,11 @@ static int exp_key(void *user, int line, const char *key, const char *v, int con
         return 0;
     }
     if (strcmp(key, "cases") == 0)
-        return put_list(&e->cases[0][0], sizeof e->cases[0], EXP_MAX_LIST, &e->ncases, v, continued, key, why, whylen);
+        return put_list((char *)e->cases, sizeof e->cases[0], EXP_MAX_LIST, &e->ncases, v, continued, key, why, whylen);
     if (strcmp(key, "dtypes") == 0)
-        return put_list(&e->dtypes[0][0], sizeof e->dtypes[0], EXP_MAX_LIST, &e->ndtypes, v, continued, key, why, whylen);
+        return put_list((char *)e->dtypes, sizeof e->dtypes[0], EXP_MAX_LIST, &e->ndtypes, v, continued, key, why, whylen);
     if (strcmp(key, "profiles") == 0)
-        return put_list(&e->profiles[0][0], sizeof e->profiles[0], EXP_MAX_LIST, &e->nprofiles, v, continued, key,
+        return put_list((char *)e->profiles, sizeof e->profiles[0], EXP_MAX_LIST, &e->nprofiles, v, continued, key,
                         why, whylen);
     snprintf(why, whylen, "[experiment] unknown key '%s' (known: title, question, why, plugin, cases, dtypes, "
                           "profiles, chart, run, boundary, next)", key);
@@ -353,7 +353,7 @@ static int dec_key(void *user, int line, const char *key, const char *v, int con
     if (strcmp(key, "experiments") == 0) {
         if (!continued)
             d->exps_line = line;
-        return put_list(&d->exps[0][0], sizeof d->exps[0], EXP_MAX_DECISION_EXPS, &d->nexps, v, continued, key, why,
+        return put_list((char *)d->exps, sizeof d->exps[0], EXP_MAX_DECISION_EXPS, &d->nexps, v, continued, key, why,
                         whylen);
     }
     snprintf(why, whylen, "[decision] unknown key '%s' (known: domain, title, call, experiments, caveat, next)", key);
