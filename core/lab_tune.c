@@ -77,13 +77,22 @@ int tune_record(tune_cache *c, const klab_row *rows, int n, const tune_sitting *
         if (!cc)
             continue; /* not a case of this INI: nothing to sign it with */
         int own, best = tune_best(rows, n, r->kcase, r->dtype, r->profile, &own);
-        const klab_row *o = own >= 0 && rows[own].status == ROW_PASSED && rows[own].has_time ? &rows[own] : NULL;
+        const klab_row *o = own >= 0 && rows[own].status == ROW_PASSED && rows[own].has_time &&
+                                    !row_has_flag(&rows[own], "few-samples")
+                                ? &rows[own]
+                                : NULL;
         text_printf(out, "  %s %s %s %s: ", r->plugin, r->kcase, r->dtype, r->profile);
         if (best < 0) {
             fprintf(out, "no configuration passed with a trustworthy time; nothing cached\n");
             continue;
         }
         const klab_row *b = &rows[best];
+        /* The own choice is a configuration of the space and beat the best trustworthy trial: its own trial
+           row was left out (few samples, or noise put it behind), but the own-choice row timed that same
+           configuration trustworthily. Caching the slower best would slow every later run (the H200's
+           fp8_gemm tune of 2026-11-22 cached a 0.69x configuration so), so the own choice's is cached. */
+        if (o && o->median_ms < b->median_ms && in_space(rows, n, o))
+            b = o;
         tune_entry e;
         memset(&e, 0, sizeof e);
         tune_key_make(&e.key, s->gpu, r->plugin, s->version, cc, r->dtype, r->profile);

@@ -335,6 +335,23 @@ static void test_record_own_choice_outside_the_space(void **state)
     assert_int_equal(record(&c, same, 2), 1);
     assert_int_equal(c.n, 1);
     assert_string_equal(c.e[0].config, "threads=256");
+    /* the own choice's trial row few-samples, a slower configuration trustworthy: the own choice's
+       configuration is cached, not the slower one */
+    klab_row few[] = {
+        trial("own", "tiled", "threads=256", ROW_PASSED, 0.0020, 0.0021, TUNE_FLAG_OWN),
+        trial("own", "tiled", "threads=256", ROW_PASSED, 0.0020, 0.0021, "few-samples"),
+        trial("own", "tiled", "threads=128", ROW_PASSED, 0.0030, 0.0031, ""),
+    };
+    assert_int_equal(record(&c, few, 3), 1);
+    assert_int_equal(c.n, 1);
+    assert_string_equal(c.e[0].config, "threads=256");
+    assert_true(c.e[0].median_ms == 0.0020);
+    assert_non_null(strstr(said, "threads=256 (0.002 ms, 1.00x the plugin's own choice)"));
+    /* an own-choice row with few samples is no evidence against a trustworthy trial */
+    few[0].median_ms = 0.0010;
+    snprintf(few[0].flags, sizeof few[0].flags, "%s;%s;few-samples", TUNE_FLAG_TRIAL, TUNE_FLAG_OWN);
+    assert_int_equal(record(&c, few, 3), 1);
+    assert_string_equal(c.e[0].config, "threads=128");
     tune_cache_free(&c);
 }
 
