@@ -118,7 +118,9 @@ int csv_records_column(const csv_records *r, const char *name)
 
 /* ---- ncu ---- */
 
-/* Hopper's warpgroup MMA (wgmma) runs on the gmma pipe; mma.sync on the hmma pipe: a GEMM shows on one. */
+/* The hmma pipe metric is the one that reads a GEMM's tensor pipe on Hopper, for mma.sync and wgmma alike: on
+ * the H200 (2026-11-22, ncu of CUDA 13) cuBLAS's wgmma kernel read 95 % there while the gmma metric came back
+ * empty. The gmma column stays for an ncu that fills it. */
 const ncu_metric ncu_metrics[NCU_NMETRICS] = {
     {"dram_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed"},
     {"achieved_occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active"},

@@ -243,11 +243,20 @@ if is_mode sanitize; then
         --out "$R" --run-id "$id"
       rc=$?
       files=$((files + 1))
-      [ $rc -eq 99 ] && errors=$((errors + 1))
+      # racecheck does not model the mbarrier/TMA ordering inside cuBLAS's own kernels (nvjet_*, cutlass*,
+      # sm90_xmma*): the H200 sitting of 2026-11-22 found hazards only there. Those are said apart; a
+      # finding in any other kernel (klab's) is an error.
+      found=$(tail -n +$from "$log" | grep -oE 'access at (void )?[A-Za-z_][A-Za-z0-9_]*' | awk '{print $NF}' | sort -u)
+      own=$(grep -vE '^(nvjet|cutlass|sm[0-9]+_xmma|cublas|xmma)' <<<"$found" | grep . | tr '\n' ' ')
+      vendor=$(grep -E '^(nvjet|cutlass|sm[0-9]+_xmma|cublas|xmma)' <<<"$found" | grep -c . || true)
+      [ $rc -eq 99 ] && { [ -n "$own" ] || [ "$vendor" -eq 0 ]; } && errors=$((errors + 1))
+      where=
+      [ -n "$own" ] && where=" in klab's kernels: $own"
+      [ "${vendor:-0}" -gt 0 ] && where+=" in $vendor of cuBLAS's kernels (not klab's)"
       # this run's own summary line: none when the tool itself did not finish
-      note "$tool $f: exit $rc ($(tail -n +$from "$log" | grep -E 'ERROR SUMMARY' | tail -1 || true))"
+      note "$tool $f: exit $rc ($(tail -n +$from "$log" | grep -E '(ERROR|RACECHECK) SUMMARY' | tail -1 || true))$where"
     done
-    note "compute-sanitizer $tool: $files INI files, $errors with errors"
+    note "compute-sanitizer $tool: $files INI files, $errors with errors in klab's kernels"
   done
 fi
 
