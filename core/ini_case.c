@@ -300,6 +300,23 @@ void cfg_case_key(parse_state *ps, cfg_case *c, const char *key, const char *val
     }
 }
 
+int cfg_case_set(cfg_experiment *e, cfg_case *c, const char *key, const char *value, int line, char *err,
+                 size_t errlen)
+{
+    parse_state ps;
+    memset(&ps, 0, sizeof ps);
+    ps.e = e;
+    ps.line = line;
+    ps.kind = SEC_CASE;
+    ps.cur = c;
+    snprintf(ps.section, sizeof ps.section, "case %s", c->name);
+    cfg_case_key(&ps, c, key, value);
+    if (!ps.failed)
+        return 0;
+    snprintf(err, errlen, "%s", ps.err);
+    return -1;
+}
+
 /* A case takes from [defaults] each key it does not give itself. Returns 0, or -1 (parameters) or
    -2 (dimensions) when its own and the inherited ones together are more than a case holds: never
    dropped silently. */

@@ -88,6 +88,12 @@ typedef struct cfg_experiment {
 /* Parses and validates `path`. Returns 0, or -1 with "path:line: [section] key 'k': why" in err. */
 int cfg_load(const char *path, cfg_experiment *out, char *err, size_t errlen);
 
+/* One key of [case NAME] given outside a file (libklab_bench's kb_begin): c (a case of e, its name
+   set) takes `key = value` by the rules and with the messages of a file, "e->path:line: [case NAME]
+   key ...: why" in err. Returns 0, or -1. */
+int cfg_case_set(cfg_experiment *e, cfg_case *c, const char *key, const char *value, int line, char *err,
+                 size_t errlen);
+
 /* "4096x8192", "2^28", "7x1000". Returns rank (1..KLAB_MAX_RANK) or -1 with the reason in why. */
 int cfg_parse_shape(const char *s, int64_t dims[KLAB_MAX_RANK], char *why, size_t whylen);
 

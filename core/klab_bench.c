@@ -16,7 +16,8 @@ struct kb_session {
     run_session *rs;
     run_unit *unit;
     int units;
-    cfg_case cases[CFG_MAX_CASES]; /* a unit keeps pointing at its case until kb_finish */
+    cfg_experiment e; /* the cases begun: a unit keeps pointing at its case until kb_finish */
+    wire_plugin plugin; /* the plugin's descriptor as its WIRE_PLUGIN message gave it: the names kb_begin takes */
     csv_sink sink;
     klab_row *rows;
     int nrows, cap;
@@ -38,6 +39,7 @@ static int on_send(void *user, wire_type type, const void *payload, uint32_t len
     (void)length;
     kb_session *s = user;
     switch (type) {
+    case WIRE_PLUGIN: s->plugin = *(const wire_plugin *)payload; break;
     case WIRE_ROW:
         csv_sink_row(&s->sink, payload);
         return row_push(&s->rows, &s->nrows, &s->cap, payload);
@@ -57,6 +59,7 @@ kb_session *kb_open(const char *plugin_path, int device, const char *csv_path, c
         set_err(NULL, "out of memory");
         return NULL;
     }
+    snprintf(s->e.path, sizeof s->e.path, "kb_begin params");
     s->j.kind = JOB_RUN;
     s->j.device = device;
     snprintf(s->j.plugin_path, sizeof s->j.plugin_path, "%s", plugin_path);
@@ -98,6 +101,62 @@ int kb_set_mode(kb_session *s, const char *mode)
     return 0;
 }
 
+/* A comma-joined list of the WIRE_PLUGIN message as a NULL-terminated list: pointers into buf. */
+static void split_names(const char *joined, char *buf, size_t len, const char **names, int max)
+{
+    snprintf(buf, len, "%s", joined);
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t && n < max - 1; t = strtok_r(NULL, ",", &save))
+        names[n++] = t;
+    names[n] = NULL;
+}
+
+/* The case's keys from kb_begin's `params`, by the INI's rules (cfg_case_set): each item of
+   "NAME=V;param.NAME=V;dim.NAME=V" is a param.NAME (with or without its prefix) or a dim.NAME, the
+   n-th item reported as line n of "kb_begin params". Then, as klab refuses such an INI before a GPU
+   run, the case is checked against the plugin: a dim or a param it does not take is an error, never
+   dropped on the way to setup. */
+static int case_keys(kb_session *s, cfg_case *c, const char *params)
+{
+    char buf[2048], key[CFG_NAME + 8], err[1200];
+    snprintf(buf, sizeof buf, "%s", params ? params : "");
+    char *save = NULL;
+    int item = 0;
+    for (char *kv = strtok_r(buf, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+        item++;
+        char *eq = strchr(kv, '=');
+        if (!eq) {
+            set_err(s, "kb_begin: parameter '%s' is not key=value", kv);
+            return -1;
+        }
+        *eq = 0;
+        int prefixed = strncmp(kv, "dim.", 4) == 0 || strncmp(kv, "param.", 6) == 0;
+        snprintf(key, sizeof key, "%s%s", prefixed ? "" : "param.", kv);
+        if (cfg_case_set(&s->e, c, key, eq + 1, item, err, sizeof err) != 0) {
+            set_err(s, "kb_begin: %s", err);
+            return -1;
+        }
+    }
+    if (c->rank == 0 && c->ndims_named == 0) {
+        set_err(s, "kb_begin: case '%s' has no shape and no dim.NAME", c->name);
+        return -1;
+    }
+    char pbuf[sizeof s->plugin.params], dbuf[sizeof s->plugin.dims];
+    const char *pnames[CFG_MAX_PARAMS * 4], *dnames[CFG_MAX_DIMS * 4];
+    split_names(s->plugin.params, pbuf, sizeof pbuf, pnames, (int)(sizeof pnames / sizeof *pnames));
+    split_names(s->plugin.dims, dbuf, sizeof dbuf, dnames, (int)(sizeof dnames / sizeof *dnames));
+    snprintf(s->e.plugin, sizeof s->e.plugin, "%s", s->plugin.name);
+    s->e.ncases = s->units + 1; /* the cases before it passed this check */
+    int rc = cfg_check_plugin(&s->e, NULL, 0, ~0u, pnames, dnames, err, sizeof err); /* dtype: kb_begin's */
+    s->e.ncases = s->units;
+    if (rc != 0) {
+        set_err(s, "kb_begin: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
 int kb_begin(kb_session *s, const char *case_name, const char *shape, const char *dtype, const char *params,
              double budget_ms)
 {
@@ -109,40 +168,29 @@ int kb_begin(kb_session *s, const char *case_name, const char *shape, const char
         set_err(s, "kb_begin: more than %d cases in one session", CFG_MAX_CASES);
         return -1;
     }
-    cfg_case *c = &s->cases[s->units];
+    cfg_case *c = &s->e.cases[s->units];
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "%s", case_name);
-    snprintf(c->shape, sizeof c->shape, "%s", shape);
+    snprintf(c->shape, sizeof c->shape, "%s", shape ? shape : "");
     char why[256];
-    if ((c->rank = cfg_parse_shape(shape, c->dims, why, sizeof why)) < 0) {
+    if (c->shape[0] && (c->rank = cfg_parse_shape(c->shape, c->dims, why, sizeof why)) < 0) {
         set_err(s, "kb_begin: %s", why);
         return -1;
     }
     int d = dtype_parse(dtype);
-    if (d < 0) {
-        set_err(s, "kb_begin: unknown dtype '%s'", dtype);
+    if (d < 0 || !(s->plugin.dtypes & KLAB_DTYPE_BIT(d))) {
+        set_err(s, "kb_begin: %s dtype '%s'", d < 0 ? "unknown" : "the plugin does not support the", dtype);
         return -1;
-    }
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", params ? params : "");
-    char *save = NULL;
-    for (char *kv = strtok_r(buf, ";", &save); kv && c->nparams < CFG_MAX_PARAMS; kv = strtok_r(NULL, ";", &save)) {
-        char *eq = strchr(kv, '=');
-        if (!eq) {
-            set_err(s, "kb_begin: parameter '%s' is not key=value", kv);
-            return -1;
-        }
-        *eq = 0;
-        snprintf(c->param_key[c->nparams], CFG_NAME, "%s", kv);
-        snprintf(c->param_val[c->nparams], sizeof c->param_val[0], "%s", eq + 1);
-        c->nparams++;
     }
     c->ndtypes = 1;
     c->dtypes[0] = (klab_dtype)d;
+    if (case_keys(s, c, params) != 0)
+        return -1;
     c->warmup = 10;
     c->stop = (stop_rule){20, 5000, 0.005, budget_ms > 0 ? budget_ms : 1500};
     s->unit = unit_begin(s->rs, s->units, c, (klab_dtype)d);
     s->units++;
+    s->e.ncases = s->units;
     if (!s->unit) {
         set_err(s, "kb_begin: out of memory");
         return -1;

@@ -6,7 +6,12 @@
  *
  *   kb_open      a plugin on a device; rows go to a CSV (the same columns as klab's)
  *   kb_set_mode  "plain" (the default), "batched" or "hot", as klab's --batched and --hot
- *   kb_begin     one case and dtype: setup, reference, the plugin's profiles verified
+ *   kb_begin     one case and dtype: setup, reference, the plugin's profiles verified. `params` holds
+ *                the case's keys as an INI gives them, joined by ';': "eps=1e-6" (param.eps; the prefix
+ *                may be written), "dim.m=4096" (a named dim); `shape` may be "" for a case sized by
+ *                its dims alone. Each key is read by the INI's own rules (cfg_case_set) and checked
+ *                against the plugin as klab checks an INI: a dim or param it does not take, or a dtype
+ *                it lacks, is an error before any setup.
  *   kb_tensor    a tensor of that case (device pointer, dtype, elements), to wrap in Python
  *   kb_stream    the timed stream: launch on it (torch.cuda.ExternalStream)
  *   kb_add_external  a callable: verified once now, then timed with the rest

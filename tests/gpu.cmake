@@ -43,8 +43,9 @@ klab_gpu_test(test_gpu_swired TIMEOUT 600 DEPENDS klab swiglu reduction)
 # path forced, RoPE refusals, and the shipped INIs and sweeps verified; skipped without a GPU.
 klab_gpu_test(test_gpu_rows TIMEOUT 900 DEPENDS klab rmsnorm softmax rmsnorm_rope)
 # libklab_bench (the PyTorch bridge) with C callables in PyTorch's place: batched externals on one set
-# of tensors (not-rotated) and rotating through copies (kb_add_external_rotating); skipped without a GPU.
-klab_gpu_test(test_gpu_bench DEPENDS klab vector_add)
+# of tensors (not-rotated) and rotating through copies (kb_add_external_rotating); cases sized by dim.NAME
+# (the GEMM family's tensors) and the dims and params kb_begin refuses; skipped without a GPU.
+klab_gpu_test(test_gpu_bench DEPENDS klab vector_add matmul_h200 fp8_gemm fused_gated_mlp)
 target_link_libraries(test_gpu_bench PRIVATE klab_bench CUDA::cudart)
 # Scale-out (docs/scale-out.md): --devices over this machine's GPUs, two shards merged, the
 # --with-profiling pass under a fake ncu and, where ncu is on PATH, the real one

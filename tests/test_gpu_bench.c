@@ -2,7 +2,8 @@
  * cannot copy its inputs is batched on one set of tensors and its row says not-rotated; one that can
  * (kb_add_external_rotating) is asked for the batch's copies, launched on copy i for run i, and its row
  * gives their footprint, as klab's own profiles do. Both are verified against the plugin's reference:
- * a wrong output fails its row. Skipped without a GPU. */
+ * a wrong output fails its row. Cases sized by dim.NAME (the GEMM family's) set up tensors of those
+ * sizes through kb_begin; dims and params the plugin does not take are refused. Skipped without a GPU. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,9 +115,98 @@ static void test_externals_batched(void **state)
     free(rows);
 }
 
+static kb_session *open_plugin(const char *plugin)
+{
+    char so[PATH_MAX + 32], csv_path[PATH_MAX + 32];
+    snprintf(so, sizeof so, "%s/%s.so", kg_plugin_dir, plugin);
+    snprintf(csv_path, sizeof csv_path, "%s/%s.csv", kg_out_dir, plugin);
+    kb_session *s = kb_open(so, 0, csv_path, "bench-dims", 7);
+    if (!s)
+        fail_msg("kb_open %s: %s", plugin, kb_error(NULL));
+    return s;
+}
+
+static void expect_refused(kb_session *s, const char *dtype, const char *params, const char *part)
+{
+    if (kb_begin(s, "refused", "", dtype, params, 50) == 0)
+        fail_msg("kb_begin '%s' '%s' was taken", dtype, params);
+    if (!strstr(kb_error(s), part))
+        fail_msg("kb_begin '%s': '%s' does not say '%s'", params, kb_error(s), part);
+}
+
+#define M 64
+#define NN 128
+#define K 256
+#define F 256
+
+/* Each GEMM-family plugin's case by dims alone, and the tensors tools/torch_rows.py wraps, with the
+   element counts the plugin's layouts give those dims. */
+static const struct {
+    const char *plugin, *dtype, *params;
+    struct {
+        const char *name;
+        int dtype;
+        size_t count;
+    } t[7];
+} gemm_cases[] = {
+    {"matmul_h200", "bf16", "dim.m=64;dim.n=128;dim.k=256",
+     {{"a", KLAB_BF16, M * K}, {"b", KLAB_BF16, K * NN}, {"c", KLAB_BF16, M * NN}}},
+    {"fp8_gemm", "fp8e4m3", "fast_accum=1;dim.m=64;dim.n=128;dim.k=256",
+     {{"a", KLAB_BF16, M * K}, {"w", KLAB_BF16, NN * K}, {"a_e4m3", KLAB_FP8_E4M3, M * K},
+      {"w_e4m3", KLAB_FP8_E4M3, NN * K}, {"scales", KLAB_FP32, 8}, {"d", KLAB_BF16, M * NN}}},
+    {"fused_gated_mlp", "bf16", "param.activation=gelu;dim.m=64;dim.k=256;dim.f=256",
+     {{"x", KLAB_BF16, M * K}, {"w_gate", KLAB_BF16, F * K}, {"w_up", KLAB_BF16, F * K}, {"out", KLAB_BF16, M * F}}},
+};
+
+/* dim.NAME reaches the plugin's setup as a klab run gives it: cases sized by their dims alone (the GEMM
+   family's) set up tensors of those sizes, under the names tools/torch_rows.py wraps; a dim or param the
+   plugin does not take, a dtype it lacks, and a case with neither shape nor dims are refused before
+   setup, as klab refuses such an INI. Without dims in kb_begin, every begin below fails ("empty shape"). */
+static void test_named_dims(void **state)
+{
+    (void)state;
+    USE_PLUGINS("matmul_h200", "fp8_gemm", "fused_gated_mlp");
+    for (size_t i = 0; i < sizeof gemm_cases / sizeof *gemm_cases; i++) {
+        kb_session *s = open_plugin(gemm_cases[i].plugin);
+        if (i == 0) {
+            expect_refused(s, "bf16", "", "no shape and no dim.NAME");
+            expect_refused(s, "bf16", "dim.m=64;dim.n=128;dim.k=256;dim.q=4", "takes no dimension 'q'");
+            expect_refused(s, "bf16", "dim.m=64;dim.n=128;dim.k=x", "'x' is not a whole number");
+            expect_refused(s, "bf16", "dim.m=64;dim.n=128;dim.k=256;eps=1", "takes no such parameter");
+            expect_refused(s, "fp32", "dim.m=64;dim.n=128;dim.k=256", "does not support");
+        }
+        if (kb_begin(s, "dims", "", gemm_cases[i].dtype, gemm_cases[i].params, 100) != 0)
+            fail_msg("kb_begin %s: %s", gemm_cases[i].plugin, kb_error(s));
+        for (int k = 0; k < 7 && gemm_cases[i].t[k].name; k++) {
+            int dt = -1;
+            size_t n = 0;
+            if (!kb_tensor(s, gemm_cases[i].t[k].name, &dt, &n))
+                fail_msg("%s: %s", gemm_cases[i].plugin, kb_error(s));
+            if (dt != gemm_cases[i].t[k].dtype || n != gemm_cases[i].t[k].count)
+                fail_msg("%s tensor %s: dtype %d, %zu elements; expected dtype %d, %zu", gemm_cases[i].plugin,
+                         gemm_cases[i].t[k].name, dt, n, gemm_cases[i].t[k].dtype, gemm_cases[i].t[k].count);
+        }
+        if (kb_finish(s) != 0 || kb_close(s) != 0)
+            fail_msg("%s: kb_finish or kb_close failed", gemm_cases[i].plugin);
+    }
+
+    /* the rows carry the case as klab's would: the dims' product is the plugin's work */
+    char path[PATH_MAX + 32], err[256];
+    snprintf(path, sizeof path, "%s/matmul_h200.csv", kg_out_dir);
+    klab_row *rows = NULL;
+    int nr = table_read_csv(path, &rows, err, sizeof err);
+    if (nr < 0)
+        fail_msg("%s", err);
+    csv c = {rows, nr};
+    const klab_row *r = row(&c, "dims", "bf16", "cublas");
+    expect_status(r, ROW_PASSED, NULL);
+    assert_true(r->flops == 2.0 * M * NN * K);
+    free(rows);
+}
+
 int main(void)
 {
     KLAB_SKIP_WITHOUT_GPU();
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_externals_batched)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_externals_batched), cmocka_unit_test(test_named_dims)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

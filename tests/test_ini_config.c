@@ -774,6 +774,35 @@ static void test_parse_shape_bad(void **state)
     shape_bad("2^x5", "'2^x5': only powers of two up to 2^40 are written with ^");
 }
 
+/* cfg_case_set: one case key outside a file (libklab_bench's kb_begin) by a file's rules and messages,
+   the line being the caller's (kb_begin: the item's place in its params). */
+static void test_case_set(void **state)
+{
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    snprintf(cfg.path, sizeof cfg.path, "kb_begin params");
+    cfg_case *c = &cfg.cases[0];
+    snprintf(c->name, sizeof c->name, "gemm");
+    char err[1024] = "";
+    assert_int_equal(cfg_case_set(&cfg, c, "dim.m", "4096", 1, err, sizeof err), 0);
+    assert_int_equal(cfg_case_set(&cfg, c, "param.eps", "1e-6", 2, err, sizeof err), 0);
+    assert_int_equal(c->ndims_named, 1);
+    assert_string_equal(c->dim_key[0], "m");
+    assert_true(c->dim_val[0] == 4096);
+    assert_int_equal(c->dim_line[0], 1);
+    assert_int_equal(c->nparams, 1);
+    assert_string_equal(c->param_key[0], "eps");
+    assert_string_equal(c->param_val[0], "1e-6");
+    assert_int_equal(c->param_line[0], 2);
+    assert_int_equal(cfg_case_set(&cfg, c, "dim.m", "8", 3, err, sizeof err), -1);
+    assert_string_equal(err, "kb_begin params:3: [case gemm] key 'dim.m' given twice");
+    assert_int_equal(cfg_case_set(&cfg, c, "dim.k", "2^12", 4, err, sizeof err), -1);
+    assert_string_equal(err, "kb_begin params:4: [case gemm] key 'dim.k': '2^12' is not a whole number");
+    assert_int_equal(cfg_case_set(&cfg, c, "dim.K", "8", 5, err, sizeof err), -1);
+    assert_non_null(strstr(err, "a dimension is dim.NAME"));
+    assert_int_equal(c->ndims_named, 1); /* a refused key leaves the case as it was */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -783,6 +812,7 @@ int main(void)
         cmocka_unit_test(test_good_minimal_builtin_defaults),
         cmocka_unit_test(test_good_line_of_196_characters),
         cmocka_unit_test(test_shipped_ini_files_load),
+        cmocka_unit_test(test_case_set),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_unknown_section),
         cmocka_unit_test(test_unknown_key),

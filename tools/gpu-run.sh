@@ -28,6 +28,21 @@
 #   tools/gpu-run.sh rows         rows-klab, rows-torch, rows-sweep and rows-decode in one go (17 min):
 #                                 for a host without the device tool's 10-minute limit
 #
+# The GEMM family with PyTorch in the same rounds (issue 26), one call; build-gpu/ from a `build` call
+# first (a fresh machine's build of the GEMM plugins takes ~1.5 min more):
+#
+#   tools/gpu-run.sh gemm-torch   tools/torch_rows.py over the issue's cases, in this order:
+#                                 fused_gated_mlp 4096x4096to14336 (silu, gelu): eager, torch.compile,
+#                                 torch.compile max-autotune-no-cudagraphs; fp8_gemm's five cases:
+#                                 quantise-each-call eager and compiled, torch._scaled_mm prequantised;
+#                                 matmul_h200 square-4096, mlp-up-4096, mlp-down-4096, square-8192,
+#                                 decode-16: torch.matmul and torch.compile max-autotune. 12 units, bf16
+#                                 (KLAB_GEMM_DTYPES=bf16,fp16,fp8e4m3 adds matmul's fp16: 17 units), each
+#                                 sampled KLAB_BUDGET_MS (default 1000); torch_rows.py begins no unit
+#                                 after KLAB_WALL_S (default 420) s and lists the ones left. Estimate,
+#                                 not yet measured: ~3 s a unit beside its compiles, ~20-40 s a
+#                                 max-autotune shape (7 of them), ~5-10 s a default-mode one: 5-7 min
+#
 # The row modes sample each case for KLAB_BUDGET_MS (default 500) instead of the INIs' 1000-1500 ms:
 # klab has no --budget option, so klab's runs read copies of the INIs with budget_ms rewritten (under
 # $OUT/ini-budget/; meta.ini names the copy), and torch_rows.py takes --budget-ms. A case stops earlier
@@ -47,13 +62,14 @@
 set -uo pipefail
 mode=${1:-all}
 case $mode in
-  build | tests | bench | all | rows | rows-klab | rows-torch | rows-sweep | rows-decode | rows-tune | sanitize) ;;
-  *) echo "usage: tools/gpu-run.sh build|tests|bench|all|rows-klab|rows-torch|rows-sweep|rows-decode|rows-tune|sanitize|rows" >&2
+  build | tests | bench | all | rows | rows-klab | rows-torch | rows-sweep | rows-decode | rows-tune | sanitize | gemm-torch) ;;
+  *) echo "usage: tools/gpu-run.sh build|tests|bench|all|rows-klab|rows-torch|rows-sweep|rows-decode|rows-tune|sanitize|rows|gemm-torch" >&2
      exit 2 ;;
 esac
 OUT=${OUT:-$PWD/out/gpu-run}
 BUDGET=${KLAB_BUDGET_MS:-500}
 [ "$mode" = rows-tune ] && BUDGET=${KLAB_BUDGET_MS:-100}
+[ "$mode" = gemm-torch ] && BUDGET=${KLAB_BUDGET_MS:-1000}
 mkdir -p "$OUT/runs"
 log="$OUT/log.txt"
 : >"$log"
@@ -225,6 +241,20 @@ if is_mode rows-tune; then
   done
 fi
 
+# The GEMM family beside PyTorch (issue 26): one torch_rows.py session a plugin, the issue's cases in
+# priority order (the gated MLP's claim against torch.compile, fp8's autoquant against quantise-each-call,
+# then matmul), --ini-cases-only since one --cases list names the three INIs' cases
+if is_mode gemm-torch; then
+  P=
+  for p in fused_gated_mlp fp8_gemm matmul_h200; do have $p && P+=${P:+,}$p; done
+  if [ -n "$P" ]; then
+    run "${TORCH[@]}" --out "$R/torch-gemm" --plugins "$P" --ini-cases-only \
+      --cases 4096x4096to14336,4096x4096to14336-gelu,8192x8192x8192,4096x4096x4096,4096x14336x4096,16384x4096x4096,64x7168x4096,square-4096,mlp-up-4096,mlp-down-4096,square-8192,decode-16 \
+      --dtypes "${KLAB_GEMM_DTYPES:-bf16,fp8e4m3}" --budget-ms "$BUDGET" --wall-s "${KLAB_WALL_S:-420}"
+    note "torch_rows gemm ($P): exit $?"
+  fi
+fi
+
 # Every plugin's GPU-test INIs and one large case each, verified under each tool. The INIs of the
 # test-only plugins (tests/plugins: out-of-bounds writes, hangs, cheats on purpose) are skipped: their
 # plugins are not in build-gpu/plugins. Exit 99 is the tool finding an error; klab's own 1 (a case a
@@ -271,7 +301,7 @@ for f in $(tar -tzf "$OUT/results.tgz" | grep -E '(main|torch)/(rmsnorm|vector_a
     f, $c["case"], $c["dtype"], $c["profile"], $c["status"], $c["median_ms"]*1000, int($c["gbps"]), $c["frac_limit"], $c["speedup"]}'
 done
 # the row modes: every PyTorch row against klab's fused profile, with the ratio's lower bound
-if is_mode rows-torch rows-sweep rows-decode rows; then
+if is_mode rows-torch rows-sweep rows-decode rows gemm-torch; then
   tmp=$(mktemp -d)
   tar -C "$tmp" -xzf "$OUT/results.tgz"
   csvs=$(find "$tmp/runs" -path '*/torch-*/*.csv' | sort)

@@ -22,7 +22,7 @@ Timing, as klab's step timer (docs/timing.md, "Step timing") does it, with these
     it overlaps klab's blocking kernel. A host slower than the spin would show in the eager rows' tail.
   - the states are not restored between sequences (klab restores them every `steps` steps): the cursor
     wraps modulo the schedule's rows, so every step still reads a length from the schedule.
-libklab_bench (tools/torch_rows.py) is not used: kb_begin carries no dim.* and no steps, and its
+libklab_bench (tools/torch_rows.py) is not used: kb_begin carries no steps, and its
 external subjects are verified on the plugin's first output, which for decode_replay is the KV cache.
 Each (case, dtype) is verified once before timing: the step's output hidden state against the same step
 in float64 (torch, on the GPU, from the same weights and states), relative L2 error against the plugin's

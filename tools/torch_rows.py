@@ -29,11 +29,21 @@ inputs (kb_add_external_rotating), so every run of a batch reads cold data on bo
 2026-11-22 PyTorch replayed one graph on the case's own tensors, L2-warm after its first run, while
 klab's rows read cold copies: its decode-size wins were partly that.
 
-What libklab_bench carries of a case (core/klab_bench.c, kb_begin): its name, shape, one dtype,
-param.* and budget_ms. Not carried: `profiles` (every profile of the plugin is timed), `config`,
-`steps`, warmup/min_reps/max_reps/precision (klab_bench's own 10, 20, 5000, 0.5 %), and dim.* (named
-dims): a case that sets dim.* runs only where its plugin's entry below says how the plugin's own
-defaults give the same dims, and the tensors it made are then checked against them.
+What libklab_bench carries of a case (core/klab_bench.c, kb_begin): its name, shape ("" for a case
+sized by dim.* alone), one dtype, param.*, dim.* and budget_ms; the plugin's setup sees the case as a
+klab run gives it. Not carried: `profiles` (every profile of the plugin is timed), `config`, `steps`,
+warmup/min_reps/max_reps/precision (klab_bench's own 10, 20, 5000, 0.5 %).
+
+The GEMM family (matmul_h200, fp8_gemm, fused_gated_mlp) is compiled twice where a GEMM is the point:
+"torch.compile" is the default mode, as everywhere else in this file and in the anchors
+(../shared/anchors: torch.compile(fn, dynamic=False)); "torch.compile-max-autotune" is
+mode="max-autotune-no-cudagraphs". In the default mode Inductor calls cuBLAS for every mm, so a compiled
+matmul is the cublas row again; max-autotune times Triton GEMM templates against cuBLAS and may fuse a
+pointwise epilogue into a template: the strongest PyTorch a GEMM kernel can be set beside. Without
+CUDA graphs, because klab times the callable itself (its stream, its rounds, and under --mode batched its
+own torch.cuda.CUDAGraph): Inductor's graph trees would copy inputs into static buffers and replay a graph
+of their own. The cost is compile time, ~20-40 s a shape on an H200 (tools/gpu-run.sh gemm-torch).
+--wall-s bounds a run: once that many seconds have passed, the units not begun are listed as not run.
 """
 import argparse
 import csv
@@ -46,6 +56,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+START = time.monotonic()  # --wall-s counts from here
 torch = None  # imported by need_torch(): --dry-run works where there is no torch
 F = None
 
@@ -109,7 +120,11 @@ class Case:
         return self.dims[-1]
 
     def kb_params(self):
-        return ";".join(f"{k}={v}" for k, v in self.params.items())
+        """param.* then dim.*, as kb_begin reads them: "eps=1e-6;dim.m=4096"."""
+        return ";".join([f"{k}={v}" for k, v in self.params.items()] + [f"dim.{k}={v}" for k, v in self.named.items()])
+
+    def kb_shape(self):
+        return self.shape if self.dims else ""  # sized by dim.* alone: no shape, as klab has it
 
 
 class Ini:
@@ -232,6 +247,42 @@ def reduce_max(x):
     return torch.amax(x, -1).float()
 
 
+def matmul(a, b):
+    return torch.matmul(a, b)
+
+
+E4M3_MAX = 448.0  # float8_e4m3fn's largest finite value
+
+
+def fp8_quantise(x):
+    """x (bf16) to float8_e4m3fn with one scale for the tensor, on every call, as a PyTorch user writes it
+    (torchao's tensorwise recipe): 448 / amax, the product saturated to +-448 (PyTorch's cast gives NaN
+    past 480, it does not saturate), and the dequantisation scale amax / 448 that _scaled_mm takes."""
+    amax = x.abs().amax().float().clamp(min=1e-12)
+    scale = E4M3_MAX / amax
+    return (x.float() * scale).clamp(-E4M3_MAX, E4M3_MAX).to(torch.float8_e4m3fn), scale.reciprocal()
+
+
+def fp8_each_call(a, w, fast_accum):
+    """D = A W^T through fp8 from the bf16 A (m x k) and W (n x k), both quantised on every call."""
+    qa, sa = fp8_quantise(a)
+    qw, sw = fp8_quantise(w)
+    return torch._scaled_mm(qa, qw.t(), scale_a=sa, scale_b=sw, out_dtype=torch.bfloat16, use_fast_accum=fast_accum)
+
+
+def fp8_prequant(qa, qw, sa, sw, fast_accum):
+    """The same on the plugin's own pre-quantised e4m3 A and W and their per-tensor scales."""
+    return torch._scaled_mm(qa, qw.t(), scale_a=sa, scale_b=sw, out_dtype=torch.bfloat16, use_fast_accum=fast_accum)
+
+
+def gated_silu(x, wg, wu):
+    return F.silu(x @ wg.T) * (x @ wu.T)
+
+
+def gated_gelu(x, wg, wu):
+    return F.gelu(x @ wg.T) * (x @ wu.T)  # approximate="none": erf, as the plugin's reference
+
+
 def copy(x, out):
     return out.copy_(x)  # torch's copy_ of one contiguous tensor into another is the driver's memcpy
 
@@ -240,16 +291,19 @@ def add(a, b):
     return torch.add(a, b)
 
 
-EAGER, COMPILED = "eager", "compile"
+EAGER, COMPILED, AUTOTUNED = "eager", "compile", "max-autotune"
+COMPILE_MODE = {COMPILED: None, AUTOTUNED: "max-autotune-no-cudagraphs"}
 
 
 class Spec:
     """One case's PyTorch side: the case's tensors by name with the shapes torch sees them in (-1: from the
-    tensor's element count), the arguments made of them, the callables (label, function, how), and a
-    reason when the case has none. make(t) turns the named tensors into the arguments."""
+    tensor's element count), the arguments made of them, the callables (label, function, how[, make]), and
+    a reason when the case has none. make(t) turns the named tensors into the arguments; an op that takes
+    other arguments than the rest names its own make."""
 
     def __init__(self, tensors=None, make=None, ops=(), skip=None, suffix="", check=None, notes=()):
-        self.tensors, self.make, self.ops, self.skip = tensors or {}, make, list(ops), skip
+        self.tensors, self.make, self.skip = tensors or {}, make, skip
+        self.ops = [op if len(op) == 4 else (*op, make) for op in ops]
         self.suffix = suffix  # appended to every label: what the row's verification does not cover
         self.check = check    # check(t) -> None or why the tensors the plugin made are not the case's
         self.notes = list(notes)
@@ -300,28 +354,24 @@ def spec_rmsnorm(c):
 
 
 def spec_rmsnorm_rope(c):
-    """kb_begin cannot pass dim.*, so the plugin sets up with its defaults (plugins/rmsnorm_rope/
-    rmsnorm_rope.h: head_dim 128; seq from a BxSxH shape, else 1; cache max(seq, 4096)). A case runs
-    only where its dims are those; after set-up the tables say which head_dim and cache the plugin
-    used (check), so a changed default stops the run instead of mislabelling rows."""
+    """The geometry as plugins/rmsnorm_rope/rmsnorm_rope.h reads the case: dim.head_dim (default 128);
+    seq from a BxSxH shape, else dim.seq (default 1); dim.cache (default max(seq, 4096)). After set-up the
+    tables say which head_dim and cache the plugin used (check), so a geometry read differently here stops
+    the run instead of mislabelling rows."""
     if len(c.dims) not in (2, 3):
         return Spec(skip=f"rank {len(c.dims)}: the plugin takes BxSxH or TxH")
-    seq = c.dims[1] if len(c.dims) == 3 else 1
-    default = {"head_dim": 128, "seq": seq, "cache": max(seq, 4096)}
-    differ = [f"dim.{k} = {v} (the plugin's default is {default.get(k)})" for k, v in c.named.items()
-              if default.get(k) != v]
-    if differ:
-        return Spec(skip="libklab_bench cannot pass dim.*: " + ", ".join(differ))
+    seq = c.dims[1] if len(c.dims) == 3 else c.named.get("seq", 1)
+    cache = c.named.get("cache", max(seq, 4096))
     eps = float(c.params.get("eps", "1e-6"))
-    d, half = default["head_dim"], c.params.get("layout", "half") == "half"
+    d, half = c.named.get("head_dim", 128), c.params.get("layout", "half") == "half"
     tokens, hidden = c.rows, c.cols
 
     def check(t):
-        cache = t["cos"].shape[0]
+        rows = t["cos"].shape[0]
         # position 1, pair 0 is at angle 1 in every RoPE (base^0): the row length of the table is head_dim/2
-        if cache != default["cache"] or abs(float(t["cos"][1, 0]) - math.cos(1.0)) > 1e-6 \
+        if rows != cache or abs(float(t["cos"][1, 0]) - math.cos(1.0)) > 1e-6 \
                 or abs(float(t["cos"][0, d // 2 - 1]) - 1.0) > 1e-6:
-            return (f"the plugin's cos table is not {default['cache']} positions x {d // 2} pairs "
+            return (f"the plugin's cos table is not {cache} positions x {d // 2} pairs "
                     f"(cos[1,0] = {float(t['cos'][1, 0]):.6f}, cos(1) = {math.cos(1.0):.6f})")
         return None
 
@@ -329,7 +379,7 @@ def spec_rmsnorm_rope(c):
                  "sin": (-1, d // 2)},
                 lambda t: (t["x"], t["w"], t["pos"], t["cos"], t["sin"], eps, d, half),
                 [("torch.eager", rms_rope, EAGER), ("torch.compile", rms_rope, COMPILED)], check=check,
-                notes=[f"head_dim {d}, {'half' if half else 'interleaved'}, cache {default['cache']}"])
+                notes=[f"head_dim {d}, {'half' if half else 'interleaved'}, cache {cache}"])
 
 
 def spec_vector_add(c):
@@ -342,6 +392,64 @@ def spec_vector_add(c):
     return Spec(skip=f"param.op = {op}: no PyTorch callable")
 
 
+def named_dims(c, names, plugin):
+    """The case's dim.NAME values in the order of names, or the Spec that skips it (the plugin refuses it)."""
+    missing = [n for n in names if n not in c.named]
+    if missing:
+        return None, Spec(skip=f"{plugin} needs " + ", ".join(f"dim.{n}" for n in missing))
+    return [c.named[n] for n in names], None
+
+
+def spec_matmul_h200(c):
+    """C (m x n) = A (m x k) B (k x n), all row-major, as torch.matmul computes it (plugins/matmul_h200/
+    matmul_h200.h): the plugin's a and b are torch.matmul's operands as they lie. No default-mode compile:
+    it would lower to the same cuBLAS call as torch.matmul."""
+    dims, skip = named_dims(c, "mnk", "matmul_h200")
+    if skip:
+        return skip
+    m, n, k = dims
+    return Spec({"a": (m, k), "b": (k, n)}, lambda t: (t["a"], t["b"]),
+                [("torch.matmul", matmul, EAGER), ("torch.compile-max-autotune", matmul, AUTOTUNED)])
+
+
+def spec_fp8_gemm(c):
+    """D (m x n, bf16) = A (m x k) W (n x k)^T from the bf16 a and w (plugins/fp8_gemm/fp8_gemm.h); the
+    case's dtype fp8e4m3 is the precision the GEMM computes in, not a tensor's. Quantised on every call
+    (eager, and torch.compile of the same function), and torch._scaled_mm on the plugin's own setup-
+    quantised a_e4m3, w_e4m3 and their dequantisation scales (scales[0] and scales[4], FP8Q_SCALE_STRIDE
+    apart): the pairs autoquant and prequant stand beside. param.fast_accum is _scaled_mm's use_fast_accum."""
+    dims, skip = named_dims(c, "mnk", "fp8_gemm")
+    if skip:
+        return skip
+    m, n, k = dims
+    fast = c.params.get("fast_accum", "1") == "1"
+    each = {"a": (m, k), "w": (n, k)}
+    pre = {"a_e4m3": (m, k), "w_e4m3": (n, k), "scales": (8,)}
+    return Spec({**each, **pre}, None,
+                [("torch.fp8-each-call", fp8_each_call, EAGER, lambda t: (t["a"], t["w"], fast)),
+                 ("torch.compile", fp8_each_call, COMPILED, lambda t: (t["a"], t["w"], fast)),
+                 ("torch._scaled_mm", fp8_prequant, EAGER,
+                  lambda t: (t["a_e4m3"], t["w_e4m3"], t["scales"][0], t["scales"][4], fast))],
+                notes=["e4m3, one scale a tensor"])
+
+
+def spec_fused_gated_mlp(c):
+    """out (m x f) = act(x Wg^T) * (x Wu^T), x m x k and Wg, Wu f x k (nn.Linear weights), bf16
+    (plugins/fused_gated_mlp/fused_gated_mlp.h); act from param.activation: silu, or gelu in its erf form
+    as the plugin's reference and kernels compute it."""
+    dims, skip = named_dims(c, "mkf", "fused_gated_mlp")
+    if skip:
+        return skip
+    m, k, f = dims
+    act = c.params.get("activation", "silu")
+    fn = {"silu": gated_silu, "gelu": gated_gelu}.get(act)
+    if fn is None:
+        return Spec(skip=f"param.activation = {act}: no PyTorch callable")
+    return Spec({"x": (m, k), "w_gate": (f, k), "w_up": (f, k)}, lambda t: (t["x"], t["w_gate"], t["w_up"]),
+                [("torch.eager", fn, EAGER), ("torch.compile", fn, COMPILED),
+                 ("torch.compile-max-autotune", fn, AUTOTUNED)])
+
+
 # plugin -> its cases' PyTorch side; its INI is ini/<plugin>.ini unless --ini names another
 TABLE = {
     "softmax": spec_softmax,
@@ -350,16 +458,19 @@ TABLE = {
     "rmsnorm": spec_rmsnorm,
     "rmsnorm_rope": spec_rmsnorm_rope,
     "vector_add": spec_vector_add,
+    "matmul_h200": spec_matmul_h200,
+    "fp8_gemm": spec_fp8_gemm,
+    "fused_gated_mlp": spec_fused_gated_mlp,
 }
+# the plugins whose cases are sized by dim.* (a shape, where a case's name gives one, means nothing to them)
+BY_DIMS = {"matmul_h200", "fp8_gemm", "fused_gated_mlp"}
 
 
 def spec_of(plugin, c):
     """The case's Spec, with what kb_begin does not carry said as notes (or as the skip)."""
-    if c.dims is None:
+    if c.dims is None and plugin not in BY_DIMS:
         return Spec(skip="no shape (sized by dim.* alone)")
     s = TABLE[plugin](c)
-    if c.named and plugin != "rmsnorm_rope" and not s.skip:
-        s = Spec(skip="libklab_bench cannot pass dim.* (" + ", ".join(c.named) + ")")
     if c.config or c.steps:
         s.notes.append("config/steps not carried by kb_begin: the plugin's own choice")
     return s
@@ -442,8 +553,8 @@ class Bench:
 
     def begin(self, c, dtype, budget_ms):
         """False when the case did not set up and verify: its rows (in the CSV) say why."""
-        if self.lib.kb_begin(self.s, c.name.encode(), c.shape.encode(), dtype.encode(), c.kb_params().encode(),
-                             budget_ms):
+        if self.lib.kb_begin(self.s, c.name.encode(), c.kb_shape().encode(), dtype.encode(),
+                             c.kb_params().encode(), budget_ms):
             err = self.lib.kb_error(self.s).decode()
             print(err, file=sys.stderr)
             if "context was lost" in err or not err.startswith("kb_begin: case"):
@@ -561,16 +672,16 @@ class Bench:
         self.check(self.lib.kb_close(self.s), "kb_close")
 
 
-def copy_of(spec, t, f, probe=False):
-    """f over fresh clones of the case's inputs t (same contents), and the bytes one copy occupies: the
-    inputs and f's output. probe: only the bytes, nothing cloned."""
+def copy_of(make, t, f, probe=False):
+    """f over fresh clones of the case's inputs t (same contents), its arguments made by make, and the
+    bytes one copy occupies: the inputs and f's output. probe: only the bytes, nothing cloned."""
     inputs = sum(v.numel() * v.element_size() for v in t.values())
-    out = f(*spec.make(t))
+    out = f(*make(t))
     outs = out if isinstance(out, tuple) else (out,)
     each = inputs + sum(o.numel() * o.element_size() for o in outs if hasattr(o, "numel"))
     if probe:
         return None, each
-    args = spec.make({n: v.clone() for n, v in t.items()})
+    args = make({n: v.clone() for n, v in t.items()})
     return (lambda: f(*args)), each
 
 
@@ -608,9 +719,9 @@ COMPILED_FNS = {}
 def callable_of(fn, how):
     if how == EAGER:
         return fn
-    if fn not in COMPILED_FNS:
-        COMPILED_FNS[fn] = torch.compile(fn, dynamic=False)
-    return COMPILED_FNS[fn]
+    if (fn, how) not in COMPILED_FNS:
+        COMPILED_FNS[fn, how] = torch.compile(fn, dynamic=False, mode=COMPILE_MODE[how])
+    return COMPILED_FNS[fn, how]
 
 
 # ---- runs ---------------------------------------------------------------------------------------------------
@@ -658,19 +769,20 @@ def dtypes_of(a, c):
 
 
 def dry_run(a, work):
-    print("# kb_begin carries a case's name, shape, dtype, param.* and budget_ms; every profile of the plugin"
-          " is timed, whatever `profiles` says")
+    print("# kb_begin carries a case's name, shape, dtype, param.*, dim.* and budget_ms; every profile of the"
+          " plugin is timed, whatever `profiles` says")
     for ini, cases in work:
         print(f"{os.path.relpath(ini.path, ROOT)}  plugin {ini.plugin}  -> {ini.stem}{a.csv_suffix}.csv")
         for c in cases:
             s = spec_of(ini.plugin, c)
             budget = a.budget_ms or c.budget_ms
-            head = f"  {c.name:<26} {c.shape:<14} {','.join(dtypes_of(a, c)) or '-':<15} {budget:>6.0f} ms"
+            head = f"  {c.name:<26} {c.shape if c.dims else '-':<14} {','.join(dtypes_of(a, c)) or '-':<15} {budget:>6.0f} ms"
             if s.skip:
                 print(f"{head}  skipped: {s.skip}")
                 continue
-            labels = [row_label(a, lbl, s) for lbl, _, _ in s.ops]
-            params = " ".join(f"param.{k}={v}" for k, v in c.params.items())
+            labels = [row_label(a, op[0], s) for op in s.ops]
+            params = " ".join([f"param.{k}={v}" for k, v in c.params.items()]
+                              + [f"dim.{k}={v}" for k, v in c.named.items()])
             tensors = " ".join(f"{k}{list(v)}" for k, v in s.tensors.items())
             print(f"{head}  {', '.join(labels)}  [{tensors}] {params}"
                   + "".join(f"; {n}" for n in s.notes))
@@ -697,6 +809,9 @@ def run_ini(a, lib, ini, cases):
                 continue
             for dt in dtypes_of(a, c):
                 t0 = time.monotonic()
+                if a.wall_s and t0 - START > a.wall_s:
+                    print(f"# {c.name} {dt}: not run: --wall-s {a.wall_s:.0f} spent", flush=True)
+                    continue
                 if not b.begin(c, dt, a.budget_ms or c.budget_ms):
                     continue
                 t = {n: b.tensor(n, shape) for n, shape in s.tensors.items()}
@@ -705,11 +820,10 @@ def run_ini(a, lib, ini, cases):
                     # the plugin's rows of this unit would carry the INI's name for another geometry:
                     # stop here, leaving the CSV as .partial
                     raise Fatal(f"{ini.plugin} case {c.name} {dt}: {why}")
-                args = s.make(t)
-                for label, fn, how in s.ops:
-                    f = callable_of(fn, how)
+                for label, fn, how, make in s.ops:
+                    f, args = callable_of(fn, how), make(t)
                     b.external(row_label(a, label, s), lambda f=f, args=args: f(*args),
-                               copy=lambda probe=False, f=f, s=s, t=t: copy_of(s, t, f, probe))
+                               copy=lambda probe=False, f=f, make=make, t=t: copy_of(make, t, f, probe))
                 b.finish()
                 print(f"# {c.name} {dt}: {time.monotonic() - t0:.1f} s", flush=True)
     except Fatal:
@@ -728,10 +842,22 @@ def num(r, k):
         return None
 
 
+# The klab profile a PyTorch row stands beside, where that is not 'fused': (plugin, label prefix) -> profile.
+AGAINST = {("fp8_gemm", "torch._scaled_mm"): "prequant", ("fp8_gemm", "torch."): "autoquant"}
+
+
+def against(plugin, label, klab):
+    """The klab row (of klab, one case and dtype) that the PyTorch row `label` is set against."""
+    name = next((p for (pl, pre), p in AGAINST.items() if pl == plugin and label.startswith(pre)), "fused")
+    return next((r for r in klab if r["profile"] == name), None) or min(klab, key=lambda r: num(r, "median_ms"),
+                                                                        default=None)
+
+
 def compare(csv_path):
-    """Each PyTorch row against klab's 'fused' profile (else the fastest klab profile) of the same case and
-    dtype: the ratio of medians and its lower bound, the callable's median_lo over klab's median_hi (from two
-    95 % intervals: holds with at least 90 %, docs/timing.md). Returns how many external rows did not pass."""
+    """Each PyTorch row against klab's 'fused' profile (fp8_gemm: autoquant, and prequant beside
+    torch._scaled_mm; else the fastest klab profile) of the same case and dtype: the ratio of medians and
+    its lower bound, the callable's median_lo over klab's median_hi (from two 95 % intervals: holds with at
+    least 90 %, docs/timing.md). Returns how many external rows did not pass."""
     rows = list(csv.DictReader(open(csv_path, newline="")))
     bad = [r for r in rows if "external" in r["flags"] and r["status"] != "passed"]
     units = {}
@@ -740,11 +866,10 @@ def compare(csv_path):
     print(f"\n{os.path.basename(csv_path)}: PyTorch / klab, medians in us [95 %]; ratio > 1: klab faster")
     for (case, dt), rs in units.items():
         klab = [r for r in rs if "external" not in r["flags"] and r["profile"] != "copy-ref" and num(r, "median_ms")]
-        ref = next((r for r in klab if r["profile"] == "fused"), None) or min(klab, key=lambda r: num(r, "median_ms"),
-                                                                                default=None)
         for r in rs:
             if "external" not in r["flags"]:
                 continue
+            ref = against(r["plugin"], r["profile"], klab)
             if r["status"] != "passed" or not ref:
                 print(f"  {case:<22} {dt:<5} {r['profile']:<34} {r['status']}: {r['reason']}")
                 continue
@@ -783,6 +908,8 @@ def main():
                     help="only these cases; a name that is no case of the INI but a shape adds that shape")
     ap.add_argument("--dtypes", type=lambda s: [d for d in s.split(",") if d], default=[])
     ap.add_argument("--budget-ms", type=float, default=0, help="each case's sampling budget instead of the INI's")
+    ap.add_argument("--wall-s", type=float, default=0,
+                    help="begin no unit after this many seconds (0: no limit); the units left are listed as not run")
     ap.add_argument("--mode", choices=("plain", "batched", "hot"), default="plain",
                     help="klab's timing mode (docs/timing.md); batched replays each callable's CUDA graph")
     ap.add_argument("--dry-run", action="store_true", help="print the cases and callables; needs no torch or GPU")
