@@ -19,10 +19,12 @@
  *   stage_store<Out, MT, COLS>(t, chunk, col0, value)  stores value(mt, i) (fragment index i < COLS / 2)
  *                                                       as the tile's COLS output columns from col0
  *   stage_finish(t)                                     waits for the warpgroup's stores (once, at exit)
+ *   Staged                                              the base of a staging policy
  *   TmaStoreEpilogue<Out>                               C = acc, the policy matmul_h200 uses
- * A policy that stages declares `static constexpr int stage_bytes` (shared memory a consumer warpgroup,
- * HG_STAGE_BUFS * HG_STAGE_BYTES) and `finish(const TileInfo &)`; the kernel then gives TileInfo the
- * region (t.stage) and the output map (t.out_map, hg::launch's tc) and calls finish after the last unit.
+ * A staging policy derives from Staged (`stage_bytes`: shared memory a consumer warpgroup,
+ * HG_STAGE_BUFS * HG_STAGE_BYTES; `finish`), so the kernel gives TileInfo the region (t.stage) and the
+ * output map (t.out_map, hg::launch's tc) and calls finish after the last unit; its operator() calls
+ * stage_store with the values it wants written (fp8_gemm scales them, fused_gated_mlp gates them).
  * Uses named barriers HG_STAGE_BARRIER + consumer (SerialSplitEpilogue's are 1 and 2).
  */
 #ifndef KLAB_HOPPER_STORE_CUH
@@ -186,16 +188,21 @@ __device__ __forceinline__ void stage_finish(const TileInfo &t)
         bulk_wait_all();
 }
 
-/* C = acc as Out (bf16 / fp16) through staged chunks and TMA stores: StoreEpilogue's function. The
-   output map is hg::make_store_map's. */
-template <class Out> struct TmaStoreEpilogue {
+/* The base of a staging policy: what the kernel looks for (stage_bytes, finish) and the chunk count
+   stage_store() keeps. Value-initialise the policy (Policy{} or {{}, ...}): the count starts at 0. */
+struct Staged {
     static constexpr int stage_bytes = HG_STAGE_BUFS * HG_STAGE_BYTES;
     int chunk;
+    __device__ __forceinline__ void finish(const TileInfo &t) { stage_finish(t); }
+};
+
+/* C = acc as Out (bf16 / fp16) through staged chunks and TMA stores: StoreEpilogue's function. The
+   output map is hg::make_store_map's. */
+template <class Out> struct TmaStoreEpilogue : Staged {
     template <int MT, int R> __device__ __forceinline__ void operator()(const TileInfo &t, float (&acc)[MT][R])
     {
         stage_store<Out, MT, 2 * R>(t, chunk, t.n0, [&](int mt, int i) { return acc[mt][i]; });
     }
-    __device__ __forceinline__ void finish(const TileInfo &t) { stage_finish(t); }
 };
 
 } // namespace hg

@@ -67,7 +67,7 @@ int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const voi
             }
             if (hg::make_store_map<T>(&tc, out, M, N, N, why, whylen) != 0)
                 return 1;
-            e = go(hg::TmaStoreEpilogue<T>{0});
+            e = go(hg::TmaStoreEpilogue<T>{});
         } else {
             snprintf(why, whylen, "bm=%d,bn=%d has no epi=tma instantiation", Cfg::BM, Cfg::BN);
             return 1;
