@@ -75,7 +75,8 @@
  *   hg::launch<Cfg>(ta, tb, tc, p, epilogue, grid_ctas, stream);   // staging: tc = hg::make_store_map<Out>()
  *   grid_ctas = hg::grid_of<Cfg, Epi>(p, persistent, sms): one CTA a unit, or (persistent) the cluster
  *   slots that can be resident at once (persistent_grid: cudaOccupancyMaxActiveClusters, with this
- *   epilogue's shared memory), at most the units
+ *   epilogue's shared memory), at most the units; hg::launch_on(ta, tb, tc, p, epi, persistent, sms,
+ *   stream) launches on that grid (what the plugins call)
  * A grid smaller than the work makes the kernel persistent: each cluster takes work units
  * blockIdx/CLUSTER, + gridDim/CLUSTER, ... (units = ceil(tiles_m/CLUSTER) * tiles_n * splits).
  */
@@ -709,6 +710,15 @@ inline cudaError_t launch(const CUtensorMap &ta, const CUtensorMap &tb, const Pr
     static_assert(stage_bytes_of<Epi>::value == 0, "a staging epilogue needs its output map (tc)");
     const CUtensorMap none = {};
     return launch<Cfg>(ta, tb, none, p, epi, grid, stream);
+}
+
+/* Launches on grid_of(p, persistent, sms): what a plugin's configuration (persistent or not) runs.
+   tc: a staging epilogue's output map; ignored (any map, e.g. zeroed) for the other policies. */
+template <class Cfg, class Epi>
+inline cudaError_t launch_on(const CUtensorMap &ta, const CUtensorMap &tb, const CUtensorMap &tc, const Problem &p,
+                             const Epi &epi, int persistent, int sms, cudaStream_t stream)
+{
+    return launch<Cfg>(ta, tb, tc, p, epi, grid_of<Cfg, Epi>(p, persistent, sms), stream);
 }
 
 } // namespace hg

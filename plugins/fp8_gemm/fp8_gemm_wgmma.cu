@@ -12,8 +12,6 @@
  * from running there. */
 #include <stdio.h>
 
-#include <type_traits>
-
 #include "../common/hopper_gemm.cuh"
 #include "fp8_gemm.h"
 #include "fp8_quant.h"
@@ -136,11 +134,7 @@ int run_variant(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, co
         return 1;
     const hg::Problem p = hg::problem<Cfg>(M, N, K, c->splits, 8, 0);
     CUtensorMap tc = {};
-    /* the persistent grid is sized by this instantiation's occupancy, so per epilogue */
-    auto go = [&](const auto &epi) {
-        typedef typename std::decay<decltype(epi)>::type Epi;
-        return hg::launch<Cfg>(ta, tb, tc, p, epi, hg::grid_of<Cfg, Epi>(p, c->persistent, sms), s);
-    };
+    auto go = [&](const auto &epi) { return hg::launch_on<Cfg>(ta, tb, tc, p, epi, c->persistent, sms, s); };
     cudaError_t e;
     if (c->epi) {
         if constexpr (V == FW_128x256 || V == FW_128x256_C2) { /* the staged instantiations (fp8_gemm_config.c) */

@@ -8,8 +8,6 @@
  * other target the kernels trap, and the profile's archs keep them from running there. */
 #include <stdio.h>
 
-#include <type_traits>
-
 #include "../common/activation.cuh"
 #include "../common/hopper_gemm.cuh"
 #include "fused_gated_mlp.h"
@@ -73,11 +71,7 @@ int run_variant(const gated_mlp_shape *sh, const gv_config *c, const void *x, co
         return 1;
     const hg::Problem p = hg::problem<Cfg>(M, N, K, 1, 8, 0);
     CUtensorMap tc = {};
-    /* the persistent grid is sized by this instantiation's occupancy, so per epilogue */
-    auto go = [&](const auto &epi) {
-        typedef typename std::decay<decltype(epi)>::type Epi;
-        return hg::launch<Cfg>(ta, tb, tc, p, epi, hg::grid_of<Cfg, Epi>(p, c->persistent, sms), s);
-    };
+    auto go = [&](const auto &epi) { return hg::launch_on<Cfg>(ta, tb, tc, p, epi, c->persistent, sms, s); };
     cudaError_t e;
     if (c->epi) {
         if constexpr (V == GV_128x256 || V == GV_128x256_C2) { /* the staged instantiations (the space's) */

@@ -6,8 +6,6 @@
  * target the kernels trap, and the profiles' archs keep them from running there. */
 #include <stdio.h>
 
-#include <type_traits>
-
 #include "hopper_gemm.cuh"
 #include "klab/cuda.h"
 #include "matmul_h200.h"
@@ -53,11 +51,8 @@ int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const voi
         return 1;
     const hg::Problem p = hg::problem<Cfg>(M, N, K, cfg->splits, cfg->group, cfg->raster_n);
     CUtensorMap tc = {};
-    /* the persistent grid depends on the instantiation (its occupancy), so it is sized per epilogue */
-    auto go = [&](const auto &epi) {
-        typedef typename std::decay<decltype(epi)>::type Epi;
-        return hg::launch<Cfg>(ta, tb, tc, p, epi, hg::grid_of<Cfg, Epi>(p, cfg->persistent, sms), s);
-    };
+    /* the persistent grid depends on the instantiation (its occupancy): launch_on sizes it per epilogue */
+    auto go = [&](const auto &epi) { return hg::launch_on<Cfg>(ta, tb, tc, p, epi, cfg->persistent, sms, s); };
     cudaError_t e;
     if (cfg->epi == MM_EPI_TMA) {
         if constexpr (has_tma_epi<V>) {
