@@ -2,6 +2,11 @@
 # sass_matmul_h200.sh MATMUL_H200.so — the machine code of matmul_h200.so (tests/unit.cmake runs this):
 #   - every hopper_gemm kernel (hg::gemm_kernel) built for sm_90a issues wgmma (HGMMA) and loads
 #     through the tensor copy engine (UTMALDG), and the cluster variants multicast (UTMALDG...MULTICAST);
+#   - every kernel with the staged epilogue (TmaStoreEpilogue, epi=tma) writes through stmatrix (STSM)
+#     and the copy engine (UTMASTG);
+#   - no remote mbarrier arrival (SYNCS.ARRIVE...RED: a consumer freeing a stage in its peer CTA) comes
+#     behind a GPU-scope fence (CGAERRBAR, the tail of `.release.cluster`'s MEMBAR.ALL.GPU): that fence
+#     once a k-tile is what held the 2-CTA cluster kernels at ~0.6x (docs/notes/matmul_h200.md);
 #   - the tiled kernel issues mma.sync (HMMA) on every architecture built;
 #   - no kernel touches local memory (LDL/STL: a spill, or a register array indexed at run time) or has
 #     a stack frame.
@@ -28,28 +33,35 @@ printf '%s\n' "$sass" | awk -v regs="$regs" '
     if (fn == "") return
     key = arch " " fn
     short = fn; sub(/^_ZN2hg11/, "hg::", short); sub(/^_ZN.*tiled_kernel/, "tiled_kernel", short)
-    printf "# %s %s regs=%s stack=%s hgmma=%d utmaldg=%d multicast=%d hmma=%d local=%d\n", arch, short, reg[key], stk[key], hg, tma, mc, hm, loc
+    printf "# %s %s regs=%s stack=%s hgmma=%d utmaldg=%d multicast=%d utmastg=%d stsm=%d fenced_arrive=%d hmma=%d local=%d\n", arch, short, reg[key], stk[key], hg, tma, mc, tst, stsm, fenced, hm, loc
     if (fn ~ /gemm_kernel/ && arch == "sm_90a") {
       ngemm++
       if (!hg || !tma) bad[++nbad] = arch " " fn ": HGMMA " hg ", UTMALDG " tma
       if (fn ~ /Li2EEE/ && !mc) bad[++nbad] = arch " " fn ": a cluster of 2 without a multicast load"
+      if (fn ~ /TmaStoreEpilogue/) { nstaged++; if (!tst || !stsm) bad[++nbad] = arch " " fn ": epi=tma without UTMASTG (" tst ") or STSM (" stsm ")" }
+      if (fenced) bad[++nbad] = arch " " fn ": " fenced " remote mbarrier arrivals behind a GPU-scope fence"
     }
     if (fn ~ /tiled_kernel/) { ntiled++; if (!hm) bad[++nbad] = arch " " fn ": no HMMA" }
     if (loc || (stk[key] != "" && stk[key] != "0")) { nlocal++; bad[++nbad] = arch " " fn ": local memory " loc ", stack " stk[key] }
   }
   /^[ \t]*arch = / { flush(); fn = ""; arch = $3 }
-  /Function : / { flush(); fn = $3; hg = tma = mc = hm = loc = 0; next }
+  /Function : / { flush(); fn = $3; hg = tma = mc = hm = loc = tst = stsm = fenced = 0; prev = ""; next }
   fn != "" && /HGMMA/ { hg++ }
   fn != "" && /UTMALDG/ { tma++; if ($0 ~ /MULTICAST/) mc++ }
   fn != "" && /HMMA/ { hm++ }
+  fn != "" && /UTMASTG/ { tst++ }
+  fn != "" && /STSM/ { stsm++ }
+  fn != "" && /SYNCS\.ARRIVE\.TRANS64\.RED/ && prev ~ /CGAERRBAR/ { fenced++ }
+  fn != "" && /\/\*[0-9a-f]+\*\// { prev = $0 }
   fn != "" && /[ \t]LD[L][ .]|[ \t]ST[L][ .]/ { loc++ }
   END {
     flush()
     fail = 0
     if (ngemm < 14) { print "not ok 1 - only " ngemm " hg::gemm_kernel functions for sm_90a"; fail = 1 } else print "ok 1 - " ngemm " sm_90a hg::gemm_kernel functions"
     if (ntiled < 2) { print "not ok 2 - only " ntiled " tiled_kernel functions"; fail = 1 } else print "ok 2 - " ntiled " tiled_kernel functions"
-    if (nbad) { print "not ok 3 - HGMMA/UTMALDG/HMMA present, no local memory"; fail = 1 } else print "ok 3 - HGMMA/UTMALDG/HMMA present, no local memory"
+    if (nbad) { print "not ok 3 - HGMMA/UTMALDG/HMMA present, UTMASTG/STSM where epi=tma, no fenced remote arrive, no local memory"; fail = 1 } else print "ok 3 - HGMMA/UTMALDG/HMMA present, UTMASTG/STSM where epi=tma, no fenced remote arrive, no local memory"
     for (i = 1; i <= nbad; i++) print "#   " bad[i]
-    print "1..3"
+    if (nstaged < 8) { print "not ok 4 - only " nstaged " epi=tma hg::gemm_kernel functions (4 variants x bf16/fp16)"; fail = 1 } else print "ok 4 - " nstaged " epi=tma hg::gemm_kernel functions"
+    print "1..4"
     exit fail
   }'

@@ -159,8 +159,10 @@ static void test_fp8_wgmma_space(void **state)
     (void)state;
     dim_case c;
     const klab_case *big = dcase(&c, "m", 8192, "n", 8192, "k", 8192, NULL, NULL);
-    assert_int_equal(check_names(fw_config_hook, big), 12);
-    assert_string_equal(fw_config_hook(big, -1), "tile=128x256,cluster=1,persistent=0,splits=1");
+    assert_int_equal(check_names(fw_config_hook, big), 15);
+    assert_string_equal(fw_config_hook(big, -1), "tile=128x256,cluster=1,persistent=0,splits=1,epi=direct");
+    /* the staged epilogue: 128 x 256 per-tensor tiles without split-K, last in the space */
+    assert_string_equal(fw_config_hook(big, 13), "tile=128x256,cluster=1,persistent=1,splits=1,epi=tma");
     fp8_gemm_shape sh = {.m = 64, .n = 7168, .k = 4096, .fast_accum = 1};
     fw_config fc;
     assert_int_equal(fw_config_of(&sh, FW_TENSOR, -1, &fc), 0);
@@ -169,7 +171,7 @@ static void test_fp8_wgmma_space(void **state)
     assert_int_equal(fw_workspace_bytes(&sh, &fc), 4 * 64 * 7168 * sizeof(float));
     const klab_case *skinny = dcase(&c, "m", 64, "n", 7168, "k", 4096, NULL, NULL);
     assert_int_equal(index_of(fw_config_hook, skinny, fw_config_hook(skinny, -1)), 11);
-    assert_int_equal(fw_config_of(&sh, FW_TENSOR, 12, &fc), -1);
+    assert_int_equal(fw_config_of(&sh, FW_TENSOR, 15, &fc), -1);
     /* the table's tiles are the instantiated ones (fp8_gemm_wgmma.cu checks each against its Config) */
     for (int sc = FW_TENSOR; sc <= FW_BLOCK; sc++)
         for (int i = 0; fw_config_of(&sh, (fw_scaling)sc, i, &fc) == 0; i++) {
@@ -179,13 +181,15 @@ static void test_fp8_wgmma_space(void **state)
             /* block scales: the space holds only block variants, 128-column tiles (one W block across) */
             assert_int_equal(v->block, sc == FW_BLOCK);
             assert_true(!v->block || v->bn == 128);
+            /* fp8_gemm_wgmma.cu instantiates the staged epilogue for these alone */
+            assert_true(!fc.epi || ((fc.variant == FW_128x256 || fc.variant == FW_128x256_C2) && fc.splits == 1));
         }
     /* the block space: 4 configurations, 128-row tiles unless M is skinny */
     dim_case c2;
     big = dcase(&c2, "m", 8192, "n", 8192, "k", 8192, NULL, NULL);
     assert_int_equal(check_names(fw_block_config_hook, big), 4);
-    assert_string_equal(fw_block_config_hook(big, -1), "tile=128x128,cluster=1,persistent=0,splits=1");
-    assert_string_equal(fw_block_config_hook(skinny, -1), "tile=64x128,cluster=1,persistent=0,splits=1");
+    assert_string_equal(fw_block_config_hook(big, -1), "tile=128x128,cluster=1,persistent=0,splits=1,epi=direct");
+    assert_string_equal(fw_block_config_hook(skinny, -1), "tile=64x128,cluster=1,persistent=0,splits=1,epi=direct");
 }
 
 static void test_fused_mlp_space(void **state)
@@ -193,15 +197,20 @@ static void test_fused_mlp_space(void **state)
     (void)state;
     dim_case c;
     const klab_case *prefill = dcase(&c, "m", 4096, "k", 4096, "f", 14336, NULL, NULL);
-    assert_int_equal(check_names(gv_config_hook, prefill), 6);
-    assert_string_equal(gv_config_hook(prefill, -1), "tile=128x256,cluster=1,persistent=0");
+    assert_int_equal(check_names(gv_config_hook, prefill), 9);
+    assert_string_equal(gv_config_hook(prefill, -1), "tile=128x256,cluster=1,persistent=0,epi=direct");
     const klab_case *decode = dcase(&c, "m", 8, "k", 4096, "f", 14336, NULL, NULL);
-    assert_string_equal(gv_config_hook(decode, -1), "tile=64x256,cluster=1,persistent=0");
+    assert_string_equal(gv_config_hook(decode, -1), "tile=64x256,cluster=1,persistent=0,epi=direct");
     gated_mlp_shape sh = {.m = 8, .k = 4096, .f = 14336};
     gv_config g;
     assert_int_equal(gv_config_of(&sh, -1, &g), 0);
     assert_int_equal(g.variant, GV_64x256);
-    assert_int_equal(gv_config_of(&sh, 6, &g), -1);
+    assert_int_equal(gv_config_of(&sh, 9, &g), -1);
+    /* the staged epilogue: 128 x 256 tiles only (fused_gated_mlp_fused.cu's instantiations), named so */
+    for (int i = 0; gv_config_of(&sh, i, &g) == 0; i++) {
+        assert_true(!g.epi || g.variant == GV_128x256 || g.variant == GV_128x256_C2);
+        assert_non_null(strstr(gv_config_hook(prefill, i), g.epi ? ",epi=tma" : ",epi=direct"));
+    }
 }
 
 int main(void)

@@ -121,6 +121,10 @@ static void test_fp8_gemm_every_profile(void **state)
     const klab_row *s = row(&c, "sampled", NULL, "bf16"), *t = row(&c, "tiny", NULL, "bf16");
     assert_int_equal(s->verified_elems, 4096);
     assert_int_equal(t->verified_elems, 16 * 32); /* checked whole: every element of 16 x 32 */
+    /* bytes: e4m3 A and W read once, bf16 D written once (what the fp8 rows move), 200 x 328 x 256 */
+    const klab_row *b = row(&c, "blocks", NULL, "prequant");
+    if (!(b->bytes == 200.0 * 256 + 328.0 * 256 + 2.0 * 200 * 328))
+        fail_msg("blocks prequant: %.0f bytes, not fp8 A and W and bf16 D", b->bytes);
     free(c.rows);
     free(r.out);
 }
@@ -186,7 +190,9 @@ static void test_batched(void **state)
 }
 
 /* --tune: every configuration of the wgmma spaces verified and timed (split-K declined, saying why,
-   where setup made no workspace: m past 256), and a choice cached per case and profile. */
+   where setup made no workspace: m past 256), and a choice cached per case and profile. The staged
+   epilogue (epi=tma: TMA stores clipped at the edges) at odd shapes: fp8 200 x 328 and 384 x 640, the
+   gated MLP's GELU at 200 rows and SiLU at 1 (decode). */
 static void test_every_configuration(void **state)
 {
     (void)state;
@@ -196,10 +202,10 @@ static void test_every_configuration(void **state)
     klab_result r = RUN("tune", "--plugin", "fp8_gemm,fused_gated_mlp", "--tune", "--case",
                         "blocks,sampled,fused-small,decode");
     csv f = read_rows("tune", "fp8_gemm"), m = read_rows("tune", "fused_gated_mlp");
-    /* 4 cuBLASLt profiles; 2 profiles of 12 configurations and 2 of 4, each with its own choice */
-    assert_int_equal(f.n, 2 * (4 + 2 * 13 + 2 * 5));
-    assert_int_equal(m.n, 2 * (2 + 7));
-    int trials = 0;
+    /* 4 cuBLASLt profiles; 2 profiles of 15 configurations and 2 of 4, each with its own choice */
+    assert_int_equal(f.n, 2 * (4 + 2 * 16 + 2 * 5));
+    assert_int_equal(m.n, 2 * (2 + 10));
+    int trials = 0, staged = 0;
     for (int i = 0; i < f.n; i++) {
         const klab_row *x = &f.rows[i];
         if (!ours(x))
@@ -209,11 +215,14 @@ static void test_every_configuration(void **state)
         if (!strcmp(x->kcase, "sampled") && strstr(x->config, "splits=4"))
             expect_status(x, ROW_SKIPPED, "split-K needs");
         else
-            expect_fp8(x, "stream");
+            staged += expect_fp8(x, "stream") && strstr(x->config, ",epi=tma");
     }
-    assert_int_equal(trials, 2 * (2 * 13 + 2 * 5));
+    assert_int_equal(trials, 2 * (2 * 16 + 2 * 5));
+    assert_int_equal(staged, 2 * 2 * 3); /* cases x profiles x staged configurations, all passed */
+    staged = 0;
     for (int i = 0; i < m.n; i++)
-        expect_mlp(&m.rows[i], "stream");
+        staged += expect_mlp(&m.rows[i], "stream") && strstr(m.rows[i].config, ",epi=tma");
+    assert_int_equal(staged, 2 * 3);
     /* the cuBLASLt rows too: one plan cuBLASLt refuses must not fail the case's other rows */
     int bf16 = 0;
     for (int i = 0; i < f.n; i++)

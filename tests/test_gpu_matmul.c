@@ -5,8 +5,9 @@
  *     and, when sampled, comparing MM_SAMPLES elements; the wgmma profiles skipped, saying why, off sm_90;
  *   - the same batched (one CUDA graph of runs on rotated copies: cuBLAS with its own workspace, the TMA
  *     maps built per run from the copy's pointers);
- *   - klab --tune on two shapes: every configuration of every wgmma space verified (a wrong
- *     configuration fails its row) and the fastest cached; a plain run then uses it;
+ *   - klab --tune on three shapes: every configuration of every wgmma space verified (a wrong
+ *     configuration fails its row), the staged epilogue (epi=tma) among them at odd M and N, and the
+ *     fastest cached; a plain run then uses it;
  *   - refusals: K = 100 (rows not 16-byte aligned) skipped by every kernel profile with the reason while
  *     cuBLAS runs it; a case without dim.k failed at setup, naming the dim.
  * Speed is not checked here: the targets and what to look for are in docs/notes/matmul_h200.md.
@@ -113,6 +114,7 @@ static void test_tune_verifies_every_configuration(void **state)
         fail_msg("klab --tune --validate printed no row count");
     assert_int_equal(c.n, atoi(at + strlen("klab --tune: ")));
     free(v.out);
+    int staged = 0;
     for (int i = 0; i < c.n; i++) {
         const klab_row *x = &c.rows[i];
         /* 16 splits of a 4 Mi-element output pass the 32 Mi-float workspace: declined, saying so */
@@ -120,7 +122,12 @@ static void test_tune_verifies_every_configuration(void **state)
             expect_status(x, ROW_SKIPPED, "fp32 partials pass the");
         else
             expect_status(x, ROW_PASSED, NULL);
+        /* the staged epilogue (TMA stores clipped at M = 200, N = 136; ping-pong over many units at
+           short-k-2048, compared whole against cuBLAS there) */
+        staged += x->status == ROW_PASSED && strstr(x->config, ",epi=tma,") != NULL;
     }
+    /* each case: wgmma 128 x 256 at 3 rasters, persistent 4 variants at 4 */
+    assert_int_equal(staged, 3 * (3 + 4 * 4));
     free(c.rows);
     free(r.out);
     r = RUN("mmafter", "--plugin", "matmul_h200", "--case", "decode-16", "--dtype", "bf16");

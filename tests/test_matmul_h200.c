@@ -10,6 +10,7 @@
 #include "sample.h"
 #include "verify.h"
 #include "../plugins/common/hopper_sched.cuh"
+#include "../plugins/common/hopper_store.cuh"
 #include "../plugins/matmul_h200/matmul_h200.h"
 
 static klab_case make_case(const char *name, const klab_dim *dims, int n)
@@ -128,7 +129,7 @@ static void test_tuning_spaces(void **state)
 {
     (void)state;
     const mm_case square = {4096, 4096, 4096}, decode = {16, 4096, 4096}, batch = {128, 14336, 4096};
-    const int expect[MM_PROFILES] = {0, 0, 15, 24, 21};
+    const int expect[MM_PROFILES] = {0, 0, 18, 40, 21};
     char buf[256];
     mm_config cfg;
     for (int p = 0; p < MM_PROFILES; p++) {
@@ -138,6 +139,8 @@ static void test_tuning_spaces(void **state)
             assert_true(cfg.splits >= 1 && cfg.splits <= MM_MAX_SPLITS && cfg.group >= 1);
             if (cfg.splits > 1)
                 assert_true(mm_variants[cfg.variant].splitk); /* only those have the partial epilogue */
+            if (cfg.epi == MM_EPI_TMA) /* only those have the staged one, and it writes whole tiles */
+                assert_true(mm_epi_tma_ok(cfg.variant) && cfg.splits == 1);
             assert_true(text_ok(mm_config_format(p, &square, &cfg, buf, sizeof buf)));
             n++;
         }
@@ -145,10 +148,14 @@ static void test_tuning_spaces(void **state)
         assert_int_equal(mm_config_of(p, &square, -1, &cfg), p >= MM_WGMMA);
         assert_true(text_ok(mm_config_format(p, &square, &cfg, buf, sizeof buf)));
     }
-    /* every variant fits the 227 KB a block may have, barriers and alignment included */
+    /* every variant fits the 227 KB a block may have, barriers and alignment included; with epi=tma also
+       a 1024-byte boundary and each consumer warpgroup's staging chunks (hg::smem_bytes) */
     for (int v = 0; v < MM_VARIANTS; v++) {
         const mm_variant *x = &mm_variants[v];
-        assert_true((x->bm + x->bn) * 128 * x->stages + 1024 + 16 * x->stages + 64 <= 227 * 1024);
+        const int smem = (x->bm + x->bn) * 128 * x->stages + 1024 + 16 * x->stages + 64;
+        assert_true(smem <= 227 * 1024);
+        if (mm_epi_tma_ok(v))
+            assert_true(smem + 1024 + x->consumers * HG_STAGE_BUFS * HG_STAGE_BYTES <= 227 * 1024);
         assert_int_equal(x->bm % (64 * (x->pingpong ? 1 : x->consumers)), 0);
         assert_true(!x->pingpong || (x->consumers == 2 && !x->splitk)); /* no serial split-K ping-pong */
     }
@@ -161,7 +168,14 @@ static void test_tuning_spaces(void **state)
     assert_string_equal(mm_config_format(MM_PERSISTENT, &square, &cfg, buf, sizeof buf),
                         "bm=128,bn=256,stages=4,consumers=2,pingpong=0,cluster=1,raster=m,group=8,splits=1,"
                         "persistent=1,"
-                        "reduce=none,check=sampled_devfull");
+                        "reduce=none,epi=direct,check=sampled_devfull");
+    /* the staged epilogue beside the direct one at the same tile and raster (the persistent space's
+       second half), and once in the one-CTA-a-tile space */
+    assert_int_equal(mm_config_of(MM_PERSISTENT, &square, 24, &cfg), 1);
+    assert_true(cfg.variant == MM_V128x256 && cfg.epi == MM_EPI_TMA && cfg.raster_n == 0 && cfg.group == 8);
+    assert_non_null(strstr(mm_config_format(MM_PERSISTENT, &square, &cfg, buf, sizeof buf), ",epi=tma,"));
+    assert_int_equal(mm_config_of(MM_WGMMA, &square, 15, &cfg), 1);
+    assert_true(cfg.variant == MM_V128x256 && cfg.epi == MM_EPI_TMA);
     /* skinny: 16 x 4096 has 32 tiles of 64 x 128, split 4 ways to 128 units, one wave of 132 SMs (8
        ways made 256 units, two waves); 128 x 14336 has 112 of 128 x 128: 2 splits would make two
        waves, so none; the square case needs no split */
@@ -170,7 +184,7 @@ static void test_tuning_spaces(void **state)
     assert_string_equal(mm_config_format(MM_SPLITK, &decode, &cfg, buf, sizeof buf),
                         "bm=64,bn=128,stages=8,consumers=1,pingpong=0,cluster=1,raster=m,group=8,splits=4,"
                         "persistent=0,"
-                        "reduce=serial,check=sampled");
+                        "reduce=serial,epi=direct,check=sampled");
     /* the space: serial at several split counts, persistent ones, one kernel reduction a variant */
     assert_int_equal(mm_config_of(MM_SPLITK, &decode, 0, &cfg), 1);
     assert_true(cfg.serial == 1 && cfg.splits == 2 && cfg.variant == MM_V64x128 && !cfg.persistent);
@@ -270,6 +284,54 @@ static void test_scheduler_covers_every_tile_once(void **state)
     assert_true(tm == 0 && tn == 1);
 }
 
+/* The staged epilogue's map (hopper_store.cuh), as the device code uses it: for every thread of a
+   consumer warpgroup and every fragment pair of a 64-column chunk, stmatrix puts the pair at the byte
+   where the TMA store, reading the chunk with its 128-byte swizzle, takes output (row, col) from — the
+   fragment's own (row, col) (hopper_gemm.cuh's map, written out here apart from the code) — and every
+   8-lane phase of an stmatrix writes 8 rows of 16 bytes on 32 distinct banks. */
+static void test_staged_epilogue_map(void **state)
+{
+    (void)state;
+    static unsigned char hit[HG_STAGE_BYTES];
+    memset(hit, 0, sizeof hit);
+    for (int j = 0; j < 2; j++) /* two chunks of one tile: the same layout, other fragment indices */
+        for (int warp = 0; warp < 4; warp++)
+            for (int lane = 0; lane < 32; lane++)
+                for (int q = 0; q < 4; q++)
+                    for (int r = 0; r < 4; r++) {
+                        const int i = hg_stage_frag(j, q, r);
+                        /* the fragment pair (i, i + 1) of this thread */
+                        const int row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+                        const int col = 8 * (i / 4) + 2 * (lane % 4) - 64 * j;
+                        assert_true(row >= 0 && row < HG_STAGE_ROWS && col >= 0 && col + 1 < HG_STAGE_COLS);
+                        /* stmatrix: register r of every lane is matrix r, whose row lane/4 lane 8 r + lane/4
+                           addresses; the lane's pair is bytes 4 (lane % 4) .. + 3 of that row */
+                        const int at = hg_stsm_addr(warp, 8 * r + lane / 4, q) + 4 * (lane % 4);
+                        /* where the TMA store reads (row, col): the 16-byte unit col / 8 XOR row % 8 */
+                        const int tma = row * 128 + ((((col * 2) / 16) ^ (row % 8)) * 16) + (col * 2) % 16;
+                        assert_int_equal(at, tma);
+                        if (j == 0) {
+                            hit[at]++;
+                            hit[at + 2]++;
+                        }
+                    }
+    for (int b = 0; b < HG_STAGE_BYTES; b += 2) /* each 16-bit element of the chunk written once */
+        assert_int_equal(hit[b], 1);
+    for (int warp = 0; warp < 4; warp++)
+        for (int q = 0; q < 4; q++)
+            for (int m = 0; m < 4; m++) {
+                unsigned banks = 0; /* 4-byte banks: a 16-byte row covers 4 of the 32 */
+                for (int k = 0; k < 8; k++) {
+                    const int a = hg_stsm_addr(warp, 8 * m + k, q);
+                    assert_int_equal(a % 16, 0);
+                    const unsigned bits = 0xfu << ((a / 4) % 32);
+                    assert_int_equal(banks & bits, 0);
+                    banks |= bits;
+                }
+                assert_int_equal(banks, 0xffffffffu);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -279,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_tuning_spaces),
         cmocka_unit_test(test_scheduler_covers_every_tile_once),
         cmocka_unit_test(test_ring_advance),
+        cmocka_unit_test(test_staged_epilogue_map),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -127,6 +127,10 @@ foreach(pair fp8_gemm:QGMMA fused_gated_mlp:HGMMA)
   add_test(NAME sass_mma_${plugin}
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_mma.sh $<TARGET_FILE:${plugin}> sm_90a gemm_kernel ${mma} UTMALDG)
   set_tests_properties(sass_mma_${plugin} PROPERTIES SKIP_RETURN_CODE 77 LABELS unit)
+  # their epi=tma kernels (ScaledTmaStore, GatedTmaEpilogue) stage with stmatrix and store with TMA
+  add_test(NAME sass_staged_${plugin}
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_mma.sh $<TARGET_FILE:${plugin}> sm_90a gemm_kernel.*Tma[SE] STSM UTMASTG)
+  set_tests_properties(sass_staged_${plugin} PROPERTIES SKIP_RETURN_CODE 77 LABELS unit)
 endforeach()
 
 # decode_replay's float64 reference by hand, its length schedule, geometry and bytes (plain C)

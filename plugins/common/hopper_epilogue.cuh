@@ -7,10 +7,12 @@
  *   hg::StoreEpilogue<Out>                C as Out, masked
  *   hg::PartialEpilogue, splitk_reduce()  split-K partials, then a second kernel sums them
  *   hg::SerialSplitEpilogue<Out>          split-K in one launch (atomic tickets)
+ * The staged epilogue (shared memory, then TMA stores: epi=tma) is hopper_store.cuh's.
  */
 #ifndef KLAB_HOPPER_EPILOGUE_CUH
 #define KLAB_HOPPER_EPILOGUE_CUH
 
+#include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -29,6 +31,10 @@ struct TileInfo {
     int tile;     /* the output tile's index, (m0 / BM) * tiles_n + n0 / BN (per-tile state: tickets) */
     int consumer; /* c, 0 .. CONSUMERS-1 */
     int splits;   /* the problem's split count */
+    /* a staging policy's (hopper_store.cuh): its shared memory, every consumer's HG_STAGE_BUFS chunks,
+       and the output's tensor map (a kernel parameter); NULL for the others */
+    unsigned char *stage;
+    const CUtensorMap *out_map;
 };
 
 __host__ __device__ inline int frag_row(const TileInfo &t, int mt, int i)

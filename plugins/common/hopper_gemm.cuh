@@ -50,6 +50,12 @@
  * and hg::splitk_reduce() sums the partials into C (a second kernel); or, in one launch,
  *     hg::SerialSplitEpilogue<Out> the partials, then the last split of a tile (atomic tickets) sums
  *                                  them in split order and writes C
+ * and, staged through shared memory and written by TMA stores (epi=tma; hopper_store.cuh),
+ *     hg::TmaStoreEpilogue<Out>    C as Out (16-bit), clipped at M and N by the copy engine
+ * A staging policy declares `static constexpr int stage_bytes` (its chunks a consumer warpgroup) and
+ * `finish(info)`: the kernel adds CONSUMERS * stage_bytes of shared memory (smem_bytes<Cfg, Epi>),
+ * hands it over in TileInfo.stage with the output map (TileInfo.out_map) and calls finish once after
+ * the consumer's last unit; hopper_store.cuh's stage_store() builds such policies.
  * TileInfo also names the tile (tile: an index for per-tile state), the consumer and the split count;
  * hg::for_each_pair<MT, R>(t, f) walks the fragment's in-range column pairs, f(mt, i, row, col).
  * Optional promotion (per-128-K-block scaling, DeepGEMM style): a policy that also declares
@@ -65,9 +71,12 @@
  * ---- host side ----
  *   hg::Problem p = hg::problem<Cfg>(M, N, K, splits, group, raster_n);
  *   hg::make_maps<Cfg>(&ta, &tb, A, B, M, N, K, ldb_elems, why, len);  // TMA maps (hopper_tma.cuh)
- *   hg::launch<Cfg>(ta, tb, p, epilogue, grid_ctas, stream);             // grid: hg::grid_for()
- *   persistent: grid_ctas = hg::persistent_grid<Cfg, Epi>(p, sms): the cluster slots that can be
- *   resident at once (cudaOccupancyMaxActiveClusters), at most the units
+ *   hg::launch<Cfg>(ta, tb, p, epilogue, grid_ctas, stream);
+ *   hg::launch<Cfg>(ta, tb, tc, p, epilogue, grid_ctas, stream);   // staging: tc = hg::make_store_map<Out>()
+ *   grid_ctas = hg::grid_of<Cfg, Epi>(p, persistent, sms): one CTA a unit, or (persistent) the cluster
+ *   slots that can be resident at once (persistent_grid: cudaOccupancyMaxActiveClusters, with this
+ *   epilogue's shared memory), at most the units; hg::launch_on(ta, tb, tc, p, epi, persistent, sms,
+ *   stream) launches on that grid (what the plugins call)
  * A grid smaller than the work makes the kernel persistent: each cluster takes work units
  * blockIdx/CLUSTER, + gridDim/CLUSTER, ... (units = ceil(tiles_m/CLUSTER) * tiles_n * splits).
  */
@@ -85,6 +94,7 @@
 
 #include "hopper_epilogue.cuh"
 #include "hopper_sched.cuh"
+#include "hopper_store.cuh"
 #include "hopper_tma.cuh"
 #include "hopper_wgmma.cuh"
 
@@ -201,12 +211,17 @@ __device__ __forceinline__ void mbar_expect_tx(uint64_t *bar, uint32_t bytes)
 #endif
 }
 
-/* Arrive on the barrier at the same offset in CTA `rank` of the cluster (this CTA's own included). */
+/* Arrive on the barrier at the same offset in CTA `rank` of the cluster (this CTA's own included).
+   Release at CTA scope, as CUTLASS's ClusterBarrier::arrive does: the arrival frees a stage, and what
+   must precede it (this warpgroup's wgmma reads of the stage) is complete by wgmma.wait_group; nothing
+   written is published. `.release.cluster` compiled to MEMBAR.ALL.GPU + CCTL.IVALL before every
+   arrival: a GPU-scope fence, waiting for the thread's outstanding global stores (the previous tile's
+   epilogue) and dropping L1, once a k-tile in each consumer warpgroup (docs/notes/matmul_h200.md). */
 __device__ __forceinline__ void mbar_arrive_cluster(uint64_t *bar, uint32_t rank)
 {
 #if HG_SM90A
     asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r];\n}\n" ::"r"(smem_u32(bar)),
+                 "mbarrier.arrive.shared::cluster.b64 _, [r];\n}\n" ::"r"(smem_u32(bar)),
                  "r"(rank)
                  : "memory");
 #else
@@ -328,6 +343,11 @@ template <class Cfg> struct Smem {
     /* ping-pong: consumer c may wait on its unit's stages once this barrier says the other consumer's
        128 threads have each seen its last stage full (in the 64 spare bytes after the ring's barriers) */
     __device__ uint64_t *turn(int c) { return full(0) + 2 * Cfg::STAGES + c; }
+    /* a staging epilogue's chunks (hopper_store.cuh), on the next 1024-byte boundary past the barriers */
+    __device__ unsigned char *stage()
+    {
+        return base + (((size_t)Cfg::STAGES * Cfg::STAGE_BYTES + 2 * Cfg::STAGES * 8 + 64 + 1023) & ~(size_t)1023);
+    }
     unsigned char *base;
 };
 
@@ -391,6 +411,21 @@ template <class E> struct promotes<E, std::void_t<decltype(E::promote_k_tiles)>>
     static constexpr bool value = E::promote_k_tiles;
 };
 
+/* Shared memory a consumer warpgroup's staging epilogue asks for (hopper_store.cuh), 0 for the rest. */
+template <class E, class = void> struct stage_bytes_of {
+    static constexpr int value = 0;
+};
+template <class E> struct stage_bytes_of<E, std::void_t<decltype(E::stage_bytes)>> {
+    static constexpr int value = E::stage_bytes;
+};
+
+/* Dynamic shared memory of gemm_kernel<Cfg, Epi>: the ring and its barriers, then (staging policies)
+   the consumers' chunks on a 1024-byte boundary. */
+template <class Cfg, class Epi> __host__ __device__ constexpr int smem_bytes()
+{
+    return stage_bytes_of<Epi>::value == 0 ? Cfg::SMEM : Cfg::SMEM + 1024 + Cfg::CONSUMERS * stage_bytes_of<Epi>::value;
+}
+
 /* d += this stage's A tile times its B tile: BK/KI wgmma k steps for each of the MT m64 blocks, one
    commit group. */
 template <class Cfg, int MT, int R>
@@ -420,7 +455,7 @@ __device__ __forceinline__ void mma_ktile(float (&d)[MT][R], uint32_t a0, uint32
 }
 
 template <class Cfg, class Epi>
-__device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, Epi &epi)
+__device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, Epi &epi, const CUtensorMap *tc)
 {
     constexpr int MT = Cfg::MT, R = Cfg::BN / 2;
     const uint32_t rank = Cfg::CLUSTER > 1 ? cluster_rank() : 0;
@@ -429,6 +464,7 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
     TileInfo info;
     info.row0 = Cfg::PINGPONG ? 0 : c * MT * 64, info.warp = t / 32, info.lane = t % 32, info.M = p.M, info.N = p.N;
     info.consumer = c, info.splits = p.splits;
+    info.stage = stage_bytes_of<Epi>::value ? sm.stage() : nullptr, info.out_map = tc;
     int stage = 0, phase = 0;
     float acc[MT][R];
     int nth = 0; /* this CTA's units so far: ping-pong gives consumer c the units nth % 2 == c */
@@ -505,12 +541,16 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
             release<Cfg>(sm, prev);
         epi(info, acc);
     }
+    if constexpr (stage_bytes_of<Epi>::value != 0)
+        epi.finish(info);
 }
 
 template <class Cfg, class Epi>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
-    gemm_kernel(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, const Problem p, Epi epi)
+    gemm_kernel(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
+                const __grid_constant__ CUtensorMap tc, const Problem p, Epi epi)
 {
+    static_assert(smem_bytes<Cfg, Epi>() <= 227 * 1024, "ring and staging chunks past the 227 KB a block may have");
 #if HG_SM90A
     extern __shared__ unsigned char hg_smem_raw[];
     Smem<Cfg> sm;
@@ -528,6 +568,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
         asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&ta) : "memory");
         asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&tb) : "memory");
+        if constexpr (stage_bytes_of<Epi>::value != 0)
+            asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&tc) : "memory");
     }
     /* the peer's barriers are initialised before anyone arrives on them or multicasts to them */
     if constexpr (Cfg::CLUSTER > 1)
@@ -543,13 +585,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     } else {
         if constexpr (Cfg::CONSUMERS > 1)
             setmaxnreg_inc<Cfg::CONSUMER_REGS>();
-        consume<Cfg>(p, sm, wg - 1, epi);
+        consume<Cfg>(p, sm, wg - 1, epi, &tc);
     }
     /* no CTA leaves while its peer may still multicast into its shared memory or arrive on it */
     if constexpr (Cfg::CLUSTER > 1)
         cluster_sync();
 #else
-    (void)p, (void)epi, (void)ta, (void)tb;
+    (void)p, (void)epi, (void)ta, (void)tb, (void)tc;
     __trap();
 #endif
 }
@@ -572,13 +614,24 @@ inline int make_maps(CUtensorMap *ta, CUtensorMap *tb, const void *A, const void
                          128, why, whylen);
 }
 
+/* C (M x N of Out, rows ldc elements apart) as the staging epilogue's output map: boxes of 64 rows x 64
+   columns (one chunk, hopper_store.cuh), 128-byte swizzle. Returns 0, or -1 with the reason (C not
+   16-byte aligned, rows not a multiple of 16 bytes). */
+template <class Out>
+inline int make_store_map(CUtensorMap *tc, const void *C, int M, int N, long ldc, char *why, size_t whylen)
+{
+    static_assert(sizeof(Out) == 2, "staged outputs are 16-bit");
+    return hopper_tma_2d(tc, C, tma_elem<Out>(), (uint64_t)N, (uint64_t)M, (uint64_t)ldc * sizeof(Out), HG_STAGE_COLS,
+                         HG_STAGE_ROWS, 128, why, whylen);
+}
+
 /* The kernel's shared-memory attribute, set once an instantiation (one worker thread a plugin: no race). */
 template <class Cfg, class Epi> inline cudaError_t prepare()
 {
     static bool attr_set;
     if (!attr_set) {
         cudaError_t e = cudaFuncSetAttribute(gemm_kernel<Cfg, Epi>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             Cfg::SMEM);
+                                             smem_bytes<Cfg, Epi>());
         if (e != cudaSuccess)
             return e;
         attr_set = true;
@@ -586,12 +639,13 @@ template <class Cfg, class Epi> inline cudaError_t prepare()
     return cudaSuccess;
 }
 
-template <class Cfg> inline cudaLaunchConfig_t launch_config(int grid, cudaStream_t stream, cudaLaunchAttribute *attr)
+template <class Cfg, class Epi>
+inline cudaLaunchConfig_t launch_config(int grid, cudaStream_t stream, cudaLaunchAttribute *attr)
 {
     cudaLaunchConfig_t lc = {};
     lc.gridDim = dim3((unsigned)grid);
     lc.blockDim = dim3(Cfg::THREADS);
-    lc.dynamicSmemBytes = Cfg::SMEM;
+    lc.dynamicSmemBytes = smem_bytes<Cfg, Epi>();
     lc.stream = stream;
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = Cfg::CLUSTER;
@@ -612,7 +666,7 @@ template <class Cfg, class Epi> inline int persistent_grid(const Problem &p, int
     static int clusters; /* 0: not asked yet; -1: the query failed */
     if (clusters == 0) {
         cudaLaunchAttribute attr[1];
-        cudaLaunchConfig_t lc = launch_config<Cfg>(sms - sms % Cfg::CLUSTER, 0, attr);
+        cudaLaunchConfig_t lc = launch_config<Cfg, Epi>(sms - sms % Cfg::CLUSTER, 0, attr);
         int n = 0;
         const cudaError_t e = prepare<Cfg, Epi>();
         const cudaError_t q = e == cudaSuccess ? cudaOccupancyMaxActiveClusters(&n, gemm_kernel<Cfg, Epi>, &lc) : e;
@@ -626,10 +680,18 @@ template <class Cfg, class Epi> inline int persistent_grid(const Problem &p, int
     return (int)((p.units < fit ? p.units : fit) * Cfg::CLUSTER);
 }
 
-/* Launches the kernel on `grid` CTAs (a multiple of CLUSTER; see grid_for, persistent_grid). */
+/* The grid of a run: one CTA a unit, or (persistent) the resident cluster slots of this instantiation
+   (persistent_grid). What each plugin's persistent configurations use. */
+template <class Cfg, class Epi> inline int grid_of(const Problem &p, int persistent, int sms)
+{
+    return persistent ? persistent_grid<Cfg, Epi>(p, sms) : grid_for<Cfg>(p, 0, sms);
+}
+
+/* Launches the kernel on `grid` CTAs (a multiple of CLUSTER; see grid_of). tc: the output map of a
+   staging epilogue (make_store_map); the other policies take the overload without it. */
 template <class Cfg, class Epi>
-inline cudaError_t launch(const CUtensorMap &ta, const CUtensorMap &tb, const Problem &p, const Epi &epi, int grid,
-                          cudaStream_t stream)
+inline cudaError_t launch(const CUtensorMap &ta, const CUtensorMap &tb, const CUtensorMap &tc, const Problem &p,
+                          const Epi &epi, int grid, cudaStream_t stream)
 {
     cudaError_t e = prepare<Cfg, Epi>();
     if (e != cudaSuccess)
@@ -637,8 +699,26 @@ inline cudaError_t launch(const CUtensorMap &ta, const CUtensorMap &tb, const Pr
     if (grid <= 0 || p.units <= 0)
         return cudaSuccess;
     cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t lc = launch_config<Cfg>(grid, stream, attr);
-    return cudaLaunchKernelEx(&lc, gemm_kernel<Cfg, Epi>, ta, tb, p, epi);
+    const cudaLaunchConfig_t lc = launch_config<Cfg, Epi>(grid, stream, attr);
+    return cudaLaunchKernelEx(&lc, gemm_kernel<Cfg, Epi>, ta, tb, tc, p, epi);
+}
+
+template <class Cfg, class Epi>
+inline cudaError_t launch(const CUtensorMap &ta, const CUtensorMap &tb, const Problem &p, const Epi &epi, int grid,
+                          cudaStream_t stream)
+{
+    static_assert(stage_bytes_of<Epi>::value == 0, "a staging epilogue needs its output map (tc)");
+    const CUtensorMap none = {};
+    return launch<Cfg>(ta, tb, none, p, epi, grid, stream);
+}
+
+/* Launches on grid_of(p, persistent, sms): what a plugin's configuration (persistent or not) runs.
+   tc: a staging epilogue's output map; ignored (any map, e.g. zeroed) for the other policies. */
+template <class Cfg, class Epi>
+inline cudaError_t launch_on(const CUtensorMap &ta, const CUtensorMap &tb, const CUtensorMap &tc, const Problem &p,
+                             const Epi &epi, int persistent, int sms, cudaStream_t stream)
+{
+    return launch<Cfg>(ta, tb, tc, p, epi, grid_of<Cfg, Epi>(p, persistent, sms), stream);
 }
 
 } // namespace hg

@@ -70,8 +70,11 @@ extern const fw_variant fw_variants[FW_NVARIANTS];
 
 typedef struct fw_config {
     int variant;    /* FW_* */
-    int persistent; /* 0: a CTA a tile; 1: at most one CTA an SM, looping over tiles */
+    int persistent; /* 0: a CTA a tile; 1: one CTA a resident cluster slot (hg::grid_of), looping over tiles */
     int splits;     /* 1, or 4 (64-row per-tensor variants only) */
+    int epi;        /* 0: registers straight to global (epi=direct); 1: staged through shared memory and
+                       written by TMA stores (epi=tma, common/hopper_store.cuh): 128 x 256 per-tensor
+                       variants, n a multiple of 8 */
 } fw_config;
 
 /* The two spaces: per-tensor scales (prequant, autoquant) and block scales (the _block profiles). */
@@ -80,7 +83,8 @@ typedef enum fw_scaling { FW_TENSOR = 0, FW_BLOCK } fw_scaling;
 /* Configuration i of a space (0, 1, ...), or the plugin's own choice for the case (i = -1): 0, or -1
    past the last. The same space for every case. */
 int fw_config_of(const fp8_gemm_shape *sh, fw_scaling sc, int index, fw_config *c);
-/* Its name, "tile=128x256,cluster=2,persistent=1,splits=1" (static storage), or NULL past the last. */
+/* Its name, "tile=128x256,cluster=2,persistent=1,splits=1,epi=direct" (static storage), or NULL past the
+   last. */
 const char *fw_config_name(fw_scaling sc, int index);
 /* The configuration hooks (klab_profile.config) of the per-tensor and the block profiles. */
 const char *fw_config_hook(const klab_case *kcase, int index);

@@ -12,13 +12,15 @@ const fw_variant fw_variants[FW_NVARIANTS] = {
     [FW_64x128_B] = {64, 128, 8, 1, 1, 1},
 };
 
+/* the staged epilogue last, beside the direct configurations of the same tiles */
 static const fw_config tensor_space[] = {
-    {FW_128x256, 0, 1}, {FW_128x256, 1, 1}, {FW_128x256_C2, 0, 1}, {FW_128x256_C2, 1, 1},
-    {FW_128x128, 0, 1}, {FW_128x128, 1, 1}, {FW_64x256, 0, 1},     {FW_64x256, 1, 1},
-    {FW_64x128, 0, 1},  {FW_64x128, 1, 1},  {FW_64x256, 0, 4},     {FW_64x128, 0, 4},
+    {FW_128x256, 0, 1, 0}, {FW_128x256, 1, 1, 0}, {FW_128x256_C2, 0, 1, 0}, {FW_128x256_C2, 1, 1, 0},
+    {FW_128x128, 0, 1, 0}, {FW_128x128, 1, 1, 0}, {FW_64x256, 0, 1, 0},     {FW_64x256, 1, 1, 0},
+    {FW_64x128, 0, 1, 0},  {FW_64x128, 1, 1, 0},  {FW_64x256, 0, 4, 0},     {FW_64x128, 0, 4, 0},
+    {FW_128x256, 0, 1, 1}, {FW_128x256, 1, 1, 1}, {FW_128x256_C2, 1, 1, 1},
 };
 static const fw_config block_space[] = {
-    {FW_128x128_B, 0, 1}, {FW_128x128_B, 1, 1}, {FW_64x128_B, 0, 1}, {FW_64x128_B, 1, 1},
+    {FW_128x128_B, 0, 1, 0}, {FW_128x128_B, 1, 1, 0}, {FW_64x128_B, 0, 1, 0}, {FW_64x128_B, 1, 1, 0},
 };
 #define NTENSOR ((int)(sizeof tensor_space / sizeof tensor_space[0]))
 #define NBLOCK ((int)(sizeof block_space / sizeof block_space[0]))
@@ -69,8 +71,8 @@ const char *fw_config_name(fw_scaling sc, int index)
     if (!name[0]) {
         const fw_config *c = &space[index];
         const fw_variant *v = &fw_variants[c->variant];
-        snprintf(name, sizeof names[0][0], "tile=%dx%d,cluster=%d,persistent=%d,splits=%d", v->bm, v->bn,
-                 v->cluster, c->persistent, c->splits);
+        snprintf(name, sizeof names[0][0], "tile=%dx%d,cluster=%d,persistent=%d,splits=%d,epi=%s", v->bm, v->bn,
+                 v->cluster, c->persistent, c->splits, c->epi ? "tma" : "direct");
     }
     return name;
 }

@@ -5,7 +5,9 @@
  * linear, so scaling each partial is scaling the sum); per block (DeepSeek's recipe), the mainloop's
  * promotion hook hands over each 128-K block's product apart, and it is added into the fp32 accumulator
  * times its row's 1x128 scale and its tile's 128x128 scale (a 128-column tile lies in one W block), so
- * the tensor cores' reduced-precision sums never run past 128 K. The variants are fp8_gemm_config.c's
+ * the tensor cores' reduced-precision sums never run past 128 K. Per tensor, the 128 x 256 variants may
+ * also stage the scaled bf16 tile through shared memory and write it with TMA stores (epi=tma,
+ * common/hopper_store.cuh). Persistent grids are sized by occupancy (hg::grid_of). The variants are fp8_gemm_config.c's
  * table, in its order. Built for sm_90a; on any other target the kernels trap, and the profiles' archs keep them
  * from running there. */
 #include <stdio.h>
@@ -51,6 +53,16 @@ struct ScaledStore {
     {
         scale_acc(acc, sa, sw);
         hg::StoreEpilogue<__nv_bfloat16>{d, ldd}(t, acc);
+    }
+};
+
+/* D = sa * sw * acc, bf16, staged through shared memory and written by TMA stores (epi=tma) */
+struct ScaledTmaStore : hg::Staged {
+    const float *sa, *sw;
+    template <int MT, int R> __device__ __forceinline__ void operator()(const hg::TileInfo &t, float (&acc)[MT][R])
+    {
+        const float s = __ldg(sa) * __ldg(sw);
+        hg::stage_store<__nv_bfloat16, MT, 2 * R>(t, chunk, t.n0, [&](int mt, int i) { return acc[mt][i] * s; });
     }
 };
 
@@ -121,14 +133,27 @@ int run_variant(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, co
     if (hg::make_maps<Cfg>(&ta, &tb, qa, qw, M, N, K, K, why, whylen) != 0)
         return 1;
     const hg::Problem p = hg::problem<Cfg>(M, N, K, c->splits, 8, 0);
-    const int grid = hg::grid_for<Cfg>(p, c->persistent, sms);
+    CUtensorMap tc = {};
+    auto go = [&](const auto &epi) { return hg::launch_on<Cfg>(ta, tb, tc, p, epi, c->persistent, sms, s); };
     cudaError_t e;
-    if constexpr (BLOCK) {
-        e = hg::launch<Cfg>(ta, tb, p, BlockScaled{(__nv_bfloat16 *)d, (long)N, sa, sw, (int)fp8q_kblocks4(K)}, grid,
-                            s);
+    if (c->epi) {
+        if constexpr (V == FW_128x256 || V == FW_128x256_C2) { /* the staged instantiations (fp8_gemm_config.c) */
+            if (p.splits > 1) {
+                snprintf(why, whylen, "epi=tma writes whole tiles: no split-K");
+                return 1;
+            }
+            if (hg::make_store_map<__nv_bfloat16>(&tc, d, M, N, N, why, whylen) != 0)
+                return 1;
+            e = go(ScaledTmaStore{{}, sa, sw});
+        } else {
+            snprintf(why, whylen, "tile %dx%d has no epi=tma instantiation", Cfg::BM, Cfg::BN);
+            return 1;
+        }
+    } else if constexpr (BLOCK) {
+        e = go(BlockScaled{(__nv_bfloat16 *)d, (long)N, sa, sw, (int)fp8q_kblocks4(K)});
     } else if (p.splits > 1) {
         if constexpr (Cfg::CONSUMERS == 1) { /* the split-K configurations: 64-row tiles only */
-            e = hg::launch<Cfg>(ta, tb, p, ScaledPartial{ws, sa, sw}, grid, s);
+            e = go(ScaledPartial{ws, sa, sw});
             if (e == cudaSuccess)
                 e = hg::splitk_reduce<__nv_bfloat16>(ws, (__nv_bfloat16 *)d, M, N, p.splits, s);
         } else {
@@ -136,7 +161,7 @@ int run_variant(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, co
             return 1;
         }
     } else {
-        e = hg::launch<Cfg>(ta, tb, p, ScaledStore{(__nv_bfloat16 *)d, (long)N, sa, sw}, grid, s);
+        e = go(ScaledStore{(__nv_bfloat16 *)d, (long)N, sa, sw});
     }
     if (e != cudaSuccess) {
         snprintf(why, whylen, "hopper_gemm launch (fp8, tile %dx%d): CUDA error %d %s", Cfg::BM, Cfg::BN, (int)e,

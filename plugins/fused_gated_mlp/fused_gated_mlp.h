@@ -38,11 +38,14 @@ typedef struct gated_mlp_shape {
 } gated_mlp_shape;
 
 /* The fused profile's kernel variants (fused_gated_mlp_fused.cu instantiates them in this order) and its
-   tuning space: a variant with a grid (one CTA a tile, or persistent). */
+   tuning space: a variant with a grid (one CTA a tile, or persistent: one a resident cluster slot,
+   hg::grid_of) and an epilogue (act(gate) * up from registers straight to out, or staged through shared
+   memory and written by TMA stores: common/hopper_store.cuh; 128 x 256 variants). */
 enum { GV_128x256 = 0, GV_128x256_C2, GV_64x256, GV_NVARIANTS };
 typedef struct gv_config {
     int variant;
     int persistent;
+    int epi; /* 0: epi=direct; 1: epi=tma */
 } gv_config;
 
 /* Configuration i (0, 1, ...) or the own choice for the case (-1): 0, or -1 past the last. */

@@ -3,14 +3,18 @@
 
 #include "fused_gated_mlp.h"
 
+/* the staged epilogue last, beside the direct configurations of the same tiles */
 static const gv_config space[] = {
-    {GV_128x256, 0}, {GV_128x256, 1}, {GV_128x256_C2, 0}, {GV_128x256_C2, 1}, {GV_64x256, 0}, {GV_64x256, 1},
+    {GV_128x256, 0, 0}, {GV_128x256, 1, 0}, {GV_128x256_C2, 0, 0}, {GV_128x256_C2, 1, 0}, {GV_64x256, 0, 0},
+    {GV_64x256, 1, 0},  {GV_128x256, 0, 1}, {GV_128x256, 1, 1},    {GV_128x256_C2, 1, 1},
 };
 #define NSPACE ((int)(sizeof space / sizeof space[0]))
 static const char *const names[NSPACE] = {
-    "tile=128x256,cluster=1,persistent=0", "tile=128x256,cluster=1,persistent=1",
-    "tile=128x256,cluster=2,persistent=0", "tile=128x256,cluster=2,persistent=1",
-    "tile=64x256,cluster=1,persistent=0",  "tile=64x256,cluster=1,persistent=1",
+    "tile=128x256,cluster=1,persistent=0,epi=direct", "tile=128x256,cluster=1,persistent=1,epi=direct",
+    "tile=128x256,cluster=2,persistent=0,epi=direct", "tile=128x256,cluster=2,persistent=1,epi=direct",
+    "tile=64x256,cluster=1,persistent=0,epi=direct",  "tile=64x256,cluster=1,persistent=1,epi=direct",
+    "tile=128x256,cluster=1,persistent=0,epi=tma",    "tile=128x256,cluster=1,persistent=1,epi=tma",
+    "tile=128x256,cluster=2,persistent=1,epi=tma",
 };
 
 /* The own choice (`klab --tune` decides per case): 64-row tiles for decode and small batches, where a

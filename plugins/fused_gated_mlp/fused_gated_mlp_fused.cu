@@ -3,7 +3,8 @@
  * epilogue that never writes the product: a tile of BN = 2 GM_HALF columns holds GM_HALF gate columns
  * then GM_HALF up columns, so by the mainloop's fragment mapping acc[mt][i] (gate column c) and
  * acc[mt][i + BN/4] (up column c + BN/2) are in the same thread, and act(gate) * up (activation.cuh,
- * the same function swiglu's kernel applies) goes straight to out as bf16. Built for sm_90a; on any
+ * the same function swiglu's kernel applies) goes straight to out as bf16 (epi=direct), or is staged
+ * through shared memory and written by TMA stores (epi=tma, common/hopper_store.cuh). Built for sm_90a; on any
  * other target the kernels trap, and the profile's archs keep them from running there. */
 #include <stdio.h>
 
@@ -49,6 +50,16 @@ template <int ACT> struct GatedEpilogue {
     }
 };
 
+/* the same, staged through shared memory and written by TMA stores (epi=tma): out's map has f columns */
+template <int ACT> struct GatedTmaEpilogue : hg::Staged {
+    template <int MT, int R> __device__ __forceinline__ void operator()(const hg::TileInfo &t, float (&acc)[MT][R])
+    {
+        static_assert(R / 2 == GM_HALF / 2, "a tile is GM_HALF gate columns, then GM_HALF up columns");
+        hg::stage_store<BF16, MT, R>(t, chunk, t.n0 / 2,
+                                     [&](int mt, int i) { return act_gated<ACT>(acc[mt][i], acc[mt][i + R / 2]); });
+    }
+};
+
 template <int V, int ACT>
 int run_variant(const gated_mlp_shape *sh, const gv_config *c, const void *x, const void *w_il, void *out, int sms,
                 cudaStream_t s, char *why, size_t whylen)
@@ -59,8 +70,21 @@ int run_variant(const gated_mlp_shape *sh, const gv_config *c, const void *x, co
     if (hg::make_maps<Cfg>(&ta, &tb, x, w_il, M, N, K, K, why, whylen) != 0)
         return 1;
     const hg::Problem p = hg::problem<Cfg>(M, N, K, 1, 8, 0);
-    cudaError_t e = hg::launch<Cfg>(ta, tb, p, GatedEpilogue<ACT>{(BF16 *)out, (long)sh->f},
-                                    hg::grid_for<Cfg>(p, c->persistent, sms), s);
+    CUtensorMap tc = {};
+    auto go = [&](const auto &epi) { return hg::launch_on<Cfg>(ta, tb, tc, p, epi, c->persistent, sms, s); };
+    cudaError_t e;
+    if (c->epi) {
+        if constexpr (V == GV_128x256 || V == GV_128x256_C2) { /* the staged instantiations (the space's) */
+            if (hg::make_store_map<BF16>(&tc, out, M, (int)sh->f, (long)sh->f, why, whylen) != 0)
+                return 1;
+            e = go(GatedTmaEpilogue<ACT>{});
+        } else {
+            snprintf(why, whylen, "tile %dx%d has no epi=tma instantiation", Cfg::BM, Cfg::BN);
+            return 1;
+        }
+    } else {
+        e = go(GatedEpilogue<ACT>{(BF16 *)out, (long)sh->f});
+    }
     if (e != cudaSuccess) {
         snprintf(why, whylen, "hopper_gemm launch (gated, tile %dx%d): CUDA error %d %s", Cfg::BM, Cfg::BN, (int)e,
                  cudaGetErrorString(e));

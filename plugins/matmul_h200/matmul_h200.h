@@ -57,7 +57,15 @@ typedef struct mm_config {
     int splits;     /* K ranges (wgmma_splitk); 1 elsewhere */
     int persistent; /* one CTA an SM over the tile scheduler */
     int serial;     /* splits > 1: the last split of a tile sums them (one launch), else a second kernel */
+    int epi;        /* MM_EPI_*: how the consumers write C */
 } mm_config;
+
+/* The epilogue (config key epi): the consumers' registers straight to global memory (direct), or staged
+   through shared memory and written by TMA stores (tma: common/hopper_store.cuh), which frees the
+   consumers for their next unit while the copy engine writes. Only the variants mm_epi_tma_ok names
+   have the staged instantiation. */
+enum { MM_EPI_DIRECT = 0, MM_EPI_TMA = 1 };
+int mm_epi_tma_ok(int variant);
 
 #define MM_MAX_SPLITS 16
 /* fp32 partials the split-K profile may keep: configurations needing more are declined */
@@ -72,7 +80,8 @@ typedef struct mm_config {
 int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg);
 
 /* The configuration as the rows name it: "bm=128,bn=256,stages=4,consumers=2,pingpong=0,cluster=1,raster=m,
-   group=8,splits=1,persistent=0,reduce=none,check=sampled" (reduce: none, serial or kernel). The check says how verified runs are judged:
+   group=8,splits=1,persistent=0,reduce=none,epi=direct,check=sampled" (reduce: none, serial or kernel;
+   epi: direct or tma). The check says how verified runs are judged:
    "full" (every element against float64), "sampled" (MM_SAMPLES fresh float64 elements a verified
    run) or "sampled_devfull" (that, plus the whole output against cuBLAS's fp32-accumulate result on the
    device at setup). */

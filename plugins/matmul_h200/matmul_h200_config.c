@@ -71,13 +71,28 @@ static int own_splits(const mm_case *c, int variant)
     return s;
 }
 
-static const int wgmma_space[] = {MM_V128x256, MM_V128x128, MM_V256x128, MM_V64x128, MM_V64x256};
+int mm_epi_tma_ok(int variant)
+{
+    /* the large tiles, where the epilogue is the part of a unit not yet overlapped (issue 26), and
+       whose ring leaves room for 16 KB of chunks a consumer warpgroup; 64 x 256 ping-pong does not */
+    return variant == MM_V128x256 || variant == MM_V128x256_C2 || variant == MM_V256x128 || variant == MM_V128x128_PP;
+}
+
+/* (variant, epi) */
+static const int wgmma_space[][2] = {{MM_V128x256, MM_EPI_DIRECT}, {MM_V128x128, MM_EPI_DIRECT},
+                                     {MM_V256x128, MM_EPI_DIRECT}, {MM_V64x128, MM_EPI_DIRECT},
+                                     {MM_V64x256, MM_EPI_DIRECT},  {MM_V128x256, MM_EPI_TMA}};
 /* cluster 1 first: the measured 0755 run had the 2-CTA cluster persistent kernel at 0.55-0.60x while
-   the same 128 x 256 tile one CTA a tile ran at 0.94x; the tuner decides between them */
-static const int persistent_space[] = {MM_V128x256, MM_V128x256_C2, MM_V128x128_PP, MM_V64x256_PP,
-                                       MM_V128x128_C2, MM_V256x128};
+   the same 128 x 256 tile one CTA a tile ran at 0.94x; the tuner decides between them. Then the staged
+   epilogue beside the direct one, at the same rasters, so one --tune times the two in the same rounds. */
+static const int persistent_space[][2] = {
+    {MM_V128x256, MM_EPI_DIRECT},    {MM_V128x256_C2, MM_EPI_DIRECT}, {MM_V128x128_PP, MM_EPI_DIRECT},
+    {MM_V64x256_PP, MM_EPI_DIRECT},  {MM_V128x128_C2, MM_EPI_DIRECT}, {MM_V256x128, MM_EPI_DIRECT},
+    {MM_V128x256, MM_EPI_TMA},       {MM_V128x256_C2, MM_EPI_TMA},    {MM_V128x128_PP, MM_EPI_TMA},
+    {MM_V256x128, MM_EPI_TMA},
+};
 static const int rasters[3][2] = {{0, 8}, {1, 8}, {0, 1}};            /* raster_n, group: wgmma */
-static const int p_rasters[4][2] = {{0, 8}, {1, 8}, {0, 16}, {0, 4}}; /* persistent: 6 x 4 = 24 */
+static const int p_rasters[4][2] = {{0, 8}, {1, 8}, {0, 16}, {0, 4}}; /* persistent: 10 x 4 = 40 */
 /* split-K: (variant, splits, serial, persistent). Serial (one launch) dominates now that its last
    split's sum keeps many loads in flight; the kernel reduction stays at one point a variant. */
 static const int splitk_space[][4] = {
@@ -102,7 +117,7 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
         }
         if (index >= NELEM(wgmma_space) * 3)
             return 0;
-        cfg->variant = wgmma_space[index / 3];
+        cfg->variant = wgmma_space[index / 3][0], cfg->epi = wgmma_space[index / 3][1];
         cfg->raster_n = rasters[index % 3][0], cfg->group = rasters[index % 3][1];
         return 1;
     case MM_PERSISTENT:
@@ -114,7 +129,8 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
         }
         if (index >= NELEM(persistent_space) * NELEM(p_rasters))
             return 0;
-        cfg->variant = persistent_space[index / NELEM(p_rasters)];
+        cfg->variant = persistent_space[index / NELEM(p_rasters)][0];
+        cfg->epi = persistent_space[index / NELEM(p_rasters)][1];
         cfg->raster_n = p_rasters[index % NELEM(p_rasters)][0], cfg->group = p_rasters[index % NELEM(p_rasters)][1];
         return 1;
     case MM_SPLITK:
@@ -165,10 +181,10 @@ const char *mm_config_format(int profile, const mm_case *c, const mm_config *cfg
         const mm_variant *v = &mm_variants[cfg->variant];
         snprintf(buf, len,
                  "bm=%d,bn=%d,stages=%d,consumers=%d,pingpong=%d,cluster=%d,raster=%s,group=%d,splits=%d,"
-                 "persistent=%d,reduce=%s,check=%s",
+                 "persistent=%d,reduce=%s,epi=%s,check=%s",
                  v->bm, v->bn, v->stages, v->consumers, v->pingpong, v->cluster, cfg->raster_n ? "n" : "m", cfg->group,
                  cfg->splits, cfg->persistent, cfg->splits == 1 ? "none" : cfg->serial ? "serial" : "kernel",
-                 mm_check_name(c));
+                 cfg->epi == MM_EPI_TMA ? "tma" : "direct", mm_check_name(c));
     }
     return buf;
 }

@@ -16,7 +16,7 @@
 #include "matmul_h200.h"
 
 enum { T_A = 0, T_B, T_C, T_WS };
-#define MM_MAX_CONFIGS 24 /* the longest space (wgmma_splitk: 24) */
+#define MM_MAX_CONFIGS 40 /* the longest space (wgmma_persistent: 40) */
 #define CUBLAS_WS_BYTES ((size_t)32 << 20)
 
 typedef struct mm_devcheck {

@@ -1,11 +1,10 @@
 /* matmul_h200: the wgmma profiles, each a configuration of plugins/common/hopper_gemm.cuh with B
  * MN-major (row-major K x N, as torch stores it, read with the wgmma transpose bit). A configuration
  * picks a kernel variant (mm_variants, instantiated below in the same order), the raster order, the
- * grid (one CTA a unit, or persistent: one an SM) and the split count. Built for sm_90a; on any other
+ * grid (one CTA a unit, or persistent: one a resident slot), the split count and the epilogue (direct,
+ * or staged through shared memory with TMA stores: hopper_store.cuh). Built for sm_90a; on any other
  * target the kernels trap, and the profiles' archs keep them from running there. */
 #include <stdio.h>
-
-#include <type_traits>
 
 #include "hopper_gemm.cuh"
 #include "klab/cuda.h"
@@ -29,6 +28,10 @@ MM_VARIANT(MM_V128x128_PP, 128, 128, 6, 2, 1, true)
 MM_VARIANT(MM_V64x256_PP, 64, 256, 5, 2, 1, true)
 #undef MM_VARIANT
 
+/* the variants instantiated with the staged epilogue too: mm_epi_tma_ok's list, checked against it */
+template <int V>
+constexpr bool has_tma_epi = V == MM_V128x256 || V == MM_V128x256_C2 || V == MM_V256x128 || V == MM_V128x128_PP;
+
 template <class T, int V>
 int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out, float *ws,
                 unsigned *tickets, int sms, cudaStream_t s, char *why, size_t whylen)
@@ -36,7 +39,8 @@ int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const voi
     typedef typename Variant<T, V>::Cfg Cfg;
     /* the C table (the configurations rows name) and these instantiations must agree */
     const mm_variant *mv = &mm_variants[V];
-    if (mv->bm != Cfg::BM || mv->bn != Cfg::BN || mv->stages != Cfg::STAGES || mv->cluster != Cfg::CLUSTER ||
+    if (mm_epi_tma_ok(V) != (int)has_tma_epi<V> ||
+        mv->bm != Cfg::BM || mv->bn != Cfg::BN || mv->stages != Cfg::STAGES || mv->cluster != Cfg::CLUSTER ||
         mv->consumers != Cfg::CONSUMERS || mv->pingpong != (int)Cfg::PINGPONG) {
         snprintf(why, whylen, "variant %d: the table and the instantiation disagree", V);
         return -1;
@@ -46,14 +50,24 @@ int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const voi
     if (hg::make_maps<Cfg>(&ta, &tb, a, b, M, N, K, N, why, whylen) != 0)
         return 1;
     const hg::Problem p = hg::problem<Cfg>(M, N, K, cfg->splits, cfg->group, cfg->raster_n);
-    /* the persistent grid depends on the instantiation (its occupancy), so it is sized per epilogue */
-    auto go = [&](const auto &epi) {
-        typedef typename std::decay<decltype(epi)>::type Epi;
-        const int grid = cfg->persistent ? hg::persistent_grid<Cfg, Epi>(p, sms) : hg::grid_for<Cfg>(p, 0, sms);
-        return hg::launch<Cfg>(ta, tb, p, epi, grid, s);
-    };
+    CUtensorMap tc = {};
+    /* the persistent grid depends on the instantiation (its occupancy): launch_on sizes it per epilogue */
+    auto go = [&](const auto &epi) { return hg::launch_on<Cfg>(ta, tb, tc, p, epi, cfg->persistent, sms, s); };
     cudaError_t e;
-    if (p.splits > 1) {
+    if (cfg->epi == MM_EPI_TMA) {
+        if constexpr (has_tma_epi<V>) {
+            if (p.splits > 1) {
+                snprintf(why, whylen, "epi=tma writes whole tiles: no split-K");
+                return 1;
+            }
+            if (hg::make_store_map<T>(&tc, out, M, N, N, why, whylen) != 0)
+                return 1;
+            e = go(hg::TmaStoreEpilogue<T>{});
+        } else {
+            snprintf(why, whylen, "bm=%d,bn=%d has no epi=tma instantiation", Cfg::BM, Cfg::BN);
+            return 1;
+        }
+    } else if (p.splits > 1) {
         if constexpr (V == MM_V128x128 || V == MM_V64x128 || V == MM_V64x256) {
             if (cfg->serial) {
                 e = go(hg::SerialSplitEpilogue<T>{ws, tickets, (T *)out, (long)N});
