@@ -204,7 +204,7 @@ cudaError_t launch_ring_kernel(const Op &op, const Geom &g, const row_plan &p, i
     at[0].val.clusterDim.y = 1;
     at[0].val.clusterDim.z = 1;
     cfg.attrs = at;
-    cfg.numAttrs = 1;
+    cfg.numAttrs = p.cluster > 1; /* one block a row: a plain launch, no cluster to schedule */
     static struct {
         size_t smem;
         int cta, cluster, fit;
@@ -215,7 +215,18 @@ cudaError_t launch_ring_kernel(const Op &op, const Geom &g, const row_plan &p, i
         if (fits[i].smem == smem && fits[i].cta == p.cta && fits[i].cluster == p.cluster)
             fit = fits[i].fit;
     if (!fit) {
-        cudaError_t e = cudaOccupancyMaxActiveClusters(&fit, kern, &cfg);
+        cudaError_t e = cudaSuccess;
+        if (p.cluster > 1) {
+            e = cudaOccupancyMaxActiveClusters(&fit, kern, &cfg);
+        } else {
+            int dev = 0, sms = 0, per = 0;
+            e = cudaGetDevice(&dev);
+            if (e == cudaSuccess)
+                e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+            if (e == cudaSuccess)
+                e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kern, p.cta, smem);
+            fit = sms * per;
+        }
         if (e != cudaSuccess)
             return e;
         if (fit < 1)
