@@ -18,7 +18,9 @@
  * thread's reads of the stage are ordered before the bulk copy that refills it (proxy fence, block
  * barrier). The copies move whole aligned vectors of the row's window (the edge vectors hold elements
  * of the neighbouring rows, as the register plans' loads would): the skeleton masks them with the op's
- * pad value when it reads them, and the epilogue stores only the row's elements.
+ * pad value when it reads them, and the epilogue stores only the row's elements. So a ragged last row
+ * reads up to 15 bytes past the tensor's end: inside the allocation for klab's tensors, which a red
+ * zone of 256 bytes and more follows (reads only; nothing is written there).
  *
  * An op takes ring plans with `static constexpr bool RING = true` and two hooks:
  *   const elem_t *ring_in() const;  // the tensor its rows are read from (what load() reads)
