@@ -1,7 +1,7 @@
 /* The row plugins on a GPU, through the real klab binary (issue "Row kernels"): every profile of rmsnorm,
  * softmax and rmsnorm_rope verifies against float64 and times on the shapes the row-kernel skeleton
  * must take (1x1, 3x7, 1x262145, 65537x17, ragged tails, the residual form, both RoPE layouts), every
- * path of the skeleton forced through a configuration (rows packed, a cluster, a stream, both) and named
+ * path of the skeleton forced through a configuration (rows packed, a cluster, a stream, both, a ring) and named
  * in its row; RoPE geometries the kernels cannot take are refused at setup naming the case and the
  * limit; the shipped INIs and the row sweeps verify (--verify-only) on their real shapes.
  *
@@ -48,13 +48,19 @@ static void test_rmsnorm_rows(void **state)
     assert_int_equal(r.rc, 0);
     csv c = read_rows("rms", "rmsnorm");
     expect_all_passed(&c, 1);
-    assert_int_equal(c.n, 9 * 3 * 2 + 7 * 2);
+    assert_int_equal(c.n, 10 * 3 * 2 + 9 * 2);
     /* the plugin's own plan for each path, and the forced ones as asked */
     expect_config(&c, "65537x17", "fp32", "cta=256,tpr=2,vpt=4,cluster=1,stream=0");
     expect_config(&c, "1x262145", "fp32", "cta=512,tpr=512,vpt=8,cluster=16,stream=1");
     expect_config(&c, "1x262145", "fp16", "cta=512,tpr=512,vpt=8,cluster=16,stream=0");
     expect_config(&c, "stream-cluster2", "fp32", "cta=256,tpr=256,vpt=4,cluster=2,stream=1");
     expect_config(&c, "tpr1", "fp16", "cta=128,tpr=1,vpt=4,cluster=1,stream=0");
+    /* the ring plan, chosen for long ragged rows and forced with three stages; not for the residual form */
+    expect_config(&c, "ring-ragged", "fp16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0,ring=2");
+    expect_config(&c, "ring-ragged", "bf16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0,ring=2");
+    expect_config(&c, "ring-ragged", "fp32", "cta=256,tpr=256,vpt=8,cluster=16,stream=0,ring=2");
+    expect_config(&c, "residual-ring-shape", "fp16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0");
+    expect_config(&c, "ring3", "fp32", "cta=256,tpr=256,vpt=8,cluster=1,stream=0,ring=3");
     free(c.rows);
     free(r.out);
 }
@@ -67,9 +73,12 @@ static void test_softmax_rows(void **state)
     assert_int_equal(r.rc, 0);
     csv c = read_rows("smx", "softmax");
     expect_all_passed(&c, 1);
-    assert_int_equal(c.n, 7 * 3 * 2 + 4 * 2);
+    assert_int_equal(c.n, 8 * 3 * 2 + 5 * 2);
     expect_config(&c, "cluster4", "bf16", "cta=128,tpr=128,vpt=2,cluster=4,stream=0");
     expect_config(&c, "stream", "fp16", "cta=128,tpr=128,vpt=4,cluster=1,stream=1");
+    expect_config(&c, "ring-ragged", "fp16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0,ring=2");
+    expect_config(&c, "ring-ragged", "fp32", "cta=256,tpr=256,vpt=8,cluster=16,stream=0,ring=2");
+    expect_config(&c, "ring3", "fp32", "cta=256,tpr=256,vpt=8,cluster=1,stream=0,ring=3");
     /* the fused kernel is one pass where the row fits: faster than four kernels on 7x50257 */
     const klab_row *f = row(&c, "7x50257", "fp16", "fused");
     assert_true(f->has_speedup && f->speedup > 1);

@@ -23,6 +23,7 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
     typedef float acc_t;
     static constexpr bool STREAMS = true;
     static constexpr bool ROW_OUT = true;
+    static constexpr bool RING = !RESID; /* a ring plan copies one tensor's rows: x, not x and r */
     static constexpr int PER = 16 / sizeof(T);
 
     const T *x, *r, *w; /* r: RESID only */
@@ -78,6 +79,9 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
         }
         return a;
     }
+
+    __device__ __forceinline__ const T *ring_in() const { return x; }
+    __device__ __forceinline__ float pad() const { return 0.f; }
 
     /* pass 2 of a streaming plan: h is already written (by this thread: read it back, not x and r) */
     __device__ __forceinline__ uint4 reload(const rowk::Slot &sl) const

@@ -18,6 +18,8 @@
  *     it shares with its neighbours load only the row's elements and fill the rest with the op's
  *     neutral value (0 for a sum, -inf for a max), so the reduction needs no masks; stores write
  *     only the row's elements. No scalar fallback, no second code path for ragged rows.
+ *   - With ring > 0 (long rows) the row's part lives in shared memory instead, the grid is persistent
+ *     and each block's next rows load while it writes this one: row_ring.cuh.
  *   - Accumulation in float, results rounded once to the output dtype.
  *
  * How an op plugs in (see rms_op.cuh, the softmax and RoPE ops for complete examples):
@@ -37,6 +39,7 @@
  *       __device__ void finish(acc_t total, int64_t row, bool writer); // the row's result (writer:
  *                                                                   // the one thread that may store it)
  *       __device__ void epilogue(uint4 raw, const rowk::Slot &sl); // write one vector (ROW_OUT)
+ *       static constexpr bool RING = true;     // may run ring plans: then also ring_in() and pad()
  *   };
  *
  * load/reload/epilogue get a Slot: the vector's index i in the row's window (vector 0 holds the row's
@@ -160,11 +163,10 @@ struct Geom {
    remote stores: every block of the cluster has started (its shared memory exists) by then, and the
    wait costs nothing because the loads took far longer. */
 template <class Op, typename A>
-__device__ __forceinline__ A cluster_reduce(const Op &o, A a, int cn, int rank, A *peer)
+__device__ __forceinline__ A cluster_merge(const Op &o, A a, int cn, int rank, A *peer)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
-    asm volatile("barrier.cluster.wait;" ::: "memory");
     if ((int)threadIdx.x < cn)
         cl.map_shared_rank(peer, (unsigned)threadIdx.x)[rank] = a;
     asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
@@ -178,10 +180,19 @@ __device__ __forceinline__ A cluster_reduce(const Op &o, A a, int cn, int rank, 
     return a;
 }
 
-/* The row's total in every thread of its group: lanes (shuffles), the group's warps (shared memory,
-   merged in warp order), the cluster's blocks. */
 template <class Op, typename A>
-__device__ __forceinline__ A reduce_row(const Op &o, A a, const Geom &g, int rank, A *warp_part, A *peer)
+__device__ __forceinline__ A cluster_reduce(const Op &o, A a, int cn, int rank, A *peer)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.wait;" ::: "memory");
+#endif
+    return cluster_merge(o, a, cn, rank, peer);
+}
+
+/* The row's total in every thread of its group: lanes (shuffles), the group's warps (shared memory,
+   merged in warp order); reduce_row adds the cluster's blocks. */
+template <class Op, typename A>
+__device__ __forceinline__ A reduce_group(const Op &o, A a, const Geom &g, A *warp_part)
 {
     const int width = g.tpr < 32 ? g.tpr : 32;
     for (int off = width >> 1; off > 0; off >>= 1)
@@ -195,9 +206,29 @@ __device__ __forceinline__ A reduce_row(const Op &o, A a, const Geom &g, int ran
         for (int i = 1; i < wpr; i++)
             a = o.merge(a, warp_part[first + i]);
     }
+    return a;
+}
+
+template <class Op, typename A>
+__device__ __forceinline__ A reduce_row(const Op &o, A a, const Geom &g, int rank, A *warp_part, A *peer)
+{
+    a = reduce_group(o, a, g, warp_part);
     if (g.cluster > 1)
         a = cluster_reduce(o, a, g.cluster, rank, peer);
     return a;
+}
+
+/* Where row `row` lies (RowSpan); ALIGNED: cols * sizeof(T) is a multiple of 16. */
+template <int PER, bool ALIGNED> __device__ __forceinline__ RowSpan row_span(int64_t row, const Geom &g)
+{
+    RowSpan r;
+    r.row = row;
+    r.s = r.row * g.cols;
+    r.v0 = r.s / PER;
+    r.head = ALIGNED ? 0 : (int)(r.s - r.v0 * PER);
+    r.nwin = (int)((r.head + g.cols + PER - 1) / PER);
+    r.tail = ALIGNED ? 0 : (int)((r.head + g.cols) % PER);
+    return r;
 }
 
 template <int VPT> constexpr int max_threads() { return VPT >= 8 ? 512 : 1024; }
@@ -223,14 +254,8 @@ __global__ void __launch_bounds__(max_threads<VPT>()) row_kernel(Op op, Geom g)
 #endif
     }
     const int lane = (int)threadIdx.x & (g.tpr - 1);
-    RowSpan r;
-    r.row = blk * (int64_t)(blockDim.x >> g.tpr_log2) + (threadIdx.x >> g.tpr_log2);
+    const RowSpan r = row_span<PER, ALIGNED>(blk * (int64_t)(blockDim.x >> g.tpr_log2) + (threadIdx.x >> g.tpr_log2), g);
     const bool live = r.row < g.rows;
-    r.s = r.row * g.cols;
-    r.v0 = r.s / PER;
-    r.head = ALIGNED ? 0 : (int)(r.s - r.v0 * PER);
-    r.nwin = (int)((r.head + g.cols + PER - 1) / PER);
-    r.tail = ALIGNED ? 0 : (int)((r.head + g.cols) % PER);
     const int part = (r.nwin + g.cluster - 1) / g.cluster, c0 = rank * part, c1 = min(c0 + part, r.nwin);
     const int step = VPT * g.tpr;
     Op o = op;
@@ -319,6 +344,10 @@ cudaError_t launch_one(const Op &op, const Geom &g, unsigned blocks, int cta, in
     return launch_kernel<Op, VPT, STREAM, false>(op, g, blocks, cta, cluster, st);
 }
 
+/* The ring plan (row_ring.cuh, included below): a persistent grid, rows in shared memory. */
+template <class Op>
+cudaError_t launch_ring(const Op &op, const row_plan &p, const Geom &g, int64_t window, cudaStream_t st);
+
 /* Launch `op` over rows x cols with plan p (checked by row_plan_check). */
 template <class Op> cudaError_t launch(const Op &op, const row_plan &p, int64_t rows, int64_t cols, cudaStream_t st)
 {
@@ -330,6 +359,11 @@ template <class Op> cudaError_t launch(const Op &op, const row_plan &p, int64_t 
     if (rows < 1 || cols < 1 || blocks64 > 0x7fffffff)
         return cudaErrorInvalidValue;
     const unsigned blocks = (unsigned)blocks64;
+    if (p.ring) {
+        if constexpr (Op::RING)
+            return launch_ring(op, p, g, (int64_t)row_window((size_t)cols, sizeof(typename Op::elem_t)), st);
+        return cudaErrorInvalidValue;
+    }
     if (!p.stream) {
         switch (p.vpt) {
         case 1: return launch_one<Op, 1, false>(op, g, blocks, p.cta, p.cluster, st);
@@ -350,5 +384,7 @@ template <class Op> cudaError_t launch(const Op &op, const row_plan &p, int64_t 
 }
 
 } // namespace rowk
+
+#include "row_ring.cuh"
 
 #endif

@@ -3,7 +3,8 @@
 
 #include <stdio.h>
 
-const row_limits row_limits_any = {ROW_PLAN_MAX_CLUSTER, 0, 1};
+const row_limits row_limits_any = {ROW_PLAN_MAX_CLUSTER, 0, 1, 1};
+const row_limits row_limits_no_ring = {ROW_PLAN_MAX_CLUSTER, 0, 1, 0};
 
 static size_t pow2ceil(size_t n)
 {
@@ -31,6 +32,12 @@ size_t row_window(size_t cols, size_t elem)
             most = n;
     }
     return most;
+}
+
+size_t row_plan_ring_bytes(const row_shape *s, const row_plan *p)
+{
+    size_t w = row_window(s->cols, s->elem), c = p->cluster > 0 ? (size_t)p->cluster : 1;
+    return (size_t)p->ring * ((w + c - 1) / c) * 16;
 }
 
 int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p, char *why, size_t whylen)
@@ -61,7 +68,19 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
         bad = "this op needs the row on chip (stream 0)";
     else if (p->stream && p->vpt < 4)
         bad = "a streaming plan reads 4 or 8 vectors a thread a step";
-    else if (!p->stream && (size_t)p->cluster * p->tpr * p->vpt < w)
+    else if (p->ring != 0 && (p->ring < 2 || p->ring > ROW_PLAN_MAX_RING))
+        bad = "ring must be 0 or 2..4 stages";
+    else if (p->ring && !lim->ring)
+        bad = "this op reads its rows through registers (ring 0)";
+    else if (p->ring && p->stream)
+        bad = "a ring plan holds the row in shared memory (stream 0)";
+    else if (p->ring && p->tpr != p->cta)
+        bad = "a ring plan gives a block one row (tpr = cta)";
+    else if (p->ring && p->vpt < 4)
+        bad = "a ring plan takes 4 or 8 vectors a thread a step";
+    else if (p->ring && row_plan_ring_bytes(s, p) > ROW_PLAN_RING_SMEM)
+        bad = "ring stages of a block's part of the row past 224 KiB of shared memory: a larger cluster";
+    else if (!p->stream && !p->ring && (size_t)p->cluster * p->tpr * p->vpt < w)
         bad = "cluster * tpr * vpt vectors do not cover the row: stream it, or hold more";
     else {
         size_t per = (size_t)(p->cta / p->tpr), blocks = (s->rows + per - 1) / per * (size_t)p->cluster;
@@ -97,12 +116,26 @@ static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_p
     p->cta = tpr < 128 ? 256 : (int)tpr;
     p->cluster = 1;
     p->stream = 0;
+    p->ring = 0;
 }
 
 int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, char *why, size_t whylen)
 {
     size_t w = row_window(s->cols, s->elem);
     row_plan p;
+    if (lim->ring && lim->max_cluster > 1 && w > ROW_PLAN_MAX_VECTORS) {
+        /* past 64 KiB a row: the register plans load a block's part, wait at the cluster barrier, then
+           store, so an SM's load and store phases do not overlap (72-81 % of the copy on an H200). The
+           ring plan keeps each block's next rows loading while it writes this one: the register plan's
+           split (32 KiB a block; 64 KiB past 16 blocks), two stages. Only with rows enough for every
+           SM to see two of them (else there is no next row to overlap, and the spread below wins). */
+        p = (row_plan){256, 256, 8, (int)pow2ceil((w + 2047) / 2048), 0, 2};
+        if (p.cluster > ROW_PLAN_MAX_CLUSTER)
+            p = (row_plan){512, 512, 8, (int)pow2ceil((w + 4095) / 4096), 0, 2};
+        if (s->rows * (size_t)p.cluster >= 2 * (size_t)ROW_PLAN_SMS && p.cluster <= lim->max_cluster &&
+            row_plan_check(s, lim, &p, why, whylen) == 0)
+            return *out = p, 0;
+    }
     int few = s->rows < ROW_PLAN_SMS && lim->max_cluster > 1;
     if (w <= 2048 || (w <= ROW_PLAN_MAX_VECTORS && !few)) {
         /* up to 64 KiB a row in one block: one block of 512 x 8 vectors beat a 2-block cluster at
@@ -111,11 +144,11 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
     } else if (lim->max_cluster > 1) {
         /* 32 KiB a block (256 threads x 8 vectors), in the smallest cluster that holds the row; 64 KiB a
            block when 16 blocks of 32 KiB do not; past 16 x 64 KiB the row streams */
-        p = (row_plan){256, 256, 8, (int)pow2ceil((w + 2047) / 2048), 0};
+        p = (row_plan){256, 256, 8, (int)pow2ceil((w + 2047) / 2048), 0, 0};
         if (p.cluster > ROW_PLAN_MAX_CLUSTER)
-            p = (row_plan){512, 512, 8, (int)pow2ceil((w + 4095) / 4096), 0};
+            p = (row_plan){512, 512, 8, (int)pow2ceil((w + 4095) / 4096), 0, 0};
         if (p.cluster > lim->max_cluster)
-            p = (row_plan){512, 512, 8, lim->max_cluster, 1};
+            p = (row_plan){512, 512, 8, lim->max_cluster, 1, 0};
         /* few rows: spread each over more blocks so more SMs pull from memory (1x65536 ran on 1 SM) */
         while (!p.stream && s->rows * (size_t)p.cluster < ROW_PLAN_SMS && p.cluster < lim->max_cluster) {
             p.cluster *= 2;
@@ -127,9 +160,35 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
                 break;
         }
     } else {
-        p = (row_plan){512, 512, 8, 1, 1};
+        p = (row_plan){512, 512, 8, 1, 1, 0};
     }
     return row_plan_check(s, lim, &p, why, whylen) == 0 ? (*out = p, 0) : -1;
+}
+
+/* The ring plans of the space (row_plan.h says which): counts them in *n, and returns 1 with entry
+   `index` in *out when it is one of them. */
+static int ring_space(const row_shape *s, const row_limits *lim, int index, int *n, row_plan *out)
+{
+    static const int rings[] = {2, 3}, ctas[] = {256, 512}, vpts[] = {4, 8};
+    char why[8];
+    if (!lim->ring || row_window(s->cols, s->elem) <= ROW_PLAN_MAX_VECTORS)
+        return 0;
+    for (int ri = 0; ri < 2; ri++)
+        for (int ai = 0; ai < 2; ai++)
+            for (int vi = 0; vi < 2; vi++) {
+                row_plan p = {ctas[ai], ctas[ai], vpts[vi], 1, 0, rings[ri]};
+                while (p.cluster < lim->max_cluster && row_plan_ring_bytes(s, &p) > ROW_PLAN_RING_SMEM)
+                    p.cluster *= 2;
+                for (int k = 0; k < 3 && p.cluster <= lim->max_cluster; k++, p.cluster *= 2) {
+                    if (row_plan_check(s, lim, &p, why, sizeof why) != 0)
+                        continue;
+                    if ((*n)++ == index) {
+                        *out = p;
+                        return 1;
+                    }
+                }
+            }
+    return 0;
 }
 
 int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_plan *out)
@@ -138,6 +197,8 @@ int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_pla
     size_t w = row_window(s->cols, s->elem);
     int n = 0;
     char why[8];
+    if (ring_space(s, lim, index, &n, out))
+        return 1;
     for (int stream = 0; stream <= 1; stream++)
         for (int ci = 0; ci < 5; ci++)
             for (int ai = 0; ai < 4; ai++)
@@ -152,7 +213,7 @@ int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_pla
                         if ((size_t)cl * (size_t)tpr * (size_t)vpts[vi] >= w)
                             vmin = vpts[vi];
                     for (int vi = 0; vi < 4; vi++) {
-                        row_plan p = {cta, tpr, vpts[vi], cl, stream};
+                        row_plan p = {cta, tpr, vpts[vi], cl, stream, 0};
                         if (!stream && p.vpt != vmin && p.vpt != 2 * vmin)
                             continue;
                         if (stream && (size_t)cl * (size_t)tpr * (size_t)p.vpt >= w)
@@ -170,7 +231,10 @@ int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_pla
 
 const char *row_plan_format(const row_plan *p, char *buf, size_t len)
 {
-    snprintf(buf, len, "cta=%d,tpr=%d,vpt=%d,cluster=%d,stream=%d", p->cta, p->tpr, p->vpt, p->cluster, p->stream);
+    int k = snprintf(buf, len, "cta=%d,tpr=%d,vpt=%d,cluster=%d,stream=%d", p->cta, p->tpr, p->vpt, p->cluster,
+                     p->stream);
+    if (p->ring && k >= 0 && (size_t)k < len)
+        snprintf(buf + k, len - (size_t)k, ",ring=%d", p->ring);
     return buf;
 }
 
@@ -218,6 +282,11 @@ klab_status row_plan_run(const klab_host *host, klab_ctx *ctx, int cc, const row
     if (cache->plan.cluster > 1 && cc < 90) {
         host->error(ctx, "cluster=%d needs thread-block clusters (compute capability 9.0); this device is %d.%d",
                     cache->plan.cluster, cc / 10, cc % 10);
+        return KLAB_UNSUPPORTED;
+    }
+    if (cache->plan.ring && cc < 90) {
+        host->error(ctx, "ring=%d needs bulk copies and transaction barriers (compute capability 9.0); this device is %d.%d",
+                    cache->plan.ring, cc / 10, cc % 10);
         return KLAB_UNSUPPORTED;
     }
     *out = cache->plan;

@@ -2,9 +2,11 @@
  * of choices in plain C, so a plugin's klab_profile.config hook (a pure function of the case, run
  * without a GPU by `klab --validate` and `klab --tune --list`) and its launcher agree on one thing.
  *
- * A plan is five numbers, written as a configuration string in that order:
+ * A plan is five numbers, written as a configuration string in that order, and a sixth, ring, written
+ * only where it is not 0:
  *
  *   cta=256,tpr=32,vpt=4,cluster=1,stream=0
+ *   cta=256,tpr=256,vpt=8,cluster=4,stream=0,ring=2
  *
  *   cta      threads a block (32..1024)
  *   tpr      threads a row, a power of two <= cta: cta/tpr rows share a block (short rows), tpr = cta
@@ -16,6 +18,12 @@
  *   stream   0: the row is held on chip (cluster * tpr * vpt vectors cover it) and read once;
  *            1: each block walks its part in steps of tpr * vpt vectors twice, once to reduce and
  *            once to write (the second read mostly hits L2): rows longer than a cluster can hold
+ *   ring     0: the above; 2..4: the block's part of the row lives in shared memory, in a ring of that
+ *            many row stages filled by bulk copies (cp.async.bulk, sm_90), and the grid is persistent:
+ *            each block (cluster) walks rows, its next rows loading while it reduces and writes this
+ *            one (row_ring.cuh). vpt is then the vectors a thread takes from shared memory a step.
+ *            For long rows, where one block or cluster a row alternates a load phase with a store
+ *            phase (docs/notes/rmsnorm.md has the bytes-in-flight budget)
  *
  * A row of N elements of E bytes spans at most row_window(N, E) 16-byte vectors: N * E / 16 when
  * every row starts on a 16-byte boundary (N * E a multiple of 16), else one or two more, because the
@@ -38,7 +46,7 @@ extern "C" {
 #endif
 
 typedef struct row_plan {
-    int cta, tpr, vpt, cluster, stream;
+    int cta, tpr, vpt, cluster, stream, ring;
 } row_plan;
 
 typedef struct row_shape {
@@ -50,10 +58,13 @@ typedef struct row_limits {
     int max_cluster;  /* 1 where the op cannot split a row across blocks; else 16 */
     int no_stream;    /* the op needs the row on chip */
     int tpr_multiple; /* tpr must be a multiple of this (1: any) */
+    int ring;         /* 1 where the op can take ring plans (its rows read from one tensor); 0: not */
 } row_limits;
 
 /* What every op without limits of its own takes. */
 extern const row_limits row_limits_any;
+/* The same without ring plans: ops that read a row from more than one tensor (RMSNorm's residual form). */
+extern const row_limits row_limits_no_ring;
 
 /* The SMs the per-shape choice assumes when it spreads few rows over more blocks (H100 and H200: 132). */
 #define ROW_PLAN_SMS 132
@@ -62,6 +73,13 @@ extern const row_limits row_limits_any;
 #define ROW_PLAN_MAX_CLUSTER 16
 /* Registers bound the vectors a block holds: cta * vpt <= 4096 (64 KiB a block), vpt 8 up to 512 threads. */
 #define ROW_PLAN_MAX_VECTORS 4096
+/* A ring plan's stages, and the shared memory its stages may take a block (of the 227 KiB an sm_90
+   block may ask for, the rest left to the skeleton's own few hundred bytes). */
+#define ROW_PLAN_MAX_RING 4
+#define ROW_PLAN_RING_SMEM (224 * 1024)
+
+/* The shared memory (bytes) a ring plan's stages take a block: ring * ceil(window / cluster) vectors. */
+size_t row_plan_ring_bytes(const row_shape *s, const row_plan *p);
 
 /* 16-byte vectors a row of `cols` elements of `elem` bytes spans at most. */
 size_t row_window(size_t cols, size_t elem);
@@ -74,8 +92,11 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
 int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, char *why, size_t whylen);
 
 /* Plan `index` of the tuning space (0, 1, ...): returns 1 and fills *out, or 0 past the last. The space
-   holds every valid plan with cta in {128, 256, 512, 1024}, on-chip plans no more than twice the
-   smallest covering vpt, and streaming plans only where the row does not fit the on-chip ones. */
+   holds first the ring plans (where the op takes them and the row is past 64 KiB: ring 2 and 3, cta 256
+   and 512, vpt 4 and 8, the smallest cluster whose stages fit shared memory and the next two), so that
+   `klab --tune`, which times the first 63 entries of a space, always has them beside the others; then
+   every valid plan with cta in {128, 256, 512, 1024}, on-chip plans no more than twice the smallest
+   covering vpt, and streaming plans only where the row does not fit the on-chip ones. */
 int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_plan *out);
 
 /* "cta=256,tpr=32,vpt=4,cluster=1,stream=0" into buf; returns buf. */
@@ -96,7 +117,7 @@ row_shape row_shape_of(const klab_case *k);
 
 /* The plan run() uses for launch->config, remembered between calls (a space entry is found by walking
    the space). Declines (KLAB_UNSUPPORTED, the reason through host->error) a configuration past the
-   space or a cluster plan on a device without clusters (compute capability `cc` < 9.0). */
+   space, or a cluster or ring plan on a device without clusters and bulk copies (compute capability `cc` < 9.0). */
 typedef struct row_plan_cache {
     int config; /* what `plan` was made for; start with ROW_PLAN_NONE */
     row_plan plan;

@@ -30,6 +30,12 @@ static int residual_of(const klab_case *k)
     return !strcmp(v, "1") ? 1 : -1;
 }
 
+/* The plans a case may take: the residual form reads x and r, and a ring plan copies one tensor's rows. */
+static const row_limits *limits_of(int residual)
+{
+    return residual ? &row_limits_no_ring : &row_limits_any;
+}
+
 static int make(rms_state *st, const char *name, klab_role role, klab_dtype d, size_t n, int *index, int *made)
 {
     if (!st->host->tensor(st->ctx, name, role, d, n))
@@ -83,7 +89,8 @@ static klab_status rms_run(void *state, const klab_launch *l)
     int e;
     if (l->profile == RMS_FUSED) {
         row_plan p;
-        klab_status ks = row_plan_run(st->host, st->ctx, st->cc, &st->shape, &row_limits_any, l->config, &st->plan, &p);
+        klab_status ks = row_plan_run(st->host, st->ctx, st->cc, &st->shape, limits_of(st->residual), l->config,
+                                     &st->plan, &p);
         if (ks != KLAB_OK)
             return ks;
         e = rmsnorm_fused_launch(st->dtype, t[st->tx], at(t, st->tr), t[st->tw], t[st->ty], at(t, st->th),
@@ -129,7 +136,8 @@ static const char *fused_config(const klab_case *k, int index)
     if (k->rank < 2)
         return NULL;
     row_shape s = row_shape_of(k);
-    return row_plan_config(&s, &row_limits_any, index);
+    int residual = residual_of(k);
+    return residual < 0 ? NULL : row_plan_config(&s, limits_of(residual), index);
 }
 
 static const klab_profile profiles[] = {
@@ -145,7 +153,7 @@ static const char *const params[] = {"eps", "residual", NULL};
 static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "rmsnorm",
-    .version = "3.0.0",
+    .version = "3.1.0",
     .summary = "RMSNorm over the last dimension: y = x / sqrt(mean(x^2) + eps) * w (param.residual: of x + r)",
     .profiles = profiles,
     .baseline = "baseline",

@@ -21,6 +21,7 @@ template <typename T> struct SoftmaxOp {
     typedef float2 acc_t; /* (max, sum of exp(x - max)) */
     static constexpr bool STREAMS = true;
     static constexpr bool ROW_OUT = true;
+    static constexpr bool RING = true;
     static constexpr int PER = 16 / sizeof(T);
 
     const T *x;
@@ -37,6 +38,8 @@ template <typename T> struct SoftmaxOp {
     /* elements outside the row read as -inf: they change no maximum and add exp(-inf) = 0 */
     __device__ __forceinline__ uint4 load(const rowk::Slot &sl) const { return rowk::load_vec<T>(xr, sl, -INFINITY); }
     __device__ __forceinline__ uint4 reload(const rowk::Slot &sl) const { return load(sl); }
+    __device__ __forceinline__ const T *ring_in() const { return x; }
+    __device__ __forceinline__ float pad() const { return -INFINITY; }
 
     template <int V> __device__ __forceinline__ float2 partial(const uint4 (&raw)[V]) const
     {

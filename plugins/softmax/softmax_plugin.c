@@ -103,7 +103,7 @@ static const char *const params[] = {"spread", NULL};
 static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "softmax",
-    .version = "1.0.0",
+    .version = "1.1.0",
     .summary = "softmax over the last dimension: y = exp(x - max) / sum(exp(x - max))",
     .profiles = profiles,
     .baseline = "baseline",
