@@ -55,42 +55,73 @@ template <int G> struct Soft {
     }
 };
 
-/* q of the G heads of KV head kvh, rotated at the row (cr, sr), scaled by log2(e) / sqrt(D). */
+/* Sequence b's token at position pos: its packed q, k, v and its RoPE rows. */
+template <typename T, int D> struct Token {
+    const T *tok;
+    const float *cr, *sr;
+    __device__ Token(const AttnArgs<T> &a, int b, int pos)
+        : tok(a.qkv + (size_t)b * a.nqkv), cr(a.cos_t + (size_t)pos * (D / 2)), sr(a.sin_t + (size_t)pos * (D / 2))
+    {
+    }
+    /* this lane's slice of vector v (of D), rotated (warp-wide: the partner is a shuffle away) */
+    __device__ void rotated(int v, const Lanes<D> &ln, float (&f)[8]) const
+    {
+        float p[8];
+        vec16<T>::unpack(__ldg(reinterpret_cast<const uint4 *>(tok + (size_t)v * D + ln.d0)), f);
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            p[j] = __shfl_xor_sync(0xffffffffu, f[j], Lanes<D>::LP / 2);
+        rope_rotate<8, true>(f, p, cr, sr, ln.d0, D / 2);
+    }
+};
+
+/* q of the G heads of KV head kvh, rotated, scaled by log2(e) / sqrt(D). */
 template <typename T, int D, int G>
-__device__ __forceinline__ void load_q(const T *tok, int kvh, const float *cr, const float *sr, const Lanes<D> &ln,
-                                       float (&q)[G][8])
+__device__ __forceinline__ void load_q(const Token<T, D> &tk, int kvh, const Lanes<D> &ln, float (&q)[G][8])
 {
-    constexpr int PER = 8, LP = D / PER;
     const float qs = ROW_LOG2E * rsqrtf((float)D);
 #pragma unroll
     for (int g = 0; g < G; g++) {
-        float f[PER], p[PER];
-        vec16<T>::unpack(__ldg(reinterpret_cast<const uint4 *>(tok + (size_t)(kvh * G + g) * D + ln.d0)), f);
+        float f[8];
+        tk.rotated(kvh * G + g, ln, f);
 #pragma unroll
-        for (int j = 0; j < PER; j++)
-            p[j] = __shfl_xor_sync(0xffffffffu, f[j], LP / 2);
-        rope_rotate<PER, true>(f, p, cr, sr, ln.d0, D / 2);
-#pragma unroll
-        for (int j = 0; j < PER; j++)
+        for (int j = 0; j < 8; j++)
             q[g][j] = f[j] * qs;
     }
 }
 
-/* The new token's k of KV head kvh, rotated, and its v: this lane's 16-byte slices (warp-wide: the
-   rotation's partner is a shuffle away). */
+/* The append, by warp 0 of the CTA whose range holds pos: the new token's k of KV head kvh rotated, and
+   its v, written at pos in the layer's caches and, where kn is given, into shared memory (kn, vn) too. */
 template <typename T, int D>
-__device__ __forceinline__ void new_kv(const T *tok, int heads, int kv_heads, int kvh, const float *cr,
-                                       const float *sr, const Lanes<D> &ln, uint4 &k, uint4 &v)
+__device__ __forceinline__ void append(const AttnArgs<T> &a, const Token<T, D> &tk, int b, int kvh, int pos,
+                                       const Lanes<D> &ln, T *kn, T *vn)
 {
-    constexpr int PER = 8, LP = D / PER;
-    float f[PER], p[PER];
-    vec16<T>::unpack(__ldg(reinterpret_cast<const uint4 *>(tok + (size_t)(heads + kvh) * D + ln.d0)), f);
-#pragma unroll
-    for (int j = 0; j < PER; j++)
-        p[j] = __shfl_xor_sync(0xffffffffu, f[j], LP / 2);
-    rope_rotate<PER, true>(f, p, cr, sr, ln.d0, D / 2);
-    k = vec16<T>::pack(f);
-    v = __ldg(reinterpret_cast<const uint4 *>(tok + (size_t)(heads + kv_heads + kvh) * D + ln.d0));
+    float f[8];
+    tk.rotated(a.heads + kvh, ln, f);
+    const uint4 k = vec16<T>::pack(f);
+    const uint4 v = __ldg(reinterpret_cast<const uint4 *>(tk.tok + (size_t)(a.heads + a.kv_heads + kvh) * D + ln.d0));
+    if (ln.sub != 0)
+        return;
+    const size_t at = (((size_t)b * a.kv_heads + kvh) * a.kv + pos) * D;
+    reinterpret_cast<uint4 *>(a.kc + at)[ln.sl] = k;
+    reinterpret_cast<uint4 *>(a.vc + at)[ln.sl] = v;
+    if (kn) {
+        reinterpret_cast<uint4 *>(kn)[ln.sl] = k;
+        reinterpret_cast<uint4 *>(vn)[ln.sl] = v;
+    }
+}
+
+/* After the wait, in both paths: q of the CTA's G heads (the QKV GEMV's output), then the next kernel
+   may launch, then the append by the CTA whose range holds pos (owns). */
+template <typename T, int D, int G>
+__device__ __forceinline__ void q_then_append(const AttnArgs<T> &a, int b, int kvh, int pos, bool owns,
+                                              const Lanes<D> &ln, float (&q)[G][8], T *kn, T *vn)
+{
+    const Token<T, D> tk(a, b, pos);
+    load_q<T, D, G>(tk, kvh, ln, q);
+    pdl_trigger();
+    if (ln.warp == 0 && owns)
+        append<T, D>(a, tk, b, kvh, pos, ln, kn, vn);
 }
 
 /* U positions of the lane's group, p0 + u * SG (those at or past c1 masked), into its softmax state: one
@@ -220,21 +251,10 @@ __global__ void __launch_bounds__(AW * 32) attn_kernel(AttnArgs<T> a)
         step_end(a.c, sp0);
         return;
     }
-    const float *cr = a.cos_t + (size_t)pos * (D / 2), *sr = a.sin_t + (size_t)pos * (D / 2);
-    const T *tok = a.qkv + (size_t)b * a.nqkv;
     float q[G][8];
-    load_q<T, D, G>(tok, kvh, cr, sr, ln, q);
-    pdl_trigger();
-    T *kh = a.kc + ((size_t)b * a.kv_heads + kvh) * a.kv * D, *vh = a.vc + ((size_t)b * a.kv_heads + kvh) * a.kv * D;
-    if (ln.warp == 0 && c0 <= pos && pos < c0 + a.chunk) {
-        uint4 k, v;
-        new_kv<T, D>(tok, a.heads, a.kv_heads, kvh, cr, sr, ln, k, v);
-        if (ln.sub == 0) {
-            reinterpret_cast<uint4 *>(kh + (size_t)pos * D)[ln.sl] = k;
-            reinterpret_cast<uint4 *>(vh + (size_t)pos * D)[ln.sl] = v;
-        }
-    }
+    q_then_append<T, D, G>(a, b, kvh, pos, c0 <= pos && pos < c0 + a.chunk, ln, q, nullptr, nullptr);
     __syncthreads();
+    const T *kh = a.kc + ((size_t)b * a.kv_heads + kvh) * a.kv * D, *vh = a.vc + ((size_t)b * a.kv_heads + kvh) * a.kv * D;
 
     Soft<G> st;
     st.init();
@@ -355,22 +375,8 @@ __global__ void __launch_bounds__(AW * 32) attn_fused_kernel(AttnArgs<T> a)
         step_end(a.c, sp0);
         return;
     }
-    const float *cr = a.cos_t + (size_t)pos * (D / 2), *sr = a.sin_t + (size_t)pos * (D / 2);
-    const T *tok = a.qkv + (size_t)b * a.nqkv;
     float q[G][8];
-    load_q<T, D, G>(tok, kvh, cr, sr, ln, q);
-    pdl_trigger();
-    const bool mine = c0 <= pos && pos < c1; /* this CTA appends the new position */
-    if (ln.warp == 0 && mine) {
-        uint4 k, v;
-        new_kv<T, D>(tok, a.heads, a.kv_heads, kvh, cr, sr, ln, k, v);
-        if (ln.sub == 0) {
-            reinterpret_cast<uint4 *>(a.kc + ((size_t)b * a.kv_heads + kvh) * a.kv * D + (size_t)pos * D)[ln.sl] = k;
-            reinterpret_cast<uint4 *>(a.vc + ((size_t)b * a.kv_heads + kvh) * a.kv * D + (size_t)pos * D)[ln.sl] = v;
-            reinterpret_cast<uint4 *>(kn)[ln.sl] = k;
-            reinterpret_cast<uint4 *>(vn)[ln.sl] = v;
-        }
-    }
+    q_then_append<T, D, G>(a, b, kvh, pos, c0 <= pos && pos < c1, ln, q, kn, vn);
 
     Soft<G> st;
     st.init();
