@@ -429,19 +429,21 @@ __global__ void __launch_bounds__(AW * 32) attn_fused_kernel(AttnArgs<T> a)
                 const int g = c / (D / 4), d4 = c % (D / 4);
                 const size_t bh = bh0 + g;
                 const float *mlh = a.ml + bh * a.splits * 2;
-                /* unrolled: the splits' loads are independent, 8 in flight a thread */
-                float mx = -INFINITY;
-#pragma unroll 8
-                for (int s = 0; s < nact; s++)
-                    mx = fmaxf(mx, __ldcg(mlh + 2 * s));
-                float lt = 0.f;
+                /* one pass, the running max rescaling what is summed (a first pass for the max would
+                   be a round trip of its own); unrolled, the splits' loads are independent of the
+                   chain: 8 in flight a thread. m of an active split is finite, so the first rescale is
+                   ex2(-inf) = 0. */
+                float mx = -INFINITY, lt = 0.f;
                 float4 o = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll 8
                 for (int s = 0; s < nact; s++) {
-                    const float w = __ldcg(mlh + 2 * s + 1) * fast_ex2(__ldcg(mlh + 2 * s) - mx);
+                    const float ms = __ldcg(mlh + 2 * s), ls = __ldcg(mlh + 2 * s + 1);
                     const float4 v = __ldcg(reinterpret_cast<const float4 *>(a.opart + (bh * a.splits + s) * D) + d4);
-                    lt += w;
-                    o.x = fmaf(w, v.x, o.x), o.y = fmaf(w, v.y, o.y), o.z = fmaf(w, v.z, o.z), o.w = fmaf(w, v.w, o.w);
+                    const float nm = fmaxf(mx, ms), sc = fast_ex2(mx - nm), w = ls * fast_ex2(ms - nm);
+                    lt = fmaf(lt, sc, w);
+                    o.x = fmaf(w, v.x, o.x * sc), o.y = fmaf(w, v.y, o.y * sc), o.z = fmaf(w, v.z, o.z * sc),
+                    o.w = fmaf(w, v.w, o.w * sc);
+                    mx = nm;
                 }
                 const float r = 1.f / lt;
                 float f[4] = {o.x * r, o.y * r, o.z * r, o.w * r};
