@@ -136,7 +136,8 @@ static void test_tune_times_both_paths(void **state)
     kr_mkdir("tune", dir, sizeof dir);
     snprintf(ini, sizeof ini, "%s/tune.ini", dir);
     snprintf(cache, sizeof cache, "%s/tune-cache.ini", dir);
-    kr_write_file(ini, "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 5000\nsteps = 6\n"
+    /* 12 subjects share the case's budget (it is a bound: they stop once each has its 1000 steps) */
+    kr_write_file(ini, "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 20000\nsteps = 6\n"
                        "dim.layers = 2\ndim.hidden = 256\ndim.heads = 8\ndim.kv_heads = 2\ndim.head_dim = 128\n"
                        "dim.inter = 512\n[case both]\ndim.batch = 2\ndim.kv = 300\ndim.chunk = 64\n"
                        "param.schedule = dynamic\n");
@@ -149,6 +150,8 @@ static void test_tune_times_both_paths(void **state)
         if (!strcmp(w->profile, "graph_pdl") && device_cc != 90)
             continue;
         expect_status(w, ROW_PASSED, NULL);
+        if (w->reps < 1000 || strstr(w->flags, "few-samples"))
+            fail_msg("%s %s: %d step samples (%s), expected at least 1000", w->profile, w->config, w->reps, w->flags);
         fused += !strcmp(w->config, "attn=fused");
         split += !strcmp(w->config, "attn=split");
         printf("# %-16s %-10s p50 %.4f ms\n", w->profile, w->config, w->median_ms);
