@@ -243,6 +243,59 @@ static void test_geometry(void **state)
     assert_int_equal(g.dynamic, 1);
 }
 
+/* The fused attention's plan: chunk ~ sqrt(kv * grp) (a CTA's K/V load against the last CTA's merge of
+   every split), raised to at most ~264 CTAs, in 32-position tiles; for every length the active splits
+   cover [0, len) and the last of them holds the new position (its CTA appends), those past it start at
+   or past len (they exit); dim.chunk forces both paths' chunks. */
+static void expect_plan(tcase *t, int64_t chunk, int64_t splits)
+{
+    dr_geom g;
+    char why[256];
+    if (dr_geometry(&t->k, &g, why, sizeof why) != 0)
+        fail_msg("%s", why);
+    if (g.fchunk != chunk || g.fsplits != splits)
+        fail_msg("case %s: fused plan %lld x %lld, expected %lld x %lld", t->k.name, (long long)g.fchunk,
+                 (long long)g.fsplits, (long long)chunk, (long long)splits);
+    for (int len = 1; len <= g.kv; len++) {
+        const int nact = dr_active_splits(len, (int)g.fchunk);
+        if (!(nact >= 1 && nact <= g.fsplits && (nact - 1) * g.fchunk <= len - 1 && len - 1 < nact * g.fchunk))
+            fail_msg("case %s len %d: %d active splits of %lld", t->k.name, len, nact, (long long)g.fchunk);
+    }
+}
+
+static void test_fused_plan(void **state)
+{
+    (void)state;
+    tcase t;
+    tcase_init(&t, "llama8b-4l", 64); /* 32/8 heads, kv 4096: 128 x 32, 256 CTAs as the split path */
+    expect_plan(&t, 128, 32);
+    tcase_init(&t, "small-16l", 64); /* 16/4 heads, kv 1024: 64 x 16 */
+    tdim(&t, "hidden", 2048);
+    tdim(&t, "heads", 16);
+    tdim(&t, "kv_heads", 4);
+    tdim(&t, "kv", 1024);
+    expect_plan(&t, 64, 16);
+    tcase_init(&t, "b8", 64); /* 64 (sequence, KV head) pairs: 1024 x 4, 256 CTAs */
+    tdim(&t, "batch", 8);
+    expect_plan(&t, 1024, 4);
+    tcase_init(&t, "long-kv", 64); /* sqrt(32768 x 4) = 362 would give 728 CTAs: 1024 x 32 */
+    tdim(&t, "kv", 32768);
+    expect_plan(&t, 1024, 32);
+    tcase_init(&t, "tiny", 64); /* kv 48, 2 heads a KV head: one tile of 32, two splits */
+    tdim(&t, "heads", 4);
+    tdim(&t, "kv_heads", 2);
+    tdim(&t, "head_dim", 64);
+    tdim(&t, "kv", 48);
+    expect_plan(&t, 32, 2);
+    tdim(&t, "chunk", 20);
+    expect_plan(&t, 20, 3);
+    tcase_init(&t, "tickets", 64);
+    tdim(&t, "batch", 8);
+    tdim(&t, "heads", 1024);
+    tdim(&t, "kv_heads", 1024);
+    expect_refused(&t, "fused attention's tickets");
+}
+
 /* llama8b-4l at fp16: 4 x 218.1 M weights, 4 x 8 x 4095 x 128 x 2 KV read, 4 x 8 x 128 x 2 written */
 static void test_bytes(void **state)
 {
@@ -300,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_steps_read_earlier_appends), cmocka_unit_test(test_stack_by_hand),
         cmocka_unit_test(test_schedule),            cmocka_unit_test(test_geometry),
         cmocka_unit_test(test_bytes),             cmocka_unit_test(test_probes_folder_made),
+        cmocka_unit_test(test_fused_plan),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -54,7 +54,8 @@ static void check_binding(const char *label, const dr_tensor_spec *spec, int n, 
         fail_msg("%s: the probe ring was not passed through", label);
 }
 
-static void check_writes(const char *label, const dr_geom *g, const dr_tensor_spec *spec, const int idx[DR_T_COUNT])
+static void check_writes(const char *label, const dr_geom *g, int attn, const dr_tensor_spec *spec,
+                         const int idx[DR_T_COUNT])
 {
     const int nk = (int)g->layers * dr_kernels_per_layer(g);
     char *slot_used = calloc((size_t)nk, 1);
@@ -62,7 +63,7 @@ static void check_writes(const char *label, const dr_geom *g, const dr_tensor_sp
     int cursor_writes = 0;
     for (int l = 0; l < g->layers; l++) {
         dr_write w[DR_WRITES_PER_LAYER];
-        const int nw = dr_layer_writes(g, l, w);
+        const int nw = dr_layer_writes(g, attn, l, w);
         assert_true(nw > 0 && nw <= DR_WRITES_PER_LAYER);
         int seen_k[DR_KPL] = {0};
         for (int i = 0; i < nw; i++) {
@@ -122,14 +123,15 @@ static void test_every_case(void **state)
                     assert_int_equal(idx[spec[j].id], j);
                     assert_true(spec[j].count > 0);
                 }
-                /* the sizes the kernels assume of the split-KV scratch */
-                if (g.splits > 1) {
+                /* the sizes the kernels assume of the split-KV scratch, which serves both paths' plans */
+                if (g.splits > 1 || g.fsplits > 1) {
                     assert_int_equal(spec[idx[DR_T_OPART]].count, z.opart);
                     assert_int_equal(spec[idx[DR_T_OPART]].dtype, KLAB_FP32);
                     assert_int_equal(spec[idx[DR_T_ML]].count, z.ml);
                 }
                 check_binding(label, spec, n, idx);
-                check_writes(label, &g, spec, idx);
+                check_writes(label, &g, DR_ATTN_SPLIT, spec, idx);
+                check_writes(label, &g, DR_ATTN_FUSED, spec, idx);
                 checked++;
                 attn_only += g.attn_only;
                 split += g.splits > 1;
@@ -165,12 +167,80 @@ static void test_attn_only_positions(void **state)
     /* the combine, not the attention, is the step's last kernel, and the probes number the layer's two
        kernels 0 and 1 */
     dr_write w[DR_WRITES_PER_LAYER];
-    const int nw = dr_layer_writes(&g, 1, w);
+    const int nw = dr_layer_writes(&g, DR_ATTN_SPLIT, 1, w);
     assert_int_equal(w[nw - 1].t, DR_T_CURSOR);
     assert_int_equal(w[nw - 1].kernel, DR_K_COMBINE);
     assert_int_equal(dr_kernel_index(&g, 1, DR_K_ATTN), 2);
     assert_int_equal(dr_kernel_index(&g, 1, DR_K_COMBINE), 3);
-    check_writes("attn-only", &g, spec, idx);
+    check_writes("attn-only", &g, DR_ATTN_SPLIT, spec, idx);
+}
+
+/* The fused path: no combine; its attention writes the caches' new entries, its plan's partials and o,
+   and, the step's last kernel with param.part = attn, the cursor. Its partials may need more room than
+   the split path's (a finer plan): o_part and m_l are sized for the larger. */
+static void test_fused_writes(void **state)
+{
+    (void)state;
+    dr_geom g;
+    memset(&g, 0, sizeof g);
+    g.batch = 2, g.layers = 2, g.hidden = 256, g.heads = 4, g.kv_heads = 2, g.head_dim = 64, g.inter = 512;
+    g.kv = 100, g.kv_min = 1, g.steps = 6, g.attn_only = 1, g.nqkv = 8 * 64;
+    g.chunk = 100, g.splits = 1, g.fchunk = 32, g.fsplits = 4;
+    dr_tensor_spec spec[DR_T_COUNT];
+    const int n = dr_tensor_specs(&g, KLAB_FP16, spec);
+    int idx[DR_T_COUNT];
+    dr_tensor_index(spec, n, idx);
+    assert_true(idx[DR_T_OPART] >= 0 && idx[DR_T_ML] >= 0); /* unsplit on the split path, split on the fused */
+    assert_int_equal(spec[idx[DR_T_OPART]].count, 2 * 4 * 4 * 64);
+    assert_int_equal(spec[idx[DR_T_ML]].count, 2 * 4 * 4 * 2);
+    dr_write w[DR_WRITES_PER_LAYER];
+    const int nw = dr_layer_writes(&g, DR_ATTN_FUSED, 1, w);
+    for (int i = 0; i < nw; i++)
+        assert_int_equal(w[i].kernel, DR_K_ATTN);
+    assert_int_equal(w[nw - 1].t, DR_T_CURSOR);
+    assert_int_equal(w[nw - 2].t, DR_T_Y);
+    assert_int_equal(w[nw - 2].off, 1 * 2 * 4 * 64);
+    assert_int_equal(w[2].t, DR_T_OPART);
+    assert_int_equal(w[2].n, 2 * 4 * 4 * 64);
+    check_writes("fused attn-only", &g, DR_ATTN_FUSED, spec, idx);
+    /* the split path of the same case: unsplit, the attention writes o and the cursor */
+    const int ns = dr_layer_writes(&g, DR_ATTN_SPLIT, 1, w);
+    assert_int_equal(ns, 4);
+    assert_int_equal(w[ns - 1].kernel, DR_K_ATTN);
+    /* the stack: the fused path writes o from the attention, the split one from the combine */
+    g.attn_only = 0, g.splits = 4, g.chunk = 32;
+    const int n2 = dr_tensor_specs(&g, KLAB_FP16, spec);
+    dr_tensor_index(spec, n2, idx);
+    const int nf = dr_layer_writes(&g, DR_ATTN_FUSED, 0, w);
+    int attn_writes_o = 0, combine = 0;
+    for (int i = 0; i < nf; i++) {
+        attn_writes_o += w[i].kernel == DR_K_ATTN && w[i].t == DR_T_ATTN;
+        combine += w[i].kernel == DR_K_COMBINE;
+    }
+    assert_int_equal(attn_writes_o, 1);
+    assert_int_equal(combine, 0);
+    const int nsp = dr_layer_writes(&g, DR_ATTN_SPLIT, 0, w);
+    combine = 0;
+    for (int i = 0; i < nsp; i++)
+        combine += w[i].kernel == DR_K_COMBINE && w[i].t == DR_T_ATTN;
+    assert_int_equal(combine, 1);
+    check_writes("fused stack", &g, DR_ATTN_FUSED, spec, idx);
+    check_writes("split stack", &g, DR_ATTN_SPLIT, spec, idx);
+}
+
+/* The tuning space every profile declares: the fused path is the own choice and configuration 0, the
+   split path configuration 1, nothing past it. */
+static void test_attn_configs(void **state)
+{
+    (void)state;
+    assert_string_equal(dr_attn_config(-1), "attn=fused");
+    assert_string_equal(dr_attn_config(0), "attn=fused");
+    assert_string_equal(dr_attn_config(1), "attn=split");
+    assert_null(dr_attn_config(2));
+    assert_null(dr_attn_config(-2));
+    assert_int_equal(dr_attn_of_config(-1), DR_ATTN_FUSED);
+    assert_int_equal(dr_attn_of_config(1), DR_ATTN_SPLIT);
+    assert_int_equal(dr_attn_of_config(2), -1);
 }
 
 int main(void)
@@ -178,6 +248,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_case),
         cmocka_unit_test(test_attn_only_positions),
+        cmocka_unit_test(test_fused_writes),
+        cmocka_unit_test(test_attn_configs),
     };
     KLAB_RUN_TESTS(tests);
 }

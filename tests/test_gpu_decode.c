@@ -4,7 +4,8 @@
  * entries against the float64 reference and is timed as steps (at least 1000 samples, p95 and p99, a
  * samples file); graph_pdl runs on sm_90 and is skipped, saying why, anywhere else. With param.probes = 1
  * and KLAB_DECODE_PROBES set, the probes are written beside the run: enqueue times of every profile
- * and every kernel's stamps.
+ * and every kernel's stamps. `klab --tune` times the attention's two paths (attn=fused, attn=split) in
+ * the same rounds, each verified.
  * Speed is not checked here: the targets and what the H200 run must check are in
  * docs/notes/decode_replay.md. Without a GPU the whole program is skipped with the reason (exit 77). */
 #include <cuda_runtime.h>
@@ -52,8 +53,16 @@ static void test_every_profile_verifies_and_steps(void **state)
     klab_result r = RUN("decode", "--plugin", "decode_replay");
     assert_int_equal(r.rc, 0);
     csv c = read_rows("decode", "decode_replay");
-    assert_int_equal(c.n, 5 * 2 * 4); /* cases x dtypes x profiles */
+    assert_int_equal(c.n, 7 * 2 * 4); /* cases x dtypes x profiles */
     expect_steps_rows(&c, c.n);
+    /* the fused attention unless the case pins the split path */
+    for (int i = 0; i < c.n; i++) {
+        if (!strcmp(c.rows[i].profile, "graph_pdl") && device_cc != 90)
+            continue;
+        const char *want = strstr(c.rows[i].kcase, "-splitpath") ? "attn=split" : "attn=fused";
+        if (strcmp(c.rows[i].config, want))
+            fail_msg("%s %s: config '%s', expected '%s'", c.rows[i].kcase, c.rows[i].profile, c.rows[i].config, want);
+    }
     free(c.rows);
     free(r.out);
 }
@@ -107,9 +116,50 @@ static void test_probes_written(void **state)
     if (lines_with(ker, "graph,") < 6 * 2 || lines_with(ker, "eager,") < 6 * 2)
         fail_msg("%s: too few kernel stamps (graph %d, eager %d lines)", ker, lines_with(ker, "graph,"),
                  lines_with(ker, "eager,"));
-    /* a step of 2 layers: qkv, attn, combine, oproj, gateup, down each layer */
-    if (lines_with(ker, ",combine,") < 2 || lines_with(ker, ",down,") < 2)
+    /* a step of 2 layers: qkv, attn, oproj, gateup, down each layer; the fused attention (the own
+       choice) merges its splits itself: no combine */
+    if (lines_with(ker, ",attn,") < 2 || lines_with(ker, ",down,") < 2)
         fail_msg("%s: kernels missing", ker);
+    if (lines_with(ker, ",combine,") != 0)
+        fail_msg("%s: a combine kernel ran beside the fused attention", ker);
+    free(r.out);
+}
+
+/* klab --tune times both attention paths of every profile in the same rounds (configuration 0 fused,
+   1 split, and the own choice, fused): every row verified, each naming its path. This is how the H200
+   run times old against new. */
+static void test_tune_times_both_paths(void **state)
+{
+    (void)state;
+    USE_PLUGINS("decode_replay");
+    char dir[PATH_MAX], ini[PATH_MAX + 32], cache[PATH_MAX + 32];
+    kr_mkdir("tune", dir, sizeof dir);
+    snprintf(ini, sizeof ini, "%s/tune.ini", dir);
+    snprintf(cache, sizeof cache, "%s/tune-cache.ini", dir);
+    /* 12 subjects share the case's budget (it is a bound: they stop once each has its 1000 steps) */
+    kr_write_file(ini, "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 20000\nsteps = 6\n"
+                       "dim.layers = 2\ndim.hidden = 256\ndim.heads = 8\ndim.kv_heads = 2\ndim.head_dim = 128\n"
+                       "dim.inter = 512\n[case both]\ndim.batch = 2\ndim.kv = 300\ndim.chunk = 64\n"
+                       "param.schedule = dynamic\n");
+    klab_result r = RUN("tune", "--config", ini, "--tune", "--tune-cache", cache);
+    assert_int_equal(r.rc, 0);
+    csv c = read_rows("tune", "decode_replay");
+    int fused = 0, split = 0;
+    for (int i = 0; i < c.n; i++) {
+        const klab_row *w = &c.rows[i];
+        if (!strcmp(w->profile, "graph_pdl") && device_cc != 90)
+            continue;
+        expect_status(w, ROW_PASSED, NULL);
+        if (w->reps < 1000 || strstr(w->flags, "few-samples"))
+            fail_msg("%s %s: %d step samples (%s), expected at least 1000", w->profile, w->config, w->reps, w->flags);
+        fused += !strcmp(w->config, "attn=fused");
+        split += !strcmp(w->config, "attn=split");
+        printf("# %-16s %-10s p50 %.4f ms\n", w->profile, w->config, w->median_ms);
+    }
+    const int profiles = device_cc == 90 ? 4 : 3;
+    assert_int_equal(fused, 2 * profiles); /* configuration 0 and the own choice */
+    assert_int_equal(split, profiles);
+    free(c.rows);
     free(r.out);
 }
 
@@ -120,6 +170,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_every_profile_verifies_and_steps, kr_setup_tmp, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_probes_written, kr_setup_tmp, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_tune_times_both_paths, kr_setup_tmp, kr_teardown_tmp),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -160,4 +160,4 @@ add_test(NAME torch_decode_few_steps
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/torch_decode.py --dry-run --steps 999)
 set_tests_properties(torch_decode_few_steps PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "--steps must be at least 1000")
 # decode_replay's GEMV and attention: 16-byte loads, no local memory (no spills) in any architecture
-klab_sass_test(decode_replay gemv_kernel attn_kernel)
+klab_sass_test(decode_replay gemv_kernel attn_kernel attn_fused_kernel)

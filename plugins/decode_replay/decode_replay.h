@@ -34,7 +34,8 @@ extern "C" {
 
 enum { DR_EAGER = 0, DR_GRAPH, DR_GRAPH_PIECEWISE, DR_GRAPH_PDL, DR_NPROFILES };
 
-/* Kernels a layer launches: the stack's six, attention's two. */
+/* Kernels a layer launches (the probes' slots): the stack's six, attention's two. The fused attention
+   launches no combine: its slot stays empty. */
 enum { DR_K_QKV = 0, DR_K_ATTN, DR_K_COMBINE, DR_K_OPROJ, DR_K_GATEUP, DR_K_DOWN, DR_KPL };
 #define DR_KPL_ATTN 2
 
@@ -51,7 +52,33 @@ typedef struct dr_geom {
     double eps;
     int64_t nqkv;        /* (heads + 2 kv_heads) * head_dim: rows of Wqkv, a token's packed q, k, v */
     int64_t chunk, splits; /* split-KV: positions a CTA reads; splits = ceil(kv / chunk) */
+    int64_t fchunk, fsplits; /* the same for the fused attention (DR_ATTN_FUSED), planned on its own */
 } dr_geom;
+
+/* The attention's two paths, a tuning configuration of every profile (`attn=fused`, `attn=split`), so
+   one `klab --tune` run times them in the same rounds:
+     fused  one kernel: K/V tiles issued with cp.async into a ring before the step's q is awaited, the
+            splits merged by the last CTA of each (sequence, KV head) to finish (a device ticket);
+     split  the attention then a combine kernel (the path of the first H200 run).
+   The plugin's own choice (launch->config = -1) is fused. */
+enum { DR_ATTN_FUSED = 0, DR_ATTN_SPLIT, DR_NATTN };
+/* configuration i's description ("attn=fused", "attn=split"), -1 the own choice's; NULL past the last */
+const char *dr_attn_config(int index);
+/* the path of a run's configuration (-1: the own choice), or -1 for none */
+int dr_attn_of_config(int config);
+
+/* KV heads times sequences the fused attention's tickets cover (a device array of this many counters) */
+#define DR_MAX_TICKETS 4096
+
+/* Splits a step of length len has work in (the rest exit at once): ceil(len / chunk). Shared by the
+   kernels and the CPU tests. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline int dr_active_splits(int len, int chunk)
+{
+    return (len + chunk - 1) / chunk;
+}
 
 /* The case's geometry, or -1 with why naming the case's value and the limit. Pure: setup, work,
    config and the tests use it. */
@@ -97,8 +124,9 @@ typedef struct dr_write {
     size_t off, n;
 } dr_write;
 #define DR_WRITES_PER_LAYER 10
-/* The writes of layer l's kernels, in launch order; returns how many. */
-int dr_layer_writes(const dr_geom *g, int l, dr_write w[DR_WRITES_PER_LAYER]);
+/* The writes of layer l's kernels with attention path attn (DR_ATTN_*), in launch order; returns how
+   many. */
+int dr_layer_writes(const dr_geom *g, int attn, int l, dr_write w[DR_WRITES_PER_LAYER]);
 
 /* The plugin's param.NAME and dim.NAME keys (its descriptor's lists), NULL-terminated. */
 extern const char *const dr_params[];
@@ -149,10 +177,10 @@ void dr_bind(const int idx[DR_T_COUNT], void *const *table, unsigned long long *
 #define DR_PROBE_WORDS_SLOT(nk) (2 + 2 * (size_t)(nk))
 #define DR_PROBE_WORDS(nk) (1 + DR_PROBE_STEPS * DR_PROBE_WORDS_SLOT(nk))
 
-/* Enqueue the kernels of layers [l0, l1) of one step on s; pdl: launch each with programmatic stream
-   serialization (sm_90). The step's last kernel (layer layers-1) advances the cursor. Returns a
-   cudaError_t as int. */
-int dr_enqueue(klab_dtype d, const dr_geom *g, const dr_dev *t, int l0, int l1, int pdl, klab_stream s);
+/* Enqueue the kernels of layers [l0, l1) of one step on s with attention path attn (DR_ATTN_*); pdl:
+   launch each with programmatic stream serialization (sm_90). The step's last kernel (layer layers-1)
+   advances the cursor. Returns a cudaError_t as int. */
+int dr_enqueue(klab_dtype d, const dr_geom *g, const dr_dev *t, int attn, int l0, int l1, int pdl, klab_stream s);
 
 #ifdef __cplusplus
 }

@@ -56,6 +56,9 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
     const int64_t grp = g->heads / g->kv_heads;
     if (grp != 1 && grp != 2 && grp != 4 && grp != 8)
         return refuse(why, whylen, k, "query heads per KV head", grp, "1, 2, 4 or 8");
+    if (g->batch * g->kv_heads > DR_MAX_TICKETS)
+        return refuse(why, whylen, k, "dim.kv_heads", g->kv_heads,
+                      "batch * kv_heads at most 4096 (the fused attention's tickets)");
     if (g->hidden < 8 || g->hidden % 8 || g->inter < 8 || g->inter % 8 || (g->heads * g->head_dim) % 8)
         return refuse(why, whylen, k, "dim.hidden", g->hidden,
                       "hidden, inter and heads * head_dim must be whole 16-byte vectors (multiples of 8)");
@@ -86,8 +89,19 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
     if (g->chunk < 1)
         return refuse(why, whylen, k, "dim.chunk", g->chunk, "at least 1");
     g->splits = (g->kv + g->chunk - 1) / g->chunk;
-    if (g->splits > 65535)
-        return refuse(why, whylen, k, "KV splits", g->splits, "at most 65535 (raise dim.chunk)");
+    /* the fused attention: each CTA loads chunk * D * 2 elements of K and V, and the last CTA of a KV head
+       reads every split's fp32 partial o (splits * grp * D floats): the two weigh alike at chunk ~
+       sqrt(kv * grp), raised where that gives more than DR_ATTN_CTAS CTAs (at those, two a SM already
+       keep more in flight than the DRAM needs); multiples of 32 positions, the ring's tiles at D = 64 */
+    int64_t fc = 32;
+    while (fc * fc < g->kv * grp)
+        fc += 32;
+    const int64_t wide = ((g->kv * per + DR_ATTN_CTAS - 1) / DR_ATTN_CTAS + 31) / 32 * 32;
+    g->fchunk = klab_case_dim(k, "chunk", wide > fc ? wide : fc);
+    g->fsplits = (g->kv + g->fchunk - 1) / g->fchunk;
+    if (g->splits > 65535 || g->fsplits > 65535)
+        return refuse(why, whylen, k, "KV splits", g->splits > g->fsplits ? g->splits : g->fsplits,
+                      "at most 65535 (raise dim.chunk)");
     return 0;
 }
 
@@ -122,8 +136,10 @@ void dr_tensor_sizes(const dr_geom *g, dr_sizes *s)
     s->table = (size_t)g->kv * D / 2;
     s->sched = (size_t)g->steps * B;
     s->cache = L * B * (size_t)g->kv_heads * (size_t)g->kv * D;
-    s->opart = B * (size_t)g->heads * (size_t)g->splits * D;
-    s->ml = B * (size_t)g->heads * (size_t)g->splits * 2;
+    /* both attention paths' partials: the larger plan */
+    const size_t splits = (size_t)(g->splits > g->fsplits ? g->splits : g->fsplits);
+    s->opart = B * (size_t)g->heads * splits * D;
+    s->ml = B * (size_t)g->heads * splits * 2;
 }
 
 void dr_step_bytes_parts(const dr_geom *g, size_t elem, double *weights, double *kv_read, double *kv_written)

@@ -1,6 +1,7 @@
-/* decode_replay.so: the descriptor and hooks. The step: decode_replay.h; kernels:
- * decode_replay_kernels.cu; geometry, bytes and schedule: decode_replay_geom.c; the float64 reference:
- * decode_replay_reference.c; probes: decode_replay_probes.c.
+/* decode_replay.so: the descriptor and hooks. The step: decode_replay.h; kernels: decode_replay_kernels.cu
+ * (the GEMV, the launches), decode_replay_attention.cuh (both attention paths), decode_replay_step.cuh
+ * (PDL, the cursor, the probes' stamps); geometry, bytes and schedule: decode_replay_geom.c; the float64
+ * reference: decode_replay_reference.c; probes: decode_replay_probes.c.
  *
  * Profiles, one function:
  *   eager            every kernel launched from the host each step (launch->tensors)
@@ -9,7 +10,9 @@
  *   graph_pdl        the whole step captured with programmatic dependent launch edges (sm_90)
  * The graphs bake in setup's tensors (KLAB_PROFILE_FIXED_TENSORS) and are the plugin's own
  * (KLAB_PROFILE_OWNS_GRAPH). Fixed and dynamic are cases (param.schedule), not profiles: their
- * functions differ. */
+ * functions differ. Every profile's tuning space is the attention's path (`attn=fused`, the own choice,
+ * and `attn=split`), so `klab --tune` times the two in the same rounds: setup captures each graph once
+ * a path. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -31,7 +34,7 @@ typedef struct dr_state {
     int idx[DR_T_COUNT];    /* launch->tensors index of each tensor (DR_T_*), -1 when absent */
     int ntensors;
     void *made[DR_T_COUNT]; /* setup's pointers in launch->tensors' order: what the graphs are bound to */
-    cudaGraphExec_t whole, pdl, *piece;
+    cudaGraphExec_t whole[DR_NATTN], pdl[DR_NATTN], *piece[DR_NATTN]; /* by attention path (DR_ATTN_*) */
     dr_probes probes;
     const char *case_name;
     /* the reference of the last verify, and what it was computed from */
@@ -49,7 +52,8 @@ static void *made(const dr_state *st, int id)
     return st->idx[id] >= 0 ? st->made[st->idx[id]] : NULL;
 }
 
-static klab_status capture(dr_state *st, int l0, int l1, int pdl, unsigned long long *probe, cudaGraphExec_t *exec)
+static klab_status capture(dr_state *st, int attn, int l0, int l1, int pdl, unsigned long long *probe,
+                           cudaGraphExec_t *exec)
 {
     const klab_host *host = st->host;
     cudaStream_t s = (cudaStream_t)host->stream(st->ctx);
@@ -58,7 +62,7 @@ static klab_status capture(dr_state *st, int l0, int l1, int pdl, unsigned long 
     cudaGraph_t graph = NULL;
     KLAB_CUDA(host, st->ctx, cudaStreamSynchronize(s));
     KLAB_CUDA(host, st->ctx, cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    const int e = dr_enqueue(st->dtype, &st->g, &d, l0, l1, pdl, s);
+    const int e = dr_enqueue(st->dtype, &st->g, &d, attn, l0, l1, pdl, s);
     const cudaError_t ec = cudaStreamEndCapture(s, &graph);
     KLAB_CUDA(host, st->ctx, (cudaError_t)e);
     KLAB_CUDA(host, st->ctx, ec);
@@ -157,14 +161,16 @@ static klab_status dr_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     if (ks == KLAB_OK && dr_probes_open(&st->probes, stamps, (int)g.layers * kpl, kpl, host->stream(ctx), why,
                                         sizeof why) != 0)
         ks = host->error(ctx, "case %s: %s", k->name, why);
-    if (ks == KLAB_OK)
-        ks = capture(st, 0, (int)g.layers, 0, dr_probes_ring(&st->probes, DR_GRAPH), &st->whole);
-    if (ks == KLAB_OK && cc >= 90)
-        ks = capture(st, 0, (int)g.layers, 1, dr_probes_ring(&st->probes, DR_GRAPH_PDL), &st->pdl);
-    if (ks == KLAB_OK && !(st->piece = calloc((size_t)g.layers, sizeof *st->piece)))
-        ks = host->error(ctx, "out of memory");
-    for (int l = 0; ks == KLAB_OK && l < g.layers; l++)
-        ks = capture(st, l, l + 1, 0, dr_probes_ring(&st->probes, DR_GRAPH_PIECEWISE), &st->piece[l]);
+    for (int a = 0; a < DR_NATTN; a++) {
+        if (ks == KLAB_OK)
+            ks = capture(st, a, 0, (int)g.layers, 0, dr_probes_ring(&st->probes, DR_GRAPH), &st->whole[a]);
+        if (ks == KLAB_OK && cc >= 90)
+            ks = capture(st, a, 0, (int)g.layers, 1, dr_probes_ring(&st->probes, DR_GRAPH_PDL), &st->pdl[a]);
+        if (ks == KLAB_OK && !(st->piece[a] = calloc((size_t)g.layers, sizeof *st->piece[a])))
+            ks = host->error(ctx, "out of memory");
+        for (int l = 0; ks == KLAB_OK && l < g.layers; l++)
+            ks = capture(st, a, l, l + 1, 0, dr_probes_ring(&st->probes, DR_GRAPH_PIECEWISE), &st->piece[a][l]);
+    }
     if (ks != KLAB_OK) {
         dr_teardown(st);
         *state = NULL;
@@ -196,6 +202,9 @@ static klab_status dr_run(void *state, const klab_launch *l)
     dr_state *st = state;
     cudaStream_t s = (cudaStream_t)l->stream;
     const double t0 = now_us();
+    const int a = dr_attn_of_config(l->config);
+    if (a < 0)
+        return st->host->error(st->ctx, "no configuration %d", l->config);
     if (l->profile > DR_EAGER && l->profile < DR_NPROFILES && !setup_tensors(st, l))
         return st->host->error(st->ctx, "profile %s: run() was handed tensors other than setup's, which its graphs "
                                         "are bound to (KLAB_PROFILE_FIXED_TENSORS)",
@@ -204,20 +213,20 @@ static klab_status dr_run(void *state, const klab_launch *l)
     case DR_EAGER: {
         dr_dev d;
         dr_bind(st->idx, l->tensors, dr_probes_ring(&st->probes, DR_EAGER), &d);
-        KLAB_CUDA(st->host, st->ctx, (cudaError_t)dr_enqueue(st->dtype, &st->g, &d, 0, (int)st->g.layers, 0, s));
+        KLAB_CUDA(st->host, st->ctx, (cudaError_t)dr_enqueue(st->dtype, &st->g, &d, a, 0, (int)st->g.layers, 0, s));
         break;
     }
     case DR_GRAPH:
-        KLAB_CUDA(st->host, st->ctx, cudaGraphLaunch(st->whole, s));
+        KLAB_CUDA(st->host, st->ctx, cudaGraphLaunch(st->whole[a], s));
         break;
     case DR_GRAPH_PIECEWISE:
         for (int i = 0; i < st->g.layers; i++)
-            KLAB_CUDA(st->host, st->ctx, cudaGraphLaunch(st->piece[i], s));
+            KLAB_CUDA(st->host, st->ctx, cudaGraphLaunch(st->piece[a][i], s));
         break;
     case DR_GRAPH_PDL:
-        if (!st->pdl)
+        if (!st->pdl[a])
             return KLAB_UNSUPPORTED;
-        KLAB_CUDA(st->host, st->ctx, cudaGraphLaunch(st->pdl, s));
+        KLAB_CUDA(st->host, st->ctx, cudaGraphLaunch(st->pdl[a], s));
         break;
     default:
         return st->host->error(st->ctx, "no profile %d", l->profile);
@@ -295,14 +304,16 @@ static void dr_teardown(void *state)
                         sizeof why) != 0)
         st->host->log(st->ctx, "probes not written: %s", why);
     dr_probes_close(&st->probes);
-    if (st->whole)
-        cudaGraphExecDestroy(st->whole);
-    if (st->pdl)
-        cudaGraphExecDestroy(st->pdl);
-    for (int l = 0; st->piece && l < st->g.layers; l++)
-        if (st->piece[l])
-            cudaGraphExecDestroy(st->piece[l]);
-    free(st->piece);
+    for (int a = 0; a < DR_NATTN; a++) {
+        if (st->whole[a])
+            cudaGraphExecDestroy(st->whole[a]);
+        if (st->pdl[a])
+            cudaGraphExecDestroy(st->pdl[a]);
+        for (int l = 0; st->piece[a] && l < st->g.layers; l++)
+            if (st->piece[a][l])
+                cudaGraphExecDestroy(st->piece[a][l]);
+        free(st->piece[a]);
+    }
     for (int o = 0; o < 4; o++)
         free(st->memo[o]);
     free(st);
@@ -325,23 +336,33 @@ static double dr_tolerance(const klab_case *k)
     return k->dtype == KLAB_BF16 ? 3.2e-2 : 4e-3;
 }
 
+/* The attention's path: the same for every case (the fused path's plan is its own, in dr_geometry). */
+static const char *dr_config(const klab_case *k, int index)
+{
+    (void)k;
+    return dr_attn_config(index);
+}
+
 static const int sm90[] = {90, 0};
 #define DR_GRAPHS (KLAB_PROFILE_OWNS_GRAPH | KLAB_PROFILE_FIXED_TENSORS)
 static const klab_profile profiles[] = {
-    {.name = "eager", .summary = "every kernel of the step launched from the host"},
-    {.name = "graph", .summary = "the whole step one CUDA graph, captured in setup", .flags = DR_GRAPHS},
-    {.name = "graph_piecewise", .summary = "a CUDA graph per layer, replayed in turn on the stream", .flags = DR_GRAPHS},
+    {.name = "eager", .summary = "every kernel of the step launched from the host", .config = dr_config},
+    {.name = "graph", .summary = "the whole step one CUDA graph, captured in setup", .flags = DR_GRAPHS,
+     .config = dr_config},
+    {.name = "graph_piecewise", .summary = "a CUDA graph per layer, replayed in turn on the stream", .flags = DR_GRAPHS,
+     .config = dr_config},
     {.name = "graph_pdl",
      .summary = "the whole step one graph with programmatic dependent launch: weight prefetch under the previous tail",
      .flags = DR_GRAPHS,
-     .archs = sm90},
+     .archs = sm90,
+     .config = dr_config},
     {.name = NULL},
 };
 
 static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "decode_replay",
-    .version = "1.0.0",
+    .version = "1.1.0",
     .summary = "a Llama-style decode step (B sequences, resident KV cache) eager and replayed through CUDA graphs",
     .profiles = profiles,
     .baseline = "eager",

@@ -40,8 +40,8 @@ int dr_tensor_specs(const dr_geom *g, klab_dtype d, dr_tensor_spec spec[DR_T_COU
         [DR_T_ACT] = {"act", KLAB_SCRATCH, 0, z.act, !g->attn_only},
         [DR_T_QKV] = {"qkv", KLAB_SCRATCH, 0, z.qkv, !g->attn_only},
         [DR_T_ATTN] = {"attn", KLAB_SCRATCH, 0, z.attn, !g->attn_only},
-        [DR_T_OPART] = {"o_part", KLAB_SCRATCH, 1, z.opart, g->splits > 1},
-        [DR_T_ML] = {"m_l", KLAB_SCRATCH, 1, z.ml, g->splits > 1},
+        [DR_T_OPART] = {"o_part", KLAB_SCRATCH, 1, z.opart, g->splits > 1 || g->fsplits > 1},
+        [DR_T_ML] = {"m_l", KLAB_SCRATCH, 1, z.ml, g->splits > 1 || g->fsplits > 1},
     };
     int n = 0;
     for (int i = 0; i < DR_T_COUNT; i++) {
@@ -74,15 +74,19 @@ void dr_bind(const int idx[DR_T_COUNT], void *const *table, unsigned long long *
 
 /* As enqueue launches them: the GEMVs write nb x nout, the attention the new entry of each (sequence, KV
    head) in the layer's slice of both caches and, split, a partial o and (m, l) per (sequence, head,
-   split), else o itself; the combine o; the step's last kernel the cursor. */
-int dr_layer_writes(const dr_geom *g, int l, dr_write w[DR_WRITES_PER_LAYER])
+   split) of its path's plan, else o itself; the split path's combine o, the fused path's attention o too
+   (its last CTA a head); the step's last kernel the cursor. */
+int dr_layer_writes(const dr_geom *g, int attn, int l, dr_write w[DR_WRITES_PER_LAYER])
 {
     const size_t B = (size_t)g->batch, H = (size_t)g->hidden, D = (size_t)g->head_dim, I = (size_t)g->inter;
-    const size_t qd = (size_t)g->heads * D, per_split = B * (size_t)g->heads * (size_t)g->splits;
+    const int fused = attn == DR_ATTN_FUSED;
+    const size_t splits = (size_t)(fused ? g->fsplits : g->splits);
+    const size_t qd = (size_t)g->heads * D, per_split = B * (size_t)g->heads * splits;
     const size_t cl = B * (size_t)g->kv_heads * (size_t)g->kv * D;
-    const int split = g->splits > 1, last = l == g->layers - 1;
+    const int split = splits > 1, last = l == g->layers - 1;
     const int out_t = g->attn_only ? DR_T_Y : DR_T_ATTN;
     const size_t out_off = g->attn_only ? (size_t)l * B * qd : 0;
+    const int merger = split && !fused ? DR_K_COMBINE : DR_K_ATTN; /* the kernel that writes o */
     int n = 0;
 #define W(k, t, o, c) (w[n++] = (dr_write){(k), (t), (o), (c)})
     if (!g->attn_only)
@@ -92,17 +96,29 @@ int dr_layer_writes(const dr_geom *g, int l, dr_write w[DR_WRITES_PER_LAYER])
     if (split) {
         W(DR_K_ATTN, DR_T_OPART, 0, per_split * D);
         W(DR_K_ATTN, DR_T_ML, 0, per_split * 2);
-        W(DR_K_COMBINE, out_t, out_off, B * qd);
-    } else {
-        W(DR_K_ATTN, out_t, out_off, B * qd);
     }
+    W(merger, out_t, out_off, B * qd);
     if (!g->attn_only) {
         W(DR_K_OPROJ, DR_T_H, 0, B * H);
         W(DR_K_GATEUP, DR_T_ACT, 0, B * I);
         W(DR_K_DOWN, last ? DR_T_Y : DR_T_H, 0, B * H);
     }
     if (last)
-        W(g->attn_only ? (split ? DR_K_COMBINE : DR_K_ATTN) : DR_K_DOWN, DR_T_CURSOR, 0, 1);
+        W(g->attn_only ? merger : DR_K_DOWN, DR_T_CURSOR, 0, 1);
 #undef W
     return n;
+}
+
+const char *dr_attn_config(int index)
+{
+    static const char *const name[DR_NATTN] = {[DR_ATTN_FUSED] = "attn=fused", [DR_ATTN_SPLIT] = "attn=split"};
+    const int a = dr_attn_of_config(index);
+    return a < 0 ? NULL : name[a];
+}
+
+int dr_attn_of_config(int config)
+{
+    if (config == -1)
+        return DR_ATTN_FUSED;
+    return config >= 0 && config < DR_NATTN ? config : -1;
 }
