@@ -160,7 +160,8 @@ static void test_fp8_wgmma_space(void **state)
     dim_case c;
     const klab_case *big = dcase(&c, "m", 8192, "n", 8192, "k", 8192, NULL, NULL);
     assert_int_equal(check_names(fw_config_hook, big), 15);
-    assert_string_equal(fw_config_hook(big, -1), "tile=128x256,cluster=1,persistent=0,splits=1,epi=direct");
+    /* the own choice: the H200 tune's best, the 2-CTA cluster, persistent, with the staged epilogue */
+    assert_string_equal(fw_config_hook(big, -1), "tile=128x256,cluster=2,persistent=1,splits=1,epi=tma");
     /* the staged epilogue: 128 x 256 per-tensor tiles without split-K, last in the space */
     assert_string_equal(fw_config_hook(big, 13), "tile=128x256,cluster=1,persistent=1,splits=1,epi=tma");
     fp8_gemm_shape sh = {.m = 64, .n = 7168, .k = 4096, .fast_accum = 1};
@@ -198,7 +199,7 @@ static void test_fused_mlp_space(void **state)
     dim_case c;
     const klab_case *prefill = dcase(&c, "m", 4096, "k", 4096, "f", 14336, NULL, NULL);
     assert_int_equal(check_names(gv_config_hook, prefill), 9);
-    assert_string_equal(gv_config_hook(prefill, -1), "tile=128x256,cluster=1,persistent=0,epi=direct");
+    assert_string_equal(gv_config_hook(prefill, -1), "tile=128x256,cluster=2,persistent=1,epi=tma");
     const klab_case *decode = dcase(&c, "m", 8, "k", 4096, "f", 14336, NULL, NULL);
     assert_string_equal(gv_config_hook(decode, -1), "tile=64x256,cluster=1,persistent=0,epi=direct");
     gated_mlp_shape sh = {.m = 8, .k = 4096, .f = 14336};

@@ -159,16 +159,16 @@ static void test_tuning_spaces(void **state)
         assert_int_equal(x->bm % (64 * (x->pingpong ? 1 : x->consumers)), 0);
         assert_true(!x->pingpong || (x->consumers == 2 && !x->splitk)); /* no serial split-K ping-pong */
     }
-    /* own choices: the square case a 128 x 256 tile, one CTA a tile or persistent (cluster 1: the 0755
-       H200 run had the 2-CTA cluster at 0.57x) */
+    /* own choices: the square case a 128 x 256 tile, one CTA a tile; persistent, the 2-CTA cluster with the
+       staged epilogue (the H200 tune's best after the cluster fence fix, 2026-11-22) */
     assert_int_equal(mm_config_of(MM_WGMMA, &square, -1, &cfg), 1);
     assert_int_equal(cfg.variant, MM_V128x256);
     assert_int_equal(mm_config_of(MM_PERSISTENT, &square, -1, &cfg), 1);
-    assert_true(cfg.variant == MM_V128x256 && cfg.persistent == 1);
+    assert_true(cfg.variant == MM_V128x256_C2 && cfg.persistent == 1 && cfg.epi == MM_EPI_TMA);
     assert_string_equal(mm_config_format(MM_PERSISTENT, &square, &cfg, buf, sizeof buf),
-                        "bm=128,bn=256,stages=4,consumers=2,pingpong=0,cluster=1,raster=m,group=8,splits=1,"
+                        "bm=128,bn=256,stages=4,consumers=2,pingpong=0,cluster=2,raster=m,group=8,splits=1,"
                         "persistent=1,"
-                        "reduce=none,epi=direct,check=sampled_devfull");
+                        "reduce=none,epi=tma,check=sampled_devfull");
     /* the staged epilogue beside the direct one at the same tile and raster (the persistent space's
        second half), and once in the one-CTA-a-tile space */
     assert_int_equal(mm_config_of(MM_PERSISTENT, &square, 24, &cfg), 1);

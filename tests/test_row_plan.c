@@ -53,20 +53,14 @@ static void test_choice(void **state)
     assert_string_equal(chosen(4096, 1024, 2), "cta=256,tpr=32,vpt=4,cluster=1,stream=0");
     /* a long row alone is spread over a 16-block cluster */
     assert_string_equal(chosen(1, 65536, 2), "cta=256,tpr=256,vpt=2,cluster=16,stream=0");
-    /* rows past 64 KiB with rows enough (every SM two of them): the ring plan, the register plan's split */
-    assert_string_equal(chosen(128, 262144, 2), "cta=256,tpr=256,vpt=8,cluster=16,stream=0,ring=2");
-    assert_string_equal(chosen(128, 262144, 4), "cta=512,tpr=512,vpt=8,cluster=16,stream=0,ring=2");
-    assert_string_equal(chosen(256, 131072, 2), "cta=256,tpr=256,vpt=8,cluster=8,stream=0,ring=2");
-    assert_string_equal(chosen(256, 131072, 4), "cta=256,tpr=256,vpt=8,cluster=16,stream=0,ring=2");
-    assert_string_equal(chosen(512, 65536, 2), "cta=256,tpr=256,vpt=8,cluster=4,stream=0,ring=2");
-    assert_string_equal(chosen(512, 65536, 4), "cta=256,tpr=256,vpt=8,cluster=8,stream=0,ring=2");
-    assert_string_equal(chosen(1024, 32768, 4), "cta=256,tpr=256,vpt=8,cluster=4,stream=0,ring=2");
-    /* ragged: 8194 vectors at most, cluster 8, 40 rows x 8 blocks >= 2 x 132 */
-    assert_string_equal(chosen(40, 65541, 2), "cta=256,tpr=256,vpt=8,cluster=8,stream=0,ring=2");
-    assert_string_equal(chosen(40, 65541, 4), "cta=256,tpr=256,vpt=8,cluster=16,stream=0,ring=2");
-    /* too few rows for a next one to overlap: the register plan spread over more blocks */
+    /* rows past 64 KiB: the register plan's split, never the ring (measured slower on the H200: row_plan.c) */
+    assert_string_equal(chosen(128, 262144, 2), "cta=256,tpr=256,vpt=8,cluster=16,stream=0");
+    assert_string_equal(chosen(128, 262144, 4), "cta=512,tpr=512,vpt=8,cluster=16,stream=0");
+    assert_string_equal(chosen(256, 131072, 2), "cta=256,tpr=256,vpt=8,cluster=8,stream=0");
+    assert_string_equal(chosen(512, 65536, 2), "cta=256,tpr=256,vpt=8,cluster=4,stream=0");
+    assert_string_equal(chosen(40, 65541, 2), "cta=256,tpr=256,vpt=8,cluster=8,stream=0");
     assert_string_equal(chosen(64, 65536, 2), "cta=256,tpr=256,vpt=8,cluster=4,stream=0");
-    /* an op that cannot take ring plans (RMSNorm's residual form) keeps the register plan */
+    /* an op that cannot take ring plans (RMSNorm's residual form) has the same */
     row_shape long_rows = {512, 65536, 2};
     assert_string_equal(row_plan_config(&long_rows, &row_limits_no_ring, -1), "cta=256,tpr=256,vpt=8,cluster=4,stream=0");
     assert_string_equal(chosen(2, 262144, 4), "cta=512,tpr=512,vpt=8,cluster=16,stream=0");
@@ -267,11 +261,10 @@ static void test_ring_space(void **state)
             if (rings < 6 || rings > 24 || other != rings)
                 fail_msg("%zux%zu (%zu bytes): %d ring entries, the first other at %d", s.rows, s.cols, elem, rings,
                          other);
-            /* the own choice is a ring plan, and the register plan it replaces is still timed beside it */
+            /* the own choice is the register plan, and it is timed beside the ring plans */
             assert_int_equal(row_plan_choose(&s, &row_limits_any, &own, why, sizeof why), 0);
-            assert_true(own.ring == 2);
+            assert_true(own.ring == 0);
             row_plan reg = own;
-            reg.ring = 0;
             int found = 0;
             for (int n = 0; n < 63 && row_plan_space(&s, &row_limits_any, n, &p); n++)
                 found |= !memcmp(&p, &reg, sizeof p);

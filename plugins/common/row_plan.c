@@ -123,19 +123,11 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
 {
     size_t w = row_window(s->cols, s->elem);
     row_plan p;
-    if (lim->ring && lim->max_cluster > 1 && w > ROW_PLAN_MAX_VECTORS) {
-        /* past 64 KiB a row: the register plans load a block's part, wait at the cluster barrier, then
-           store, so an SM's load and store phases do not overlap (72-81 % of the copy on an H200). The
-           ring plan keeps each block's next rows loading while it writes this one: the register plan's
-           split (32 KiB a block; 64 KiB past 16 blocks), two stages. Only with rows enough for every
-           SM to see two of them (else there is no next row to overlap, and the spread below wins). */
-        p = (row_plan){256, 256, 8, (int)pow2ceil((w + 2047) / 2048), 0, 2};
-        if (p.cluster > ROW_PLAN_MAX_CLUSTER)
-            p = (row_plan){512, 512, 8, (int)pow2ceil((w + 4095) / 4096), 0, 2};
-        if (s->rows * (size_t)p.cluster >= 2 * (size_t)ROW_PLAN_SMS && p.cluster <= lim->max_cluster &&
-            row_plan_check(s, lim, &p, why, whylen) == 0)
-            return *out = p, 0;
-    }
+    /* Past 64 KiB a row the register plans below run at 71-83 % of the copy on an H200 (load, cluster
+       barrier, store: an SM's load and store phases do not overlap). The ring plans (row_ring.cuh) were
+       written to overlap them and measured slower in the same rounds, 5-12 % at N = 65536..262144, fp16 and
+       fp32, rmsnorm and softmax (2026-11-22, docs/measurements/2026-11-22-h200-rows-3.md): they stay in
+       the tuning space, never the own choice. */
     int few = s->rows < ROW_PLAN_SMS && lim->max_cluster > 1;
     if (w <= 2048 || (w <= ROW_PLAN_MAX_VECTORS && !few)) {
         /* up to 64 KiB a row in one block: one block of 512 x 8 vectors beat a 2-block cluster at

@@ -27,18 +27,18 @@ static const fw_config block_space[] = {
 
 static char names[2][NTENSOR][64];
 
-/* The own choice (`klab --tune` decides per case). Per tensor: 128 x 256 tiles, one CTA each, where M
-   fills them: the pair of CTAs multicasting the W tile (cluster 2) ran at ~0.6x of cluster 1 in every
-   matmul_h200 configuration and case measured on the H200 (2026-11-22; this plugin's own rows were all
-   cluster 2 then, 0.54-0.60x cuBLASLt), so cluster 2 waits for a tune run to earn it; for a skinny M
-   64 x 128 tiles, split 4 ways along K when they would fill fewer than half the SMs. Block scales:
-   128 x 128 tiles, 64 x 128 for a skinny M. */
+/* The own choice (`klab --tune` decides per case). Per tensor, where M fills 128-row tiles: 128 x 256 in
+   2-CTA clusters, persistent, with the staged TMA-store epilogue: the H200 tune's best at 4096^3 (96.9 us
+   against cuBLASLt's 95.1 in the same rounds) and at 8192^3 (722.5 against 713.7), 2026-11-22
+   (docs/measurements/2026-11-22-h200-gemm-2.md; cluster 2 ran at ~0.6x before the fenced cross-CTA arrive
+   was fixed). For a skinny M 64 x 128 tiles, split 4 ways along K when they would fill fewer than half the
+   SMs. Block scales: 128 x 128 tiles, 64 x 128 for a skinny M. */
 static int own_choice(const fp8_gemm_shape *sh, fw_scaling sc)
 {
     if (sc == FW_BLOCK)
         return sh->m > 64 ? 0 : 2;
     if (sh->m > 128)
-        return 0;
+        return 14;
     long tiles = (long)((sh->n + 127) / 128);
     return tiles >= 66 ? 8 : 11;
 }

@@ -18,12 +18,12 @@ static const char *const names[NSPACE] = {
 };
 
 /* The own choice (`klab --tune` decides per case): 64-row tiles for decode and small batches, where a
-   128-row tile would compute mostly padding; else 128 x 256, one CTA each: the multicast pair (cluster
-   2) ran at ~0.6x of cluster 1 in every matmul_h200 configuration measured on the H200 (2026-11-22),
-   and this profile's cluster-2 rows were 0.62x unfused at 4096 tokens then. Not yet measured here. */
+   128-row tile would compute mostly padding; else 128 x 256 in 2-CTA clusters, persistent, with the staged
+   TMA-store epilogue: the H200 tune's best at 4096 tokens (1242.8 us against unfused's 1297.7 in the same
+   rounds, 2026-11-22, docs/measurements/2026-11-22-h200-gemm-2.md). */
 static int own_choice(const gated_mlp_shape *sh)
 {
-    return sh->m <= 64 ? 4 : 0;
+    return sh->m <= 64 ? 4 : 8;
 }
 
 int gv_config_of(const gated_mlp_shape *sh, int index, gv_config *c)

@@ -83,7 +83,8 @@ static const int wgmma_space[][2] = {{MM_V128x256, MM_EPI_DIRECT}, {MM_V128x128,
                                      {MM_V256x128, MM_EPI_DIRECT}, {MM_V64x128, MM_EPI_DIRECT},
                                      {MM_V64x256, MM_EPI_DIRECT},  {MM_V128x256, MM_EPI_TMA}};
 /* cluster 1 first: the measured 0755 run had the 2-CTA cluster persistent kernel at 0.55-0.60x while
-   the same 128 x 256 tile one CTA a tile ran at 0.94x; the tuner decides between them. Then the staged
+   the same 128 x 256 tile one CTA a tile ran at 0.94x (a fenced cross-CTA arrive, fixed since: the two
+   now run level, and cluster 2 a little ahead); the tuner decides between them. Then the staged
    epilogue beside the direct one, at the same rasters, so one --tune times the two in the same rounds. */
 static const int persistent_space[][2] = {
     {MM_V128x256, MM_EPI_DIRECT},    {MM_V128x256_C2, MM_EPI_DIRECT}, {MM_V128x128_PP, MM_EPI_DIRECT},
@@ -123,8 +124,12 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
     case MM_PERSISTENT:
         cfg->persistent = 1;
         if (index < 0) {
-            /* the tiles the one-CTA-a-tile profile runs fastest, one CTA a resident slot */
-            cfg->variant = c->m <= 64 ? MM_V64x128 : c->m <= 128 ? MM_V128x128 : MM_V128x256;
+            /* the tiles the one-CTA-a-tile profile runs fastest, one CTA a resident slot; past 128 rows the
+               2-CTA cluster with the staged TMA-store epilogue, the H200 tune's best at square-4096 and
+               mlp-up-4096 (2026-11-22: 179.1 and 618.8 us against 200.0 and 701.5 for cluster 1 direct,
+               docs/measurements/2026-11-22-h200-gemm-2.md) */
+            cfg->variant = c->m <= 64 ? MM_V64x128 : c->m <= 128 ? MM_V128x128 : MM_V128x256_C2;
+            cfg->epi = cfg->variant == MM_V128x256_C2 ? MM_EPI_TMA : MM_EPI_DIRECT;
             return 1;
         }
         if (index >= NELEM(persistent_space) * NELEM(p_rasters))
