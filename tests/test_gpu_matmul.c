@@ -124,9 +124,10 @@ static void test_tune_verifies_every_configuration(void **state)
             expect_status(x, ROW_PASSED, NULL);
         /* the staged epilogue (TMA stores clipped at M = 200, N = 136; ping-pong over many units at
            short-k-2048, compared whole against cuBLAS there) */
-        staged += x->status == ROW_PASSED && strstr(x->config, ",epi=tma,") != NULL;
+        staged += x->status == ROW_PASSED && strstr(x->config, ",epi=tma,") != NULL && !strstr(x->flags, "own-choice");
     }
-    /* each case: wgmma 128 x 256 at 3 rasters, persistent 4 variants at 4 */
+    /* each case: wgmma 128 x 256 at 3 rasters, persistent 4 variants at 4 (the own-choice rows, staged
+       where M passes 128, are not counted: they repeat a configuration of the space) */
     assert_int_equal(staged, 3 * (3 + 4 * 4));
     free(c.rows);
     free(r.out);
