@@ -159,5 +159,9 @@ set_tests_properties(torch_decode_dry_run PROPERTIES LABELS unit
 add_test(NAME torch_decode_few_steps
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/torch_decode.py --dry-run --steps 999)
 set_tests_properties(torch_decode_few_steps PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "--steps must be at least 1000")
+# tools/decode_probes.py: rows, ratio intervals, steps, kernels, pairing and enqueue tables of a fixture
+# worked by hand, and torch_decode.median_ci's ranks against core/interval.c's
+add_test(NAME decode_probes COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/test_decode_probes.py)
+set_tests_properties(decode_probes PROPERTIES LABELS unit)
 # decode_replay's GEMV and attention: 16-byte loads, no local memory (no spills) in any architecture
 klab_sass_test(decode_replay gemv_kernel attn_kernel attn_fused_kernel)
