@@ -143,6 +143,9 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
         if (index < 0) {
             cfg->variant = c->m <= 64 ? MM_V64x128 : MM_V128x128;
             cfg->splits = own_splits(c, cfg->variant);
+            /* the partials summed by a second kernel: the H200 tune's best at decode-16, 18.8 us against
+               44.1 for the serial sum of the same 4 splits (2026-11-22, docs/measurements/2026-11-22-h200-gemm-2.md) */
+            cfg->serial = cfg->splits > 1 ? 0 : 1;
             return 1;
         }
         if (index >= NELEM(splitk_space))
