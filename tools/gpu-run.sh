@@ -39,9 +39,9 @@
 #                                 decode-16: torch.matmul and torch.compile max-autotune. 12 units, bf16
 #                                 (KLAB_GEMM_DTYPES=bf16,fp16,fp8e4m3 adds matmul's fp16: 17 units), each
 #                                 sampled KLAB_BUDGET_MS (default 1000); torch_rows.py begins no unit
-#                                 after KLAB_WALL_S (default 420) s and lists the ones left. Estimate,
-#                                 not yet measured: ~3 s a unit beside its compiles, ~20-40 s a
-#                                 max-autotune shape (7 of them), ~5-10 s a default-mode one: 5-7 min
+#                                 after KLAB_WALL_S (default 420) s and lists the ones left. Measured
+#                                 on an H200 (2026-11-22, KLAB_BUDGET_MS=600, bf16): 123-150 s in all,
+#                                 build excluded (the 5-7 min estimate before it was pessimistic)
 #
 # The row modes sample each case for KLAB_BUDGET_MS (default 500) instead of the INIs' 1000-1500 ms:
 # klab has no --budget option, so klab's runs read copies of the INIs with budget_ms rewritten (under
