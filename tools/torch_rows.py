@@ -685,10 +685,20 @@ def copy_of(make, t, f, probe=False):
     return (lambda: f(*args)), each
 
 
+WARMUP_STREAM = []  # one side stream for every warm-up of the process (graphed)
+
+
 def graphed(fn):
     """fn captured once into a torch.cuda.CUDAGraph; the returned callable replays it on the current
-    stream and returns its (static) output. Warm-up on a side stream first, as torch's capture needs."""
-    side = torch.cuda.Stream()
+    stream and returns its (static) output. Warm-up on a side stream first, as torch's capture needs.
+    One side stream serves every capture: a new one each time left hundreds of live streams in a
+    batched process (a graph per rotated copy), and cudaDeviceSynchronize, which the escape check
+    brackets each subject with, costs more with every stream: the likely cause of the sixth H200
+    sitting's drift, subjects' excess climbing from ~0 to 26 us over a batched process while the
+    reference stayed flat (docs/measurements/2026-11-22-h200-rows-3.md)."""
+    if not WARMUP_STREAM:
+        WARMUP_STREAM.append(torch.cuda.Stream())
+    side = WARMUP_STREAM[0]
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
         for _ in range(3):
