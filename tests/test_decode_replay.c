@@ -289,6 +289,15 @@ static void test_fused_plan(void **state)
     expect_plan(&t, 32, 2);
     tdim(&t, "chunk", 20);
     expect_plan(&t, 20, 3);
+    /* the kernels hold the chunk in an int (split * chunk + chunk): past 2^24 it is refused, not wrapped
+       (the case's dim.chunk, the last dim set, changed in place: the first of a name is the one read) */
+    klab_dim *chunk = &t.d[t.k.nnamed - 1];
+    chunk->value = (int64_t)1 << 24;
+    expect_plan(&t, (int64_t)1 << 24, 1);
+    chunk->value = ((int64_t)1 << 24) + 1;
+    expect_refused(&t, "dim.chunk = 16777217: 1 to 2^24 positions");
+    chunk->value = (int64_t)3 << 30;
+    expect_refused(&t, "dim.chunk = 3221225472");
     tcase_init(&t, "tickets", 64);
     tdim(&t, "batch", 8);
     tdim(&t, "heads", 1024);

@@ -164,6 +164,19 @@ static void test_fp8_wgmma_space(void **state)
     assert_string_equal(fw_config_hook(big, -1), "tile=128x256,cluster=2,persistent=1,splits=1,epi=tma");
     /* the staged epilogue: 128 x 256 per-tensor tiles without split-K, last in the space */
     assert_string_equal(fw_config_hook(big, 13), "tile=128x256,cluster=1,persistent=1,splits=1,epi=tma");
+    /* D's rows not whole 16-byte vectors (n not a multiple of 8): no TMA store map, so the own choice is
+       the same tiles writing directly, never a configuration fp8_gemm_wgmma.cu would decline */
+    dim_case c3;
+    const klab_case *odd_n = dcase(&c3, "m", 4096, "n", 4100, "k", 4096, NULL, NULL);
+    assert_string_equal(fw_config_hook(odd_n, -1), "tile=128x256,cluster=2,persistent=1,splits=1,epi=direct");
+    for (long n = 4088; n <= 4104; n++) {
+        const fp8_gemm_shape o = {.m = 4096, .n = n, .k = 4096, .fast_accum = 1};
+        fw_config of;
+        assert_int_equal(fw_config_of(&o, FW_TENSOR, -1, &of), 0);
+        assert_int_equal(of.epi, n % 8 == 0);
+        assert_int_equal(of.variant, FW_128x256_C2);
+        assert_int_equal(of.persistent, 1);
+    }
     fp8_gemm_shape sh = {.m = 64, .n = 7168, .k = 4096, .fast_accum = 1};
     fw_config fc;
     assert_int_equal(fw_config_of(&sh, FW_TENSOR, -1, &fc), 0);

@@ -86,8 +86,9 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
     int64_t chunk = (g->kv * per + DR_ATTN_CTAS - 1) / DR_ATTN_CTAS;
     chunk = (chunk + 63) / 64 * 64;
     g->chunk = klab_case_dim(k, "chunk", chunk < 64 ? 64 : chunk);
-    if (g->chunk < 1)
-        return refuse(why, whylen, k, "dim.chunk", g->chunk, "at least 1");
+    /* bounded as dim.kv is: the kernels take the chunk as an int and add it to a split's first position */
+    if (g->chunk < 1 || g->chunk > (1 << 24))
+        return refuse(why, whylen, k, "dim.chunk", g->chunk, "1 to 2^24 positions");
     g->splits = (g->kv + g->chunk - 1) / g->chunk;
     /* the fused attention: each CTA loads chunk * D * 2 elements of K and V, and the last CTA of a KV head
        reads every split's fp32 partial o (splits * grp * D floats): the two weigh alike at chunk ~

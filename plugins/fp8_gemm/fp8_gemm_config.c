@@ -31,14 +31,16 @@ static char names[2][NTENSOR][64];
    2-CTA clusters, persistent, with the staged TMA-store epilogue: the H200 tune's best at 4096^3 (96.9 us
    against cuBLASLt's 95.1 in the same rounds) and at 8192^3 (722.5 against 713.7), 2026-11-22
    (docs/measurements/2026-11-22-h200-gemm-2.md; cluster 2 ran at ~0.6x before the fenced cross-CTA arrive
-   was fixed). For a skinny M 64 x 128 tiles, split 4 ways along K when they would fill fewer than half the
-   SMs. Block scales: 128 x 128 tiles, 64 x 128 for a skinny M. */
+   was fixed). The staged epilogue's output map needs 16-byte rows of D (n a multiple of 8): for any other
+   n the same tiles write directly (a case fp8_gemm takes, which epi=tma would decline). For a skinny M
+   64 x 128 tiles, split 4 ways along K when they would fill fewer than half the SMs. Block scales:
+   128 x 128 tiles, 64 x 128 for a skinny M. */
 static int own_choice(const fp8_gemm_shape *sh, fw_scaling sc)
 {
     if (sc == FW_BLOCK)
         return sh->m > 64 ? 0 : 2;
     if (sh->m > 128)
-        return 14;
+        return sh->n % 8 == 0 ? 14 : 3;
     long tiles = (long)((sh->n + 127) / 128);
     return tiles >= 66 ? 8 : 11;
 }
