@@ -336,7 +336,11 @@ template <int D> struct FusedTile {
    - the K/V of the CTA's range streamed through a ring of FS tiles in shared memory (cp.async, 16 bytes
      a lane), the first FS issued before griddepcontrol.wait: the cache, the lengths and the cursor are
      written by no earlier kernel of the step (the previous layer's attention writes its own layer's
-     cache; the cursor moves after the step's last kernel), so only q waits for the QKV GEMV;
+     cache), so only q waits for the QKV GEMV. The cursor and the previous step's append are safe to
+     read early only because steps are never chained by PDL: each step is its own launch (graph or
+     eager), so the last step's kernels are complete. With part = attn this kernel is the step's last
+     and triggers before its own append and the cursor's move: chaining two steps under PDL would let
+     the next step read the old cursor and slot (review of 2026-11-22);
    - the new position read from the rotated k and v the CTA holds (kn, vn), not from the ring, whose copy
      of it may predate this kernel's append;
    - no combine kernel: each CTA of a split step writes o/l and (m, l) for its split, and the last of the
