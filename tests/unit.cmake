@@ -26,6 +26,8 @@ klab_test(test_redzone SOURCES test_redzone.c LABELS unit)
 klab_test(test_sample SOURCES test_sample.c LABELS unit)
 klab_test(test_case_build SOURCES test_case_build.c LABELS unit)
 klab_test(test_results SOURCES test_results.c LABELS unit)
+# meta.ini: klab's runs and libklab_bench's sessions through one writer (core/run_meta.c)
+klab_test(test_run_meta SOURCES test_run_meta.c LABELS unit)
 
 # the plugins' float64 references, linked in from plugins/ (plain C, no GPU)
 klab_test(test_references SOURCES test_references.c ../plugins/rmsnorm/rmsnorm_reference.c
