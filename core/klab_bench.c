@@ -4,9 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "csv_sink.h"
 #include "dtype.h"
+#include "row.h"
+#include "run_meta.h"
 #include "runner.h"
 #include "table.h"
 
@@ -18,6 +21,9 @@ struct kb_session {
     int units;
     cfg_experiment e; /* the cases begun: a unit keeps pointing at its case until kb_finish */
     wire_plugin plugin; /* the plugin's descriptor as its WIRE_PLUGIN message gave it: the names kb_begin takes */
+    wire_device dev; /* the session's GPU as its WIRE_DEVICE message gave it: kb_write_meta's [device] */
+    int have_dev;
+    char started[32]; /* kb_open's time, as klab's run says when it started */
     csv_sink sink;
     klab_row *rows;
     int nrows, cap;
@@ -40,6 +46,10 @@ static int on_send(void *user, wire_type type, const void *payload, uint32_t len
     kb_session *s = user;
     switch (type) {
     case WIRE_PLUGIN: s->plugin = *(const wire_plugin *)payload; break;
+    case WIRE_DEVICE:
+        s->dev = *(const wire_device *)payload;
+        s->have_dev = 1;
+        break;
     case WIRE_ROW:
         csv_sink_row(&s->sink, payload);
         return row_push(&s->rows, &s->nrows, &s->cap, payload);
@@ -60,6 +70,10 @@ kb_session *kb_open(const char *plugin_path, int device, const char *csv_path, c
         return NULL;
     }
     snprintf(s->e.path, sizeof s->e.path, "kb_begin params");
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(s->started, sizeof s->started, RUN_META_STARTED_FMT, &tm);
     s->j.kind = JOB_RUN;
     s->j.device = device;
     snprintf(s->j.plugin_path, sizeof s->j.plugin_path, "%s", plugin_path);
@@ -84,6 +98,25 @@ kb_session *kb_open(const char *plugin_path, int device, const char *csv_path, c
         return NULL;
     }
     return s;
+}
+
+int kb_write_meta(kb_session *s, const char *dir, const char *command, int csv_schema, const char *const *keys,
+                  const char *const *values, int n)
+{
+    char path[4200], err[1200];
+    snprintf(path, sizeof path, "%s/meta.ini", dir);
+    run_meta_info m = {
+        .run_id = s->j.run_id, .started = s->started, .command = command ? command : "",
+        .seed = s->j.topts.seed, .csv_schema = csv_schema > 0 ? csv_schema : ROW_SCHEMA,
+        .dev = s->have_dev ? &s->dev : NULL, .hot = s->j.topts.mode == TIMING_HOT,
+        .batched = s->j.topts.mode == TIMING_BATCHED, .isolated = 0, /* in the caller's process */
+        .throttle = s->j.topts.throttle, .extra_keys = keys, .extra_values = values, .nextra = n > 0 ? n : 0,
+    };
+    if (run_meta_write_info(path, &m, err, sizeof err) != 0) {
+        set_err(s, "kb_write_meta: %s", err);
+        return -1;
+    }
+    return 0;
 }
 
 int kb_set_mode(kb_session *s, const char *mode)

@@ -6,6 +6,15 @@
  *
  *   kb_open      a plugin on a device; rows go to a CSV (the same columns as klab's)
  *   kb_set_mode  "plain" (the default), "batched" or "hot", as klab's --batched and --hot
+ *   kb_write_meta  <dir>/meta.ini for the folder the session's CSV goes to, as klab writes its run's
+ *                (core/run_meta.c): once per folder, after kb_open and kb_set_mode, before the first
+ *                kb_begin. [run] id, started (kb_open's time), command (the caller's command line),
+ *                klab_version, commit, csv_schema (0: this session's CSV, ROW_SCHEMA; a caller that
+ *                writes its own CSV says its schema), seed; [device] the session's GPU; [method] its
+ *                mode (l2, launch), throttle, isolated = no; then the caller's n entries
+ *                keys[i] = "SECTION.KEY" (torch_rows.py: "torch.version"), values[i] its value, each
+ *                section after klab's, in the order given. A section of klab's own, a key that is not
+ *                SECTION.KEY or a value with a line break is an error, and nothing is written.
  *   kb_begin     one case and dtype: setup, reference, the plugin's profiles verified. `params` holds
  *                the case's keys as an INI gives them, joined by ';': "eps=1e-6" (param.eps; the prefix
  *                may be written), "dim.m=4096" (a named dim); `shape` may be "" for a case sized by
@@ -42,6 +51,8 @@ typedef int (*kb_replicate_fn)(void *user, int n, double *footprint);
 KLAB_EXPORT kb_session *kb_open(const char *plugin_path, int device, const char *csv_path, const char *run_id,
                                 unsigned long long seed);
 KLAB_EXPORT int kb_set_mode(kb_session *s, const char *mode); /* for the cases begun after it */
+KLAB_EXPORT int kb_write_meta(kb_session *s, const char *dir, const char *command, int csv_schema,
+                              const char *const *keys, const char *const *values, int n);
 KLAB_EXPORT int kb_begin(kb_session *s, const char *case_name, const char *shape, const char *dtype,
                          const char *params, double budget_ms);
 KLAB_EXPORT void *kb_tensor(kb_session *s, const char *name, int *dtype, size_t *count);

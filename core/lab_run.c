@@ -361,7 +361,7 @@ int lab_run(const cli_opts *o)
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
-    strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    strftime(started, sizeof started, RUN_META_STARTED_FMT, &tm);
     run_meta_run_id(o->run_id, &tm, run_id, sizeof run_id);
     snprintf(run_dir, sizeof run_dir, "%s/%s", o->out_dir, run_id);
     if (make_dirs(run_dir) != 0) {

@@ -41,10 +41,63 @@ void run_meta_run_id(const char *given, const struct tm *utc, char *buf, size_t 
     snprintf(buf, len, "%s-%.7s", stamp, KLAB_GIT_COMMIT);
 }
 
-int run_meta_write(const char *path, const char *run_id, const char *started, const cli_opts *o,
-                   uint64_t seed, const wire_device *dev, const cfg_experiment *cfgs, int ncfgs, char *err,
-                   size_t errlen)
+/* A caller's entry name: SECTION.KEY, both of [A-Za-z0-9_-], the section none of klab's own. */
+static int extra_key_ok(const char *k, char *err, size_t errlen)
 {
+    static const char *const own[] = {"run", "inis", "ini_paths", "device", "method", "merge"};
+    const char *dot = strchr(k, '.');
+    size_t span = strspn(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.");
+    if (!dot || dot == k || !dot[1] || strchr(dot + 1, '.') || k[span]) {
+        snprintf(err, errlen, "meta.ini entry '%s' is not SECTION.KEY (letters, digits, '_', '-')", k);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+        if (strlen(own[i]) == (size_t)(dot - k) && strncmp(k, own[i], (size_t)(dot - k)) == 0) {
+            snprintf(err, errlen, "meta.ini entry '%s': [%s] is klab's own section", k, own[i]);
+            return -1;
+        }
+    return 0;
+}
+
+static int extras_ok(const run_meta_info *m, char *err, size_t errlen)
+{
+    for (int i = 0; i < m->nextra; i++) {
+        if (extra_key_ok(m->extra_keys[i], err, errlen) != 0)
+            return -1;
+        if (strpbrk(m->extra_values[i], "\r\n")) {
+            snprintf(err, errlen, "meta.ini entry '%s': the value holds a line break", m->extra_keys[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int same_section(const char *a, const char *b)
+{
+    size_t n = (size_t)(strchr(a, '.') - a);
+    return strncmp(a, b, n) == 0 && b[n] == '.';
+}
+
+static void write_extras(FILE *fp, const run_meta_info *m)
+{
+    for (int i = 0; i < m->nextra; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = same_section(m->extra_keys[j], m->extra_keys[i]);
+        if (seen)
+            continue;
+        const char *k = m->extra_keys[i];
+        fprintf(fp, "\n[%.*s]\n", (int)(strchr(k, '.') - k), k);
+        for (int j = i; j < m->nextra; j++)
+            if (same_section(m->extra_keys[i], m->extra_keys[j]))
+                fprintf(fp, "%s = %s\n", strchr(m->extra_keys[j], '.') + 1, m->extra_values[j]);
+    }
+}
+
+int run_meta_write_info(const char *path, const run_meta_info *m, char *err, size_t errlen)
+{
+    if (extras_ok(m, err, errlen) != 0)
+        return -1;
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.partial", path);
     FILE *fp = fopen(tmp, "w");
@@ -55,21 +108,22 @@ int run_meta_write(const char *path, const char *run_id, const char *started, co
     fprintf(fp, "; written by klab %s; the CSV columns are described in README.md\n", KLAB_VERSION);
     fprintf(fp, "[run]\nid = %s\nstarted = %s\ncommand = %s\nklab_version = %s\ncommit = %s\ncsv_schema = %d\n"
                 "seed = %llu\n",
-            run_id, started, o->command_line, KLAB_VERSION, KLAB_GIT_COMMIT, ROW_SCHEMA,
-            (unsigned long long)seed);
-    if (o->filter.shard_n)
-        fprintf(fp, "shard = %d/%d\n", o->filter.shard_k, o->filter.shard_n);
-    if (ncfgs > 0) {
+            m->run_id, m->started, m->command, KLAB_VERSION, KLAB_GIT_COMMIT, m->csv_schema,
+            (unsigned long long)m->seed);
+    if (m->shard_n)
+        fprintf(fp, "shard = %d/%d\n", m->shard_k, m->shard_n);
+    if (m->ncfgs > 0) {
         fprintf(fp, "\n[inis]\n");
-        for (int i = 0; i < ncfgs; i++) {
+        for (int i = 0; i < m->ncfgs; i++) {
             char h[32];
-            run_meta_ini_hash(cfgs[i].path, h, sizeof h);
-            fprintf(fp, "%s = %s\n", cfgs[i].plugin, h);
+            run_meta_ini_hash(m->cfgs[i].path, h, sizeof h);
+            fprintf(fp, "%s = %s\n", m->cfgs[i].plugin, h);
         }
         fprintf(fp, "\n[ini_paths]\n");
-        for (int i = 0; i < ncfgs; i++)
-            fprintf(fp, "%s = %s\n", cfgs[i].plugin, cfgs[i].path);
+        for (int i = 0; i < m->ncfgs; i++)
+            fprintf(fp, "%s = %s\n", m->cfgs[i].plugin, m->cfgs[i].path);
     }
+    const wire_device *dev = m->dev;
     if (dev) {
         const device_info *d = &dev->info;
         fprintf(fp, "\n[device]\nordinal = %d\nname = %s\nuuid = %s\ncompute_capability = %d.%d\nsms = %d\n"
@@ -81,23 +135,37 @@ int run_meta_write(const char *path, const char *run_id, const char *started, co
                 dev->tensor_tflops, d->driver_version / 1000, d->driver_version % 1000 / 10,
                 d->runtime_version / 1000, d->runtime_version % 1000 / 10);
         fprintf(fp, "\n[method]\n");
-        if (o->hot)
+        if (m->hot)
             fprintf(fp, "l2 = hot: each sample right after an untimed run of the same subject, no flush\n");
         else
             fprintf(fp, "l2 = cold: before each sample a kernel reads %.0f MiB (at least 4x the L2), leaving only clean lines\n",
                     dev->flush_bytes / 1048576.0);
-        if (o->verify_only)
+        if (m->verify_only)
             fprintf(fp, "verify_only = yes: nothing was timed\n");
         fprintf(fp, "launch = %s\ntimer = CUDA events around each sample, profiles interleaved in rounds\n"
                     "launch_floor_us = %.2f\nthrottle = %.2f\nisolated = %s\n",
-                o->batched ? "batched: N runs per sample (one graph, or queued), N copies rotated, time / N"
+                m->batched ? "batched: N runs per sample (one graph, or queued), N copies rotated, time / N"
                            : "stream",
-                dev->launch_floor_ms * 1e3, o->throttle, o->isolate ? "yes" : "no");
+                dev->launch_floor_ms * 1e3, m->throttle, m->isolated ? "yes" : "no");
     }
+    write_extras(fp, m);
     if (file_commit(fp, tmp, path) != 0) {
         snprintf(err, errlen, "cannot complete %s: %s", path, strerror(errno));
         unlink(tmp);
         return -1;
     }
     return 0;
+}
+
+int run_meta_write(const char *path, const char *run_id, const char *started, const cli_opts *o,
+                   uint64_t seed, const wire_device *dev, const cfg_experiment *cfgs, int ncfgs, char *err,
+                   size_t errlen)
+{
+    run_meta_info m = {
+        .run_id = run_id, .started = started, .command = o->command_line, .seed = seed,
+        .csv_schema = ROW_SCHEMA, .shard_k = o->filter.shard_k, .shard_n = o->filter.shard_n, .dev = dev,
+        .hot = o->hot, .batched = o->batched, .verify_only = o->verify_only, .isolated = o->isolate,
+        .throttle = o->throttle, .cfgs = cfgs, .ncfgs = ncfgs,
+    };
+    return run_meta_write_info(path, &m, err, errlen);
 }

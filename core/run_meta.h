@@ -3,11 +3,40 @@
 #ifndef KLAB_RUN_META_H
 #define KLAB_RUN_META_H
 
+#include <stdint.h>
 #include <time.h>
 
 #include "cli.h"
 #include "ini_config.h"
 #include "wire.h"
+
+/* A run's `started`, as strftime formats it in UTC. */
+#define RUN_META_STARTED_FMT "%Y-%m-%dT%H:%M:%SZ"
+
+/* What a meta.ini says, as data: klab's runs (run_meta_write) and libklab_bench's sessions
+   (kb_write_meta) fill it, one writer turns it into the file, so the two never drift apart. */
+typedef struct run_meta_info {
+    const char *run_id, *started, *command;
+    uint64_t seed;
+    int csv_schema;
+    int shard_k, shard_n; /* shard_n 0: not a shard */
+    const wire_device *dev; /* NULL: no GPU was reached: no [device], no [method] */
+    int hot, batched, verify_only, isolated;
+    double throttle;
+    const cfg_experiment *cfgs;
+    int ncfgs;
+    /* the caller's own entries, "SECTION.KEY" = value, written after klab's sections in the order of
+       their sections' first appearance; a section klab writes itself is refused (run, inis, ini_paths,
+       device, method, merge), so a reader never meets a key twice */
+    const char *const *extra_keys;
+    const char *const *extra_values;
+    int nextra;
+} run_meta_info;
+
+/* meta.ini at `path`, written to `path`.partial and renamed, so a crash never leaves half a file.
+   Returns 0, or -1 with the reason (an extra entry that is not SECTION.KEY, names a section of klab's,
+   or holds a line break, is refused before anything is written). */
+int run_meta_write_info(const char *path, const run_meta_info *m, char *err, size_t errlen);
 
 /* `dev` may be NULL (no GPU was reached). The experiments' INI files are named and hashed in [inis]
    (plugin = FNV-1a 64 of the file's bytes, in hex) and [ini_paths], so that `klab merge` can refuse

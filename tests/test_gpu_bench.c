@@ -3,14 +3,18 @@
  * (kb_add_external_rotating) is asked for the batch's copies, launched on copy i for run i, and its row
  * gives their footprint, as klab's own profiles do. Both are verified against the plugin's reference:
  * a wrong output fails its row. Cases sized by dim.NAME (the GEMM family's) set up tensors of those
- * sizes through kb_begin; dims and params the plugin does not take are refused. Skipped without a GPU. */
+ * sizes through kb_begin; dims and params the plugin does not take are refused. kb_write_meta gives
+ * the session's folder klab's meta.ini, read back as klab report reads it. Skipped without a GPU. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_sink.h"
 #include "klab_bench.h"
 #include "klab_gpu.h"
+#include "run_set.h"
+#include "version.h"
 
 #define MAX_COPIES 1024
 #define N (1u << 16)
@@ -64,6 +68,37 @@ static int replicate(void *user, int n, double *footprint)
     return 0;
 }
 
+/* kg_out_dir/meta.ini as test_externals_batched's session wrote it: klab's keys for this session (its
+   run id, seed, GPU and batched mode, in-process), then the caller's; and klab report's reader finds
+   the commit and the GPU there, so the folder is no longer listed as "no meta.ini". */
+static void expect_meta(void)
+{
+    struct cudaDeviceProp p;
+    assert_int_equal(cudaGetDeviceProperties(&p, 0), cudaSuccess);
+    char path[PATH_MAX + 32], want[512];
+    snprintf(path, sizeof path, "%s/meta.ini", kg_out_dir);
+    size_t len = 0;
+    char *meta = file_read_all(path, &len);
+    assert_non_null(meta);
+    snprintf(want, sizeof want, "[run]\nid = bench\nstarted = ");
+    kr_expect_in(meta, want);
+    snprintf(want, sizeof want,
+             "command = python3 tools/torch_rows.py --mode batched\nklab_version = %s\ncommit = %s\n"
+             "csv_schema = 3\nseed = 7\n\n[device]\nordinal = 0\nname = %s\n",
+             KLAB_VERSION, KLAB_GIT_COMMIT, p.name);
+    kr_expect_in(meta, want);
+    kr_expect_in(meta, "\n[method]\nl2 = cold: before each sample a kernel reads ");
+    kr_expect_in(meta, "\nlaunch = batched: N runs per sample");
+    kr_expect_in(meta, "\nisolated = no\n\n[torch]\nversion = 2.9.0+cu130\ncuda = 13.0\n");
+    free(meta);
+    static run_dir r;
+    memset(&r, 0, sizeof r);
+    run_set_read_meta(&r, kg_out_dir);
+    assert_true(r.has_meta);
+    assert_string_equal(r.commit, KLAB_GIT_COMMIT);
+    assert_string_equal(r.gpu, p.name);
+}
+
 static void test_externals_batched(void **state)
 {
     (void)state;
@@ -74,6 +109,13 @@ static void test_externals_batched(void **state)
     kb_session *s = kb_open(so, 0, csv_path, "bench", 7);
     assert_non_null(s);
     assert_int_equal(kb_set_mode(s, "batched"), 0);
+    /* the folder's meta.ini, as tools/torch_rows.py writes it; a section of klab's own is refused */
+    const char *bad_key[] = {"run.commit"}, *bad_value[] = {"0000000"};
+    assert_int_equal(kb_write_meta(s, kg_out_dir, "x", 0, bad_key, bad_value, 1), -1);
+    kr_expect_in(kb_error(s), "[run] is klab's own section");
+    const char *keys[] = {"torch.version", "torch.cuda"}, *values[] = {"2.9.0+cu130", "13.0"};
+    if (kb_write_meta(s, kg_out_dir, "python3 tools/torch_rows.py --mode batched", 0, keys, values, 2) != 0)
+        fail_msg("kb_write_meta: %s", kb_error(s));
     if (kb_begin(s, "copy-2^16", "2^16", "fp32", "op=copy", 200) != 0)
         fail_msg("kb_begin: %s", kb_error(s));
     int dt = -1;
@@ -113,6 +155,7 @@ static void test_externals_batched(void **state)
     assert_int_equal(strcmp(r2->launch, "queued"), 0);
     expect_status(r3, ROW_INCORRECT, NULL);
     free(rows);
+    expect_meta();
 }
 
 static kb_session *open_plugin(const char *plugin)

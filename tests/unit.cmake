@@ -26,6 +26,8 @@ klab_test(test_redzone SOURCES test_redzone.c LABELS unit)
 klab_test(test_sample SOURCES test_sample.c LABELS unit)
 klab_test(test_case_build SOURCES test_case_build.c LABELS unit)
 klab_test(test_results SOURCES test_results.c LABELS unit)
+# meta.ini: klab's runs and libklab_bench's sessions through one writer (core/run_meta.c)
+klab_test(test_run_meta SOURCES test_run_meta.c LABELS unit)
 
 # the plugins' float64 references, linked in from plugins/ (plain C, no GPU)
 klab_test(test_references SOURCES test_references.c ../plugins/rmsnorm/rmsnorm_reference.c
@@ -163,5 +165,9 @@ set_tests_properties(torch_decode_few_steps PROPERTIES LABELS unit PASS_REGULAR_
 # worked by hand, and torch_decode.median_ci's ranks against core/interval.c's
 add_test(NAME decode_probes COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/test_decode_probes.py)
 set_tests_properties(decode_probes PROPERTIES LABELS unit)
+# tools/torch_rows.py's meta.ini part without torch or a GPU: the entries kb_write_meta gets, whose
+# meta.ini a folder holds, no folder in a dry run (the file itself: test_run_meta, test_gpu_bench)
+add_test(NAME torch_meta COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/test_torch_meta.py ${PROJECT_BINARY_DIR})
+set_tests_properties(torch_meta PROPERTIES LABELS unit)
 # decode_replay's GEMV and attention: 16-byte loads, no local memory (no spills) in any architecture
 klab_sass_test(decode_replay gemv_kernel attn_kernel attn_fused_kernel)

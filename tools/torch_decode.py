@@ -35,6 +35,7 @@ import csv
 import math
 import os
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_rows  # noqa: E402
@@ -328,9 +329,36 @@ def dry_run(a, work):
     return 0
 
 
+def write_meta(a):
+    """<out>/meta.ini, as klab writes a run's, through a libklab_bench session on decode_replay.so opened
+    for it alone (its GPU, its cold or hot L2; no case is begun, its CSV is thrown away). Its [method]
+    says klab's timer; [torch] timer says how this script's differs. Kept where klab's own run's is
+    there (torch_rows.meta_is_klabs); skipped, with a line, where the plugin or the library is missing."""
+    so = os.path.join(a.build, "plugins", "decode_replay.so")
+    if torch_rows.meta_is_klabs(a.out):
+        print(f"# {a.out}/meta.ini: klab's own run's, kept", flush=True)
+        return
+    try:
+        lib = torch_rows.load(a.build)
+        with tempfile.TemporaryDirectory() as tmp:
+            b = torch_rows.Bench(lib, so, os.path.join(tmp, "unused.csv"), a.run_id, a.seed,
+                                 "hot" if a.hot else "plain")
+            try:
+                b.write_meta(a.out, {**torch_rows.torch_meta(),
+                                     "torch.timer": "tools/torch_decode.py: one step a sample between CUDA events, "
+                                                    "a profile's steps in one run (not interleaved), the GPU held "
+                                                    "by torch.cuda._sleep while a step is enqueued",
+                                     "torch.steps": a.steps, "torch.hold_us": a.hold_us}, csv_schema=ROW_SCHEMA)
+            finally:
+                b.close()
+    except (OSError, torch_rows.Fatal) as e:
+        print(f"torch_decode: no meta.ini: {e}", file=sys.stderr)
+
+
 def run(a, work):
     t = need_torch()
     os.makedirs(os.path.join(a.out, "decode_replay.samples"), exist_ok=True)
+    write_meta(a)
     props = t.cuda.get_device_properties(0)
     l2 = getattr(props, "L2_cache_size", 60 << 20)
     flush = None if a.hot else t.empty(max(256 << 20, 4 * l2) // 4, dtype=t.float32, device="cuda").uniform_()

@@ -52,6 +52,7 @@ import gc
 import math
 import os
 import re
+import shlex
 import sys
 import time
 
@@ -494,6 +495,8 @@ def load(build):
     lib.kb_open.restype = ctypes.c_void_p
     lib.kb_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulonglong]
     lib.kb_set_mode.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    lib.kb_write_meta.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
+                                  ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p), ctypes.c_int]
     lib.kb_begin.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                              ctypes.c_double]
     lib.kb_tensor.restype = ctypes.c_void_p
@@ -546,6 +549,18 @@ class Bench:
         self.check(lib.kb_set_mode(self.s, mode.encode()), "kb_set_mode")
         self.mode = mode
         self.streams = {}
+
+    def write_meta(self, folder, entries, csv_schema=0):
+        """<folder>/meta.ini as klab writes a run's (kb_write_meta): this session's run id, seed, GPU and
+        mode, this process's command line, then `entries` {"SECTION.KEY": value}. csv_schema 0: klab's
+        own, the schema of the rows this session writes. Once per folder, before the first begin(). A
+        meta.ini that cannot be written is said and the rows go on, as klab's own run does."""
+        keys, values = [k.encode() for k in entries], [str(v).encode() for v in entries.values()]
+        command = shlex.join([os.path.basename(sys.executable)] + sys.argv)
+        if self.lib.kb_write_meta(self.s, folder.encode(), command.encode(), csv_schema,
+                                  (ctypes.c_char_p * len(keys))(*keys), (ctypes.c_char_p * len(values))(*values),
+                                  len(keys)):
+            print(f"{os.path.basename(sys.argv[0])}: {self.lib.kb_error(self.s).decode()}", file=sys.stderr)
 
     def check(self, rc, what):
         if rc != 0:
@@ -802,8 +817,25 @@ def dry_run(a, work):
     return 0
 
 
+def torch_meta():
+    """What meta.ini's [torch] says of the PyTorch that made a folder's rows."""
+    return {"torch.version": torch.__version__, "torch.cuda": torch.version.cuda or "none"}
+
+
+def meta_is_klabs(folder):
+    """True where <folder>/meta.ini is klab's own run's (klab --with-torch runs this script in its run
+    folder, after writing it): it describes the run and is kept. One this script wrote has [torch]."""
+    try:
+        with open(os.path.join(folder, "meta.ini")) as f:
+            return not re.search(r"^\[torch\]$", f.read(), re.M)
+    except FileNotFoundError:
+        return False
+
+
 def run_ini(a, lib, ini, cases):
-    """One INI's cases in one libklab_bench session; returns the CSV's path, or None when skipped."""
+    """One INI's cases in one libklab_bench session; returns the CSV's path, or None when skipped. The
+    first session of a run writes the folder's meta.ini (a.meta_done), unless klab's own is there; an
+    earlier run of this script into the folder has its meta.ini replaced by this run's."""
     so = a.so.get(ini.plugin) or os.path.join(a.build, "plugins", ini.plugin + ".so")
     if not os.path.exists(so):
         print(f"# {ini.plugin}: {so} not built: {ini.path} skipped", flush=True)
@@ -812,6 +844,12 @@ def run_ini(a, lib, ini, cases):
     b = Bench(lib, so, csv_path, a.run_id, a.seed, a.mode, a.device)
     print(f"# {os.path.relpath(ini.path, ROOT)} -> {csv_path} ({a.mode})", flush=True)
     try:
+        if not a.meta_done:
+            a.meta_done = True
+            if meta_is_klabs(a.out):
+                print(f"# {a.out}/meta.ini: klab's own run's, kept", flush=True)
+            else:
+                b.write_meta(a.out, torch_meta())
         for c in cases:
             s = spec_of(ini.plugin, c)
             if s.skip:
@@ -938,6 +976,7 @@ def main():
                     help="a --cases name that is no case of an INI selects nothing there (klab's --case)")
     a = ap.parse_args()
     a.so = dict(s.split("=", 1) for s in a.so if "=" in s)
+    a.meta_done = False
     if a.check:
         return check()
     if a.compare:
