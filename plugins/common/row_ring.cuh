@@ -1,5 +1,7 @@
-/* The row skeleton's ring plan (row_plan.h: ring = 2..4): long rows at the copy rate. Included by
- * row_kernel.cuh, whose pieces (Slot, RowSpan, row_span, reduce_group, cluster_merge) it uses.
+/* The row skeleton's ring plan (row_plan.h: ring = 2..4), written to bring long rows to the copy rate.
+ * Included by row_kernel.cuh, whose pieces (Slot, RowSpan, row_span, reduce_group, cluster_merge) it
+ * uses. Measured on an H200 (2026-11-22, docs/measurements/2026-11-22-h200-rows-3.md) it ran 4-14 %
+ * slower than the register plans at N = 65536..262144: it stays in the tuning space, never the own choice.
  *
  * Why: a register plan loads a block's part of a row, waits for the whole cluster at the reduction,
  * then stores, and ends; an SM's load and store phases alternate and the DRAM idles between them
