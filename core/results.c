@@ -45,7 +45,7 @@ void results_fill_timing(klab_row *r, const subject *s, const roofline *roof, do
         row_add_flag(r, "not-rotated"); /* what a claim checks; the reason says why (docs/timing.md) */
         snprintf(r->reason, sizeof r->reason, "%s", note);
     }
-    if (s->few_samples || (s->steps == 0 && (int)st.n < o->stop.min_reps))
+    if (s->few_samples) /* decided once, where the rounds stop it (rounds.c) */
         row_add_flag(r, "few-samples");
     if (st.median < LAUNCH_BOUND_MS) {
         r->launch_floor_ms = launch_floor_ms;

@@ -86,7 +86,9 @@ static void stop(rounds_member *m, stop_reason why, const stop_rule *rule)
 {
     m->stopped = 1;
     m->reason = why;
-    m->few = why == STOP_BUDGET && m->acc.n < (size_t)rule->min_reps;
+    /* under min_reps for whatever reason it stopped: the budget, or (where nothing refused it) a
+       max_reps below min_reps; the one place a row's few-samples is decided */
+    m->few = m->acc.n < (size_t)rule->min_reps;
 }
 
 int rounds_next(rounds *r, double elapsed_ms)

@@ -194,6 +194,22 @@ static void test_max_reps_of_one_stops_the_group(void **state)
     assert_int_equal(rounds_run, 30);
     assert_int_equal(r.m[0].reason, STOP_MAX);
     assert_int_equal(r.m[1].reason, STOP_MAX);
+    assert_false(r.m[0].few); /* 30 samples, min_reps 5 */
+    rounds_free(&r);
+    /* a max_reps below min_reps (the INI refuses it; another caller might not) stops short of the
+       minimum: few, whatever stopped it, decided here and nowhere else */
+    stop_rule short_max = {50, 30, 0.0, 1e9};
+    assert_int_equal(rounds_init(&r, 1, &short_max, 5, NULL, NULL), 0);
+    rounds_run = 0;
+    while (rounds_next(&r, 0)) {
+        int s = rounds_at(&r, 0);
+        if (s >= 0)
+            assert_int_equal(rounds_add(&r, s, 1.0, rounds_run), 0);
+        rounds_end(&r, 0);
+        rounds_run++;
+    }
+    assert_int_equal(r.m[0].reason, STOP_MAX);
+    assert_true(r.m[0].few);
     rounds_free(&r);
 }
 
