@@ -9,103 +9,53 @@
 
 #include "counters.h"
 #include "csv_sink.h"
-#include "ini_walk.h"
+#include "run_meta.h"
 #include "row.h"
 #include "table.h"
 #include "text.h"
 
 #define MAX_RUNS 4096
-#define MAX_INIS 64
 #define MAX_FILES 1024
 
-/* What a run's meta.ini says that merging must agree on. */
+/* A run folder and what its meta.ini says (run_meta_read): merging must agree on commit, schema, INIs. */
 typedef struct run_info {
     const char *dir;
-    char commit[64], schema[16], run_id[64], device[128], uuid[64];
-    int ninis;
-    char ini_plugin[MAX_INIS][64], ini_hash[MAX_INIS][32];
+    run_meta m;
 } run_info;
-
-typedef struct meta_read {
-    run_info *r;
-    char section[32];
-} meta_read;
-
-static int meta_section(void *user, int line, const char *name, char *why, size_t whylen)
-{
-    (void)line, (void)why, (void)whylen;
-    meta_read *m = user;
-    snprintf(m->section, sizeof m->section, "%s", name);
-    return 0;
-}
-
-static int meta_key(void *user, int line, const char *name, const char *value, int continued, char *why,
-                    size_t whylen)
-{
-    (void)line, (void)continued, (void)why, (void)whylen;
-    meta_read *m = user;
-    run_info *r = m->r;
-    const char *section = m->section;
-    if (strcmp(section, "run") == 0) {
-        if (strcmp(name, "commit") == 0)
-            snprintf(r->commit, sizeof r->commit, "%s", value);
-        else if (strcmp(name, "csv_schema") == 0)
-            snprintf(r->schema, sizeof r->schema, "%s", value);
-        else if (strcmp(name, "id") == 0)
-            snprintf(r->run_id, sizeof r->run_id, "%s", value);
-    } else if (strcmp(section, "device") == 0) {
-        if (strcmp(name, "name") == 0)
-            snprintf(r->device, sizeof r->device, "%s", value);
-        else if (strcmp(name, "uuid") == 0)
-            snprintf(r->uuid, sizeof r->uuid, "%s", value);
-    } else if (strcmp(section, "inis") == 0 && r->ninis < MAX_INIS) {
-        snprintf(r->ini_plugin[r->ninis], sizeof r->ini_plugin[0], "%s", name);
-        snprintf(r->ini_hash[r->ninis], sizeof r->ini_hash[0], "%s", value);
-        r->ninis++;
-    }
-    return 0;
-}
-
-/* meta.ini through ini_walk, as run_set reads it; a long line (a command line) is cut, not refused:
-   the keys merge reads are short. 0, or -1 with the reason. */
-static int read_meta(const char *path, run_info *r, char *err, size_t errlen)
-{
-    meta_read m = {.r = r};
-    static const ini_walk_ops ops = {meta_section, meta_key};
-    return ini_walk(path, &ops, &m, INI_WALK_CUT_LONG, err, errlen);
-}
 
 static const char *ini_hash_of(const run_info *r, const char *plugin)
 {
-    for (int i = 0; i < r->ninis; i++)
-        if (strcmp(r->ini_plugin[i], plugin) == 0)
-            return r->ini_hash[i];
+    for (int i = 0; i < r->m.ninis; i++)
+        if (strcmp(r->m.ini_plugin[i], plugin) == 0)
+            return r->m.ini_hash[i];
     return NULL;
 }
 
 /* The first difference between run a (the first) and run b, as a sentence; 0 when they agree. */
 static int differs(const run_info *a, const run_info *b, char *err, size_t errlen)
 {
-    if (strcmp(a->commit, b->commit) != 0) {
-        snprintf(err, errlen, "the commit differs: %s has %s, %s has %s", a->dir, a->commit, b->dir, b->commit);
+    if (strcmp(a->m.commit, b->m.commit) != 0) {
+        snprintf(err, errlen, "the commit differs: %s has %s, %s has %s", a->dir, a->m.commit, b->dir, b->m.commit);
         return 1;
     }
-    if (strcmp(a->schema, b->schema) != 0) {
-        snprintf(err, errlen, "the CSV schema differs: %s has %s, %s has %s", a->dir, a->schema, b->dir, b->schema);
+    if (strcmp(a->m.csv_schema, b->m.csv_schema) != 0) {
+        snprintf(err, errlen, "the CSV schema differs: %s has %s, %s has %s", a->dir, a->m.csv_schema, b->dir,
+                 b->m.csv_schema);
         return 1;
     }
     for (int pass = 0; pass < 2; pass++) {
         const run_info *x = pass ? b : a, *y = pass ? a : b;
-        for (int i = 0; i < x->ninis; i++) {
-            const char *h = ini_hash_of(y, x->ini_plugin[i]);
+        for (int i = 0; i < x->m.ninis; i++) {
+            const char *h = ini_hash_of(y, x->m.ini_plugin[i]);
             if (!h) {
-                snprintf(err, errlen, "the INIs differ: %s ran %s's INI, %s did not", x->dir, x->ini_plugin[i], y->dir);
+                snprintf(err, errlen, "the INIs differ: %s ran %s's INI, %s did not", x->dir, x->m.ini_plugin[i], y->dir);
                 return 1;
             }
-            if (strcmp(h, x->ini_hash[i]) != 0) {
+            if (strcmp(h, x->m.ini_hash[i]) != 0) {
                 snprintf(err, errlen,
                          "the INIs differ: %s's INI has hash %s in %s and %s in %s (see [ini_paths] in each meta.ini)",
-                         x->ini_plugin[i], a == x ? x->ini_hash[i] : h, a->dir, a == x ? h : x->ini_hash[i], b->dir);
+                         x->m.ini_plugin[i], a == x ? x->m.ini_hash[i] : h, a->dir, a == x ? h : x->m.ini_hash[i],
+                         b->dir);
                 return 1;
             }
         }
@@ -473,7 +423,7 @@ static int write_meta(const char *out, const run_info *runs, int nruns, char *er
                                            "runs = %d\n", nruns);
     for (int r = 0; r < nruns; r++)
         o += (size_t)snprintf(buf + o, cap - o, "source.%d = %s\nsource.%d.id = %s\nsource.%d.gpu = %s %s\n", r,
-                              runs[r].dir, r, runs[r].run_id, r, runs[r].device, runs[r].uuid);
+                              runs[r].dir, r, runs[r].m.id, r, runs[r].m.gpu, runs[r].m.uuid);
     snprintf(path, sizeof path, "%s/meta.ini", out);
     int rc = write_whole(path, buf, o, err, errlen);
     free(buf);
@@ -501,14 +451,15 @@ int merge_runs(const char *out, const char *const *dirs, int nruns, FILE *log, c
         if (access(meta, F_OK) != 0) {
             snprintf(err, errlen, "%s is not a klab run folder: no meta.ini", dirs[r]);
             rc = MERGE_REFUSED;
-        } else if (read_meta(meta, &runs[r], why, sizeof why) != 0) {
+        } else if (run_meta_read(meta, &runs[r].m, why, sizeof why) != 0) {
             snprintf(err, errlen, "%s", why);
             rc = -1;
-        } else if (!runs[r].commit[0] || !runs[r].schema[0]) {
+        } else if (!runs[r].m.commit[0] || !runs[r].m.csv_schema[0]) {
             snprintf(err, errlen, "%s is not a klab run folder: meta.ini has no commit or csv_schema", dirs[r]);
             rc = MERGE_REFUSED;
-        } else if (atoi(runs[r].schema) != ROW_SCHEMA) {
-            snprintf(err, errlen, "%s has CSV schema %s; this klab merges schema %d", dirs[r], runs[r].schema, ROW_SCHEMA);
+        } else if (atoi(runs[r].m.csv_schema) != ROW_SCHEMA) {
+            snprintf(err, errlen, "%s has CSV schema %s; this klab merges schema %d", dirs[r], runs[r].m.csv_schema,
+                     ROW_SCHEMA);
             rc = MERGE_REFUSED;
         } else if (r > 0 && differs(&runs[0], &runs[r], err, errlen)) {
             rc = MERGE_REFUSED;

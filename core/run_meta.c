@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "checksum.h"
+#include "ini_walk.h"
 #include "csv_sink.h"
 #include "row.h"
 #include "version.h"
@@ -168,4 +169,61 @@ int run_meta_write(const char *path, const char *run_id, const char *started, co
         .throttle = o->throttle, .cfgs = cfgs, .ncfgs = ncfgs,
     };
     return run_meta_write_info(path, &m, err, errlen);
+}
+
+/* ---- reading ---- */
+
+typedef struct meta_walk {
+    run_meta *m;
+    char section[32];
+} meta_walk;
+
+static int meta_section(void *user, int line, const char *name, char *why, size_t whylen)
+{
+    (void)line, (void)why, (void)whylen;
+    meta_walk *w = user;
+    snprintf(w->section, sizeof w->section, "%s", name);
+    return 0;
+}
+
+static void put(char *dst, size_t len, const char *v)
+{
+    snprintf(dst, len, "%s", v);
+}
+
+static int meta_key(void *user, int line, const char *key, const char *v, int continued, char *why, size_t whylen)
+{
+    (void)line, (void)continued, (void)why, (void)whylen;
+    meta_walk *w = user;
+    run_meta *m = w->m;
+    if (strcmp(w->section, "run") == 0) {
+        if (strcmp(key, "id") == 0)
+            put(m->id, sizeof m->id, v);
+        else if (strcmp(key, "started") == 0)
+            put(m->started, sizeof m->started, v);
+        else if (strcmp(key, "commit") == 0)
+            put(m->commit, sizeof m->commit, v);
+        else if (strcmp(key, "command") == 0)
+            put(m->command, sizeof m->command, v);
+        else if (strcmp(key, "csv_schema") == 0)
+            put(m->csv_schema, sizeof m->csv_schema, v);
+    } else if (strcmp(w->section, "device") == 0) {
+        if (strcmp(key, "name") == 0)
+            put(m->gpu, sizeof m->gpu, v);
+        else if (strcmp(key, "uuid") == 0)
+            put(m->uuid, sizeof m->uuid, v);
+    } else if (strcmp(w->section, "inis") == 0 && m->ninis < RUN_META_MAX_INIS) {
+        put(m->ini_plugin[m->ninis], sizeof m->ini_plugin[0], key);
+        put(m->ini_hash[m->ninis], sizeof m->ini_hash[0], v);
+        m->ninis++;
+    }
+    return 0;
+}
+
+int run_meta_read(const char *path, run_meta *m, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    meta_walk w = {.m = m};
+    static const ini_walk_ops ops = {meta_section, meta_key};
+    return ini_walk(path, &ops, &w, INI_WALK_CUT_LONG, err, errlen);
 }

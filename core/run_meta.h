@@ -52,4 +52,17 @@ void run_meta_ini_hash(const char *path, char *buf, size_t len);
    for a run and for a --devices run, whose children and merged folder share the id. */
 void run_meta_run_id(const char *given, const struct tm *utc, char *buf, size_t len);
 
+/* What a meta.ini says, read back: the one reader (run_set's reports and compare, merge's checks).
+   Unknown keys are passed over; a long line (a command) is cut, not refused. */
+#define RUN_META_MAX_INIS 64
+typedef struct run_meta {
+    char id[64], started[40], commit[64], command[200], csv_schema[16]; /* [run] */
+    char gpu[128], uuid[64];                                            /* [device] name, uuid */
+    int ninis;                                                          /* [inis] plugin = hash */
+    char ini_plugin[RUN_META_MAX_INIS][64], ini_hash[RUN_META_MAX_INIS][32];
+} run_meta;
+
+/* path's keys into *m (zeroed first): 0, or -1 with the reason (a file that cannot be read or parsed). */
+int run_meta_read(const char *path, run_meta *m, char *err, size_t errlen);
+
 #endif

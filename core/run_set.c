@@ -8,48 +8,13 @@
 
 #include "counters.h"
 #include "dir_list.h"
-#include "ini_walk.h"
+#include "run_meta.h"
 #include "table.h"
 
 static void note(run_set *s, const char *fmt, const char *a, const char *b)
 {
     if (s->nnotes < RUN_SET_NOTES)
         snprintf(s->notes[s->nnotes++], sizeof s->notes[0], fmt, a, b);
-}
-
-/* ---- meta.ini: only what a report shows ---- */
-
-typedef struct meta_read {
-    run_dir *r;
-    char section[32];
-} meta_read;
-
-static int meta_section(void *user, int line, const char *name, char *why, size_t whylen)
-{
-    (void)line, (void)why, (void)whylen;
-    meta_read *m = user;
-    snprintf(m->section, sizeof m->section, "%s", name);
-    return 0;
-}
-
-static int meta_key(void *user, int line, const char *key, const char *v, int continued, char *why, size_t whylen)
-{
-    (void)line, (void)continued, (void)why, (void)whylen;
-    meta_read *m = user;
-    run_dir *r = m->r;
-    if (strcmp(m->section, "run") == 0) {
-        if (strcmp(key, "id") == 0)
-            snprintf(r->id, sizeof r->id, "%s", v);
-        else if (strcmp(key, "started") == 0)
-            snprintf(r->started, sizeof r->started, "%s", v);
-        else if (strcmp(key, "commit") == 0)
-            snprintf(r->commit, sizeof r->commit, "%s", v);
-        else if (strcmp(key, "command") == 0)
-            snprintf(r->command, sizeof r->command, "%s", v);
-    } else if (strcmp(m->section, "device") == 0 && strcmp(key, "name") == 0) {
-        snprintf(r->gpu, sizeof r->gpu, "%s", v);
-    }
-    return 0;
 }
 
 /* ---- the folder ---- */
@@ -210,10 +175,16 @@ void run_set_read_meta(run_dir *r, const char *dir)
 {
     char path[4200], err[1200];
     snprintf(path, sizeof path, "%s/meta.ini", dir);
-    meta_read m = {.r = r};
-    static const ini_walk_ops ops = {meta_section, meta_key};
+    run_meta m;
     struct stat st;
-    r->has_meta = stat(path, &st) == 0 && ini_walk(path, &ops, &m, INI_WALK_CUT_LONG, err, sizeof err) == 0;
+    r->has_meta = stat(path, &st) == 0 && run_meta_read(path, &m, err, sizeof err) == 0;
+    if (r->has_meta) {
+        snprintf(r->id, sizeof r->id, "%s", m.id);
+        snprintf(r->started, sizeof r->started, "%s", m.started);
+        snprintf(r->commit, sizeof r->commit, "%s", m.commit);
+        snprintf(r->command, sizeof r->command, "%s", m.command);
+        snprintf(r->gpu, sizeof r->gpu, "%s", m.gpu);
+    }
     if (!r->id[0]) {
         const char *b = strrchr(dir, '/');
         snprintf(r->id, sizeof r->id, "%s", b && b[1] ? b + 1 : dir);

@@ -56,7 +56,7 @@ typedef struct run_set {
 int run_set_add(run_set *s, const char *path, char *err, size_t errlen);
 
 /* A run folder's meta.ini ([run] id, started, commit, command; [device] name) into r, has_meta saying
-   whether it was there and read; with no id there, the folder's name. The one reader of meta.ini. */
+   whether it was there and read; with no id there, the folder's name (run_meta_read reads the file). */
 void run_set_read_meta(run_dir *r, const char *dir);
 
 /* The newest run folder under out_dir (by meta.ini's time, then name): 0 and its path, or -1 with err. */
