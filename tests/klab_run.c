@@ -43,7 +43,7 @@ int kr_teardown_tmp(void **state)
 const char *kr_mkdir(const char *rel, char *buf, size_t len)
 {
     if (!kr_tmp[0])
-        fail_msg("kr_mkdir(%s): no temporary folder (register the test with kr_setup_tmp/kr_teardown_tmp)", rel);
+        fail_msg("kr_mkdir(%s): no temporary folder (register the test with KR_TEST)", rel);
     snprintf(buf, len, "%s/%s", kr_tmp, rel);
     assert_int_equal(mkdir(buf, 0755), 0);
     return buf;

@@ -19,6 +19,8 @@ typedef struct klab_result {
 extern char kr_tmp[PATH_MAX];
 int kr_setup_tmp(void **state);
 int kr_teardown_tmp(void **state);
+/* A test in a temporary folder of its own (kr_tmp): a test that makes folders needs one (kr_mkdir). */
+#define KR_TEST(f) cmocka_unit_test_setup_teardown(f, kr_setup_tmp, kr_teardown_tmp)
 
 const char *kr_mkdir(const char *rel, char *buf, size_t len); /* kr_tmp/rel, made */
 void kr_link_plugin(const char *dir, const char *target);     /* dir/basename(target) -> target */

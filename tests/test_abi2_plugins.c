@@ -330,11 +330,11 @@ int main(void)
         cmocka_unit_test(test_step_reference_after_steps),
         cmocka_unit_test(test_tuning_space_enumerates),
         cmocka_unit_test(test_exact_archs_read),
-        cmocka_unit_test_setup_teardown(test_list_names_the_new_dtypes, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_validate_abi2_inis, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_tune_validate_lists_configurations, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_validate_vector_add_bytes, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_half_hook_validates, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_list_names_the_new_dtypes),
+        KR_TEST(test_validate_abi2_inis),
+        KR_TEST(test_tune_validate_lists_configurations),
+        KR_TEST(test_validate_vector_add_bytes),
+        KR_TEST(test_half_hook_validates),
     };
     KLAB_RUN_TESTS(tests);
 }

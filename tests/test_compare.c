@@ -475,12 +475,12 @@ int main(void)
         cmocka_unit_test(test_rows_on_one_side),
         cmocka_unit_test(test_rows_that_are_not_evidence_are_never_same),
         cmocka_unit_test(test_command_line),
-        cmocka_unit_test_setup_teardown(test_run_folders, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_gpu_names, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_binary_same_is_exit_0, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_binary_slower_is_exit_1, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_binary_errors_are_exit_2, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_two_runs_of_one_commit_are_same, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_run_folders),
+        KR_TEST(test_gpu_names),
+        KR_TEST(test_binary_same_is_exit_0),
+        KR_TEST(test_binary_slower_is_exit_1),
+        KR_TEST(test_binary_errors_are_exit_2),
+        KR_TEST(test_two_runs_of_one_commit_are_same),
     };
     KLAB_RUN_TESTS(tests);
 }

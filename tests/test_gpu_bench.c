@@ -253,8 +253,8 @@ int main(void)
     /* each test in a fresh temporary folder: without one, kr_tmp is empty and the plugin folder became /plugins
        (the second test then failed on the first's folder, on the H200 where tests run as root) */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_externals_batched, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_named_dims, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_externals_batched),
+        KR_TEST(test_named_dims),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -168,9 +168,9 @@ int main(void)
     KLAB_SKIP_WITHOUT_GPU();
     KLAB_DEVICE_CC(device_cc);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_every_profile_verifies_and_steps, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_probes_written, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_tune_times_both_paths, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_every_profile_verifies_and_steps),
+        KR_TEST(test_probes_written),
+        KR_TEST(test_tune_times_both_paths),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -241,10 +241,10 @@ int main(void)
     KLAB_SKIP_WITHOUT_GPU();
     KLAB_DEVICE_CC(device_cc);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_fp8_gemm_every_profile, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_gated_mlp_every_profile, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_batched, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_every_configuration, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_fp8_gemm_every_profile),
+        KR_TEST(test_gated_mlp_every_profile),
+        KR_TEST(test_batched),
+        KR_TEST(test_every_configuration),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -162,10 +162,10 @@ int main(void)
     KLAB_SKIP_WITHOUT_GPU();
     KLAB_DEVICE_CC(device_cc);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_every_profile_small_and_odd, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_batched_graphs, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_tune_verifies_every_configuration, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_refusals, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_every_profile_small_and_odd),
+        KR_TEST(test_batched_graphs),
+        KR_TEST(test_tune_verifies_every_configuration),
+        KR_TEST(test_refusals),
     };
     KLAB_RUN_TESTS(tests);
 }

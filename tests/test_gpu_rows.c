@@ -155,11 +155,11 @@ int main(void)
 {
     KLAB_SKIP_WITHOUT_GPU();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_rmsnorm_rows, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_softmax_rows, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_rope_rows, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_rope_refusals, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_shipped_and_sweeps_verify, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_rmsnorm_rows),
+        KR_TEST(test_softmax_rows),
+        KR_TEST(test_rope_rows),
+        KR_TEST(test_rope_refusals),
+        KR_TEST(test_shipped_and_sweeps_verify),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -162,10 +162,10 @@ int main(void)
 {
     KLAB_SKIP_WITHOUT_GPU();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_devices, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_shards_merged, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_profile_pass, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_real_ncu, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_devices),
+        KR_TEST(test_shards_merged),
+        KR_TEST(test_profile_pass),
+        KR_TEST(test_real_ncu),
     };
     KLAB_RUN_TESTS(tests);
 }

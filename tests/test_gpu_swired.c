@@ -103,9 +103,9 @@ int main(void)
     KLAB_SKIP_WITHOUT_GPU();
     KLAB_DEVICE_CC(device_cc);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_swiglu_every_profile, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_reduction_every_profile, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_batched_graphs_replay, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_swiglu_every_profile),
+        KR_TEST(test_reduction_every_profile),
+        KR_TEST(test_batched_graphs_replay),
     };
     KLAB_RUN_TESTS(tests);
 }

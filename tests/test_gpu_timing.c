@@ -229,13 +229,13 @@ int main(void)
 {
     KLAB_SKIP_WITHOUT_GPU();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_batched_beats_plain_within_the_floor, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_hot_is_not_slower_than_cold, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_step_subject_gets_1000_samples_and_a_file, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_poison_detecting_cheat_gains_nothing, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_escapes_are_flagged, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_median_below_the_floor_is_flagged, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_own_graph_is_queued, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_batched_beats_plain_within_the_floor),
+        KR_TEST(test_hot_is_not_slower_than_cold),
+        KR_TEST(test_step_subject_gets_1000_samples_and_a_file),
+        KR_TEST(test_poison_detecting_cheat_gains_nothing),
+        KR_TEST(test_escapes_are_flagged),
+        KR_TEST(test_median_below_the_floor_is_flagged),
+        KR_TEST(test_own_graph_is_queued),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -220,11 +220,11 @@ static void test_run_without_gpu_exits_3(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_list_survives_crashing_plugins, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_validate_survives_hanging_plugin, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_broken_config_is_a_usage_error, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_unknown_plugin_names_the_found_ones, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_run_without_gpu_exits_3, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_list_survives_crashing_plugins),
+        KR_TEST(test_validate_survives_hanging_plugin),
+        KR_TEST(test_broken_config_is_a_usage_error),
+        KR_TEST(test_unknown_plugin_names_the_found_ones),
+        KR_TEST(test_run_without_gpu_exits_3),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -277,10 +277,10 @@ int main(void)
         cmocka_unit_test(test_command_for_a_run),
         cmocka_unit_test(test_command_for_validate),
         cmocka_unit_test(test_options),
-        cmocka_unit_test_setup_teardown(test_interpreter_that_fails_is_skipped, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_fake_interpreter_gets_klabs_selection, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_failing_torch_rows_fail_the_run, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_real_dry_run, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_interpreter_that_fails_is_skipped),
+        KR_TEST(test_fake_interpreter_gets_klabs_selection),
+        KR_TEST(test_failing_torch_rows_fail_the_run),
+        KR_TEST(test_real_dry_run),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -304,11 +304,11 @@ static void test_binary(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_merge_rows_counters_samples, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_idempotent, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_refusals, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_meta_of_real_runs, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_binary, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_merge_rows_counters_samples),
+        KR_TEST(test_idempotent),
+        KR_TEST(test_refusals),
+        KR_TEST(test_meta_of_real_runs),
+        KR_TEST(test_binary),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -279,10 +279,10 @@ int main(void)
         cmocka_unit_test(test_parse_measured),
         cmocka_unit_test(test_parse_refused),
         cmocka_unit_test(test_parse_nothing),
-        cmocka_unit_test_setup_teardown(test_plugin_pass_with_fake_ncu, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_refused_rows, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_unknown_metric_left_out, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_no_ncu, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_plugin_pass_with_fake_ncu),
+        KR_TEST(test_refused_rows),
+        KR_TEST(test_unknown_metric_left_out),
+        KR_TEST(test_no_ncu),
     };
     KLAB_RUN_TESTS(tests);
 }

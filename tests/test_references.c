@@ -734,7 +734,7 @@ int main(void)
         cmocka_unit_test(test_reduction_cases_and_plans),
         cmocka_unit_test(test_reduction_tolerance_separates),
         cmocka_unit_test(test_swired_zeros_fail_every_shipped_case),
-        cmocka_unit_test_setup_teardown(test_swired_inis_validate, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_swired_inis_validate),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -368,10 +368,10 @@ static void test_html_renders(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_run_set, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_report_written, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_report_refuses, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_html_renders, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_run_set),
+        KR_TEST(test_report_written),
+        KR_TEST(test_report_refuses),
+        KR_TEST(test_html_renders),
     };
     if (!chromium())
         printf("# test_html_renders: SKIP: chromium is not installed (apt-get install chromium; "

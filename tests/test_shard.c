@@ -268,7 +268,7 @@ int main(void)
         cmocka_unit_test(test_children_of_a_device_list),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_exit_status_of_children),
-        cmocka_unit_test_setup_teardown(test_devices_without_gpu, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_devices_without_gpu),
     };
     KLAB_RUN_TESTS(tests);
 }

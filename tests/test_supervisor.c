@@ -478,13 +478,13 @@ int main(void)
         cmocka_unit_test(test_exit_10_is_not_context_lost),
         cmocka_unit_test(test_wrong_length_is_refused_and_the_worker_killed),
         cmocka_unit_test(test_signals_stop_the_worker_then_klab),
-        cmocka_unit_test_setup_teardown(test_worker_dies_with_killed_klab, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_sigterm_stops_klab_and_its_worker, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_sigint_stops_klab_and_its_worker, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_plugin_exit_10_reads_as_exit_10, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_sigterm_keeps_the_rows_in_csv_partial, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_sigint_keeps_the_rows_in_csv_partial, kr_setup_tmp, kr_teardown_tmp),
-        cmocka_unit_test_setup_teardown(test_run_worker_dies_with_killed_klab, kr_setup_tmp, kr_teardown_tmp),
+        KR_TEST(test_worker_dies_with_killed_klab),
+        KR_TEST(test_sigterm_stops_klab_and_its_worker),
+        KR_TEST(test_sigint_stops_klab_and_its_worker),
+        KR_TEST(test_plugin_exit_10_reads_as_exit_10),
+        KR_TEST(test_sigterm_keeps_the_rows_in_csv_partial),
+        KR_TEST(test_sigint_keeps_the_rows_in_csv_partial),
+        KR_TEST(test_run_worker_dies_with_killed_klab),
     };
     KLAB_RUN_TESTS(tests);
 }
