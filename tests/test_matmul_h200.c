@@ -129,7 +129,7 @@ static void test_tuning_spaces(void **state)
 {
     (void)state;
     const mm_case square = {4096, 4096, 4096}, decode = {16, 4096, 4096}, batch = {128, 14336, 4096};
-    const int expect[MM_PROFILES] = {0, 0, 18, 40, 21};
+    const int expect[MM_PROFILES] = {0, 0, 18, 40, 21, 0}; /* skinny: nothing fits M = 4096 */
     char buf[256];
     mm_config cfg;
     for (int p = 0; p < MM_PROFILES; p++) {
@@ -209,6 +209,84 @@ static void test_tuning_spaces(void **state)
     assert_string_equal(mm_check_name(&square), "sampled_devfull");
     assert_int_equal(mm_config_format(MM_CUBLAS, &small, &cfg, buf, sizeof buf) == buf, 1);
     assert_string_equal(buf, "gemmex,row_major_as_col_major_nn,compute=32f,check=full");
+}
+
+/* skinny: the space holds only what fits the case; the own choice fits every decode shape it is meant
+   for, in one wave of 2 CTAs an SM with each warp at least 4 k16 steps; the rest is declined with a
+   reason. */
+static void test_skinny_space(void **state)
+{
+    (void)state;
+    char buf[256], why[256];
+    mm_config cfg;
+    const mm_case decode = {16, 4096, 4096};
+    assert_int_equal(mm_config_of(MM_SKINNY, &decode, -1, &cfg), 1);
+    assert_true(cfg.warps == 8 && cfg.splits == 4 && cfg.unroll == 4); /* 64 slices x 4 = 256 CTAs, 8 steps */
+    assert_string_equal(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf),
+                        "warps=8,splits=4,unroll=4,check=sampled");
+    /* every (warps, splits, unroll) fits 16 x 4096 x 4096: 16, each distinct, warps 8 first */
+    int n = 0, seen[16] = {0};
+    while (mm_config_of(MM_SKINNY, &decode, n, &cfg)) {
+        assert_int_equal(mm_skinny_fits(&decode, &cfg, why, sizeof why), 1);
+        assert_true(text_ok(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf)));
+        const int id = (cfg.warps == 8 ? 0 : 8) + (cfg.splits == 1 ? 0 : cfg.splits == 2 ? 2 : cfg.splits == 4 ? 4 : 6) +
+                       (cfg.unroll == 4 ? 0 : 1);
+        assert_int_equal(seen[id]++, 0);
+        n++;
+    }
+    assert_int_equal(n, 16);
+    assert_int_equal(mm_config_of(MM_SKINNY, &decode, 0, &cfg), 1);
+    assert_true(cfg.warps == 8 && cfg.splits == 1 && cfg.unroll == 4);
+    /* 16 x 256 x 512: 32 rows of K a warp at the most; only 8 configurations give whole unrolled steps */
+    const mm_case small = {16, 256, 512};
+    for (n = 0; mm_config_of(MM_SKINNY, &small, n, &cfg); n++)
+        assert_int_equal(mm_skinny_fits(&small, &cfg, why, sizeof why), 1);
+    assert_int_equal(n, 8);
+    /* the own choice at M = 1, 8, 16 with N = 4096, 14336 and K = 4096, 14336 */
+    const int ms[] = {1, 8, 16}, sizes[] = {4096, 14336};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; k < 2; k++) {
+                const mm_case c = {ms[i], sizes[j], sizes[k]};
+                assert_int_equal(mm_config_of(MM_SKINNY, &c, -1, &cfg), 1);
+                assert_int_equal(mm_skinny_fits(&c, &cfg, why, sizeof why), 1);
+                const int64_t steps = c.k / (16 * cfg.warps * cfg.splits);
+                assert_true(steps >= 4 && steps % cfg.unroll == 0);
+                assert_true(c.n / MM_SKINNY_COLS * cfg.splits <= 2 * 132); /* one wave */
+            }
+    const mm_case up = {16, 14336, 4096}, down = {8, 4096, 14336};
+    assert_int_equal(mm_config_of(MM_SKINNY, &up, -1, &cfg), 1);
+    assert_true(cfg.warps == 8 && cfg.splits == 1 && cfg.unroll == 4); /* 224 CTAs already: no split */
+    assert_int_equal(mm_config_of(MM_SKINNY, &down, -1, &cfg), 1);
+    assert_true(cfg.splits == 4 && cfg.unroll == 4); /* 28 steps a warp */
+    /* the GPU test's small cases (tests/gpu_ini/matmul_h200.ini) */
+    const mm_case g16 = {16, 256, 512}, g5 = {5, 192, 1024}, g1 = {1, 64, 4096};
+    assert_int_equal(mm_config_of(MM_SKINNY, &g16, -1, &cfg), 1);
+    assert_true(cfg.splits == 1 && mm_skinny_fits(&g16, &cfg, why, sizeof why));
+    assert_int_equal(mm_config_of(MM_SKINNY, &g5, -1, &cfg), 1);
+    assert_true(cfg.splits == 2 && mm_skinny_fits(&g5, &cfg, why, sizeof why));
+    assert_int_equal(mm_config_of(MM_SKINNY, &g1, -1, &cfg), 1);
+    assert_true(cfg.splits == 8 && mm_skinny_fits(&g1, &cfg, why, sizeof why));
+    /* declines: the own choice stays (its row says why), the space is empty */
+    const mm_case m17 = {17, 4096, 4096}, n4000 = {16, 4000, 4096};
+    assert_int_equal(mm_config_of(MM_SKINNY, &m17, -1, &cfg), 1);
+    assert_int_equal(mm_skinny_fits(&m17, &cfg, why, sizeof why), 0);
+    assert_string_equal(why, "M = 17: skinny takes M <= 16 (one or two 8-token MMA tiles)");
+    assert_int_equal(mm_config_of(MM_SKINNY, &m17, 0, &cfg), 0);
+    assert_int_equal(mm_config_of(MM_SKINNY, &n4000, -1, &cfg), 1);
+    assert_int_equal(mm_skinny_fits(&n4000, &cfg, why, sizeof why), 0);
+    assert_string_equal(why, "N = 4000: skinny takes N a multiple of 64 (the columns a warp owns)");
+    assert_int_equal(mm_config_of(MM_SKINNY, &n4000, 0, &cfg), 0);
+    cfg = (mm_config){.warps = 8, .splits = 8, .unroll = 4};
+    assert_int_equal(mm_skinny_fits(&small, &cfg, why, sizeof why), 0);
+    assert_string_equal(why, "K = 512 is not a multiple of 16 x 8 warps x 8 splits (whole k16 steps a warp)");
+    const mm_case k1536 = {16, 64, 1536};
+    cfg = (mm_config){.warps = 8, .splits = 4, .unroll = 2};
+    assert_int_equal(mm_skinny_fits(&k1536, &cfg, why, sizeof why), 0);
+    assert_string_equal(why, "K = 1536 gives each warp 3 k16 steps, not a multiple of unroll=2");
+    cfg = (mm_config){.warps = 6, .splits = 1, .unroll = 4};
+    assert_int_equal(mm_skinny_fits(&decode, &cfg, why, sizeof why), 0);
+    assert_non_null(strstr(why, "skinny has warps 4 or 8"));
 }
 
 /* A ping-pong consumer skipping the other's unit lands where stepping through it would. */
@@ -339,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_sampled_check_finds_one_wrong_element),
         cmocka_unit_test(test_case_dims),
         cmocka_unit_test(test_tuning_spaces),
+        cmocka_unit_test(test_skinny_space),
         cmocka_unit_test(test_scheduler_covers_every_tile_once),
         cmocka_unit_test(test_ring_advance),
         cmocka_unit_test(test_staged_epilogue_map),

@@ -1,5 +1,5 @@
 /* matmul_h200: C = A B as torch.matmul(A, B) computes it for row-major A (M x K) and B (K x N), bf16 or
- * fp16 in, fp32 accumulation, C (M x N) in the input's dtype. Five implementations:
+ * fp16 in, fp32 accumulation, C (M x N) in the input's dtype. Six implementations:
  *   cublas            cublasGemmEx, the baseline (row-major C = A B is column-major C^T = B^T A^T:
  *                     op N, op N, m = N, n = M, k = K, B with ld N, A with ld K, C with ld N;
  *                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)
@@ -10,6 +10,10 @@
  *                     multicast B; grouped raster order (sm_90a)
  *   wgmma_splitk      K split over CTAs into fp32 partials, then a reduction: for shapes whose tiles
  *                     leave SMs idle (16 x 4096 x 4096, 128 x 14336 x 4096) (sm_90a)
+ *   skinny            M <= 16: a weight stream. C^T = B^T A^T on mma.sync m16n8k16 with B loaded from
+ *                     global memory straight into the MMA's A fragments (no shared memory); K split
+ *                     over the warps of a CTA and the CTAs of a cluster, summed through (distributed)
+ *                     shared memory (matmul_h200_skinny.cu; clusters: sm_90)
  * The case is dim.m, dim.n, dim.k. The tuning space (matmul_h200_config.c) is pure C: the CPU tests and
  * `klab --tune --validate` enumerate it without a GPU. */
 #ifndef MATMUL_H200_H
@@ -24,7 +28,7 @@
 extern "C" {
 #endif
 
-enum { MM_CUBLAS = 0, MM_TILED, MM_WGMMA, MM_PERSISTENT, MM_SPLITK, MM_PROFILES };
+enum { MM_CUBLAS = 0, MM_TILED, MM_WGMMA, MM_PERSISTENT, MM_SPLITK, MM_SKINNY, MM_PROFILES };
 
 typedef struct mm_case {
     int64_t m, n, k;
@@ -49,7 +53,7 @@ typedef struct mm_variant {
 } mm_variant;
 extern const mm_variant mm_variants[MM_VARIANTS];
 
-/* One configuration of a wgmma profile. */
+/* One configuration of a wgmma profile, or of skinny (which uses splits, warps and unroll only). */
 typedef struct mm_config {
     int variant;    /* MM_V* */
     int raster_n;   /* 0: groups of M tiles sweep N; 1: groups of N tiles sweep M */
@@ -58,7 +62,17 @@ typedef struct mm_config {
     int persistent; /* one CTA an SM over the tile scheduler */
     int serial;     /* splits > 1: the last split of a tile sums them (one launch), else a second kernel */
     int epi;        /* MM_EPI_*: how the consumers write C */
+    int warps;      /* skinny: warps a CTA, each a K range of the CTA's (MM_SKINNY_WARPS) */
+    int unroll;     /* skinny: k16 steps whose loads a warp issues before their MMAs */
 } mm_config;
+
+/* skinny: a warp owns MM_SKINNY_COLS columns of B; splits (1, 2, 4, 8) is the cluster size */
+#define MM_SKINNY_COLS 64
+#define MM_SKINNY_MAX_M 16
+
+/* Whether skinny's configuration cfg takes the case: M <= 16, N a multiple of 64, K a multiple of
+   16 warps splits with each warp's k16 steps a multiple of unroll. Returns 1, or 0 with the reason. */
+int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t whylen);
 
 /* The epilogue (config key epi): the consumers' registers straight to global memory (direct), or staged
    through shared memory and written by TMA stores (tma: common/hopper_store.cuh), which frees the
@@ -76,12 +90,13 @@ int mm_epi_tma_ok(int variant);
 #define MM_SAMPLES 2048
 
 /* Configuration `index` of `profile` for the case (index -1: the plugin's own choice). Returns 1 and
-   fills *cfg, or 0 past the end of the space (the cublas and tiled profiles have no space). */
+   fills *cfg, or 0 past the end of the space (the cublas and tiled profiles have no space; skinny's
+   holds only the configurations that fit the case, none when M > 16 or N % 64). */
 int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg);
 
 /* The configuration as the rows name it: "bm=128,bn=256,stages=4,consumers=2,pingpong=0,cluster=1,raster=m,
    group=8,splits=1,persistent=0,reduce=none,epi=direct,check=sampled" (reduce: none, serial or kernel;
-   epi: direct or tma). The check says how verified runs are judged:
+   epi: direct or tma); skinny's "warps=8,splits=4,unroll=4,check=sampled". The check says how verified runs are judged:
    "full" (every element against float64), "sampled" (MM_SAMPLES fresh float64 elements a verified
    run) or "sampled_devfull" (that, plus the whole output against cuBLAS's fp32-accumulate result on the
    device at setup). */
@@ -109,6 +124,8 @@ int mm_tiled_launch(klab_dtype d, const mm_case *c, const void *a, const void *b
                     char *why, size_t whylen);
 int mm_wgmma_launch(klab_dtype d, const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out,
                     float *ws, unsigned *tickets, int sms, klab_stream s, char *why, size_t whylen);
+int mm_skinny_launch(klab_dtype d, const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out,
+                     klab_stream s, char *why, size_t whylen);
 
 /* The device check: counts the elements of out (M x N of d) farther from ref (fp32) than the output
    dtype's rounding allows (see matmul_h200_check.cu), into *bad on the device; *first gets the index of

@@ -106,6 +106,57 @@ static const int splitk_space[][4] = {
 };
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t whylen)
+{
+    const int w = cfg->warps, s = cfg->splits, u = cfg->unroll;
+    if (c->m > MM_SKINNY_MAX_M) {
+        snprintf(why, whylen, "M = %lld: skinny takes M <= %d (one or two 8-token MMA tiles)", (long long)c->m,
+                 MM_SKINNY_MAX_M);
+        return 0;
+    }
+    if (c->n % MM_SKINNY_COLS) {
+        snprintf(why, whylen, "N = %lld: skinny takes N a multiple of %d (the columns a warp owns)", (long long)c->n,
+                 MM_SKINNY_COLS);
+        return 0;
+    }
+    if ((w != 4 && w != 8) || (s != 1 && s != 2 && s != 4 && s != 8) || (u != 2 && u != 4)) {
+        snprintf(why, whylen, "warps=%d,splits=%d,unroll=%d: skinny has warps 4 or 8, splits 1, 2, 4 or 8, unroll 2 or 4",
+                 w, s, u);
+        return 0;
+    }
+    if (c->k % (16 * w * s)) {
+        snprintf(why, whylen, "K = %lld is not a multiple of 16 x %d warps x %d splits (whole k16 steps a warp)",
+                 (long long)c->k, w, s);
+        return 0;
+    }
+    const int64_t steps = c->k / (16 * w * s);
+    if (steps % u) {
+        snprintf(why, whylen, "K = %lld gives each warp %lld k16 steps, not a multiple of unroll=%d", (long long)c->k,
+                 (long long)steps, u);
+        return 0;
+    }
+    return 1;
+}
+
+/* skinny's own choice: 8 warps (__launch_bounds__ holds them to 128 registers, two CTAs an SM), then the
+   most splits whose CTAs (N / 64 a split) still fit one wave of those slots, each warp at least 4 k16
+   steps: a weight stream wants every SM loading at once, and no second, partial wave. 16 x 4096 x 4096:
+   64 column slices x 4 splits = 256 CTAs of 264 slots, 8 steps a warp. */
+static void skinny_own(const mm_case *c, mm_config *cfg)
+{
+    char why[160];
+    const int64_t slices = c->n / MM_SKINNY_COLS, slots = MM_AIM_SMS * 2;
+    cfg->warps = c->k % (16 * 8) ? 4 : 8, cfg->splits = 1;
+    for (int s = 2; s <= 8; s *= 2) {
+        if (slices * s > slots || c->k % (16 * cfg->warps * s) || c->k / (16 * cfg->warps * s) < 4)
+            break;
+        cfg->splits = s;
+    }
+    cfg->unroll = 4;
+    if (!mm_skinny_fits(c, cfg, why, sizeof why))
+        cfg->unroll = 2; /* still declined (with the reason) when the steps are odd */
+}
+
 int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -153,6 +204,20 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
         cfg->variant = splitk_space[index][0], cfg->splits = splitk_space[index][1];
         cfg->serial = splitk_space[index][2], cfg->persistent = splitk_space[index][3];
         return 1;
+    case MM_SKINNY:
+        if (index < 0) {
+            skinny_own(c, cfg);
+            return 1;
+        }
+        /* the configurations that fit the case, in the order warps {8, 4} x splits {1, 2, 4, 8} x
+           unroll {4, 2}: a tune has no rows that only say "declined" */
+        for (int i = 0, fit = 0; i < 16; i++) {
+            char why[160];
+            cfg->warps = i < 8 ? 8 : 4, cfg->splits = 1 << (i / 2 % 4), cfg->unroll = i % 2 ? 2 : 4;
+            if (mm_skinny_fits(c, cfg, why, sizeof why) && fit++ == index)
+                return 1;
+        }
+        return 0;
     default:
         return 0;
     }
@@ -185,6 +250,9 @@ const char *mm_config_format(int profile, const mm_case *c, const mm_config *cfg
         snprintf(buf, len, "gemmex,row_major_as_col_major_nn,compute=32f,check=%s", mm_check_name(c));
     else if (profile == MM_TILED)
         snprintf(buf, len, "bm=128,bn=128,bk=32,stages=3,mma=m16n8k16,check=%s", mm_check_name(c));
+    else if (profile == MM_SKINNY)
+        snprintf(buf, len, "warps=%d,splits=%d,unroll=%d,check=%s", cfg->warps, cfg->splits, cfg->unroll,
+                 mm_check_name(c));
     else {
         const mm_variant *v = &mm_variants[cfg->variant];
         snprintf(buf, len,

@@ -1,5 +1,6 @@
 /* matmul_h200.so: the descriptor and hooks (matmul_h200.h says what each profile is). Kernels:
- * matmul_h200_tiled.cu, matmul_h200_wgmma.cu (plugins/common/hopper_gemm.cuh); the device check:
+ * matmul_h200_tiled.cu, matmul_h200_wgmma.cu (plugins/common/hopper_gemm.cuh), matmul_h200_skinny.cu;
+ * the device check:
  * matmul_h200_check.cu; the tuning space and float64 reference: matmul_h200_config.c.
  *
  * Verification, per row (the configuration's `check=`): small cases compare every element against
@@ -74,7 +75,9 @@ static klab_status mm_launch(mm_state *st, int profile, int config, klab_stream 
         mm_config cfg;
         if (!mm_config_of(profile, &st->c, config, &cfg))
             return st->host->error(st->ctx, "configuration %d is past the end of the tuning space", config);
-        rc = mm_wgmma_launch(st->dtype, &st->c, &cfg, a, b, out, ws, st->tickets, st->sms, s, why, sizeof why);
+        rc = profile == MM_SKINNY ? mm_skinny_launch(st->dtype, &st->c, &cfg, a, b, out, s, why, sizeof why)
+                                  : mm_wgmma_launch(st->dtype, &st->c, &cfg, a, b, out, ws, st->tickets, st->sms, s,
+                                                    why, sizeof why);
     }
     if (rc == 1) {
         st->host->error(st->ctx, "%s", why);
@@ -273,6 +276,7 @@ static const char *tiled_config(const klab_case *k, int i) { return config_text(
 static const char *wgmma_config(const klab_case *k, int i) { return config_text(MM_WGMMA, k, i); }
 static const char *persistent_config(const klab_case *k, int i) { return config_text(MM_PERSISTENT, k, i); }
 static const char *splitk_config(const klab_case *k, int i) { return config_text(MM_SPLITK, k, i); }
+static const char *skinny_config(const klab_case *k, int i) { return config_text(MM_SKINNY, k, i); }
 
 static const int sm90[] = {90, 0};
 
@@ -287,6 +291,10 @@ static const klab_profile profiles[] = {
      .archs = sm90, .config = persistent_config},
     {.name = "wgmma_splitk", .summary = "wgmma with K split into fp32 partials, then a reduction (skinny shapes)",
      .archs = sm90, .config = splitk_config},
+    /* sm_90 for the clusters that sum its K ranges */
+    {.name = "skinny",
+     .summary = "M <= 16: mma.sync on B loaded straight from global memory, K split over warps and a cluster",
+     .archs = sm90, .config = skinny_config},
     {.name = NULL},
 };
 
