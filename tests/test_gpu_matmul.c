@@ -2,12 +2,14 @@
  *   - every profile, bf16 and fp16, on small and odd shapes (128^3; 200 x 136 x 328 and 1000^3, multiples
  *     of no tile; a skinny 16 x 1024 x 4096 that splits K; 2048^3, whose output is also compared whole
  *     against cuBLAS on the device): passed, each row naming its check (full, sampled, sampled_devfull)
- *     and, when sampled, comparing MM_SAMPLES elements; the wgmma profiles skipped, saying why, off sm_90;
+ *     and, when sampled, comparing MM_SAMPLES elements; the wgmma and skinny profiles skipped, saying
+ *     why, off sm_90; skinny on its own cases (M = 16, 8, 5, 1) beside cuBLAS, and declining M > 16 and
+ *     N = 200 with the reason;
  *   - the same batched (one CUDA graph of runs on rotated copies: cuBLAS with its own workspace, the TMA
  *     maps built per run from the copy's pointers);
  *   - klab --tune on three shapes: every configuration of every wgmma space verified (a wrong
  *     configuration fails its row), the staged epilogue (epi=tma) among them at odd M and N, and the
- *     fastest cached; a plain run then uses it;
+ *     fastest cached; a plain run then uses it; every skinny configuration verified on its cases;
  *   - refusals: K = 100 (rows not 16-byte aligned) skipped by every kernel profile with the reason while
  *     cuBLAS runs it; a case without dim.k failed at setup, naming the dim.
  * Speed is not checked here: the targets and what to look for are in docs/notes/matmul_h200.md.
@@ -20,11 +22,21 @@
 
 static int device_cc;
 
-static int is_wgmma(const char *profile) { return !strncmp(profile, "wgmma", 5); }
+/* the profiles whose archs are {90}: the wgmma ones and skinny (its clusters) */
+static int sm90_only(const char *profile) { return !strncmp(profile, "wgmma", 5) || !strcmp(profile, "skinny"); }
+
+/* What skinny says declining the case (tests/gpu_ini/matmul_h200.ini), or NULL where it runs it. */
+static const char *skinny_declines(const char *kcase)
+{
+    if (!strcmp(kcase, "skinny-n200"))
+        return "N = 200: skinny takes N a multiple of 64";
+    return strncmp(kcase, "skinny-", 7) && strcmp(kcase, "decode-16") ? "skinny takes M <= 16" : NULL;
+}
 
 static const char *check_of(const char *kcase)
 {
-    if (!strcmp(kcase, "cube-128") || !strcmp(kcase, "odd-200") || !strcmp(kcase, "decode-16"))
+    if (!strcmp(kcase, "cube-128") || !strcmp(kcase, "odd-200") || !strcmp(kcase, "decode-16") ||
+        !strncmp(kcase, "skinny-", 7))
         return "check=full";
     return !strcmp(kcase, "square-2048") || !strcmp(kcase, "short-k-2048") ? "check=sampled_devfull" : "check=sampled";
 }
@@ -32,19 +44,31 @@ static const char *check_of(const char *kcase)
 /* M x N of the cases checked in full (tests/gpu_ini/matmul_h200.ini) */
 static uint64_t full_elems(const char *kcase)
 {
-    return !strcmp(kcase, "cube-128") ? 128u * 128u : !strcmp(kcase, "odd-200") ? 200u * 136u
-           : !strcmp(kcase, "decode-16") ? 16u * 1024u : 0u;
+    static const struct {
+        const char *name;
+        uint64_t elems;
+    } full[] = {{"cube-128", 128u * 128u}, {"odd-200", 200u * 136u}, {"decode-16", 16u * 1024u},
+                {"skinny-16", 16u * 256u}, {"skinny-8", 8u * 128u},    {"skinny-5", 5u * 192u},
+                {"skinny-1", 64u},         {"skinny-n200", 8u * 200u}};
+    for (size_t i = 0; i < sizeof full / sizeof full[0]; i++)
+        if (!strcmp(kcase, full[i].name))
+            return full[i].elems;
+    return 0u;
 }
 
-/* Passed and timed within tolerance, naming the case's check; wgmma* skipped off sm_90. Returns the
-   rows that ran. */
+/* Passed and timed within tolerance, naming the case's check; wgmma* and skinny skipped off sm_90, and
+   skinny where it declines the case. Returns the rows that ran. */
 static int expect_all_good(const csv *c, const char *launch)
 {
     int ran = 0;
     for (int i = 0; i < c->n; i++) {
         const klab_row *r = &c->rows[i];
-        if (is_wgmma(r->profile) && device_cc != 90) {
+        if (sm90_only(r->profile) && device_cc != 90) {
             expect_status(r, ROW_SKIPPED, "has machine code for sm_90 only");
+            continue;
+        }
+        if (!strcmp(r->profile, "skinny") && skinny_declines(r->kcase)) {
+            expect_status(r, ROW_SKIPPED, skinny_declines(r->kcase));
             continue;
         }
         expect_status(r, ROW_PASSED, NULL);
@@ -74,8 +98,10 @@ static void test_every_profile_small_and_odd(void **state)
     klab_result r = RUN("mm", "--plugin", "matmul_h200");
     assert_int_equal(r.rc, 0);
     csv c = read_rows("mm", "matmul_h200");
-    assert_int_equal(c.n, 6 * 2 * 5); /* cases x dtypes x profiles */
-    assert_int_equal(expect_all_good(&c, "stream"), device_cc == 90 ? 60 : 24);
+    /* cases x dtypes x profiles, and skinny's 5 cases x 2 dtypes x (cublas, skinny); ran: all but skinny
+       declining 5 + 1 cases (and off sm_90 only cuBLAS and tiled) */
+    assert_int_equal(c.n, 6 * 2 * 6 + 5 * 2 * 2);
+    assert_int_equal(expect_all_good(&c, "stream"), device_cc == 90 ? 92 - 6 * 2 : 6 * 2 * 2 + 5 * 2);
     free(c.rows);
     free(r.out);
 }
@@ -84,10 +110,12 @@ static void test_batched_graphs(void **state)
 {
     (void)state;
     USE_PLUGINS("matmul_h200");
-    klab_result r = RUN("mmb", "--plugin", "matmul_h200", "--batched", "--case", "cube-128,odd-200,decode-16");
+    /* skinny-1: a cluster of 8 captured in the graph */
+    klab_result r =
+        RUN("mmb", "--plugin", "matmul_h200", "--batched", "--case", "cube-128,odd-200,decode-16,skinny-1");
     assert_int_equal(r.rc, 0);
     csv c = read_rows("mmb", "matmul_h200");
-    assert_int_equal(c.n, 3 * 2 * 5);
+    assert_int_equal(c.n, 3 * 2 * 6 + 2 * 2);
     expect_all_good(&c, "batched");
     free(c.rows);
     free(r.out);
@@ -120,6 +148,8 @@ static void test_tune_verifies_every_configuration(void **state)
         /* 16 splits of a 4 Mi-element output pass the 32 Mi-float workspace: declined, saying so */
         if (!strcmp(x->kcase, "short-k-2048") && strstr(x->config, "splits=16,"))
             expect_status(x, ROW_SKIPPED, "fp32 partials pass the");
+        else if (!strcmp(x->profile, "skinny") && skinny_declines(x->kcase)) /* its own choice row only */
+            expect_status(x, ROW_SKIPPED, skinny_declines(x->kcase));
         else
             expect_status(x, ROW_PASSED, NULL);
         /* the staged epilogue (TMA stores clipped at M = 200, N = 136; ping-pong over many units at
@@ -137,6 +167,45 @@ static void test_tune_verifies_every_configuration(void **state)
     const klab_row *s = row(&c, "decode-16", "bf16", "wgmma_splitk");
     expect_status(s, ROW_PASSED, NULL);
     assert_non_null(strstr(s->flags, "tuned"));
+    free(c.rows);
+    free(r.out);
+}
+
+/* Every skinny configuration of its cases verified (bf16 and fp16: the two MMA and pack instantiations),
+   one row each and the own choice: M = 16, 8, 5, 1 at 1 to 8 splits, unroll 2 and 4, 4 and 8 warps. */
+static void test_skinny_verifies_every_configuration(void **state)
+{
+    (void)state;
+    if (device_cc != 90)
+        skip(); /* sm_90: its clusters */
+    USE_PLUGINS("matmul_h200");
+    const char *cases = "skinny-16,skinny-8,skinny-5,skinny-1,decode-16,skinny-n200";
+    klab_result r = RUN("mmsk", "--plugin", "matmul_h200", "--tune", "--verify-only", "--profile", "skinny", "--case",
+                        cases);
+    assert_int_equal(r.rc, 0);
+    csv c = read_rows("mmsk", "matmul_h200");
+    /* (1 + 8, 1 + 15, 1 + 12, 1 + 16, 1 + 16, 1 + 0) rows a dtype: matmul_h200_config.c's fits */
+    assert_int_equal(c.n, 2 * 73);
+    klab_result v = RUN("mmskv", "--plugin", "matmul_h200", "--tune", "--validate", "--profile", "skinny", "--case",
+                        cases);
+    const char *at = v.out ? strstr(v.out, "klab --tune: ") : NULL;
+    if (!at)
+        fail_msg("klab --tune --validate printed no row count");
+    assert_int_equal(c.n, atoi(at + strlen("klab --tune: ")));
+    free(v.out);
+    for (int i = 0; i < c.n; i++) {
+        const klab_row *x = &c.rows[i];
+        if (!strcmp(x->kcase, "skinny-n200")) {
+            expect_status(x, ROW_SKIPPED, skinny_declines(x->kcase));
+            continue;
+        }
+        expect_status(x, ROW_PASSED, NULL);
+        if (!x->has_err || !(x->rel_l2_err <= x->tol))
+            fail_msg("%s %s %s: no error figures within tolerance", x->kcase, x->dtype, x->config);
+        if (x->verified_elems != full_elems(x->kcase))
+            fail_msg("%s %s %s: %llu elements verified", x->kcase, x->dtype, x->config,
+                     (unsigned long long)x->verified_elems);
+    }
     free(c.rows);
     free(r.out);
 }
@@ -165,6 +234,7 @@ int main(void)
         KR_TEST(test_every_profile_small_and_odd),
         KR_TEST(test_batched_graphs),
         KR_TEST(test_tune_verifies_every_configuration),
+        KR_TEST(test_skinny_verifies_every_configuration),
         KR_TEST(test_refusals),
     };
     KLAB_RUN_TESTS(tests);

@@ -144,7 +144,6 @@ int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t why
    64 column slices x 4 splits = 256 CTAs of 264 slots, 8 steps a warp. */
 static void skinny_own(const mm_case *c, mm_config *cfg)
 {
-    char why[160];
     const int64_t slices = c->n / MM_SKINNY_COLS, slots = MM_AIM_SMS * 2;
     cfg->warps = c->k % (16 * 8) ? 4 : 8, cfg->splits = 1;
     for (int s = 2; s <= 8; s *= 2) {
@@ -152,9 +151,8 @@ static void skinny_own(const mm_case *c, mm_config *cfg)
             break;
         cfg->splits = s;
     }
-    cfg->unroll = 4;
-    if (!mm_skinny_fits(c, cfg, why, sizeof why))
-        cfg->unroll = 2; /* still declined (with the reason) when the steps are odd */
+    /* odd steps stay declined (with the reason) at unroll 2 */
+    cfg->unroll = (c->k / (16 * cfg->warps * cfg->splits)) % 4 ? 2 : 4;
 }
 
 int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
