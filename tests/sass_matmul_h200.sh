@@ -7,10 +7,12 @@
 #   - no remote mbarrier arrival (SYNCS.ARRIVE...RED: a consumer freeing a stage in its peer CTA) comes
 #     behind a GPU-scope fence (CGAERRBAR, the tail of `.release.cluster`'s MEMBAR.ALL.GPU): that fence
 #     once a k-tile is what held the 2-CTA cluster kernels at ~0.6x (docs/notes/matmul_h200.md);
-#   - the tiled kernel issues mma.sync (HMMA) on every architecture built;
+#   - the tiled kernel issues mma.sync (HMMA) on every architecture built; every skinny kernel built for
+#     sm_90a (its other targets trap) issues HMMA and streams B with 16-byte loads past L1
+#     (LDG.E.NA.128: ld.global.nc.L1::no_allocate.v4);
 #   - no kernel touches local memory (LDL/STL: a spill, or a register array indexed at run time) or has
 #     a stack frame.
-# Prints one line a kernel: arch, registers, HGMMA, UTMALDG, local-memory instructions (what
+# Prints one line a kernel: arch, registers, HGMMA, UTMALDG, HMMA, local-memory instructions (what
 # docs/notes/matmul_h200.md records). TAP; skipped (exit 77) without cuobjdump (sass_check.sh --tool).
 set -u
 so=$1
@@ -32,7 +34,7 @@ printf '%s\n' "$sass" | awk -v regs="$regs" '
   function flush() {
     if (fn == "") return
     key = arch " " fn
-    short = fn; sub(/^_ZN2hg11/, "hg::", short); sub(/^_ZN.*tiled_kernel/, "tiled_kernel", short)
+    short = fn; sub(/^_ZN2hg11/, "hg::", short); sub(/^_ZN.*tiled_kernel/, "tiled_kernel", short); sub(/^_ZN.*skinny_kernel/, "skinny_kernel", short)
     printf "# %s %s regs=%s stack=%s hgmma=%d utmaldg=%d multicast=%d utmastg=%d stsm=%d fenced_arrive=%d hmma=%d local=%d\n", arch, short, reg[key], stk[key], hg, tma, mc, tst, stsm, fenced, hm, loc
     if (fn ~ /gemm_kernel/ && arch == "sm_90a") {
       ngemm++
@@ -42,13 +44,15 @@ printf '%s\n' "$sass" | awk -v regs="$regs" '
       if (fenced) bad[++nbad] = arch " " fn ": " fenced " remote mbarrier arrivals behind a GPU-scope fence"
     }
     if (fn ~ /tiled_kernel/) { ntiled++; if (!hm) bad[++nbad] = arch " " fn ": no HMMA" }
+    if (fn ~ /skinny_kernel/ && arch == "sm_90a") { nskinny++; if (!hm || !ldna) bad[++nbad] = arch " " fn ": HMMA " hm ", LDG.E.NA.128 " ldna }
     if (loc || (stk[key] != "" && stk[key] != "0")) { nlocal++; bad[++nbad] = arch " " fn ": local memory " loc ", stack " stk[key] }
   }
   /^[ \t]*arch = / { flush(); fn = ""; arch = $3 }
-  /Function : / { flush(); fn = $3; hg = tma = mc = hm = loc = tst = stsm = fenced = 0; prev = ""; next }
+  /Function : / { flush(); fn = $3; hg = tma = mc = hm = loc = tst = stsm = fenced = ldna = 0; prev = ""; next }
   fn != "" && /HGMMA/ { hg++ }
   fn != "" && /UTMALDG/ { tma++; if ($0 ~ /MULTICAST/) mc++ }
   fn != "" && /HMMA/ { hm++ }
+  fn != "" && /LDG\.E\.NA\.128/ { ldna++ }
   fn != "" && /UTMASTG/ { tst++ }
   fn != "" && /STSM/ { stsm++ }
   fn != "" && /SYNCS\.ARRIVE\.TRANS64\.RED/ && prev ~ /CGAERRBAR/ { fenced++ }
@@ -62,6 +66,7 @@ printf '%s\n' "$sass" | awk -v regs="$regs" '
     if (nbad) { print "not ok 3 - HGMMA/UTMALDG/HMMA present, UTMASTG/STSM where epi=tma, no fenced remote arrive, no local memory"; fail = 1 } else print "ok 3 - HGMMA/UTMALDG/HMMA present, UTMASTG/STSM where epi=tma, no fenced remote arrive, no local memory"
     for (i = 1; i <= nbad; i++) print "#   " bad[i]
     if (nstaged < 8) { print "not ok 4 - only " nstaged " epi=tma hg::gemm_kernel functions (4 variants x bf16/fp16)"; fail = 1 } else print "ok 4 - " nstaged " epi=tma hg::gemm_kernel functions"
-    print "1..4"
+    if (nskinny < 16) { print "not ok 5 - only " nskinny " sm_90a skinny_kernel functions (warps x unroll x token tiles x bf16/fp16)"; fail = 1 } else print "ok 5 - " nskinny " sm_90a skinny_kernel functions"
+    print "1..5"
     exit fail
   }'
