@@ -64,14 +64,7 @@ __global__ void __launch_bounds__(32 * W, 16 / W) skinny_kernel(const T *__restr
     const T *ap = A + (size_t)(g < M ? g : 0) * K + kbeg + 4 * t;
     const size_t second = (size_t)(8 + g < M ? 8 : 0) * K; /* token tile 1 from token tile 0 */
     const bool live[2] = {g < M, 8 + g < M};
-    float acc[4][J][4];
-#pragma unroll
-    for (int p = 0; p < 4; p++)
-#pragma unroll
-        for (int j = 0; j < J; j++)
-#pragma unroll
-            for (int q = 0; q < 4; q++)
-                acc[p][j][q] = 0.f;
+    float acc[4][J][4] = {};
 
     for (int s = 0; s < kw / 16; s += U) {
         unsigned b[U][4][4], a[U][J][2];
