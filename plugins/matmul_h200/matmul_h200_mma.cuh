@@ -10,24 +10,20 @@
 namespace {
 
 template <class T> struct MmaOp;
-template <> struct MmaOp<__nv_bfloat16> {
-    __device__ static void mma(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
-    {
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                     "{%0,%1,%2,%3};"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    }
-};
-template <> struct MmaOp<__half> {
-    __device__ static void mma(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
-    {
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                     "{%0,%1,%2,%3};"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    }
-};
+/* one specialisation a type; the PTX type name is the only difference */
+#define MM_MMA_OP(T, PTX_TYPE)                                                                                     \
+    template <> struct MmaOp<T> {                                                                                  \
+        __device__ static void mma(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)                \
+        {                                                                                                          \
+            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." PTX_TYPE "." PTX_TYPE                            \
+                         ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                               \
+                         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                          \
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));                          \
+        }                                                                                                          \
+    };
+MM_MMA_OP(__nv_bfloat16, "bf16")
+MM_MMA_OP(__half, "f16")
+#undef MM_MMA_OP
 
 template <class T> __device__ __forceinline__ unsigned pack2(float x, float y);
 template <> __device__ __forceinline__ unsigned pack2<__nv_bfloat16>(float x, float y)
