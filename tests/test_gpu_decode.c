@@ -147,6 +147,20 @@ static int config_of(const char *name)
     return -1;
 }
 
+/* klab --tune (verify_only: --tune --verify-only) on `text` as the INI, in a folder and run `name` of its
+   own with a tuning cache there. */
+static klab_result run_tune(const char *name, const char *text, int verify_only)
+{
+    char dir[PATH_MAX], ini[PATH_MAX + 32], cache[PATH_MAX + 32];
+    kr_mkdir(name, dir, sizeof dir);
+    snprintf(ini, sizeof ini, "%s/%s.ini", dir, name);
+    snprintf(cache, sizeof cache, "%s/tune-cache.ini", dir);
+    kr_write_file(ini, text);
+    if (verify_only)
+        return RUN(name, "--config", ini, "--tune", "--verify-only", "--tune-cache", cache);
+    return RUN(name, "--config", ini, "--tune", "--tune-cache", cache);
+}
+
 /* klab --tune times every configuration of every profile in the same rounds (the attention's two paths
    times the GEMV's four, and the own choice, fused and plain): every row verified, each naming its
    configuration. This is how the H200 run times old against new. */
@@ -154,16 +168,13 @@ static void test_tune_times_every_configuration(void **state)
 {
     (void)state;
     USE_PLUGINS("decode_replay");
-    char dir[PATH_MAX], ini[PATH_MAX + 32], cache[PATH_MAX + 32];
-    kr_mkdir("tune", dir, sizeof dir);
-    snprintf(ini, sizeof ini, "%s/tune.ini", dir);
-    snprintf(cache, sizeof cache, "%s/tune-cache.ini", dir);
     /* 36 subjects share the case's budget (it is a bound: they stop once each has its 1000 steps) */
-    kr_write_file(ini, "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 40000\nsteps = 6\n"
-                       "dim.layers = 2\ndim.hidden = 256\ndim.heads = 8\ndim.kv_heads = 2\ndim.head_dim = 128\n"
-                       "dim.inter = 512\n[case both]\ndim.batch = 2\ndim.kv = 300\ndim.chunk = 64\n"
-                       "param.schedule = dynamic\n");
-    klab_result r = RUN("tune", "--config", ini, "--tune", "--tune-cache", cache);
+    klab_result r = run_tune("tune",
+                             "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 40000\n"
+                             "steps = 6\ndim.layers = 2\ndim.hidden = 256\ndim.heads = 8\ndim.kv_heads = 2\n"
+                             "dim.head_dim = 128\ndim.inter = 512\n[case both]\ndim.batch = 2\ndim.kv = 300\n"
+                             "dim.chunk = 64\nparam.schedule = dynamic\n",
+                             0);
     assert_int_equal(r.rc, 0);
     csv c = read_rows("tune", "decode_replay");
     int seen[NCONFIGS] = {0}, own = 0;
@@ -203,20 +214,17 @@ static void test_every_configuration_verifies(void **state)
 {
     (void)state;
     USE_PLUGINS("decode_replay");
-    char dir[PATH_MAX], ini[PATH_MAX + 32], cache[PATH_MAX + 32];
-    kr_mkdir("verify", dir, sizeof dir);
-    snprintf(ini, sizeof ini, "%s/verify.ini", dir);
-    snprintf(cache, sizeof cache, "%s/tune-cache.ini", dir);
-    kr_write_file(ini, "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16, bf16\nsteps = 4\n"
-                       "dim.layers = 2\ndim.heads = 4\ndim.kv_heads = 2\ndim.head_dim = 64\ndim.kv = 70\n"
-                       "dim.chunk = 32\nparam.schedule = dynamic\n"
-                       "[case odd-b1]\ndim.batch = 1\ndim.hidden = 264\ndim.inter = 520\n"
-                       "[case odd-b3]\ndim.batch = 3\ndim.hidden = 264\ndim.inter = 520\n"
-                       "[case odd-b8]\ndim.batch = 8\ndim.hidden = 264\ndim.inter = 520\n"
-                       "[case long-b1]\ndim.batch = 1\ndim.hidden = 136\ndim.inter = 4104\n"
-                       "[case long-b3]\ndim.batch = 3\ndim.hidden = 136\ndim.inter = 4104\n"
-                       "[case long-b8]\ndim.batch = 8\ndim.hidden = 136\ndim.inter = 4104\n");
-    klab_result r = RUN("verify", "--config", ini, "--tune", "--verify-only", "--tune-cache", cache);
+    klab_result r = run_tune("verify",
+                             "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16, bf16\nsteps = 4\n"
+                             "dim.layers = 2\ndim.heads = 4\ndim.kv_heads = 2\ndim.head_dim = 64\ndim.kv = 70\n"
+                             "dim.chunk = 32\nparam.schedule = dynamic\n"
+                             "[case odd-b1]\ndim.batch = 1\ndim.hidden = 264\ndim.inter = 520\n"
+                             "[case odd-b3]\ndim.batch = 3\ndim.hidden = 264\ndim.inter = 520\n"
+                             "[case odd-b8]\ndim.batch = 8\ndim.hidden = 264\ndim.inter = 520\n"
+                             "[case long-b1]\ndim.batch = 1\ndim.hidden = 136\ndim.inter = 4104\n"
+                             "[case long-b3]\ndim.batch = 3\ndim.hidden = 136\ndim.inter = 4104\n"
+                             "[case long-b8]\ndim.batch = 8\ndim.hidden = 136\ndim.inter = 4104\n",
+                             1);
     assert_int_equal(r.rc, 0);
     csv c = read_rows("verify", "decode_replay");
     const int profiles = device_cc == 90 ? 4 : 3;

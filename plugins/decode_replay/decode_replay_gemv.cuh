@@ -47,6 +47,17 @@ constexpr int PU = 4;
 template <int NB> struct PipeX {
     static constexpr bool value = NB <= 2;
 };
+/* pipe: CTAs an SM the registers must allow. At B = 1 six (80 registers a thread): the QKV GEMV's 768 CTAs
+   (llama8b) then fit in one wave of 6 x 132, where five (its 88 registers unbounded) leave 108 CTAs for a
+   second wave with a sixth of the bytes in flight. Past B = 1 the ring takes 120 to 128 registers: four.
+   sm_80's code spills at 80 (ptxas: up to 44 bytes): four there. */
+template <int NB> struct PipeCtas {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    static constexpr int value = 4;
+#else
+    static constexpr int value = NB == 1 ? 6 : 4;
+#endif
+};
 
 template <typename T> struct GemvArgs {
     const T *w;    /* [rows, K]; SWIGLU: [2 nout, K], gate rows first */
@@ -100,6 +111,19 @@ __device__ __forceinline__ void gemv_norm(const GemvArgs<T> &a, RmsOp<T, false> 
             t += part[i][b];
         op[b].finish(t, 0, false);
     }
+}
+
+/* Between the weights' first loads and the main loop: the step's position, the wait on the previous
+   kernel (x is its output), NORM's 1/rms, then the trigger that lets the next kernel's CTAs land. */
+template <typename T, int NB, bool NORM>
+__device__ __forceinline__ StepPos gemv_begin(const GemvArgs<T> &a, RmsOp<T, false> (&op)[NB])
+{
+    const StepPos sp = step_begin(a.c);
+    pdl_wait();
+    if (NORM)
+        gemv_norm<T, NB>(a, op);
+    pdl_trigger();
+    return sp;
 }
 
 /* The epilogue of row group gw's sums (acc: whole dot products), by one lane. */
@@ -169,20 +193,10 @@ __global__ void __launch_bounds__(GW * 32) gemv_kernel(GemvArgs<T> a)
             }
     };
     load_w(0); /* the weights never change: loaded before the wait, under the previous kernel's tail */
-    const StepPos sp0 = step_begin(a.c);
-    pdl_wait();
-
     RmsOp<T, false> op[NB];
-    if (NORM)
-        gemv_norm<T, NB>(a, op);
-    pdl_trigger();
+    const StepPos sp0 = gemv_begin<T, NB, NORM>(a, op);
 
-    float acc[GR][NB];
-#pragma unroll
-    for (int r = 0; r < GR; r++)
-#pragma unroll
-        for (int b = 0; b < NB; b++)
-            acc[r][b] = 0.f;
+    float acc[GR][NB] = {};
     for (int base = 0;;) {
 #pragma unroll
         for (int u = 0; u < GU; u++) {
@@ -227,7 +241,7 @@ __device__ __forceinline__ uint4 ld_stream(const uint4 *p)
 }
 
 template <typename T, int NB, int EPI, bool NORM, int KS>
-__global__ void __launch_bounds__(GW * 32) gemv_pipe_kernel(GemvArgs<T> a)
+__global__ void __launch_bounds__(GW * 32, PipeCtas<NB>::value) gemv_pipe_kernel(GemvArgs<T> a)
 {
     static_assert(GW % KS == 0, "a CTA's warps split into whole row groups");
     constexpr int PER = 16 / sizeof(T), SLAB = 32 * PU, STRIDE = KS * SLAB;
@@ -254,13 +268,8 @@ __global__ void __launch_bounds__(GW * 32) gemv_pipe_kernel(GemvArgs<T> a)
 #pragma unroll
         for (int r = 0; r < GR; r++)
             w[r][u] = live[r] && first + u * 32 + lane < kv ? ld_stream(wrow[r] + first + u * 32) : zero;
-    const StepPos sp0 = step_begin(a.c);
-    pdl_wait();
-
     RmsOp<T, false> op[NB];
-    if (NORM)
-        gemv_norm<T, NB>(a, op);
-    pdl_trigger();
+    const StepPos sp0 = gemv_begin<T, NB, NORM>(a, op);
     if constexpr (XR)
 #pragma unroll
         for (int u = 0; u < PU; u++)
@@ -269,12 +278,7 @@ __global__ void __launch_bounds__(GW * 32) gemv_pipe_kernel(GemvArgs<T> a)
                 xv[b][u] = b < a.nb && first + u * 32 + lane < kv ? __ldg(xrow + (size_t)b * xs + first + u * 32)
                                                                    : zero;
 
-    float acc[GR][NB];
-#pragma unroll
-    for (int r = 0; r < GR; r++)
-#pragma unroll
-        for (int b = 0; b < NB; b++)
-            acc[r][b] = 0.f;
+    float acc[GR][NB] = {};
     for (int base = first; base < kv; base += STRIDE) {
 #pragma unroll
         for (int u = 0; u < PU; u++) {
