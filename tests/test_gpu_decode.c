@@ -139,12 +139,21 @@ static const char *const configs[] = {
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 
-static int config_of(const char *name)
+/* Row w counted by its configuration: a trial in seen[its index], the own choice (flag own-choice) in *own,
+   which must be fused with the plain GEMV; a name outside the space fails the test. */
+static void count_config(const klab_row *w, int seen[NCONFIGS], int *own)
 {
-    for (int i = 0; i < NCONFIGS; i++)
-        if (!strcmp(name, configs[i]))
-            return i;
-    return -1;
+    int k = 0;
+    while (k < NCONFIGS && strcmp(w->config, configs[k]))
+        k++;
+    if (k == NCONFIGS)
+        fail_msg("%s %s %s: config '%s' is none of the space's", w->kcase, w->dtype, w->profile, w->config);
+    if (!strstr(w->flags, "own-choice"))
+        seen[k]++;
+    else if (k == 0)
+        (*own)++;
+    else
+        fail_msg("%s %s %s: own choice '%s', expected '%s'", w->kcase, w->dtype, w->profile, w->config, configs[0]);
 }
 
 /* klab --tune (verify_only: --tune --verify-only) on `text` as the INI, in a folder and run `name` of its
@@ -185,16 +194,7 @@ static void test_tune_times_every_configuration(void **state)
         expect_status(w, ROW_PASSED, NULL);
         if (w->reps < 1000 || strstr(w->flags, "few-samples"))
             fail_msg("%s %s: %d step samples (%s), expected at least 1000", w->profile, w->config, w->reps, w->flags);
-        const int k = config_of(w->config);
-        if (k < 0)
-            fail_msg("%s: config '%s' is none of the space's", w->profile, w->config);
-        if (strstr(w->flags, "own-choice")) {
-            if (k != 0)
-                fail_msg("%s: own choice '%s', expected '%s'", w->profile, w->config, configs[0]);
-            own++;
-        } else {
-            seen[k]++;
-        }
+        count_config(w, seen, &own);
         printf("# %-16s %-30s p50 %.4f ms\n", w->profile, w->config, w->median_ms);
     }
     const int profiles = device_cc == 90 ? 4 : 3;
@@ -228,7 +228,7 @@ static void test_every_configuration_verifies(void **state)
     assert_int_equal(r.rc, 0);
     csv c = read_rows("verify", "decode_replay");
     const int profiles = device_cc == 90 ? 4 : 3;
-    int seen[NCONFIGS] = {0}, verified = 0;
+    int seen[NCONFIGS] = {0}, own = 0;
     for (int i = 0; i < c.n; i++) {
         const klab_row *w = &c.rows[i];
         if (!strcmp(w->profile, "graph_pdl") && device_cc != 90) {
@@ -239,18 +239,14 @@ static void test_every_configuration_verifies(void **state)
         if (!strstr(w->flags, "verify-only") || !w->has_err || !(w->rel_l2_err <= w->tol))
             fail_msg("%s %s %s %s: not verified within tolerance (flags %s)", w->kcase, w->dtype, w->profile, w->config,
                      w->flags);
-        const int k = config_of(w->config);
-        if (k < 0)
-            fail_msg("%s: config '%s' is none of the space's", w->profile, w->config);
-        seen[k] += !strstr(w->flags, "own-choice");
-        verified++;
+        count_config(w, seen, &own);
     }
     /* 6 cases x 2 dtypes x profiles, each with every configuration and the own choice */
-    assert_int_equal(verified, 6 * 2 * profiles * (NCONFIGS + 1));
+    assert_int_equal(own, 6 * 2 * profiles);
     for (int k = 0; k < NCONFIGS; k++)
         if (seen[k] != 6 * 2 * profiles)
             fail_msg("%s: %d rows verified, expected %d", configs[k], seen[k], 6 * 2 * profiles);
-    printf("# %d rows verified: every configuration, B = 1, 3, 8, fp16 and bf16\n", verified);
+    printf("# %d rows verified: every configuration, B = 1, 3, 8, fp16 and bf16\n", 6 * 2 * profiles * (NCONFIGS + 1));
     free(c.rows);
     free(r.out);
 }
