@@ -1,8 +1,10 @@
 /* decode_replay on the CPU: its float64 reference against values worked by hand (a one-layer stack of
  * width 8 with one head of 8 and identity-like weights, a two-step dynamic schedule whose second step reads
  * the entry the first appended, GQA), the length schedule (seeded, deterministic, within bounds, fixed),
- * the geometry's refusals and the bytes a step moves. Pure C, linked in from plugins/decode_replay. */
+ * the geometry's refusals, the tuning space (attention path x GEMV) and the bytes a step moves. Pure C,
+ * linked in from plugins/decode_replay. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -355,6 +357,51 @@ static void test_probes_folder_made(void **state)
     unsetenv("KLAB_DECODE_PROBES");
 }
 
+/* The tuning space: the attention path times the GEMV, every configuration named once and parsed back to
+   the paths its name says, the own choice fused and DR_GEMV_OWN, nothing past the last; the down
+   projection's K split of each GEMV. */
+static void test_config_space(void **state)
+{
+    (void)state;
+    assert_string_equal(dr_config_name(0), "attn=fused,gemv=plain");
+    assert_string_equal(dr_config_name(1), "attn=fused,gemv=pipe,ksplit=1");
+    assert_string_equal(dr_config_name(3), "attn=fused,gemv=pipe,ksplit=4");
+    assert_string_equal(dr_config_name(4), "attn=split,gemv=plain");
+    assert_string_equal(dr_config_name(6), "attn=split,gemv=pipe,ksplit=2");
+    assert_null(dr_config_name(DR_NCONFIGS));
+    assert_null(dr_config_name(-2));
+    assert_string_equal(dr_config_name(-1), dr_config_name(DR_ATTN_FUSED * DR_NGEMV + DR_GEMV_OWN));
+    int attn = -9, gemv = -9;
+    assert_int_equal(dr_config_paths(-1, &attn, &gemv), 0);
+    assert_int_equal(attn, DR_ATTN_FUSED);
+    assert_int_equal(gemv, DR_GEMV_OWN);
+    assert_int_equal(dr_config_paths(DR_NCONFIGS, &attn, &gemv), -1);
+    assert_int_equal(dr_config_paths(-2, &attn, &gemv), -1);
+    for (int c = 0; c < DR_NCONFIGS; c++) {
+        assert_int_equal(dr_config_paths(c, &attn, &gemv), 0);
+        const char *name = dr_config_name(c);
+        /* the name says the paths: the attention axis' name first, then the GEMV and its split */
+        const char *an = dr_attn_config(attn);
+        assert_non_null(an);
+        assert_memory_equal(name, an, strlen(an));
+        const int ks = dr_gemv_ksplit(gemv);
+        char want[64];
+        if (ks == 0)
+            snprintf(want, sizeof want, "%s,gemv=plain", an);
+        else
+            snprintf(want, sizeof want, "%s,gemv=pipe,ksplit=%d", an, ks);
+        assert_string_equal(name, want);
+        for (int d = 0; d < c; d++)
+            assert_string_not_equal(dr_config_name(d), name);
+    }
+    assert_int_equal(dr_gemv_ksplit(DR_GEMV_PLAIN), 0);
+    assert_int_equal(dr_gemv_ksplit(DR_GEMV_PIPE), 1);
+    assert_int_equal(dr_gemv_ksplit(DR_GEMV_PIPE_K2), 2);
+    assert_int_equal(dr_gemv_ksplit(DR_GEMV_PIPE_K4), 4);
+    assert_int_equal(dr_gemv_ksplit(DR_NGEMV), -1);
+    assert_int_equal(dr_gemv_ksplit(-1), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -362,7 +409,7 @@ int main(void)
         cmocka_unit_test(test_steps_read_earlier_appends), cmocka_unit_test(test_stack_by_hand),
         cmocka_unit_test(test_schedule),            cmocka_unit_test(test_geometry),
         cmocka_unit_test(test_bytes),             cmocka_unit_test(test_probes_folder_made),
-        cmocka_unit_test(test_fused_plan),
+        cmocka_unit_test(test_fused_plan),          cmocka_unit_test(test_config_space),
     };
     KLAB_RUN_TESTS(tests);
 }

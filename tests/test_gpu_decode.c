@@ -4,8 +4,9 @@
  * entries against the float64 reference and is timed as steps (at least 1000 samples, p95 and p99, a
  * samples file); graph_pdl runs on sm_90 and is skipped, saying why, anywhere else. With param.probes = 1
  * and KLAB_DECODE_PROBES set, the probes are written beside the run: enqueue times of every profile
- * and every kernel's stamps. `klab --tune` times the attention's two paths (attn=fused, attn=split) in
- * the same rounds, each verified.
+ * and every kernel's stamps. `klab --tune` times every configuration (the attention's two paths times
+ * the GEMV's four: plain, pipe with the down projection split 1, 2, 4 ways) in the same rounds, each
+ * verified; `--tune --verify-only` verifies each at B = 1, 3 and 8 at widths that are no whole slab.
  * Speed is not checked here: the targets and what the H200 run must check are in
  * docs/notes/decode_replay.md. Without a GPU the whole program is skipped with the reason (exit 77). */
 #include <cuda_runtime.h>
@@ -53,13 +54,17 @@ static void test_every_profile_verifies_and_steps(void **state)
     klab_result r = RUN("decode", "--plugin", "decode_replay");
     assert_int_equal(r.rc, 0);
     csv c = read_rows("decode", "decode_replay");
-    assert_int_equal(c.n, 7 * 2 * 4); /* cases x dtypes x profiles */
+    assert_int_equal(c.n, 9 * 2 * 4); /* cases x dtypes x profiles */
     expect_steps_rows(&c, c.n);
-    /* the fused attention unless the case pins the split path */
+    /* the own choice (fused, plain) unless the case pins a configuration */
     for (int i = 0; i < c.n; i++) {
         if (!strcmp(c.rows[i].profile, "graph_pdl") && device_cc != 90)
             continue;
-        const char *want = strstr(c.rows[i].kcase, "-splitpath") ? "attn=split" : "attn=fused";
+        const char *k = c.rows[i].kcase;
+        const char *want = strstr(k, "-splitpath")   ? "attn=split,gemv=plain"
+                           : !strcmp(k, "odd-b3-pipe") ? "attn=fused,gemv=pipe,ksplit=4"
+                           : !strcmp(k, "odd-b8-pipe") ? "attn=split,gemv=pipe,ksplit=1"
+                                                       : "attn=fused,gemv=plain";
         if (strcmp(c.rows[i].config, want))
             fail_msg("%s %s: config '%s', expected '%s'", c.rows[i].kcase, c.rows[i].profile, c.rows[i].config, want);
     }
@@ -125,26 +130,63 @@ static void test_probes_written(void **state)
     free(r.out);
 }
 
-/* klab --tune times both attention paths of every profile in the same rounds (configuration 0 fused,
-   1 split, and the own choice, fused): every row verified, each naming its path. This is how the H200
-   run times old against new. */
-static void test_tune_times_both_paths(void **state)
+/* The tuning space as the plugin names it (decode_replay.h: configuration attn * 4 + gemv), for the rows'
+   config column. */
+static const char *const configs[] = {
+    "attn=fused,gemv=plain", "attn=fused,gemv=pipe,ksplit=1", "attn=fused,gemv=pipe,ksplit=2",
+    "attn=fused,gemv=pipe,ksplit=4", "attn=split,gemv=plain", "attn=split,gemv=pipe,ksplit=1",
+    "attn=split,gemv=pipe,ksplit=2", "attn=split,gemv=pipe,ksplit=4",
+};
+#define NCONFIGS (int)(sizeof configs / sizeof configs[0])
+
+/* Row w counted by its configuration: a trial in seen[its index], the own choice (flag own-choice) in *own,
+   which must be fused with the plain GEMV; a name outside the space fails the test. */
+static void count_config(const klab_row *w, int seen[NCONFIGS], int *own)
+{
+    int k = 0;
+    while (k < NCONFIGS && strcmp(w->config, configs[k]))
+        k++;
+    if (k == NCONFIGS)
+        fail_msg("%s %s %s: config '%s' is none of the space's", w->kcase, w->dtype, w->profile, w->config);
+    if (!strstr(w->flags, "own-choice"))
+        seen[k]++;
+    else if (k == 0)
+        (*own)++;
+    else
+        fail_msg("%s %s %s: own choice '%s', expected '%s'", w->kcase, w->dtype, w->profile, w->config, configs[0]);
+}
+
+/* klab --tune (verify_only: --tune --verify-only) on `text` as the INI, in a folder and run `name` of its
+   own with a tuning cache there. */
+static klab_result run_tune(const char *name, const char *text, int verify_only)
+{
+    char dir[PATH_MAX], ini[PATH_MAX + 32], cache[PATH_MAX + 32];
+    kr_mkdir(name, dir, sizeof dir);
+    snprintf(ini, sizeof ini, "%s/%s.ini", dir, name);
+    snprintf(cache, sizeof cache, "%s/tune-cache.ini", dir);
+    kr_write_file(ini, text);
+    if (verify_only)
+        return RUN(name, "--config", ini, "--tune", "--verify-only", "--tune-cache", cache);
+    return RUN(name, "--config", ini, "--tune", "--tune-cache", cache);
+}
+
+/* klab --tune times every configuration of every profile in the same rounds (the attention's two paths
+   times the GEMV's four, and the own choice, fused and plain): every row verified, each naming its
+   configuration. This is how the H200 run times old against new. */
+static void test_tune_times_every_configuration(void **state)
 {
     (void)state;
     USE_PLUGINS("decode_replay");
-    char dir[PATH_MAX], ini[PATH_MAX + 32], cache[PATH_MAX + 32];
-    kr_mkdir("tune", dir, sizeof dir);
-    snprintf(ini, sizeof ini, "%s/tune.ini", dir);
-    snprintf(cache, sizeof cache, "%s/tune-cache.ini", dir);
-    /* 12 subjects share the case's budget (it is a bound: they stop once each has its 1000 steps) */
-    kr_write_file(ini, "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 20000\nsteps = 6\n"
-                       "dim.layers = 2\ndim.hidden = 256\ndim.heads = 8\ndim.kv_heads = 2\ndim.head_dim = 128\n"
-                       "dim.inter = 512\n[case both]\ndim.batch = 2\ndim.kv = 300\ndim.chunk = 64\n"
-                       "param.schedule = dynamic\n");
-    klab_result r = RUN("tune", "--config", ini, "--tune", "--tune-cache", cache);
+    /* 36 subjects share the case's budget (it is a bound: they stop once each has its 1000 steps) */
+    klab_result r = run_tune("tune",
+                             "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 40000\n"
+                             "steps = 6\ndim.layers = 2\ndim.hidden = 256\ndim.heads = 8\ndim.kv_heads = 2\n"
+                             "dim.head_dim = 128\ndim.inter = 512\n[case both]\ndim.batch = 2\ndim.kv = 300\n"
+                             "dim.chunk = 64\nparam.schedule = dynamic\n",
+                             0);
     assert_int_equal(r.rc, 0);
     csv c = read_rows("tune", "decode_replay");
-    int fused = 0, split = 0;
+    int seen[NCONFIGS] = {0}, own = 0;
     for (int i = 0; i < c.n; i++) {
         const klab_row *w = &c.rows[i];
         if (!strcmp(w->profile, "graph_pdl") && device_cc != 90)
@@ -152,13 +194,59 @@ static void test_tune_times_both_paths(void **state)
         expect_status(w, ROW_PASSED, NULL);
         if (w->reps < 1000 || strstr(w->flags, "few-samples"))
             fail_msg("%s %s: %d step samples (%s), expected at least 1000", w->profile, w->config, w->reps, w->flags);
-        fused += !strcmp(w->config, "attn=fused");
-        split += !strcmp(w->config, "attn=split");
-        printf("# %-16s %-10s p50 %.4f ms\n", w->profile, w->config, w->median_ms);
+        count_config(w, seen, &own);
+        printf("# %-16s %-30s p50 %.4f ms\n", w->profile, w->config, w->median_ms);
     }
     const int profiles = device_cc == 90 ? 4 : 3;
-    assert_int_equal(fused, 2 * profiles); /* configuration 0 and the own choice */
-    assert_int_equal(split, profiles);
+    assert_int_equal(own, profiles);
+    for (int k = 0; k < NCONFIGS; k++)
+        if (seen[k] != profiles)
+            fail_msg("%s: %d rows, expected one a profile (%d)", configs[k], seen[k], profiles);
+    free(c.rows);
+    free(r.out);
+}
+
+/* Every configuration verified against the float64 reference at B = 1, 3 and 8 on widths that are no
+   whole slab of either GEMV (hidden 264 and 136: 33 and 17 vectors; inter 520: 65; inter 4104: 513, five
+   slabs of 128 vectors, so the down projection's K split over 4 warps gives them 2, 1, 1 and 1), both
+   dtypes: `--tune --verify-only`, nothing timed, no cache written. */
+static void test_every_configuration_verifies(void **state)
+{
+    (void)state;
+    USE_PLUGINS("decode_replay");
+    klab_result r = run_tune("verify",
+                             "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16, bf16\nsteps = 4\n"
+                             "dim.layers = 2\ndim.heads = 4\ndim.kv_heads = 2\ndim.head_dim = 64\ndim.kv = 70\n"
+                             "dim.chunk = 32\nparam.schedule = dynamic\n"
+                             "[case odd-b1]\ndim.batch = 1\ndim.hidden = 264\ndim.inter = 520\n"
+                             "[case odd-b3]\ndim.batch = 3\ndim.hidden = 264\ndim.inter = 520\n"
+                             "[case odd-b8]\ndim.batch = 8\ndim.hidden = 264\ndim.inter = 520\n"
+                             "[case long-b1]\ndim.batch = 1\ndim.hidden = 136\ndim.inter = 4104\n"
+                             "[case long-b3]\ndim.batch = 3\ndim.hidden = 136\ndim.inter = 4104\n"
+                             "[case long-b8]\ndim.batch = 8\ndim.hidden = 136\ndim.inter = 4104\n",
+                             1);
+    assert_int_equal(r.rc, 0);
+    csv c = read_rows("verify", "decode_replay");
+    const int profiles = device_cc == 90 ? 4 : 3;
+    int seen[NCONFIGS] = {0}, own = 0;
+    for (int i = 0; i < c.n; i++) {
+        const klab_row *w = &c.rows[i];
+        if (!strcmp(w->profile, "graph_pdl") && device_cc != 90) {
+            expect_status(w, ROW_SKIPPED, "sm_90");
+            continue;
+        }
+        expect_status(w, ROW_PASSED, NULL);
+        if (!strstr(w->flags, "verify-only") || !w->has_err || !(w->rel_l2_err <= w->tol))
+            fail_msg("%s %s %s %s: not verified within tolerance (flags %s)", w->kcase, w->dtype, w->profile, w->config,
+                     w->flags);
+        count_config(w, seen, &own);
+    }
+    /* 6 cases x 2 dtypes x profiles, each with every configuration and the own choice */
+    assert_int_equal(own, 6 * 2 * profiles);
+    for (int k = 0; k < NCONFIGS; k++)
+        if (seen[k] != 6 * 2 * profiles)
+            fail_msg("%s: %d rows verified, expected %d", configs[k], seen[k], 6 * 2 * profiles);
+    printf("# %d rows verified: every configuration, B = 1, 3, 8, fp16 and bf16\n", 6 * 2 * profiles * (NCONFIGS + 1));
     free(c.rows);
     free(r.out);
 }
@@ -170,7 +258,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         KR_TEST(test_every_profile_verifies_and_steps),
         KR_TEST(test_probes_written),
-        KR_TEST(test_tune_times_both_paths),
+        KR_TEST(test_tune_times_every_configuration),
+        KR_TEST(test_every_configuration_verifies),
     };
     KLAB_RUN_TESTS(tests);
 }

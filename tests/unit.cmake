@@ -170,4 +170,4 @@ set_tests_properties(decode_probes PROPERTIES LABELS unit)
 add_test(NAME torch_meta COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/test_torch_meta.py ${PROJECT_BINARY_DIR})
 set_tests_properties(torch_meta PROPERTIES LABELS unit)
 # decode_replay's GEMV and attention: 16-byte loads, no local memory (no spills) in any architecture
-klab_sass_test(decode_replay gemv_kernel attn_kernel attn_fused_kernel)
+klab_sass_test(decode_replay gemv_kernel gemv_pipe_kernel attn_kernel attn_fused_kernel)

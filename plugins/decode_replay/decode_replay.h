@@ -55,17 +55,37 @@ typedef struct dr_geom {
     int64_t fchunk, fsplits; /* the same for the fused attention (DR_ATTN_FUSED), planned on its own */
 } dr_geom;
 
-/* The attention's two paths, a tuning configuration of every profile (`attn=fused`, `attn=split`), so
+/* The attention's two paths, an axis of every profile's tuning space (`attn=fused`, `attn=split`), so
    one `klab --tune` run times them in the same rounds:
      fused  one kernel: K/V tiles issued with cp.async into a ring before the step's q is awaited, the
             splits merged by the last CTA of each (sequence, KV head) to finish (a device ticket);
      split  the attention then a combine kernel (the path of the first H200 run).
-   The plugin's own choice (launch->config = -1) is fused. */
+   The plugin's own choice is fused. */
 enum { DR_ATTN_FUSED = 0, DR_ATTN_SPLIT, DR_NATTN };
-/* configuration i's description ("attn=fused", "attn=split"), -1 the own choice's; NULL past the last */
+/* the attention axis' value i ("attn=fused", "attn=split"), -1 the own choice's; NULL past the last */
 const char *dr_attn_config(int index);
-/* the path of a run's configuration (-1: the own choice), or -1 for none */
+/* the path of the attention axis' value i (-1: the own choice), or -1 for none */
 int dr_attn_of_config(int config);
+
+/* The GEMVs, the space's second axis (decode_replay_gemv.cuh):
+     gemv=plain             a slab of weights loaded, then used, then the next one issued (the first H200 runs)
+     gemv=pipe,ksplit=N     a register ring: each vector of the warp's next slab (weights and x) issued as the
+                            current slab's is consumed; the down projection's rows split over N warps of a
+                            CTA (1, 2, 4), the other GEMVs unsplit.
+   The own choice (DR_GEMV_OWN) stays plain until the H200 times pipe in the same rounds. */
+enum { DR_GEMV_PLAIN = 0, DR_GEMV_PIPE, DR_GEMV_PIPE_K2, DR_GEMV_PIPE_K4, DR_NGEMV };
+#define DR_GEMV_OWN DR_GEMV_PLAIN
+/* Warps the down projection's K range is split over in variant gemv: 1, 2 or 4 (pipelined), 0 plain, -1
+   no such variant. */
+int dr_gemv_ksplit(int gemv);
+
+/* The tuning space: configuration i = attn * DR_NGEMV + gemv, described "attn=fused,gemv=pipe,ksplit=2";
+   -1 the own choice (fused, DR_GEMV_OWN). */
+#define DR_NCONFIGS (DR_NATTN * DR_NGEMV)
+/* configuration i's description, -1 the own choice's; NULL past the last */
+const char *dr_config_name(int index);
+/* configuration i's attention path and GEMV (-1: the own choice); 0, or -1 for none */
+int dr_config_paths(int config, int *attn, int *gemv);
 
 /* KV heads times sequences the fused attention's tickets cover (a device array of this many counters) */
 #define DR_MAX_TICKETS 4096
@@ -177,10 +197,11 @@ void dr_bind(const int idx[DR_T_COUNT], void *const *table, unsigned long long *
 #define DR_PROBE_WORDS_SLOT(nk) (2 + 2 * (size_t)(nk))
 #define DR_PROBE_WORDS(nk) (1 + DR_PROBE_STEPS * DR_PROBE_WORDS_SLOT(nk))
 
-/* Enqueue the kernels of layers [l0, l1) of one step on s with attention path attn (DR_ATTN_*); pdl:
-   launch each with programmatic stream serialization (sm_90). The step's last kernel (layer layers-1)
-   advances the cursor. Returns a cudaError_t as int. */
-int dr_enqueue(klab_dtype d, const dr_geom *g, const dr_dev *t, int attn, int l0, int l1, int pdl, klab_stream s);
+/* Enqueue the kernels of layers [l0, l1) of one step on s with attention path attn (DR_ATTN_*) and GEMV
+   gemv (DR_GEMV_*); pdl: launch each with programmatic stream serialization (sm_90). The step's last
+   kernel (layer layers-1) advances the cursor. Returns a cudaError_t as int. */
+int dr_enqueue(klab_dtype d, const dr_geom *g, const dr_dev *t, int attn, int gemv, int l0, int l1, int pdl,
+               klab_stream s);
 
 #ifdef __cplusplus
 }

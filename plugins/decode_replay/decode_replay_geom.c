@@ -1,5 +1,5 @@
-/* decode_replay on the CPU: the case's geometry and its refusals, the split-KV plan, the tensors' sizes,
- * the bytes a step moves, and the length schedule. */
+/* decode_replay on the CPU: the case's geometry and its refusals, the split-KV plan, the tuning space
+ * (attention path x GEMV), the tensors' sizes, the bytes a step moves, and the length schedule. */
 #include <stdio.h>
 #include <string.h>
 
@@ -181,4 +181,59 @@ void dr_schedule(const dr_geom *g, uint64_t seed, int32_t *lens)
     const uint64_t span = (uint64_t)(g->kv - g->kv_min + 1);
     for (int64_t i = 0; i < g->steps * g->batch; i++)
         lens[i] = (int32_t)(g->dynamic ? g->kv_min + (int64_t)(splitmix(&seed) % span) : g->kv);
+}
+
+#define ATTN_FUSED "attn=fused"
+#define ATTN_SPLIT "attn=split"
+#define GEMV_PLAIN ",gemv=plain"
+#define GEMV_PIPE(n) ",gemv=pipe,ksplit=" #n
+
+const char *dr_attn_config(int index)
+{
+    static const char *const name[DR_NATTN] = {[DR_ATTN_FUSED] = ATTN_FUSED, [DR_ATTN_SPLIT] = ATTN_SPLIT};
+    const int a = dr_attn_of_config(index);
+    return a < 0 ? NULL : name[a];
+}
+
+int dr_attn_of_config(int config)
+{
+    if (config == -1)
+        return DR_ATTN_FUSED;
+    return config >= 0 && config < DR_NATTN ? config : -1;
+}
+
+int dr_gemv_ksplit(int gemv)
+{
+    static const int ks[DR_NGEMV] = {[DR_GEMV_PLAIN] = 0, [DR_GEMV_PIPE] = 1, [DR_GEMV_PIPE_K2] = 2,
+                                     [DR_GEMV_PIPE_K4] = 4};
+    return gemv >= 0 && gemv < DR_NGEMV ? ks[gemv] : -1;
+}
+
+int dr_config_paths(int config, int *attn, int *gemv)
+{
+    if (config == -1) {
+        *attn = DR_ATTN_FUSED, *gemv = DR_GEMV_OWN;
+        return 0;
+    }
+    if (config < 0 || config >= DR_NCONFIGS)
+        return -1;
+    *attn = dr_attn_of_config(config / DR_NGEMV);
+    *gemv = config % DR_NGEMV;
+    return 0;
+}
+
+const char *dr_config_name(int index)
+{
+    /* in configuration order: attn * DR_NGEMV + gemv */
+    static const char *const name[DR_NCONFIGS] = {
+        ATTN_FUSED GEMV_PLAIN, ATTN_FUSED GEMV_PIPE(1), ATTN_FUSED GEMV_PIPE(2), ATTN_FUSED GEMV_PIPE(4),
+        ATTN_SPLIT GEMV_PLAIN, ATTN_SPLIT GEMV_PIPE(1), ATTN_SPLIT GEMV_PIPE(2), ATTN_SPLIT GEMV_PIPE(4),
+    };
+    _Static_assert(DR_NATTN == 2 && DR_NGEMV == 4 && DR_ATTN_FUSED == 0 && DR_GEMV_PLAIN == 0 &&
+                       DR_GEMV_PIPE == 1 && DR_GEMV_PIPE_K2 == 2 && DR_GEMV_PIPE_K4 == 3,
+                   "the names follow the enums' order");
+    int attn, gemv;
+    if (dr_config_paths(index, &attn, &gemv) != 0)
+        return NULL;
+    return name[attn * DR_NGEMV + gemv];
 }

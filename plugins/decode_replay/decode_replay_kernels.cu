@@ -7,14 +7,14 @@
  *   gemv<NORM, SWIGLU>   act = silu(Wg m) * (Wu m), m = rmsnorm(h)   (SwiGLU in the epilogue)
  *   gemv<RESID>          h = h + Wd act                (y instead of h at the last layer)
  *
- * The GEMV is bandwidth-bound at decode sizes (1 to 8 sequences): a warp owns two weight rows and walks
- * them in 16-byte loads, four vectors a lane in flight per row, accumulating in float; each weight vector
- * is used for all B sequences once loaded, so B = 8 reads the weights once, not eight times. Small CTAs
- * (4 warps) in large numbers let the block scheduler even the load out over the SMs.
+ * The GEMVs (plain and pipelined, a tuning configuration: decode_replay_gemv.cuh) are bandwidth-bound at
+ * decode sizes (1 to 8 sequences): each weight vector is used for all B sequences once loaded, so B = 8
+ * reads the weights once, not eight times. Small CTAs (4 warps) in large numbers let the block scheduler
+ * even the load out over the SMs.
  *
- * Reused, not copied: RMSNorm is RmsOp (plugins/common/rms_op.cuh: partial() the sum of squares, finish()
- * the 1/rms, normalize() x * rs * w), the rotation is rope_rotate (plugins/rmsnorm_rope/rope_math.cuh,
- * the half layout's partner from the lane D/16 away), SwiGLU's gate is act_silu (activation.cuh).
+ * Reused, not copied: RMSNorm is RmsOp (plugins/common/rms_op.cuh), the rotation is rope_rotate
+ * (plugins/rmsnorm_rope/rope_math.cuh, the half layout's partner from the lane D/16 away), SwiGLU's gate is
+ * act_silu (activation.cuh).
  *
  * Programmatic dependent launch (graph_pdl): every kernel starts with the loads that do not depend on
  * the previous kernel (the GEMV's first weight vectors), then griddepcontrol.wait, then lets its own
@@ -30,158 +30,11 @@
 
 #include "klab/cuda.h"
 #include "decode_replay.h"
-#include "../common/activation.cuh"
-#include "../common/rms_op.cuh"
 #include "decode_replay_attention.cuh"
+#include "decode_replay_gemv.cuh"
 #include "decode_replay_step.cuh"
 
 namespace {
-
-/* ---- GEMV ------------------------------------------------------------------------------------- */
-
-constexpr int GW = 4; /* warps a CTA */
-constexpr int GR = 2; /* weight rows a warp (SWIGLU: a gate row and its up row) */
-constexpr int GU = 4; /* 16-byte vectors of each row in flight a lane */
-enum { EPI_STORE = 0, EPI_RESID, EPI_SWIGLU };
-
-template <typename T> struct GemvArgs {
-    const T *w;    /* [rows, K]; SWIGLU: [2 nout, K], gate rows first */
-    const T *x;    /* [B, K]; NORM: the residual stream, normalised here */
-    const T *gain; /* NORM: [K] */
-    const T *res;  /* RESID: [B, nout] (may be out: each element is read and written by one lane) */
-    T *out;        /* [B, nout] */
-    int nout, K, nb;
-    float eps;
-    StepCtl c;
-};
-
-template <typename T, int NB, int EPI, bool NORM>
-__global__ void __launch_bounds__(GW * 32) gemv_kernel(GemvArgs<T> a)
-{
-    constexpr int PER = 16 / sizeof(T);
-    const int warp = (int)threadIdx.x >> 5, lane = (int)threadIdx.x & 31;
-    const int gw = (int)blockIdx.x * GW + warp;
-    const int kv = a.K / PER;
-    int row[GR];
-    bool live[GR];
-#pragma unroll
-    for (int r = 0; r < GR; r++) {
-        row[r] = EPI == EPI_SWIGLU ? r * a.nout + gw : gw * GR + r;
-        live[r] = EPI == EPI_SWIGLU ? gw < a.nout : gw * GR + r < a.nout;
-    }
-    uint4 w[GR][GU];
-    auto load_w = [&](int base) {
-#pragma unroll
-        for (int r = 0; r < GR; r++)
-#pragma unroll
-            for (int u = 0; u < GU; u++) {
-                const int i = base + u * 32 + lane;
-                w[r][u] = live[r] && i < kv ? __ldg(reinterpret_cast<const uint4 *>(a.w + (size_t)row[r] * a.K) + i)
-                                            : make_uint4(0, 0, 0, 0);
-            }
-    };
-    load_w(0); /* the weights never change: loaded before the wait, under the previous kernel's tail */
-    const StepPos sp0 = step_begin(a.c);
-    pdl_wait();
-
-    RmsOp<T, false> op[NB];
-    if (NORM) {
-        __shared__ float part[GW][NB];
-        float ss[NB];
-#pragma unroll
-        for (int b = 0; b < NB; b++) {
-            op[b].init(nullptr, nullptr, a.gain, nullptr, nullptr, a.nb, a.K, a.eps);
-            ss[b] = 0.f;
-            if (b < a.nb)
-                for (int i = (int)threadIdx.x; i < kv; i += GW * 32) {
-                    const uint4 v[1] = {__ldg(reinterpret_cast<const uint4 *>(a.x + (size_t)b * a.K) + i)};
-                    ss[b] += op[b].partial(v);
-                }
-            ss[b] = warp_sum(ss[b]);
-            if (lane == 0)
-                part[warp][b] = ss[b];
-        }
-        __syncthreads();
-#pragma unroll
-        for (int b = 0; b < NB; b++) {
-            float t = 0.f;
-#pragma unroll
-            for (int i = 0; i < GW; i++)
-                t += part[i][b];
-            op[b].finish(t, 0, false);
-        }
-    }
-    pdl_trigger();
-
-    float acc[GR][NB];
-#pragma unroll
-    for (int r = 0; r < GR; r++)
-#pragma unroll
-        for (int b = 0; b < NB; b++)
-            acc[r][b] = 0.f;
-    for (int base = 0;;) {
-#pragma unroll
-        for (int u = 0; u < GU; u++) {
-            const int i = base + u * 32 + lane;
-            if (i >= kv)
-                break;
-            float wf[GR][PER];
-#pragma unroll
-            for (int r = 0; r < GR; r++)
-                vec16<T>::unpack(w[r][u], wf[r]);
-#pragma unroll
-            for (int b = 0; b < NB; b++) {
-                if (b >= a.nb)
-                    break;
-                const uint4 xr = __ldg(reinterpret_cast<const uint4 *>(a.x + (size_t)b * a.K) + i);
-                float xf[PER];
-                if (NORM) {
-                    const rowk::Slot sl = {i, 0, PER};
-                    op[b].normalize(xr, sl, xf);
-                } else {
-                    vec16<T>::unpack(xr, xf);
-                }
-#pragma unroll
-                for (int r = 0; r < GR; r++)
-#pragma unroll
-                    for (int j = 0; j < PER; j++)
-                        acc[r][b] = fmaf(wf[r][j], xf[j], acc[r][b]);
-            }
-        }
-        base += 32 * GU;
-        if (base >= kv)
-            break;
-        load_w(base);
-    }
-#pragma unroll
-    for (int r = 0; r < GR; r++)
-#pragma unroll
-        for (int b = 0; b < NB; b++)
-            acc[r][b] = warp_sum(acc[r][b]);
-    if (lane == 0)
-#pragma unroll
-        for (int b = 0; b < NB; b++) {
-            if (b >= a.nb)
-                break;
-            if constexpr (EPI == EPI_SWIGLU) {
-                if (live[0])
-                    a.out[(size_t)b * a.nout + gw] = from_f<T>(act_gated<ACT_SILU>(acc[0][b], acc[1][b]));
-            } else {
-#pragma unroll
-                for (int r = 0; r < GR; r++) {
-                    if (!live[r])
-                        continue;
-                    const size_t o = (size_t)b * a.nout + row[r];
-                    const float base_v = EPI == EPI_RESID ? to_f(a.res[o]) : 0.f;
-                    a.out[o] = from_f<T>(base_v + acc[r][b]);
-                }
-            }
-        }
-    step_end(a.c, sp0);
-}
-
-template <typename T, int EPI, bool NORM>
-cudaError_t gemv(const GemvArgs<T> &a, bool pdl, cudaStream_t s);
 
 /* ---- launches -------------------------------------------------------------------------------- */
 
@@ -200,19 +53,39 @@ cudaError_t launch(void (*k)(P...), dim3 grid, dim3 block, bool pdl, cudaStream_
     return cudaLaunchKernelEx(&cfg, k, args...);
 }
 
-template <typename T, int EPI, bool NORM>
-cudaError_t gemv(const GemvArgs<T> &a, bool pdl, cudaStream_t s)
+/* The GEMV of variant gemv (DR_GEMV_*) at the sequences' count: NB the least of 1, 2, 4, 8 that holds them. */
+template <typename T, int EPI, bool NORM, int NB>
+cudaError_t gemv_at(const GemvArgs<T> &a, int ks, int warps, bool pdl, cudaStream_t s)
 {
-    const int warps = EPI == EPI_SWIGLU ? a.nout : (a.nout + GR - 1) / GR;
-    const dim3 grid((unsigned)((warps + GW - 1) / GW));
+    const dim3 block(GW * 32);
+    const auto ctas = [&](int groups) { return dim3((unsigned)((warps + groups - 1) / groups)); };
+    switch (ks) {
+    case 0: return launch(gemv_kernel<T, NB, EPI, NORM>, ctas(GW), block, pdl, s, a);
+    case 1: return launch(gemv_pipe_kernel<T, NB, EPI, NORM, 1>, ctas(GW), block, pdl, s, a);
+    default: break;
+    }
+    if constexpr (EPI == EPI_RESID && !NORM) { /* the split serves the down projection alone */
+        if (ks == 2)
+            return launch(gemv_pipe_kernel<T, NB, EPI, NORM, 2>, ctas(GW / 2), block, pdl, s, a);
+        if (ks == 4)
+            return launch(gemv_pipe_kernel<T, NB, EPI, NORM, 4>, ctas(GW / 4), block, pdl, s, a);
+    }
+    return cudaErrorInvalidValue;
+}
+
+/* ks: warps a row's K range is split over (1, 2, 4; the pipelined kernel), 0 the plain kernel */
+template <typename T, int EPI, bool NORM>
+cudaError_t gemv(const GemvArgs<T> &a, int ks, bool pdl, cudaStream_t s)
+{
+    const int warps = EPI == EPI_SWIGLU ? a.nout : (a.nout + GR - 1) / GR; /* row groups */
     const int nb = a.nb;
     if (nb <= 1)
-        return launch(gemv_kernel<T, 1, EPI, NORM>, grid, dim3(GW * 32), pdl, s, a);
+        return gemv_at<T, EPI, NORM, 1>(a, ks, warps, pdl, s);
     if (nb <= 2)
-        return launch(gemv_kernel<T, 2, EPI, NORM>, grid, dim3(GW * 32), pdl, s, a);
+        return gemv_at<T, EPI, NORM, 2>(a, ks, warps, pdl, s);
     if (nb <= 4)
-        return launch(gemv_kernel<T, 4, EPI, NORM>, grid, dim3(GW * 32), pdl, s, a);
-    return launch(gemv_kernel<T, 8, EPI, NORM>, grid, dim3(GW * 32), pdl, s, a);
+        return gemv_at<T, EPI, NORM, 4>(a, ks, warps, pdl, s);
+    return gemv_at<T, EPI, NORM, 8>(a, ks, warps, pdl, s);
 }
 
 template <typename T, int D>
@@ -233,8 +106,10 @@ cudaError_t attention(const AttnArgs<T> &a, int batch, int grp, bool fused, bool
 }
 
 template <typename T>
-cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int l0, int l1, bool pdl, cudaStream_t s)
+cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int l0, int l1, bool pdl, cudaStream_t s)
 {
+    /* the down projection's K split; the other GEMVs run the same kernel unsplit */
+    const int ks_down = dr_gemv_ksplit(gemv_v), ks = ks_down > 0 ? 1 : 0;
     const int B = (int)g->batch, H = (int)g->hidden, D = (int)g->head_dim, qd = (int)(g->heads * g->head_dim);
     const int I = (int)g->inter, kpl = dr_kernels_per_layer(g), nk = (int)g->layers * kpl;
     const size_t cache_layer = (size_t)B * (size_t)g->kv_heads * (size_t)g->kv * (size_t)D;
@@ -248,7 +123,7 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int l0, int l1,
         if (!g->attn_only) {
             GemvArgs<T> q = {(const T *)t->wqkv + (size_t)l * g->nqkv * H, hin, (const T *)t->g_attn + (size_t)l * H,
                              nullptr, (T *)t->qkv, (int)g->nqkv, H, B, (float)g->eps, ctl(DR_K_QKV, false)};
-            if ((e = gemv<T, EPI_STORE, true>(q, pdl, s)) != cudaSuccess)
+            if ((e = gemv<T, EPI_STORE, true>(q, ks, pdl, s)) != cudaSuccess)
                 return e;
         }
         const bool fused = attn == DR_ATTN_FUSED, split = (fused ? g->fsplits : g->splits) > 1;
@@ -276,15 +151,15 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int l0, int l1,
             continue;
         GemvArgs<T> op = {(const T *)t->wo + (size_t)l * H * qd, (const T *)t->attn, nullptr, hin, h, H, qd, B,
                           (float)g->eps, ctl(DR_K_OPROJ, false)};
-        if ((e = gemv<T, EPI_RESID, false>(op, pdl, s)) != cudaSuccess)
+        if ((e = gemv<T, EPI_RESID, false>(op, ks, pdl, s)) != cudaSuccess)
             return e;
         GemvArgs<T> gu = {(const T *)t->wgu + (size_t)l * 2 * I * H, h, (const T *)t->g_mlp + (size_t)l * H, nullptr,
                           (T *)t->act, I, H, B, (float)g->eps, ctl(DR_K_GATEUP, false)};
-        if ((e = gemv<T, EPI_SWIGLU, true>(gu, pdl, s)) != cudaSuccess)
+        if ((e = gemv<T, EPI_SWIGLU, true>(gu, ks, pdl, s)) != cudaSuccess)
             return e;
         GemvArgs<T> dn = {(const T *)t->wd + (size_t)l * H * I, (const T *)t->act, nullptr, h,
                           last_layer ? y : h, H, I, B, (float)g->eps, ctl(DR_K_DOWN, last_layer)};
-        if ((e = gemv<T, EPI_RESID, false>(dn, pdl, s)) != cudaSuccess)
+        if ((e = gemv<T, EPI_RESID, false>(dn, ks_down, pdl, s)) != cudaSuccess)
             return e;
     }
     return cudaSuccess;
@@ -292,14 +167,14 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int l0, int l1,
 
 } // namespace
 
-extern "C" int dr_enqueue(klab_dtype d, const dr_geom *g, const dr_dev *t, int attn, int l0, int l1, int pdl,
-                          klab_stream s)
+extern "C" int dr_enqueue(klab_dtype d, const dr_geom *g, const dr_dev *t, int attn, int gemv, int l0, int l1,
+                          int pdl, klab_stream s)
 {
-    if (attn != DR_ATTN_FUSED && attn != DR_ATTN_SPLIT)
+    if ((attn != DR_ATTN_FUSED && attn != DR_ATTN_SPLIT) || dr_gemv_ksplit(gemv) < 0)
         return (int)cudaErrorInvalidValue;
     if (d == KLAB_FP16)
-        return (int)enqueue<__half>(g, t, attn, l0, l1, pdl != 0, s);
+        return (int)enqueue<__half>(g, t, attn, gemv, l0, l1, pdl != 0, s);
     if (d == KLAB_BF16)
-        return (int)enqueue<__nv_bfloat16>(g, t, attn, l0, l1, pdl != 0, s);
+        return (int)enqueue<__nv_bfloat16>(g, t, attn, gemv, l0, l1, pdl != 0, s);
     return (int)cudaErrorInvalidValue;
 }

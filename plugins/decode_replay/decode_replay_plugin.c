@@ -11,8 +11,8 @@
  * The graphs bake in setup's tensors (KLAB_PROFILE_FIXED_TENSORS) and are the plugin's own
  * (KLAB_PROFILE_OWNS_GRAPH). Fixed and dynamic are cases (param.schedule), not profiles: their
  * functions differ. Every profile's tuning space is the attention's path (`attn=fused`, the own choice,
- * and `attn=split`), so `klab --tune` times the two in the same rounds: setup captures each graph once
- * a path. */
+ * and `attn=split`) times the GEMV (`gemv=plain`, the own choice, and `gemv=pipe,ksplit=1|2|4`), so
+ * `klab --tune` times them in the same rounds: setup captures each graph once a configuration. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -34,7 +34,7 @@ typedef struct dr_state {
     int idx[DR_T_COUNT];    /* launch->tensors index of each tensor (DR_T_*), -1 when absent */
     int ntensors;
     void *made[DR_T_COUNT]; /* setup's pointers in launch->tensors' order: what the graphs are bound to */
-    cudaGraphExec_t whole[DR_NATTN], pdl[DR_NATTN], *piece[DR_NATTN]; /* by attention path (DR_ATTN_*) */
+    cudaGraphExec_t whole[DR_NCONFIGS], pdl[DR_NCONFIGS], *piece[DR_NCONFIGS]; /* by configuration */
     dr_probes probes;
     const char *case_name;
     /* the reference of the last verify, and what it was computed from */
@@ -52,9 +52,13 @@ static void *made(const dr_state *st, int id)
     return st->idx[id] >= 0 ? st->made[st->idx[id]] : NULL;
 }
 
-static klab_status capture(dr_state *st, int attn, int l0, int l1, int pdl, unsigned long long *probe,
+/* configuration c's graph of layers [l0, l1) */
+static klab_status capture(dr_state *st, int c, int l0, int l1, int pdl, unsigned long long *probe,
                            cudaGraphExec_t *exec)
 {
+    int attn, gemv;
+    if (dr_config_paths(c, &attn, &gemv) != 0)
+        return st->host->error(st->ctx, "no configuration %d", c);
     const klab_host *host = st->host;
     cudaStream_t s = (cudaStream_t)host->stream(st->ctx);
     dr_dev d;
@@ -62,7 +66,7 @@ static klab_status capture(dr_state *st, int attn, int l0, int l1, int pdl, unsi
     cudaGraph_t graph = NULL;
     KLAB_CUDA(host, st->ctx, cudaStreamSynchronize(s));
     KLAB_CUDA(host, st->ctx, cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    const int e = dr_enqueue(st->dtype, &st->g, &d, attn, l0, l1, pdl, s);
+    const int e = dr_enqueue(st->dtype, &st->g, &d, attn, gemv, l0, l1, pdl, s);
     const cudaError_t ec = cudaStreamEndCapture(s, &graph);
     KLAB_CUDA(host, st->ctx, (cudaError_t)e);
     KLAB_CUDA(host, st->ctx, ec);
@@ -161,7 +165,7 @@ static klab_status dr_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     if (ks == KLAB_OK && dr_probes_open(&st->probes, stamps, (int)g.layers * kpl, kpl, host->stream(ctx), why,
                                         sizeof why) != 0)
         ks = host->error(ctx, "case %s: %s", k->name, why);
-    for (int a = 0; a < DR_NATTN; a++) {
+    for (int a = 0; a < DR_NCONFIGS; a++) {
         if (ks == KLAB_OK)
             ks = capture(st, a, 0, (int)g.layers, 0, dr_probes_ring(&st->probes, DR_GRAPH), &st->whole[a]);
         if (ks == KLAB_OK && cc >= 90)
@@ -202,9 +206,10 @@ static klab_status dr_run(void *state, const klab_launch *l)
     dr_state *st = state;
     cudaStream_t s = (cudaStream_t)l->stream;
     const double t0 = now_us();
-    const int a = dr_attn_of_config(l->config);
-    if (a < 0)
+    int attn, gemv;
+    if (dr_config_paths(l->config, &attn, &gemv) != 0)
         return st->host->error(st->ctx, "no configuration %d", l->config);
+    const int a = attn * DR_NGEMV + gemv; /* the graphs' index */
     if (l->profile > DR_EAGER && l->profile < DR_NPROFILES && !setup_tensors(st, l))
         return st->host->error(st->ctx, "profile %s: run() was handed tensors other than setup's, which its graphs "
                                         "are bound to (KLAB_PROFILE_FIXED_TENSORS)",
@@ -213,7 +218,8 @@ static klab_status dr_run(void *state, const klab_launch *l)
     case DR_EAGER: {
         dr_dev d;
         dr_bind(st->idx, l->tensors, dr_probes_ring(&st->probes, DR_EAGER), &d);
-        KLAB_CUDA(st->host, st->ctx, (cudaError_t)dr_enqueue(st->dtype, &st->g, &d, a, 0, (int)st->g.layers, 0, s));
+        KLAB_CUDA(st->host, st->ctx, (cudaError_t)dr_enqueue(st->dtype, &st->g, &d, attn, gemv, 0, (int)st->g.layers, 0,
+                                                                 s));
         break;
     }
     case DR_GRAPH:
@@ -304,7 +310,7 @@ static void dr_teardown(void *state)
                         sizeof why) != 0)
         st->host->log(st->ctx, "probes not written: %s", why);
     dr_probes_close(&st->probes);
-    for (int a = 0; a < DR_NATTN; a++) {
+    for (int a = 0; a < DR_NCONFIGS; a++) {
         if (st->whole[a])
             cudaGraphExecDestroy(st->whole[a]);
         if (st->pdl[a])
@@ -336,11 +342,12 @@ static double dr_tolerance(const klab_case *k)
     return k->dtype == KLAB_BF16 ? 3.2e-2 : 4e-3;
 }
 
-/* The attention's path: the same for every case (the fused path's plan is its own, in dr_geometry). */
+/* The attention's path and the GEMV: the same for every case (the fused path's plan is its own, in
+   dr_geometry). */
 static const char *dr_config(const klab_case *k, int index)
 {
     (void)k;
-    return dr_attn_config(index);
+    return dr_config_name(index);
 }
 
 static const int sm90[] = {90, 0};
@@ -362,7 +369,7 @@ static const klab_profile profiles[] = {
 static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "decode_replay",
-    .version = "1.1.0",
+    .version = "1.2.0",
     .summary = "a Llama-style decode step (B sequences, resident KV cache) eager and replayed through CUDA graphs",
     .profiles = profiles,
     .baseline = "eager",

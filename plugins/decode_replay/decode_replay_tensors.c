@@ -108,17 +108,3 @@ int dr_layer_writes(const dr_geom *g, int attn, int l, dr_write w[DR_WRITES_PER_
 #undef W
     return n;
 }
-
-const char *dr_attn_config(int index)
-{
-    static const char *const name[DR_NATTN] = {[DR_ATTN_FUSED] = "attn=fused", [DR_ATTN_SPLIT] = "attn=split"};
-    const int a = dr_attn_of_config(index);
-    return a < 0 ? NULL : name[a];
-}
-
-int dr_attn_of_config(int config)
-{
-    if (config == -1)
-        return DR_ATTN_FUSED;
-    return config >= 0 && config < DR_NATTN ? config : -1;
-}
