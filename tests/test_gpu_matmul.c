@@ -110,7 +110,7 @@ static void test_batched_graphs(void **state)
 {
     (void)state;
     USE_PLUGINS("matmul_h200");
-    /* skinny-1: a cluster of 8 captured in the graph */
+    /* skinny-1: a cluster of 4 captured in the graph (v2's own choice there) */
     klab_result r =
         RUN("mmb", "--plugin", "matmul_h200", "--batched", "--case", "cube-128,odd-200,decode-16,skinny-1");
     assert_int_equal(r.rc, 0);
@@ -188,7 +188,9 @@ static void test_tune_verifies_every_configuration(void **state)
 }
 
 /* Every skinny configuration of its cases verified (bf16 and fp16: the two MMA and pack instantiations),
-   one row each and the own choice: M = 16, 8, 5, 1 at 1 to 8 splits, unroll 2 and 4, 4 and 8 warps. */
+   one row each and the own choice: M = 16, 8, 5, 1 at 1, 2 and 4 splits; v2 at each (warps, ring) of
+   (4, 8, 16) x (4, 8, 16) it has, some with fewer steps a warp than its ring (skinny-16: 1 to 8), and v1
+   at 8 warps, unroll 2 and 4. */
 static void test_skinny_verifies_every_configuration(void **state)
 {
     (void)state;
@@ -200,8 +202,8 @@ static void test_skinny_verifies_every_configuration(void **state)
                         cases);
     assert_int_equal(r.rc, 0);
     csv c = read_rows("mmsk", "matmul_h200");
-    /* (1 + 8, 1 + 15, 1 + 12, 1 + 16, 1 + 16, 1 + 0) rows a dtype: matmul_h200_config.c's fits */
-    assert_int_equal(c.n, 2 * 73);
+    /* (1 + 20, 1 + 22, 1 + 22, 1 + 22, 1 + 22, 1 + 0) rows a dtype: matmul_h200_config.c's fits */
+    assert_int_equal(c.n, 2 * 114);
     klab_result v = RUN("mmskv", "--plugin", "matmul_h200", "--tune", "--validate", "--profile", "skinny", "--case",
                         cases);
     const char *at = v.out ? strstr(v.out, "klab --tune: ") : NULL;
