@@ -282,6 +282,7 @@ __global__ void __launch_bounds__(32 * W, 16 / W) skinny_kernel(const T *__restr
 template <class T, int W, int U, int D, int J>
 cudaError_t launch(const mm_case *c, int splits, const void *a, const void *b, void *out, cudaStream_t s)
 {
+    static_assert(smem_bytes<W, D, J>(MM_SKINNY_MAX_SPLITS) <= 227 * 1024, "a CTA's shared memory on sm_90");
     /* the shared memory attribute for the most splits, once an instantiation (one worker thread a plugin) */
     static bool attr_set;
     if (!attr_set) {
