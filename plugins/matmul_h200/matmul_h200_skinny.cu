@@ -40,7 +40,10 @@ constexpr int TOK_TILE = 256; /* bytes of one n8 token tile a warp a step: 8 a l
    cluster. v2's region is its ring, which after the mainloop holds the warp's partial sums; v1's holds
    only those. */
 template <int J> __host__ __device__ constexpr int part_bytes() { return 16 * J * 32 * 4; }
-template <int D, int J> __host__ __device__ constexpr int warp_bytes() { return D ? D * (B_STEP + TOK_TILE * J) : part_bytes<J>(); }
+template <int D, int J> __host__ __device__ constexpr int warp_bytes()
+{
+    return D ? D * (B_STEP + TOK_TILE * J) : part_bytes<J>();
+}
 template <int W, int D, int J> constexpr size_t smem_bytes(int splits)
 {
     return (size_t)W * warp_bytes<D, J>() + (size_t)splits * part_bytes<J>();
