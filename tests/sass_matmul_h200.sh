@@ -8,8 +8,9 @@
 #     behind a GPU-scope fence (CGAERRBAR, the tail of `.release.cluster`'s MEMBAR.ALL.GPU): that fence
 #     once a k-tile is what held the 2-CTA cluster kernels at ~0.6x (docs/notes/matmul_h200.md);
 #   - the tiled kernel issues mma.sync (HMMA) on every architecture built; every skinny kernel built for
-#     sm_90a (its other targets trap) issues HMMA and streams B with 16-byte loads past L1
-#     (LDG.E.NA.128: ld.global.nc.L1::no_allocate.v4);
+#     sm_90a (its other targets trap) issues HMMA and streams B with 16-byte loads past L1: v1 (template
+#     argument U > 0) into registers (LDG.E.NA.128: ld.global.nc.L1::no_allocate.v4), v2 (U = 0) into
+#     its cp.async ring (LDGSTS.E.BYPASS.LTC128B.128: cp.async.cg ... L2::128B);
 #   - no kernel touches local memory (LDL/STL: a spill, or a register array indexed at run time) or has
 #     a stack frame.
 # Prints one line a kernel: arch, registers, HGMMA, UTMALDG, HMMA, local-memory instructions (what
@@ -44,15 +45,20 @@ printf '%s\n' "$sass" | awk -v regs="$regs" '
       if (fenced) bad[++nbad] = arch " " fn ": " fenced " remote mbarrier arrivals behind a GPU-scope fence"
     }
     if (fn ~ /tiled_kernel/) { ntiled++; if (!hm) bad[++nbad] = arch " " fn ": no HMMA" }
-    if (fn ~ /skinny_kernel/ && arch == "sm_90a") { nskinny++; if (!hm || !ldna) bad[++nbad] = arch " " fn ": HMMA " hm ", LDG.E.NA.128 " ldna }
+    if (fn ~ /skinny_kernel/ && arch == "sm_90a") {
+      # skinny_kernel<T, W, U, D, J>: U = 0 is v2
+      if (fn ~ /skinny_kernelI[0-9]+__[a-z0-9_]+Li[0-9]+ELi0ELi/) { nring++; if (!hm || !ldgsts) bad[++nbad] = arch " " fn ": HMMA " hm ", LDGSTS.E.BYPASS.LTC128B.128 " ldgsts }
+      else { nskinny++; if (!hm || !ldna) bad[++nbad] = arch " " fn ": HMMA " hm ", LDG.E.NA.128 " ldna }
+    }
     if (loc || (stk[key] != "" && stk[key] != "0")) { nlocal++; bad[++nbad] = arch " " fn ": local memory " loc ", stack " stk[key] }
   }
   /^[ \t]*arch = / { flush(); fn = ""; arch = $3 }
-  /Function : / { flush(); fn = $3; hg = tma = mc = hm = loc = tst = stsm = fenced = ldna = 0; prev = ""; next }
+  /Function : / { flush(); fn = $3; hg = tma = mc = hm = loc = tst = stsm = fenced = ldna = ldgsts = 0; prev = ""; next }
   fn != "" && /HGMMA/ { hg++ }
   fn != "" && /UTMALDG/ { tma++; if ($0 ~ /MULTICAST/) mc++ }
   fn != "" && /HMMA/ { hm++ }
   fn != "" && /LDG\.E\.NA\.128/ { ldna++ }
+  fn != "" && /LDGSTS\.E\.BYPASS\.LTC128B\.128/ { ldgsts++ }
   fn != "" && /UTMASTG/ { tst++ }
   fn != "" && /STSM/ { stsm++ }
   fn != "" && /SYNCS\.ARRIVE\.TRANS64\.RED/ && prev ~ /CGAERRBAR/ { fenced++ }
@@ -66,7 +72,8 @@ printf '%s\n' "$sass" | awk -v regs="$regs" '
     if (nbad) { print "not ok 3 - HGMMA/UTMALDG/HMMA present, UTMASTG/STSM where epi=tma, no fenced remote arrive, no local memory"; fail = 1 } else print "ok 3 - HGMMA/UTMALDG/HMMA present, UTMASTG/STSM where epi=tma, no fenced remote arrive, no local memory"
     for (i = 1; i <= nbad; i++) print "#   " bad[i]
     if (nstaged < 8) { print "not ok 4 - only " nstaged " epi=tma hg::gemm_kernel functions (4 variants x bf16/fp16)"; fail = 1 } else print "ok 4 - " nstaged " epi=tma hg::gemm_kernel functions"
-    if (nskinny < 16) { print "not ok 5 - only " nskinny " sm_90a skinny_kernel functions (warps x unroll x token tiles x bf16/fp16)"; fail = 1 } else print "ok 5 - " nskinny " sm_90a skinny_kernel functions"
-    print "1..5"
+    if (nskinny < 8) { print "not ok 5 - only " nskinny " sm_90a skinny v1 kernels (unroll x token tiles x bf16/fp16)"; fail = 1 } else print "ok 5 - " nskinny " sm_90a skinny v1 kernels"
+    if (nring < 24) { print "not ok 6 - only " nring " sm_90a skinny v2 kernels ((warps, ring) x token tiles x bf16/fp16)"; fail = 1 } else print "ok 6 - " nring " sm_90a skinny v2 kernels"
+    print "1..6"
     exit fail
   }'

@@ -3,7 +3,7 @@
  *     of no tile; a skinny 16 x 1024 x 4096 that splits K; 2048^3, whose output is also compared whole
  *     against cuBLAS on the device): passed, each row naming its check (full, sampled, sampled_devfull)
  *     and, when sampled, comparing MM_SAMPLES elements; the wgmma and skinny profiles skipped, saying
- *     why, off sm_90; skinny on its own cases (M = 16, 8, 5, 1) beside cuBLAS, and declining M > 16 and
+ *     why, off sm_90; skinny on its own cases (M = 16, 8, 5, 13, 1) beside cuBLAS, and declining M > 16 and
  *     N = 200 with the reason;
  *   - the same batched (one CUDA graph of runs on rotated copies: cuBLAS with its own workspace, the TMA
  *     maps built per run from the copy's pointers);
@@ -49,7 +49,7 @@ static uint64_t full_elems(const char *kcase)
         uint64_t elems;
     } full[] = {{"cube-128", 128u * 128u}, {"odd-200", 200u * 136u}, {"decode-16", 16u * 1024u},
                 {"skinny-16", 16u * 256u}, {"skinny-8", 8u * 128u},    {"skinny-5", 5u * 192u},
-                {"skinny-1", 64u},         {"skinny-n200", 8u * 200u}};
+                {"skinny-13", 13u * 128u}, {"skinny-1", 64u},         {"skinny-n200", 8u * 200u}};
     for (size_t i = 0; i < sizeof full / sizeof full[0]; i++)
         if (!strcmp(kcase, full[i].name))
             return full[i].elems;
@@ -98,10 +98,10 @@ static void test_every_profile_small_and_odd(void **state)
     klab_result r = RUN("mm", "--plugin", "matmul_h200");
     assert_int_equal(r.rc, 0);
     csv c = read_rows("mm", "matmul_h200");
-    /* cases x dtypes x profiles, and skinny's 5 cases x 2 dtypes x (cublas, skinny); ran: all but skinny
+    /* cases x dtypes x profiles, and skinny's 6 cases x 2 dtypes x (cublas, skinny); ran: all but skinny
        declining 5 + 1 cases (and off sm_90 only cuBLAS and tiled) */
-    assert_int_equal(c.n, 6 * 2 * 6 + 5 * 2 * 2);
-    assert_int_equal(expect_all_good(&c, "stream"), device_cc == 90 ? 92 - 6 * 2 : 6 * 2 * 2 + 5 * 2);
+    assert_int_equal(c.n, 6 * 2 * 6 + 6 * 2 * 2);
+    assert_int_equal(expect_all_good(&c, "stream"), device_cc == 90 ? 96 - 6 * 2 : 6 * 2 * 2 + 6 * 2);
     free(c.rows);
     free(r.out);
 }
@@ -110,7 +110,7 @@ static void test_batched_graphs(void **state)
 {
     (void)state;
     USE_PLUGINS("matmul_h200");
-    /* skinny-1: a cluster of 8 captured in the graph */
+    /* skinny-1: a cluster of 4 captured in the graph (v2's own choice there) */
     klab_result r =
         RUN("mmb", "--plugin", "matmul_h200", "--batched", "--case", "cube-128,odd-200,decode-16,skinny-1");
     assert_int_equal(r.rc, 0);
@@ -200,20 +200,22 @@ static void test_tune_verifies_every_configuration(void **state)
 }
 
 /* Every skinny configuration of its cases verified (bf16 and fp16: the two MMA and pack instantiations),
-   one row each and the own choice: M = 16, 8, 5, 1 at 1 to 8 splits, unroll 2 and 4, 4 and 8 warps. */
+   one row each and the own choice: M = 16, 8, 5, 13, 1 at 1, 2 and 4 splits; v2 at each (warps, ring) of
+   (4, 8, 16) x (4, 8, 16) it has, some with fewer steps a warp than its ring (skinny-16: 1 to 8), and v1
+   at 8 warps, unroll 2 and 4. */
 static void test_skinny_verifies_every_configuration(void **state)
 {
     (void)state;
     if (device_cc != 90)
         skip(); /* sm_90: its clusters */
     USE_PLUGINS("matmul_h200");
-    const char *cases = "skinny-16,skinny-8,skinny-5,skinny-1,decode-16,skinny-n200";
+    const char *cases = "skinny-16,skinny-8,skinny-5,skinny-13,skinny-1,decode-16,skinny-n200";
     klab_result r = RUN("mmsk", "--plugin", "matmul_h200", "--tune", "--verify-only", "--profile", "skinny", "--case",
                         cases);
     assert_int_equal(r.rc, 0);
     csv c = read_rows("mmsk", "matmul_h200");
-    /* (1 + 8, 1 + 15, 1 + 12, 1 + 16, 1 + 16, 1 + 0) rows a dtype: matmul_h200_config.c's fits */
-    assert_int_equal(c.n, 2 * 73);
+    /* (1 + 20, 1 + 22, 1 + 22, 1 + 22, 1 + 22, 1 + 22, 1 + 0) rows a dtype: matmul_h200_config.c's fits */
+    assert_int_equal(c.n, 2 * 137);
     klab_result v = RUN("mmskv", "--plugin", "matmul_h200", "--tune", "--validate", "--profile", "skinny", "--case",
                         cases);
     const char *at = v.out ? strstr(v.out, "klab --tune: ") : NULL;

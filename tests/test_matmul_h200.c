@@ -211,9 +211,9 @@ static void test_tuning_spaces(void **state)
     assert_string_equal(buf, "gemmex,row_major_as_col_major_nn,compute=32f,check=full");
 }
 
-/* skinny: the space holds only what fits the case; the own choice fits every decode shape it is meant
-   for, in one wave of 2 CTAs an SM with each warp at least 4 k16 steps; the rest is declined with a
-   reason. */
+/* skinny: the space holds only what fits the case, v2's rings then v1's batches; the own choice is v2 and
+   fits every decode shape it is meant for, every SM a CTA in one wave with its ring full; the rest is
+   declined with a reason. */
 static void test_skinny_space(void **state)
 {
     (void)state;
@@ -221,28 +221,34 @@ static void test_skinny_space(void **state)
     mm_config cfg;
     const mm_case decode = {16, 4096, 4096};
     assert_int_equal(mm_config_of(MM_SKINNY, &decode, -1, &cfg), 1);
-    assert_true(cfg.warps == 8 && cfg.splits == 4 && cfg.unroll == 4); /* 64 slices x 4 = 256 CTAs, 8 steps */
+    /* 64 slices x 2 = 128 CTAs, one an SM, 8 warps x 8 steps x 2 KB = 128 KB of B in flight */
+    assert_true(cfg.warps == 8 && cfg.splits == 2 && cfg.ring == 8);
     assert_string_equal(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf),
-                        "warps=8,splits=4,unroll=4,check=sampled");
-    /* every (warps, splits, unroll) fits 16 x 4096 x 4096: 16, each distinct, warps 8 first */
-    int n = 0, seen[16] = {0};
+                        "warps=8,splits=2,ring=8,check=sampled");
+    /* every configuration fits 16 x 4096 x 4096: 18 v2 (splits x 6 rings) then 4 v1, each distinct */
+    int n = 0, v1 = 0, seen[16][3][17][5] = {{{{0}}}};
     while (mm_config_of(MM_SKINNY, &decode, n, &cfg)) {
         assert_int_equal(mm_skinny_fits(&decode, &cfg, why, sizeof why), 1);
         assert_true(text_ok(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf)));
-        const int id = (cfg.warps == 8 ? 0 : 8) + (cfg.splits == 1 ? 0 : cfg.splits == 2 ? 2 : cfg.splits == 4 ? 4 : 6) +
-                       (cfg.unroll == 4 ? 0 : 1);
-        assert_int_equal(seen[id]++, 0);
+        assert_int_equal(cfg.ring ? cfg.unroll : cfg.warps, cfg.ring ? 0 : 8);
+        assert_true(cfg.ring ? n < 18 : n >= 18); /* v2 first */
+        assert_true(cfg.ring ? cfg.warps * cfg.ring <= 64 : 1);  /* rings within 160 KB */
+        v1 += !cfg.ring;
+        assert_int_equal(seen[cfg.warps - 1][cfg.splits / 2][cfg.ring][cfg.unroll]++, 0);
         n++;
     }
-    assert_int_equal(n, 16);
-    assert_int_equal(mm_config_of(MM_SKINNY, &decode, 0, &cfg), 1);
-    assert_true(cfg.warps == 8 && cfg.splits == 1 && cfg.unroll == 4);
-    /* 16 x 256 x 512: 32 rows of K a warp at the most; only 8 configurations give whole unrolled steps */
+    assert_int_equal(n, 22);
+    assert_int_equal(v1, 4);
+    assert_int_equal(mm_config_of(MM_SKINNY, &decode, 21, &cfg), 1);
+    assert_string_equal(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf),
+                        "warps=8,splits=2,unroll=2,check=sampled");
+    /* 16 x 256 x 512, 32 k16 steps: 16 warps x 4 splits does not divide, nor v1's 2 steps a warp by 4 */
     const mm_case small = {16, 256, 512};
     for (n = 0; mm_config_of(MM_SKINNY, &small, n, &cfg); n++)
         assert_int_equal(mm_skinny_fits(&small, &cfg, why, sizeof why), 1);
-    assert_int_equal(n, 8);
-    /* the own choice at M = 1, 8, 16 with N = 4096, 14336 and K = 4096, 14336 */
+    assert_int_equal(n, 20);
+    /* the own choice at M = 1, 8, 16 with N = 4096, 14336 and K = 4096, 14336: v2, one wave (one CTA an
+       SM at 128 KB of rings, two at 64 KB), the ring filled by each warp's steps */
     const int ms[] = {1, 8, 16}, sizes[] = {4096, 14336};
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 2; j++)
@@ -250,23 +256,29 @@ static void test_skinny_space(void **state)
                 const mm_case c = {ms[i], sizes[j], sizes[k]};
                 assert_int_equal(mm_config_of(MM_SKINNY, &c, -1, &cfg), 1);
                 assert_int_equal(mm_skinny_fits(&c, &cfg, why, sizeof why), 1);
-                const int64_t steps = c.k / (16 * cfg.warps * cfg.splits);
-                assert_true(steps >= 4 && steps % cfg.unroll == 0);
-                assert_true(c.n / MM_SKINNY_COLS * cfg.splits <= 2 * 132); /* one wave */
+                assert_true(cfg.ring > 0 && c.k / (16 * cfg.warps * cfg.splits) >= cfg.ring);
+                const int64_t ctas = c.n / MM_SKINNY_COLS * cfg.splits;
+                assert_true(ctas <= (cfg.warps * cfg.ring == 64 ? 132 : 2 * 132));
+                assert_true(ctas >= 128); /* every SM (all but 4) streams */
             }
     const mm_case up = {16, 14336, 4096}, down = {8, 4096, 14336};
     assert_int_equal(mm_config_of(MM_SKINNY, &up, -1, &cfg), 1);
-    assert_true(cfg.warps == 8 && cfg.splits == 1 && cfg.unroll == 4); /* 224 CTAs already: no split */
+    assert_true(cfg.warps == 8 && cfg.splits == 1 && cfg.ring == 4); /* 224 CTAs already: two an SM */
     assert_int_equal(mm_config_of(MM_SKINNY, &down, -1, &cfg), 1);
-    assert_true(cfg.splits == 4 && cfg.unroll == 4); /* 28 steps a warp */
-    /* the GPU test's small cases (tests/gpu_ini/matmul_h200.ini) */
+    assert_true(cfg.warps == 8 && cfg.splits == 2 && cfg.ring == 8); /* 56 steps a warp */
+    /* the GPU test's small cases (tests/gpu_ini/matmul_h200.ini): too few slices for 132 SMs, 4 splits */
     const mm_case g16 = {16, 256, 512}, g5 = {5, 192, 1024}, g1 = {1, 64, 4096};
     assert_int_equal(mm_config_of(MM_SKINNY, &g16, -1, &cfg), 1);
-    assert_true(cfg.splits == 1 && mm_skinny_fits(&g16, &cfg, why, sizeof why));
+    assert_true(cfg.splits == 4 && cfg.ring == 8 && mm_skinny_fits(&g16, &cfg, why, sizeof why));
     assert_int_equal(mm_config_of(MM_SKINNY, &g5, -1, &cfg), 1);
-    assert_true(cfg.splits == 2 && mm_skinny_fits(&g5, &cfg, why, sizeof why));
+    assert_true(cfg.splits == 4 && mm_skinny_fits(&g5, &cfg, why, sizeof why));
     assert_int_equal(mm_config_of(MM_SKINNY, &g1, -1, &cfg), 1);
-    assert_true(cfg.splits == 8 && mm_skinny_fits(&g1, &cfg, why, sizeof why));
+    assert_true(cfg.splits == 4 && mm_skinny_fits(&g1, &cfg, why, sizeof why));
+    /* K = 2176 = 17 x 128: 8 warps at 2 splits do not divide, 4 warps (17 steps a warp) with twice the
+       ring do */
+    const mm_case k2176 = {16, 4096, 2176};
+    assert_int_equal(mm_config_of(MM_SKINNY, &k2176, -1, &cfg), 1);
+    assert_true(cfg.warps == 4 && cfg.splits == 2 && cfg.ring == 16);
     /* declines: the own choice stays (its row says why), the space is empty */
     const mm_case m17 = {17, 4096, 4096}, n4000 = {16, 4000, 4096};
     assert_int_equal(mm_config_of(MM_SKINNY, &m17, -1, &cfg), 1);
@@ -277,16 +289,22 @@ static void test_skinny_space(void **state)
     assert_int_equal(mm_skinny_fits(&n4000, &cfg, why, sizeof why), 0);
     assert_string_equal(why, "N = 4000: skinny takes N a multiple of 64 (the columns a warp owns)");
     assert_int_equal(mm_config_of(MM_SKINNY, &n4000, 0, &cfg), 0);
-    cfg = (mm_config){.warps = 8, .splits = 8, .unroll = 4};
+    cfg = (mm_config){.warps = 16, .splits = 4, .ring = 4};
     assert_int_equal(mm_skinny_fits(&small, &cfg, why, sizeof why), 0);
-    assert_string_equal(why, "K = 512 is not a multiple of 16 x 8 warps x 8 splits (whole k16 steps a warp)");
-    const mm_case k1536 = {16, 64, 1536};
-    cfg = (mm_config){.warps = 8, .splits = 4, .unroll = 2};
-    assert_int_equal(mm_skinny_fits(&k1536, &cfg, why, sizeof why), 0);
-    assert_string_equal(why, "K = 1536 gives each warp 3 k16 steps, not a multiple of unroll=2");
-    cfg = (mm_config){.warps = 6, .splits = 1, .unroll = 4};
+    assert_string_equal(why, "K = 512 is not a multiple of 16 x 16 warps x 4 splits (whole k16 steps a warp)");
+    cfg = (mm_config){.warps = 8, .splits = 8, .ring = 8};
     assert_int_equal(mm_skinny_fits(&decode, &cfg, why, sizeof why), 0);
-    assert_non_null(strstr(why, "skinny has warps 4 or 8"));
+    assert_string_equal(why, "splits=8: skinny has splits 1, 2 or 4 (the cluster size)");
+    cfg = (mm_config){.warps = 8, .splits = 1, .ring = 16}; /* 320 KB of rings */
+    assert_int_equal(mm_skinny_fits(&decode, &cfg, why, sizeof why), 0);
+    assert_non_null(strstr(why, "warps=8,ring=16: skinny v2 has (warps, ring) (8, 8), "));
+    const mm_case k1536n = {16, 64, 1536};
+    cfg = (mm_config){.warps = 8, .splits = 4, .unroll = 2};
+    assert_int_equal(mm_skinny_fits(&k1536n, &cfg, why, sizeof why), 0);
+    assert_string_equal(why, "K = 1536 gives each warp 3 k16 steps, not a multiple of unroll=2");
+    cfg = (mm_config){.warps = 4, .splits = 1, .unroll = 4};
+    assert_int_equal(mm_skinny_fits(&decode, &cfg, why, sizeof why), 0);
+    assert_string_equal(why, "warps=4,unroll=4: skinny v1 (ring=0) has warps 8, unroll 2 or 4");
 }
 
 /* A ping-pong consumer skipping the other's unit lands where stepping through it would. */

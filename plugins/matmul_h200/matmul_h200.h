@@ -10,10 +10,11 @@
  *                     multicast B; grouped raster order (sm_90a)
  *   wgmma_splitk      K split over CTAs into fp32 partials, then a reduction: for shapes whose tiles
  *                     leave SMs idle (16 x 4096 x 4096, 128 x 14336 x 4096) (sm_90a)
- *   skinny            M <= 16: a weight stream. C^T = B^T A^T on mma.sync m16n8k16 with B loaded from
- *                     global memory straight into the MMA's A fragments (no shared memory); K split
- *                     over the warps of a CTA and the CTAs of a cluster, summed through (distributed)
- *                     shared memory (matmul_h200_skinny.cu; clusters: sm_90)
+ *   skinny            M <= 16: a weight stream. C^T = B^T A^T on mma.sync m16n8k16, B's bytes laid
+ *                     straight into the MMA's A fragments (no transpose): v2 (ring > 0) streams them
+ *                     through a per-lane cp.async ring in shared memory, v1 (ring = 0) loads batches of
+ *                     `unroll` steps into registers; K split over the warps of a CTA and the CTAs of a
+ *                     cluster, summed through (distributed) shared memory (matmul_h200_skinny.cu; sm_90)
  * The case is dim.m, dim.n, dim.k. The tuning space (matmul_h200_config.c) is pure C: the CPU tests and
  * `klab --tune --validate` enumerate it without a GPU. */
 #ifndef MATMUL_H200_H
@@ -53,7 +54,7 @@ typedef struct mm_variant {
 } mm_variant;
 extern const mm_variant mm_variants[MM_VARIANTS];
 
-/* One configuration of a wgmma profile, or of skinny (which uses splits, warps and unroll only). */
+/* One configuration of a wgmma profile, or of skinny (which uses splits, warps, unroll and ring only). */
 typedef struct mm_config {
     int variant;    /* MM_V* */
     int raster_n;   /* 0: groups of M tiles sweep N; 1: groups of N tiles sweep M */
@@ -63,15 +64,19 @@ typedef struct mm_config {
     int serial;     /* splits > 1: the last split of a tile sums them (one launch), else a second kernel */
     int epi;        /* MM_EPI_*: how the consumers write C */
     int warps;      /* skinny: warps a CTA, each a K range of the CTA's (MM_SKINNY_WARPS) */
-    int unroll;     /* skinny: k16 steps whose loads a warp issues before their MMAs */
+    int unroll;     /* skinny v1 (ring = 0): k16 steps whose loads a warp issues before their MMAs */
+    int ring;       /* skinny: 0 = v1; else v2, the k16 steps a lane keeps in flight in its cp.async ring */
 } mm_config;
 
-/* skinny: a warp owns MM_SKINNY_COLS columns of B; splits (1, 2, 4, 8) is the cluster size */
+/* skinny: a warp owns MM_SKINNY_COLS columns of B; splits (1, 2, 4) is the cluster size */
 #define MM_SKINNY_COLS 64
 #define MM_SKINNY_MAX_M 16
+#define MM_SKINNY_MAX_SPLITS 4
 
 /* Whether skinny's configuration cfg takes the case: M <= 16, N a multiple of 64, K a multiple of
-   16 warps splits with each warp's k16 steps a multiple of unroll. Returns 1, or 0 with the reason. */
+   16 warps splits; v1: 8 warps, each warp's k16 steps a multiple of unroll (2 or 4); v2: (warps, ring)
+   one of (4, 4), (4, 8), (4, 16), (8, 4), (8, 8), (16, 4) (the rings fill at most 160 KB of shared
+   memory). Returns 1, or 0 with the reason. */
 int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t whylen);
 
 /* The epilogue (config key epi): the consumers' registers straight to global memory (direct), or staged
@@ -96,7 +101,8 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg);
 
 /* The configuration as the rows name it: "bm=128,bn=256,stages=4,consumers=2,pingpong=0,cluster=1,raster=m,
    group=8,splits=1,persistent=0,reduce=none,epi=direct,check=sampled" (reduce: none, serial or kernel;
-   epi: direct or tma); skinny's "warps=8,splits=4,unroll=4,check=sampled". The check says how verified runs are judged:
+   epi: direct or tma); skinny's "warps=8,splits=2,ring=8,check=sampled" (v2) or
+   "warps=8,splits=2,unroll=4,check=sampled" (v1). The check says how verified runs are judged:
    "full" (every element against float64), "sampled" (MM_SAMPLES fresh float64 elements a verified
    run) or "sampled_devfull" (that, plus the whole output against cuBLAS's fp32-accumulate result on the
    device at setup). */

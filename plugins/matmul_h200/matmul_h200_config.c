@@ -106,9 +106,13 @@ static const int splitk_space[][4] = {
 };
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+/* skinny v2's (warps, ring) pairs: a warp's ring is 2.5 KB a step (B and two token tiles), so warps x
+   ring <= 64 keeps a CTA's rings within 160 KB (one CTA an SM at 64, two at 32) */
+static const int skinny_rings[][2] = {{8, 8}, {8, 4}, {4, 8}, {4, 16}, {4, 4}, {16, 4}};
+
 int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t whylen)
 {
-    const int w = cfg->warps, s = cfg->splits, u = cfg->unroll;
+    const int w = cfg->warps, s = cfg->splits, u = cfg->unroll, d = cfg->ring;
     if (c->m > MM_SKINNY_MAX_M) {
         snprintf(why, whylen, "M = %lld: skinny takes M <= %d (one or two 8-token MMA tiles)", (long long)c->m,
                  MM_SKINNY_MAX_M);
@@ -119,9 +123,21 @@ int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t why
                  MM_SKINNY_COLS);
         return 0;
     }
-    if ((w != 4 && w != 8) || (s != 1 && s != 2 && s != 4 && s != 8) || (u != 2 && u != 4)) {
-        snprintf(why, whylen, "warps=%d,splits=%d,unroll=%d: skinny has warps 4 or 8, splits 1, 2, 4 or 8, unroll 2 or 4",
-                 w, s, u);
+    if (s != 1 && s != 2 && s != 4) {
+        snprintf(why, whylen, "splits=%d: skinny has splits 1, 2 or 4 (the cluster size)", s);
+        return 0;
+    }
+    int pair = 0;
+    for (int i = 0; i < NELEM(skinny_rings); i++)
+        pair |= skinny_rings[i][0] == w && skinny_rings[i][1] == d;
+    if (d && !pair) {
+        snprintf(why, whylen,
+                 "warps=%d,ring=%d: skinny v2 has (warps, ring) (8, 8), (8, 4), (4, 8), (4, 16), (4, 4) or (16, 4)", w,
+                 d);
+        return 0;
+    }
+    if (!d && (w != 8 || (u != 2 && u != 4))) {
+        snprintf(why, whylen, "warps=%d,unroll=%d: skinny v1 (ring=0) has warps 8, unroll 2 or 4", w, u);
         return 0;
     }
     if (c->k % (16 * w * s)) {
@@ -130,7 +146,7 @@ int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t why
         return 0;
     }
     const int64_t steps = c->k / (16 * w * s);
-    if (steps % u) {
+    if (!d && steps % u) {
         snprintf(why, whylen, "K = %lld gives each warp %lld k16 steps, not a multiple of unroll=%d", (long long)c->k,
                  (long long)steps, u);
         return 0;
@@ -138,21 +154,27 @@ int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t why
     return 1;
 }
 
-/* skinny's own choice: 8 warps (__launch_bounds__ holds them to 128 registers, two CTAs an SM), then the
-   most splits whose CTAs (N / 64 a split) still fit one wave of those slots, each warp at least 4 k16
-   steps: a weight stream wants every SM loading at once, and no second, partial wave. 16 x 4096 x 4096:
-   64 column slices x 4 splits = 256 CTAs of 264 slots, 8 steps a warp. */
+/* skinny's own choice, v2: the fewest splits (clusters cost a launch attribute and a barrier) that give
+   (nearly) every SM a CTA, then the ring that puts ~128 KB of B in flight an SM at once (Little: ~4.4 TB/s x ~2 us
+   of loaded latency / 132 SMs is ~70 KB an SM): 8 warps x 8 steps x 2 KB at one CTA an SM, 8 x 4 at two.
+   16 x 4096 x 4096: 64 column slices x 2 splits = 128 CTAs, warps=8,ring=8, 16 steps a warp;
+   16 x 14336 x 4096: 224 CTAs without a split, two an SM, warps=8,ring=4, 32 steps a warp. Where K does
+   not divide, 4 warps with twice the ring, then fewer splits; what still does not fit is declined. */
 static void skinny_own(const mm_case *c, mm_config *cfg)
 {
-    const int64_t slices = c->n / MM_SKINNY_COLS, slots = MM_AIM_SMS * 2;
-    cfg->warps = c->k % (16 * 8) ? 4 : 8, cfg->splits = 1;
-    for (int s = 2; s <= 8; s *= 2) {
-        if (slices * s > slots || c->k % (16 * cfg->warps * s) || c->k / (16 * cfg->warps * s) < 4)
-            break;
-        cfg->splits = s;
-    }
-    /* odd steps stay declined (with the reason) at unroll 2 */
-    cfg->unroll = (c->k / (16 * cfg->warps * cfg->splits)) % 4 ? 2 : 4;
+    const int64_t slices = c->n / MM_SKINNY_COLS;
+    int s = 1;
+    while (s < MM_SKINNY_MAX_SPLITS && slices * s < MM_AIM_SMS - MM_AIM_SMS / 16) /* 128 of 132 will do */
+        s *= 2;
+    char why[160];
+    for (; s >= 1; s /= 2)
+        for (int w = 8; w >= 4; w /= 2) {
+            const int ring = (slices * s > MM_AIM_SMS ? 4 : 8) * 8 / w; /* two CTAs an SM: half the ring each */
+            *cfg = (mm_config){.warps = w, .splits = s, .ring = ring, .group = 8};
+            if (mm_skinny_fits(c, cfg, why, sizeof why))
+                return;
+        }
+    *cfg = (mm_config){.warps = 8, .splits = 1, .ring = 8, .group = 8};
 }
 
 int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
@@ -207,11 +229,19 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
             skinny_own(c, cfg);
             return 1;
         }
-        /* the configurations that fit the case, in the order warps {8, 4} x splits {1, 2, 4, 8} x
-           unroll {4, 2}: a tune has no rows that only say "declined" */
-        for (int i = 0, fit = 0; i < 16; i++) {
+        /* the configurations that fit the case (a tune has no rows that only say "declined"): v2 at
+           splits {1, 2, 4} x its 6 (warps, ring) pairs, then v1 at 8 warps x splits {1, 2} x unroll {4, 2}
+           (its best on the H200, cf73a16) to be timed in the same rounds: 22 at most */
+        for (int i = 0, fit = 0; i < 3 * NELEM(skinny_rings) + 4; i++) {
             char why[160];
-            cfg->warps = i < 8 ? 8 : 4, cfg->splits = 1 << (i / 2 % 4), cfg->unroll = i % 2 ? 2 : 4;
+            if (i < 3 * NELEM(skinny_rings)) {
+                cfg->splits = 1 << (i / NELEM(skinny_rings)), cfg->unroll = 0;
+                cfg->warps = skinny_rings[i % NELEM(skinny_rings)][0];
+                cfg->ring = skinny_rings[i % NELEM(skinny_rings)][1];
+            } else {
+                const int v = i - 3 * NELEM(skinny_rings);
+                cfg->warps = 8, cfg->ring = 0, cfg->splits = 1 << (v / 2), cfg->unroll = v % 2 ? 2 : 4;
+            }
             if (mm_skinny_fits(c, cfg, why, sizeof why) && fit++ == index)
                 return 1;
         }
@@ -248,6 +278,8 @@ const char *mm_config_format(int profile, const mm_case *c, const mm_config *cfg
         snprintf(buf, len, "gemmex,row_major_as_col_major_nn,compute=32f,check=%s", mm_check_name(c));
     else if (profile == MM_TILED)
         snprintf(buf, len, "bm=128,bn=128,bk=32,stages=3,mma=m16n8k16,check=%s", mm_check_name(c));
+    else if (profile == MM_SKINNY && cfg->ring)
+        snprintf(buf, len, "warps=%d,splits=%d,ring=%d,check=%s", cfg->warps, cfg->splits, cfg->ring, mm_check_name(c));
     else if (profile == MM_SKINNY)
         snprintf(buf, len, "warps=%d,splits=%d,unroll=%d,check=%s", cfg->warps, cfg->splits, cfg->unroll,
                  mm_check_name(c));
