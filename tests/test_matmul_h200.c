@@ -129,7 +129,7 @@ static void test_tuning_spaces(void **state)
 {
     (void)state;
     const mm_case square = {4096, 4096, 4096}, decode = {16, 4096, 4096}, batch = {128, 14336, 4096};
-    const int expect[MM_PROFILES] = {0, 0, 18, 40, 21, 0}; /* skinny: nothing fits M = 4096 */
+    const int expect[MM_PROFILES] = {0, 0, 18, 48, 21, 0}; /* skinny: nothing fits M = 4096 */
     char buf[256];
     mm_config cfg;
     for (int p = 0; p < MM_PROFILES; p++) {
@@ -171,11 +171,24 @@ static void test_tuning_spaces(void **state)
                         "reduce=none,epi=tma,check=sampled_devfull");
     /* the staged epilogue beside the direct one at the same tile and raster (the persistent space's
        second half), and once in the one-CTA-a-tile space */
-    assert_int_equal(mm_config_of(MM_PERSISTENT, &square, 24, &cfg), 1);
+    assert_int_equal(mm_config_of(MM_PERSISTENT, &square, 28, &cfg), 1);
     assert_true(cfg.variant == MM_V128x256 && cfg.epi == MM_EPI_TMA && cfg.raster_n == 0 && cfg.group == 8);
     assert_non_null(strstr(mm_config_format(MM_PERSISTENT, &square, &cfg, buf, sizeof buf), ",epi=tma,"));
     assert_int_equal(mm_config_of(MM_WGMMA, &square, 15, &cfg), 1);
     assert_true(cfg.variant == MM_V128x256 && cfg.epi == MM_EPI_TMA);
+    /* 256 x 128 in a 2-CTA cluster (issue 26: cuBLAS's kernel name at square-4096), with each epilogue at
+       the four rasters, persistent only: 4 stages (48 KB each) leave room for the staging chunks */
+    int c2[2] = {0, 0};
+    for (int i = 0; mm_config_of(MM_PERSISTENT, &square, i, &cfg); i++)
+        c2[cfg.epi] += cfg.variant == MM_V256x128_C2;
+    assert_true(c2[MM_EPI_DIRECT] == 4 && c2[MM_EPI_TMA] == 4);
+    for (int i = 0; mm_config_of(MM_WGMMA, &square, i, &cfg); i++)
+        assert_int_not_equal(cfg.variant, MM_V256x128_C2);
+    assert_int_equal(mm_epi_tma_ok(MM_V256x128_C2), 1);
+    assert_int_equal(mm_config_of(MM_PERSISTENT, &square, 44, &cfg), 1);
+    assert_string_equal(mm_config_format(MM_PERSISTENT, &square, &cfg, buf, sizeof buf),
+                        "bm=256,bn=128,stages=4,consumers=2,pingpong=0,cluster=2,raster=m,group=8,splits=1,"
+                        "persistent=1,reduce=none,epi=tma,check=sampled_devfull");
     /* skinny: 16 x 4096 has 32 tiles of 64 x 128, split 4 ways to 128 units, one wave of 132 SMs (8
        ways made 256 units, two waves); 128 x 14336 has 112 of 128 x 128: 2 splits would make two
        waves, so none; the square case needs no split */

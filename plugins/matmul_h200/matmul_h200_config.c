@@ -16,7 +16,7 @@ const mm_variant mm_variants[MM_VARIANTS] = {
     [MM_V256x128] = {256, 128, 4, 2, 1, 0, 0},    [MM_V64x128] = {64, 128, 8, 1, 1, 1, 0},
     [MM_V64x256] = {64, 256, 5, 1, 1, 1, 0},      [MM_V128x256_C2] = {128, 256, 4, 2, 2, 0, 0},
     [MM_V128x128_C2] = {128, 128, 6, 2, 2, 0, 0}, [MM_V128x128_PP] = {128, 128, 6, 2, 1, 0, 1},
-    [MM_V64x256_PP] = {64, 256, 5, 2, 1, 0, 1},
+    [MM_V64x256_PP] = {64, 256, 5, 2, 1, 0, 1},   [MM_V256x128_C2] = {256, 128, 4, 2, 2, 0, 0},
 };
 
 int mm_case_of(const klab_case *k, mm_case *c, char *why, size_t whylen)
@@ -75,7 +75,8 @@ int mm_epi_tma_ok(int variant)
 {
     /* the large tiles, where the epilogue is the part of a unit not yet overlapped (issue 26), and
        whose ring leaves room for 16 KB of chunks a consumer warpgroup; 64 x 256 ping-pong does not */
-    return variant == MM_V128x256 || variant == MM_V128x256_C2 || variant == MM_V256x128 || variant == MM_V128x128_PP;
+    return variant == MM_V128x256 || variant == MM_V128x256_C2 || variant == MM_V256x128 ||
+           variant == MM_V128x128_PP || variant == MM_V256x128_C2;
 }
 
 /* (variant, epi) */
@@ -85,15 +86,18 @@ static const int wgmma_space[][2] = {{MM_V128x256, MM_EPI_DIRECT}, {MM_V128x128,
 /* cluster 1 first: the measured 0755 run had the 2-CTA cluster persistent kernel at 0.55-0.60x while
    the same 128 x 256 tile one CTA a tile ran at 0.94x (a fenced cross-CTA arrive, fixed since: the two
    now run level, and cluster 2 a little ahead); the tuner decides between them. Then the staged
-   epilogue beside the direct one, at the same rasters, so one --tune times the two in the same rounds. */
+   epilogue beside the direct one, at the same rasters, so one --tune times the two in the same rounds.
+   256 x 128 c2: cuBLAS's kernel name at square-4096 read as our tile (issue 26); cuBLAS computes C^T, so
+   in our frame its tile may be 128 x 256 c2 instead, which is here already: the tune tells.
+   12 points x 4 rasters = 48; with the own choice 49 of the 64 entries --tune times a case. */
 static const int persistent_space[][2] = {
     {MM_V128x256, MM_EPI_DIRECT},    {MM_V128x256_C2, MM_EPI_DIRECT}, {MM_V128x128_PP, MM_EPI_DIRECT},
     {MM_V64x256_PP, MM_EPI_DIRECT},  {MM_V128x128_C2, MM_EPI_DIRECT}, {MM_V256x128, MM_EPI_DIRECT},
-    {MM_V128x256, MM_EPI_TMA},       {MM_V128x256_C2, MM_EPI_TMA},    {MM_V128x128_PP, MM_EPI_TMA},
-    {MM_V256x128, MM_EPI_TMA},
+    {MM_V256x128_C2, MM_EPI_DIRECT}, {MM_V128x256, MM_EPI_TMA},       {MM_V128x256_C2, MM_EPI_TMA},
+    {MM_V128x128_PP, MM_EPI_TMA},    {MM_V256x128, MM_EPI_TMA},       {MM_V256x128_C2, MM_EPI_TMA},
 };
 static const int rasters[3][2] = {{0, 8}, {1, 8}, {0, 1}};            /* raster_n, group: wgmma */
-static const int p_rasters[4][2] = {{0, 8}, {1, 8}, {0, 16}, {0, 4}}; /* persistent: 10 x 4 = 40 */
+static const int p_rasters[4][2] = {{0, 8}, {1, 8}, {0, 16}, {0, 4}}; /* persistent: 12 x 4 = 48 */
 /* split-K: (variant, splits, serial, persistent). Serial (one launch) dominates now that its last
    split's sum keeps many loads in flight; the kernel reduction stays at one point a variant. */
 static const int splitk_space[][4] = {
