@@ -40,7 +40,8 @@ printf '%s\n' "$sass" | awk -v regs="$regs" '
     if (fn ~ /gemm_kernel/ && arch == "sm_90a") {
       ngemm++
       if (!hg || !tma) bad[++nbad] = arch " " fn ": HGMMA " hg ", UTMALDG " tma
-      if (fn ~ /Li2EEE/ && !mc) bad[++nbad] = arch " " fn ": a cluster of 2 without a multicast load"
+      # Config<T, BM, BN, STAGES, CONSUMERS, B_MN, CLUSTER, PINGPONG>: CLUSTER 2 sits between the bools
+      if (fn ~ /ELb[01]ELi2ELb[01]EE/) { ncluster++; if (!mc) bad[++nbad] = arch " " fn ": a cluster of 2 without a multicast load" }
       if (fn ~ /TmaStoreEpilogue/) { nstaged++; if (!tst || !stsm) bad[++nbad] = arch " " fn ": epi=tma without UTMASTG (" tst ") or STSM (" stsm ")" }
       if (fenced) bad[++nbad] = arch " " fn ": " fenced " remote mbarrier arrivals behind a GPU-scope fence"
     }
@@ -67,11 +68,12 @@ printf '%s\n' "$sass" | awk -v regs="$regs" '
   END {
     flush()
     fail = 0
-    if (ngemm < 14) { print "not ok 1 - only " ngemm " hg::gemm_kernel functions for sm_90a"; fail = 1 } else print "ok 1 - " ngemm " sm_90a hg::gemm_kernel functions"
+    # 21 a dtype: 10 variants direct, 5 epi=tma, 3 x (partial, serial) split-K; 5 of them cluster 2
+    if (ngemm < 42 || ncluster < 10) { print "not ok 1 - only " ngemm " hg::gemm_kernel functions for sm_90a (" ncluster " of cluster 2)"; fail = 1 } else print "ok 1 - " ngemm " sm_90a hg::gemm_kernel functions, " ncluster " of cluster 2"
     if (ntiled < 2) { print "not ok 2 - only " ntiled " tiled_kernel functions"; fail = 1 } else print "ok 2 - " ntiled " tiled_kernel functions"
     if (nbad) { print "not ok 3 - HGMMA/UTMALDG/HMMA present, UTMASTG/STSM where epi=tma, no fenced remote arrive, no local memory"; fail = 1 } else print "ok 3 - HGMMA/UTMALDG/HMMA present, UTMASTG/STSM where epi=tma, no fenced remote arrive, no local memory"
     for (i = 1; i <= nbad; i++) print "#   " bad[i]
-    if (nstaged < 8) { print "not ok 4 - only " nstaged " epi=tma hg::gemm_kernel functions (4 variants x bf16/fp16)"; fail = 1 } else print "ok 4 - " nstaged " epi=tma hg::gemm_kernel functions"
+    if (nstaged < 10) { print "not ok 4 - only " nstaged " epi=tma hg::gemm_kernel functions (5 variants x bf16/fp16)"; fail = 1 } else print "ok 4 - " nstaged " epi=tma hg::gemm_kernel functions"
     if (nskinny < 8) { print "not ok 5 - only " nskinny " sm_90a skinny v1 kernels (unroll x token tiles x bf16/fp16)"; fail = 1 } else print "ok 5 - " nskinny " sm_90a skinny v1 kernels"
     if (nring < 24) { print "not ok 6 - only " nring " sm_90a skinny v2 kernels ((warps, ring) x token tiles x bf16/fp16)"; fail = 1 } else print "ok 6 - " nring " sm_90a skinny v2 kernels"
     print "1..6"

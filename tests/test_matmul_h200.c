@@ -129,7 +129,7 @@ static void test_tuning_spaces(void **state)
 {
     (void)state;
     const mm_case square = {4096, 4096, 4096}, decode = {16, 4096, 4096}, batch = {128, 14336, 4096};
-    const int expect[MM_PROFILES] = {0, 0, 18, 40, 21, 0}; /* skinny: nothing fits M = 4096 */
+    const int expect[MM_PROFILES] = {0, 0, 18, 48, 21, 0}; /* skinny: nothing fits M = 4096 */
     char buf[256];
     mm_config cfg;
     for (int p = 0; p < MM_PROFILES; p++) {
@@ -171,11 +171,24 @@ static void test_tuning_spaces(void **state)
                         "reduce=none,epi=tma,check=sampled_devfull");
     /* the staged epilogue beside the direct one at the same tile and raster (the persistent space's
        second half), and once in the one-CTA-a-tile space */
-    assert_int_equal(mm_config_of(MM_PERSISTENT, &square, 24, &cfg), 1);
+    assert_int_equal(mm_config_of(MM_PERSISTENT, &square, 28, &cfg), 1);
     assert_true(cfg.variant == MM_V128x256 && cfg.epi == MM_EPI_TMA && cfg.raster_n == 0 && cfg.group == 8);
     assert_non_null(strstr(mm_config_format(MM_PERSISTENT, &square, &cfg, buf, sizeof buf), ",epi=tma,"));
     assert_int_equal(mm_config_of(MM_WGMMA, &square, 15, &cfg), 1);
     assert_true(cfg.variant == MM_V128x256 && cfg.epi == MM_EPI_TMA);
+    /* 256 x 128 in a 2-CTA cluster (issue 26: cuBLAS's kernel name at square-4096), with each epilogue at
+       the four rasters, persistent only: 4 stages (48 KB each) leave room for the staging chunks */
+    int c2[2] = {0, 0};
+    for (int i = 0; mm_config_of(MM_PERSISTENT, &square, i, &cfg); i++)
+        c2[cfg.epi] += cfg.variant == MM_V256x128_C2;
+    assert_true(c2[MM_EPI_DIRECT] == 4 && c2[MM_EPI_TMA] == 4);
+    for (int i = 0; mm_config_of(MM_WGMMA, &square, i, &cfg); i++)
+        assert_int_not_equal(cfg.variant, MM_V256x128_C2);
+    assert_int_equal(mm_epi_tma_ok(MM_V256x128_C2), 1);
+    assert_int_equal(mm_config_of(MM_PERSISTENT, &square, 44, &cfg), 1);
+    assert_string_equal(mm_config_format(MM_PERSISTENT, &square, &cfg, buf, sizeof buf),
+                        "bm=256,bn=128,stages=4,consumers=2,pingpong=0,cluster=2,raster=m,group=8,splits=1,"
+                        "persistent=1,reduce=none,epi=tma,check=sampled_devfull");
     /* skinny: 16 x 4096 has 32 tiles of 64 x 128, split 4 ways to 128 units, one wave of 132 SMs (8
        ways made 256 units, two waves); 128 x 14336 has 112 of 128 x 128: 2 splits would make two
        waves, so none; the square case needs no split */
@@ -211,9 +224,9 @@ static void test_tuning_spaces(void **state)
     assert_string_equal(buf, "gemmex,row_major_as_col_major_nn,compute=32f,check=full");
 }
 
-/* skinny: the space holds only what fits the case, v2's rings then v1's batches; the own choice is v2 and
-   fits every decode shape it is meant for, every SM a CTA in one wave with its ring full; the rest is
-   declined with a reason. */
+/* skinny: the space holds only what fits the case, v2's rings then v1's batches; the own choice is v1 (the
+   H200's best, 2026-11-22) and fits every decode shape it is meant for, one CTA an SM at most; v2 where
+   v1's shapes do not divide K; the rest is declined with a reason. */
 static void test_skinny_space(void **state)
 {
     (void)state;
@@ -221,10 +234,10 @@ static void test_skinny_space(void **state)
     mm_config cfg;
     const mm_case decode = {16, 4096, 4096};
     assert_int_equal(mm_config_of(MM_SKINNY, &decode, -1, &cfg), 1);
-    /* 64 slices x 2 = 128 CTAs, one an SM, 8 warps x 8 steps x 2 KB = 128 KB of B in flight */
-    assert_true(cfg.warps == 8 && cfg.splits == 2 && cfg.ring == 8);
+    /* 64 slices x 2 = 128 CTAs, one an SM */
+    assert_true(cfg.warps == 8 && cfg.splits == 2 && cfg.ring == 0 && cfg.unroll == 2);
     assert_string_equal(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf),
-                        "warps=8,splits=2,ring=8,check=sampled");
+                        "warps=8,splits=2,unroll=2,check=sampled");
     /* every configuration fits 16 x 4096 x 4096: 18 v2 (splits x 6 rings) then 4 v1, each distinct */
     int n = 0, v1 = 0, seen[16][3][17][5] = {{{{0}}}};
     while (mm_config_of(MM_SKINNY, &decode, n, &cfg)) {
@@ -247,8 +260,7 @@ static void test_skinny_space(void **state)
     for (n = 0; mm_config_of(MM_SKINNY, &small, n, &cfg); n++)
         assert_int_equal(mm_skinny_fits(&small, &cfg, why, sizeof why), 1);
     assert_int_equal(n, 20);
-    /* the own choice at M = 1, 8, 16 with N = 4096, 14336 and K = 4096, 14336: v2, one wave (one CTA an
-       SM at 128 KB of rings, two at 64 KB), the ring filled by each warp's steps */
+    /* the own choice at M = 1, 8, 16 with N = 4096, 14336 and K = 4096, 14336: v1 at unroll 2, one wave */
     const int ms[] = {1, 8, 16}, sizes[] = {4096, 14336};
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 2; j++)
@@ -256,26 +268,26 @@ static void test_skinny_space(void **state)
                 const mm_case c = {ms[i], sizes[j], sizes[k]};
                 assert_int_equal(mm_config_of(MM_SKINNY, &c, -1, &cfg), 1);
                 assert_int_equal(mm_skinny_fits(&c, &cfg, why, sizeof why), 1);
-                assert_true(cfg.ring > 0 && c.k / (16 * cfg.warps * cfg.splits) >= cfg.ring);
+                assert_true(cfg.ring == 0 && cfg.warps == 8 && cfg.unroll == 2);
                 const int64_t ctas = c.n / MM_SKINNY_COLS * cfg.splits;
-                assert_true(ctas <= (cfg.warps * cfg.ring == 64 ? 132 : 2 * 132));
+                assert_true(cfg.splits == 1 || ctas <= 132);
                 assert_true(ctas >= 128); /* every SM (all but 4) streams */
             }
     const mm_case up = {16, 14336, 4096}, down = {8, 4096, 14336};
     assert_int_equal(mm_config_of(MM_SKINNY, &up, -1, &cfg), 1);
-    assert_true(cfg.warps == 8 && cfg.splits == 1 && cfg.ring == 4); /* 224 CTAs already: two an SM */
+    assert_true(cfg.warps == 8 && cfg.splits == 1 && cfg.ring == 0); /* 224 CTAs already */
     assert_int_equal(mm_config_of(MM_SKINNY, &down, -1, &cfg), 1);
-    assert_true(cfg.warps == 8 && cfg.splits == 2 && cfg.ring == 8); /* 56 steps a warp */
-    /* the GPU test's small cases (tests/gpu_ini/matmul_h200.ini): too few slices for 132 SMs, 4 splits */
+    assert_true(cfg.warps == 8 && cfg.splits == 2 && cfg.ring == 0); /* 56 steps a warp */
+    /* the GPU test's small cases (tests/gpu_ini/matmul_h200.ini): too few slices for 132 SMs, 2 splits */
     const mm_case g16 = {16, 256, 512}, g5 = {5, 192, 1024}, g1 = {1, 64, 4096};
     assert_int_equal(mm_config_of(MM_SKINNY, &g16, -1, &cfg), 1);
-    assert_true(cfg.splits == 4 && cfg.ring == 8 && mm_skinny_fits(&g16, &cfg, why, sizeof why));
+    assert_true(cfg.splits == 2 && cfg.ring == 0 && mm_skinny_fits(&g16, &cfg, why, sizeof why));
     assert_int_equal(mm_config_of(MM_SKINNY, &g5, -1, &cfg), 1);
-    assert_true(cfg.splits == 4 && mm_skinny_fits(&g5, &cfg, why, sizeof why));
+    assert_true(cfg.splits == 2 && cfg.ring == 0 && mm_skinny_fits(&g5, &cfg, why, sizeof why));
     assert_int_equal(mm_config_of(MM_SKINNY, &g1, -1, &cfg), 1);
-    assert_true(cfg.splits == 4 && mm_skinny_fits(&g1, &cfg, why, sizeof why));
-    /* K = 2176 = 17 x 128: 8 warps at 2 splits do not divide, 4 warps (17 steps a warp) with twice the
-       ring do */
+    assert_true(cfg.splits == 2 && cfg.ring == 0 && mm_skinny_fits(&g1, &cfg, why, sizeof why));
+    /* K = 2176 = 17 x 128: v1 does not divide it (17 steps a warp at 1 split, half a step short of 2),
+       so v2: 8 warps at 2 splits do not divide either, 4 warps (17 steps a warp) with twice the ring do */
     const mm_case k2176 = {16, 4096, 2176};
     assert_int_equal(mm_config_of(MM_SKINNY, &k2176, -1, &cfg), 1);
     assert_true(cfg.warps == 4 && cfg.splits == 2 && cfg.ring == 16);

@@ -16,7 +16,7 @@ const mm_variant mm_variants[MM_VARIANTS] = {
     [MM_V256x128] = {256, 128, 4, 2, 1, 0, 0},    [MM_V64x128] = {64, 128, 8, 1, 1, 1, 0},
     [MM_V64x256] = {64, 256, 5, 1, 1, 1, 0},      [MM_V128x256_C2] = {128, 256, 4, 2, 2, 0, 0},
     [MM_V128x128_C2] = {128, 128, 6, 2, 2, 0, 0}, [MM_V128x128_PP] = {128, 128, 6, 2, 1, 0, 1},
-    [MM_V64x256_PP] = {64, 256, 5, 2, 1, 0, 1},
+    [MM_V64x256_PP] = {64, 256, 5, 2, 1, 0, 1},   [MM_V256x128_C2] = {256, 128, 4, 2, 2, 0, 0},
 };
 
 int mm_case_of(const klab_case *k, mm_case *c, char *why, size_t whylen)
@@ -75,7 +75,8 @@ int mm_epi_tma_ok(int variant)
 {
     /* the large tiles, where the epilogue is the part of a unit not yet overlapped (issue 26), and
        whose ring leaves room for 16 KB of chunks a consumer warpgroup; 64 x 256 ping-pong does not */
-    return variant == MM_V128x256 || variant == MM_V128x256_C2 || variant == MM_V256x128 || variant == MM_V128x128_PP;
+    return variant == MM_V128x256 || variant == MM_V128x256_C2 || variant == MM_V256x128 ||
+           variant == MM_V128x128_PP || variant == MM_V256x128_C2;
 }
 
 /* (variant, epi) */
@@ -85,15 +86,18 @@ static const int wgmma_space[][2] = {{MM_V128x256, MM_EPI_DIRECT}, {MM_V128x128,
 /* cluster 1 first: the measured 0755 run had the 2-CTA cluster persistent kernel at 0.55-0.60x while
    the same 128 x 256 tile one CTA a tile ran at 0.94x (a fenced cross-CTA arrive, fixed since: the two
    now run level, and cluster 2 a little ahead); the tuner decides between them. Then the staged
-   epilogue beside the direct one, at the same rasters, so one --tune times the two in the same rounds. */
+   epilogue beside the direct one, at the same rasters, so one --tune times the two in the same rounds.
+   256 x 128 c2: cuBLAS's kernel name at square-4096 read as our tile (issue 26); cuBLAS computes C^T, so
+   in our frame its tile may be 128 x 256 c2 instead, which is here already: the tune tells.
+   12 points x 4 rasters = 48; with the own choice 49 of the 64 entries --tune times a case. */
 static const int persistent_space[][2] = {
     {MM_V128x256, MM_EPI_DIRECT},    {MM_V128x256_C2, MM_EPI_DIRECT}, {MM_V128x128_PP, MM_EPI_DIRECT},
     {MM_V64x256_PP, MM_EPI_DIRECT},  {MM_V128x128_C2, MM_EPI_DIRECT}, {MM_V256x128, MM_EPI_DIRECT},
-    {MM_V128x256, MM_EPI_TMA},       {MM_V128x256_C2, MM_EPI_TMA},    {MM_V128x128_PP, MM_EPI_TMA},
-    {MM_V256x128, MM_EPI_TMA},
+    {MM_V256x128_C2, MM_EPI_DIRECT}, {MM_V128x256, MM_EPI_TMA},       {MM_V128x256_C2, MM_EPI_TMA},
+    {MM_V128x128_PP, MM_EPI_TMA},    {MM_V256x128, MM_EPI_TMA},       {MM_V256x128_C2, MM_EPI_TMA},
 };
 static const int rasters[3][2] = {{0, 8}, {1, 8}, {0, 1}};            /* raster_n, group: wgmma */
-static const int p_rasters[4][2] = {{0, 8}, {1, 8}, {0, 16}, {0, 4}}; /* persistent: 10 x 4 = 40 */
+static const int p_rasters[4][2] = {{0, 8}, {1, 8}, {0, 16}, {0, 4}}; /* persistent: 12 x 4 = 48 */
 /* split-K: (variant, splits, serial, persistent). Serial (one launch) dominates now that its last
    split's sum keeps many loads in flight; the kernel reduction stays at one point a variant. */
 static const int splitk_space[][4] = {
@@ -154,19 +158,32 @@ int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t why
     return 1;
 }
 
-/* skinny's own choice, v2: the fewest splits (clusters cost a launch attribute and a barrier) that give
-   (nearly) every SM a CTA, then the ring that puts ~128 KB of B in flight an SM at once (Little: ~4.4 TB/s x ~2 us
-   of loaded latency / 132 SMs is ~70 KB an SM): 8 warps x 8 steps x 2 KB at one CTA an SM, 8 x 4 at two.
-   16 x 4096 x 4096: 64 column slices x 2 splits = 128 CTAs, warps=8,ring=8, 16 steps a warp;
-   16 x 14336 x 4096: 224 CTAs without a split, two an SM, warps=8,ring=4, 32 steps a warp. Where K does
-   not divide, 4 warps with twice the ring, then fewer splits; what still does not fit is declined. */
+/* skinny's own choice: v1 (registers) wherever it fits, v2 (the per-lane cp.async ring) only where v1's
+   shapes do not divide K. The H200 timed both in the same rounds (2026-11-22, 7fd8626, bf16, cold L2;
+   docs/notes/matmul_h200.md): v1 at 8 warps and unroll 2 was the best of the space at 16 x 4096 x 4096
+   (15.42 us, cuBLAS 15.33), 1 x 4096 x 4096 (14.27, cuBLAS 15.26), 16 x 14336 x 4096 (32.03, 31.84) and
+   within 0.6 % of it at 16 x 4096 x 14336 (37.12 against 36.90), while every v2 configuration took 1.3x to
+   2.6x as long. v1's splits: the most of {2, 1} that leave one CTA an SM at most (64 column slices x 2 =
+   128 CTAs at 4096 columns; 224 slices x 1 at 14336), fewer splits being cheaper (a cluster, a barrier).
+   v2's rule, kept for the shapes v1 declines: the fewest splits that give (nearly) every SM a CTA, then
+   the ring that puts ~128 KB of B in flight an SM (8 warps x 8 steps x 2 KB at one CTA an SM, 8 x 4 at
+   two); where K does not divide, 4 warps with twice the ring, then fewer splits. */
 static void skinny_own(const mm_case *c, mm_config *cfg)
 {
     const int64_t slices = c->n / MM_SKINNY_COLS;
+    char why[160];
+    for (int v1s = 2; v1s >= 1; v1s--) {
+        if (v1s > 1 && slices * v1s > MM_AIM_SMS)
+            continue;
+        for (int u = 2; u <= 4; u += 2) {
+            *cfg = (mm_config){.warps = 8, .splits = v1s, .unroll = u, .group = 8};
+            if (mm_skinny_fits(c, cfg, why, sizeof why))
+                return;
+        }
+    }
     int s = 1;
     while (s < MM_SKINNY_MAX_SPLITS && slices * s < MM_AIM_SMS - MM_AIM_SMS / 16) /* 128 of 132 will do */
         s *= 2;
-    char why[160];
     for (; s >= 1; s /= 2)
         for (int w = 8; w >= 4; w /= 2) {
             const int ring = (slices * s > MM_AIM_SMS ? 4 : 8) * 8 / w; /* two CTAs an SM: half the ring each */

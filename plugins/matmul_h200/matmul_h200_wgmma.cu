@@ -26,11 +26,13 @@ MM_VARIANT(MM_V128x256_C2, 128, 256, 4, 2, 2, false)
 MM_VARIANT(MM_V128x128_C2, 128, 128, 6, 2, 2, false)
 MM_VARIANT(MM_V128x128_PP, 128, 128, 6, 2, 1, true)
 MM_VARIANT(MM_V64x256_PP, 64, 256, 5, 2, 1, true)
+MM_VARIANT(MM_V256x128_C2, 256, 128, 4, 2, 2, false)
 #undef MM_VARIANT
 
 /* the variants instantiated with the staged epilogue too: mm_epi_tma_ok's list, checked against it */
 template <int V>
-constexpr bool has_tma_epi = V == MM_V128x256 || V == MM_V128x256_C2 || V == MM_V256x128 || V == MM_V128x128_PP;
+constexpr bool has_tma_epi =
+    V == MM_V128x256 || V == MM_V128x256_C2 || V == MM_V256x128 || V == MM_V128x128_PP || V == MM_V256x128_C2;
 
 template <class T, int V>
 int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out, float *ws,
@@ -106,6 +108,7 @@ int run_typed(const mm_case *c, const mm_config *cfg, const void *a, const void 
         MM_CASE(MM_V128x128_C2)
         MM_CASE(MM_V128x128_PP)
         MM_CASE(MM_V64x256_PP)
+        MM_CASE(MM_V256x128_C2)
 #undef MM_CASE
     default:
         snprintf(why, whylen, "no kernel variant %d", cfg->variant);
