@@ -110,7 +110,7 @@ static void test_batched_graphs(void **state)
 {
     (void)state;
     USE_PLUGINS("matmul_h200");
-    /* skinny-1: a cluster of 4 captured in the graph (v2's own choice there) */
+    /* skinny-1: a cluster of 2 captured in the graph (v1's own choice there) */
     klab_result r =
         RUN("mmb", "--plugin", "matmul_h200", "--batched", "--case", "cube-128,odd-200,decode-16,skinny-1");
     assert_int_equal(r.rc, 0);
