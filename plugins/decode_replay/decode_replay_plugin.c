@@ -1,5 +1,6 @@
 /* decode_replay.so: the descriptor and hooks. The step: decode_replay.h; kernels: decode_replay_kernels.cu
- * (the GEMV, the launches), decode_replay_attention.cuh (both attention paths), decode_replay_step.cuh
+ * (the GEMV, the launches), decode_replay_attention.cuh (the split and fused attention paths),
+ * decode_replay_attn_mma.cuh (the mma path: the fused one on tensor cores), decode_replay_step.cuh
  * (PDL, the cursor, the probes' stamps); geometry, bytes and schedule: decode_replay_geom.c; the float64
  * reference: decode_replay_reference.c; probes: decode_replay_probes.c.
  *
@@ -11,8 +12,8 @@
  * The graphs bake in setup's tensors (KLAB_PROFILE_FIXED_TENSORS) and are the plugin's own
  * (KLAB_PROFILE_OWNS_GRAPH). Fixed and dynamic are cases (param.schedule), not profiles: their
  * functions differ. Every profile's tuning space is the attention's path (`attn=fused`, the own choice,
- * and `attn=split`), so `klab --tune` times the two in the same rounds: setup captures each graph once
- * a path. */
+ * `attn=split` and `attn=mma`), so `klab --tune` times them in the same rounds: setup captures each graph
+ * once a path. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cuda_runtime.h>
 #include <math.h>
