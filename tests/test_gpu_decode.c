@@ -4,8 +4,9 @@
  * entries against the float64 reference and is timed as steps (at least 1000 samples, p95 and p99, a
  * samples file); graph_pdl runs on sm_90 and is skipped, saying why, anywhere else. With param.probes = 1
  * and KLAB_DECODE_PROBES set, the probes are written beside the run: enqueue times of every profile
- * and every kernel's stamps. `klab --tune` times the attention's two paths (attn=fused, attn=split) in
- * the same rounds, each verified.
+ * and every kernel's stamps. The -mma cases pin the tensor-core attention (attn=mma) at 1, 2, 4 and 8
+ * query heads a KV head. `klab --tune` times the attention's three paths (attn=fused, attn=split,
+ * attn=mma) in the same rounds, each verified.
  * Speed is not checked here: the targets and what the H200 run must check are in
  * docs/notes/decode_replay.md. Without a GPU the whole program is skipped with the reason (exit 77). */
 #include <cuda_runtime.h>
@@ -53,13 +54,14 @@ static void test_every_profile_verifies_and_steps(void **state)
     klab_result r = RUN("decode", "--plugin", "decode_replay");
     assert_int_equal(r.rc, 0);
     csv c = read_rows("decode", "decode_replay");
-    assert_int_equal(c.n, 7 * 2 * 4); /* cases x dtypes x profiles */
+    assert_int_equal(c.n, 11 * 2 * 4); /* cases x dtypes x profiles */
     expect_steps_rows(&c, c.n);
-    /* the fused attention unless the case pins the split path */
+    /* the fused attention unless the case pins the split or the mma path */
     for (int i = 0; i < c.n; i++) {
         if (!strcmp(c.rows[i].profile, "graph_pdl") && device_cc != 90)
             continue;
-        const char *want = strstr(c.rows[i].kcase, "-splitpath") ? "attn=split" : "attn=fused";
+        const char *k = c.rows[i].kcase;
+        const char *want = strstr(k, "-splitpath") ? "attn=split" : strstr(k, "-mma") ? "attn=mma" : "attn=fused";
         if (strcmp(c.rows[i].config, want))
             fail_msg("%s %s: config '%s', expected '%s'", c.rows[i].kcase, c.rows[i].profile, c.rows[i].config, want);
     }
@@ -125,10 +127,10 @@ static void test_probes_written(void **state)
     free(r.out);
 }
 
-/* klab --tune times both attention paths of every profile in the same rounds (configuration 0 fused,
-   1 split, and the own choice, fused): every row verified, each naming its path. This is how the H200
-   run times old against new. */
-static void test_tune_times_both_paths(void **state)
+/* klab --tune times the attention's paths of every profile in the same rounds (configuration 0 fused,
+   1 split, 2 mma, and the own choice, fused): every row verified, each naming its path. This is how the
+   H200 run times old against new. */
+static void test_tune_times_every_path(void **state)
 {
     (void)state;
     USE_PLUGINS("decode_replay");
@@ -136,15 +138,15 @@ static void test_tune_times_both_paths(void **state)
     kr_mkdir("tune", dir, sizeof dir);
     snprintf(ini, sizeof ini, "%s/tune.ini", dir);
     snprintf(cache, sizeof cache, "%s/tune-cache.ini", dir);
-    /* 12 subjects share the case's budget (it is a bound: they stop once each has its 1000 steps) */
-    kr_write_file(ini, "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 20000\nsteps = 6\n"
+    /* 16 subjects share the case's budget (it is a bound: they stop once each has its 1000 steps) */
+    kr_write_file(ini, "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 27000\nsteps = 6\n"
                        "dim.layers = 2\ndim.hidden = 256\ndim.heads = 8\ndim.kv_heads = 2\ndim.head_dim = 128\n"
                        "dim.inter = 512\n[case both]\ndim.batch = 2\ndim.kv = 300\ndim.chunk = 64\n"
                        "param.schedule = dynamic\n");
     klab_result r = RUN("tune", "--config", ini, "--tune", "--tune-cache", cache);
     assert_int_equal(r.rc, 0);
     csv c = read_rows("tune", "decode_replay");
-    int fused = 0, split = 0;
+    int fused = 0, split = 0, mma = 0;
     for (int i = 0; i < c.n; i++) {
         const klab_row *w = &c.rows[i];
         if (!strcmp(w->profile, "graph_pdl") && device_cc != 90)
@@ -154,11 +156,13 @@ static void test_tune_times_both_paths(void **state)
             fail_msg("%s %s: %d step samples (%s), expected at least 1000", w->profile, w->config, w->reps, w->flags);
         fused += !strcmp(w->config, "attn=fused");
         split += !strcmp(w->config, "attn=split");
+        mma += !strcmp(w->config, "attn=mma");
         printf("# %-16s %-10s p50 %.4f ms\n", w->profile, w->config, w->median_ms);
     }
     const int profiles = device_cc == 90 ? 4 : 3;
     assert_int_equal(fused, 2 * profiles); /* configuration 0 and the own choice */
     assert_int_equal(split, profiles);
+    assert_int_equal(mma, profiles);
     free(c.rows);
     free(r.out);
 }
@@ -170,7 +174,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         KR_TEST(test_every_profile_verifies_and_steps),
         KR_TEST(test_probes_written),
-        KR_TEST(test_tune_times_both_paths),
+        KR_TEST(test_tune_times_every_path),
     };
     KLAB_RUN_TESTS(tests);
 }
