@@ -344,13 +344,38 @@ template <int D> struct FusedTile {
     static constexpr int N = 2048 / D; /* positions a tile: 8 KB of k and v */
 };
 
+/* A one-kernel path's CTA (fused, mma): KV head blockIdx.x, split blockIdx.y, sequence blockIdx.z; the step's
+   length (at cursor cur) and new position, the CTA's positions [c0, c1) in ntile tiles of FT (none past the
+   length), and its KV head's caches. */
+template <typename T, int D> struct CtaRange {
+    int kvh, split, b, len, pos, c0, c1, ntile;
+    const T *kh, *vh;
+    __device__ CtaRange(const AttnArgs<T> &a, int cur, int ft)
+        : kvh((int)blockIdx.x), split((int)blockIdx.y), b((int)blockIdx.z),
+          len(a.lens[(size_t)(cur % a.steps) * gridDim.z + b]), pos(len - 1), c0(split * a.chunk),
+          c1(min(c0 + a.chunk, len)), ntile(c0 < len ? (c1 - c0 + ft - 1) / ft : 0),
+          kh(a.kc + ((size_t)b * a.kv_heads + kvh) * a.kv * D), vh(a.vc + ((size_t)b * a.kv_heads + kvh) * a.kv * D)
+    {
+    }
+    /* griddepcontrol.wait, then whether the CTA has work: one past the step's length ends its step here and
+       returns false (no ticket: the split merge counts the active splits) */
+    __device__ bool wait_active(const AttnArgs<T> &a, const StepPos &sp0) const
+    {
+        pdl_wait();
+        if (ntile == 0)
+            step_end(a.c, sp0);
+        return ntile > 0;
+    }
+};
+
 /* The end of both one-kernel paths (fused, mma), once each warp's state is in sm (merge_warps' layout):
    the CTA's merge; then, where the step has one active split, o itself; else the split's o/l and (m, l),
    and the last CTA of the step's active splits of its (sequence, KV head) to finish merges them into o. */
 template <typename T, int D, int G>
-__device__ __forceinline__ void fused_finish(const AttnArgs<T> &a, int b, int kvh, int split, int len, const float *sm)
+__device__ __forceinline__ void fused_finish(const AttnArgs<T> &a, const CtaRange<T, D> &r, const float *sm)
 {
     __shared__ unsigned last_arrival;
+    const int b = r.b, kvh = r.kvh, split = r.split, len = r.len;
     const int nact = dr_active_splits(len, a.chunk);
     const size_t bh0 = (size_t)b * a.heads + (size_t)kvh * G;
     merge_warps<D, G>(sm, [&](int g, int d, float mx, float lt, float o) {
@@ -431,35 +456,29 @@ __global__ void __launch_bounds__(AW * 32) attn_fused_kernel(AttnArgs<T> a)
     __shared__ __align__(16) T ring[FS][2][FT * D]; /* [slot][k, v][position in tile * D + d] */
     __shared__ __align__(16) T kn[D], vn[D];
     const Lanes<D> ln;
-    const int kvh = (int)blockIdx.x, split = (int)blockIdx.y, b = (int)blockIdx.z;
     const StepPos sp0 = step_begin(a.c);
-    const int len = a.lens[(size_t)(sp0.cur % a.steps) * gridDim.z + b], pos = len - 1;
-    const int c0 = split * a.chunk, c1 = min(c0 + a.chunk, len);
-    const int ntile = c0 < len ? (c1 - c0 + FT - 1) / FT : 0;
-    const T *kh = a.kc + ((size_t)b * a.kv_heads + kvh) * a.kv * D, *vh = a.vc + ((size_t)b * a.kv_heads + kvh) * a.kv * D;
+    const CtaRange<T, D> r(a, sp0.cur, FT);
+    const int pos = r.pos, c0 = r.c0, c1 = r.c1;
     auto issue = [&](int t) {
-        if (t < ntile)
+        if (t < r.ntile)
             for (int i = (int)threadIdx.x; i < 2 * FT * LP; i += AW * 32) {
                 const int kv = i / (FT * LP), j = i % (FT * LP), p = c0 + t * FT + j / LP;
                 if (p < c1)
-                    cp_async16(&ring[t % FS][kv][j * 8], (kv ? vh : kh) + (size_t)p * D + (j % LP) * 8);
+                    cp_async16(&ring[t % FS][kv][j * 8], (kv ? r.vh : r.kh) + (size_t)p * D + (j % LP) * 8);
             }
         cp_async_commit(); /* one group a tile, empty or not: the wait below counts groups */
     };
 #pragma unroll
     for (int t = 0; t < FS; t++)
         issue(t);
-    pdl_wait();
-    if (c0 >= len) {
-        step_end(a.c, sp0);
+    if (!r.wait_active(a, sp0))
         return;
-    }
     float q[G][8];
-    q_then_append<T, D, G>(a, b, kvh, pos, c0 <= pos && pos < c1, ln, q, kn, vn);
+    q_then_append<T, D, G>(a, r.b, r.kvh, pos, c0 <= pos && pos < c1, ln, q, kn, vn);
 
     Soft<G> st;
     st.init();
-    for (int t = 0; t < ntile; t++) {
+    for (int t = 0; t < r.ntile; t++) {
         cp_async_wait<FS - 1>();
         __syncthreads(); /* tile t landed for every thread's copies; kn, vn written */
         const int pt = c0 + t * FT, p0 = pt + ln.warp * SG * TU + ln.sub;
@@ -479,7 +498,7 @@ __global__ void __launch_bounds__(AW * 32) attn_fused_kernel(AttnArgs<T> a)
         issue(t + FS);
     }
     stash_lanes<D, G>(st, ln, reinterpret_cast<float *>(&ring[0][0][0]));
-    fused_finish<T, D, G>(a, b, kvh, split, len, reinterpret_cast<float *>(&ring[0][0][0]));
+    fused_finish<T, D, G>(a, r, reinterpret_cast<float *>(&ring[0][0][0]));
     step_end(a.c, sp0);
 }
 

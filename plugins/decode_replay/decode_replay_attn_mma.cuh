@@ -161,20 +161,17 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
     extern __shared__ __align__(16) unsigned char dr_mma_ring[];
     __shared__ __align__(16) T kn[D], vn[D], qs[G * D];
     const Lanes<D> ln;
-    const int kvh = (int)blockIdx.x, split = (int)blockIdx.y, b = (int)blockIdx.z;
     const StepPos sp0 = step_begin(a.c);
-    const int len = a.lens[(size_t)(sp0.cur % a.steps) * gridDim.z + b], pos = len - 1;
-    const int c0 = split * a.chunk, c1 = min(c0 + a.chunk, len);
-    const int ntile = c0 < len ? (c1 - c0 + FT - 1) / FT : 0;
-    const T *kh = a.kc + ((size_t)b * a.kv_heads + kvh) * a.kv * D, *vh = a.vc + ((size_t)b * a.kv_heads + kvh) * a.kv * D;
+    const CtaRange<T, D> r(a, sp0.cur, FT);
+    const int pos = r.pos, c0 = r.c0, c1 = r.c1;
     T *const mine = reinterpret_cast<T *>(dr_mma_ring) + (size_t)ln.warp * MW * R::TILE; /* this warp's slots */
     auto slot = [&](int t) { return mine + (size_t)((t / AW) % MW) * R::TILE; };
     auto issue = [&](int t) { /* tile t, this warp's: one group, empty or not (the wait counts groups) */
-        if (t < ntile) {
+        if (t < r.ntile) {
             T *sl = slot(t);
             for (int i = ln.lane; i < 2 * FT * LP; i += 32) {
-                const int kv = i / (FT * LP), r = i / LP % FT, c = i % LP, p = c0 + t * FT + r;
-                cp_async16(sl + kv * FT * D + swz<D>(r, c), (kv ? vh : kh) + (size_t)min(p, c1 - 1) * D + c * 8,
+                const int kv = i / (FT * LP), row = i / LP % FT, c = i % LP, p = c0 + t * FT + row;
+                cp_async16(sl + kv * FT * D + swz<D>(row, c), (kv ? r.vh : r.kh) + (size_t)min(p, c1 - 1) * D + c * 8,
                            p < c1 ? 16u : 0u);
             }
         }
@@ -183,14 +180,11 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
 #pragma unroll
     for (int j = 0; j < MW; j++)
         issue(ln.warp + j * AW);
-    pdl_wait();
-    if (c0 >= len) {
-        step_end(a.c, sp0);
+    if (!r.wait_active(a, sp0))
         return;
-    }
     {
         float q[G][8];
-        q_then_append<T, D, G>(a, b, kvh, pos, c0 <= pos && pos < c1, ln, q, kn, vn);
+        q_then_append<T, D, G>(a, r.b, r.kvh, pos, c0 <= pos && pos < c1, ln, q, kn, vn);
         if (ln.warp == 0 && ln.sub == 0)
 #pragma unroll
             for (int g = 0; g < G; g++)
@@ -206,7 +200,7 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
             qa[s][h] = g < G ? *reinterpret_cast<const unsigned *>(qs + g * D + 16 * s + 8 * h + 2 * t4) : 0u;
 
     MmaSoft<D> st;
-    for (int t = ln.warp; t < ntile; t += AW) {
+    for (int t = ln.warp; t < r.ntile; t += AW) {
         cp_async_wait<MW - 1>();
         __syncwarp(); /* tile t landed for every lane's copies */
         T *sl = slot(t);
@@ -235,7 +229,7 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
         if (t4 == 0)
             ml[0] = st.m, ml[1] = st.l;
     }
-    fused_finish<T, D, G>(a, b, kvh, split, len, sm);
+    fused_finish<T, D, G>(a, r, sm);
     step_end(a.c, sp0);
 }
 
