@@ -363,7 +363,7 @@ static const klab_profile profiles[] = {
 static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "decode_replay",
-    .version = "1.1.0",
+    .version = "1.2.0", /* 1.2.0: attn=mma in the tuning space: 1.1.0 choices were made without it */
     .summary = "a Llama-style decode step (B sequences, resident KV cache) eager and replayed through CUDA graphs",
     .profiles = profiles,
     .baseline = "eager",
