@@ -132,6 +132,7 @@ static void test_every_case(void **state)
                 check_binding(label, spec, n, idx);
                 check_writes(label, &g, DR_ATTN_SPLIT, spec, idx);
                 check_writes(label, &g, DR_ATTN_FUSED, spec, idx);
+                check_writes(label, &g, DR_ATTN_MMA, spec, idx);
                 checked++;
                 attn_only += g.attn_only;
                 split += g.splits > 1;
@@ -226,21 +227,35 @@ static void test_fused_writes(void **state)
     assert_int_equal(combine, 1);
     check_writes("fused stack", &g, DR_ATTN_FUSED, spec, idx);
     check_writes("split stack", &g, DR_ATTN_SPLIT, spec, idx);
+    /* the mma path is the fused one on tensor cores: its plan, its writes, at every layer */
+    for (int l = 0; l < g.layers; l++) {
+        dr_write wm[DR_WRITES_PER_LAYER];
+        const int nl = dr_layer_writes(&g, DR_ATTN_FUSED, l, w), nm = dr_layer_writes(&g, DR_ATTN_MMA, l, wm);
+        assert_int_equal(nm, nl);
+        for (int i = 0; i < nl; i++) {
+            assert_int_equal(wm[i].kernel, w[i].kernel);
+            assert_int_equal(wm[i].t, w[i].t);
+            assert_int_equal(wm[i].off, w[i].off);
+            assert_int_equal(wm[i].n, w[i].n);
+        }
+    }
 }
 
 /* The tuning space every profile declares: the fused path is the own choice and configuration 0, the
-   split path configuration 1, nothing past it. */
+   split path configuration 1, the mma path 2, nothing past it. */
 static void test_attn_configs(void **state)
 {
     (void)state;
     assert_string_equal(dr_attn_config(-1), "attn=fused");
     assert_string_equal(dr_attn_config(0), "attn=fused");
     assert_string_equal(dr_attn_config(1), "attn=split");
-    assert_null(dr_attn_config(2));
+    assert_string_equal(dr_attn_config(2), "attn=mma");
+    assert_null(dr_attn_config(3));
     assert_null(dr_attn_config(-2));
     assert_int_equal(dr_attn_of_config(-1), DR_ATTN_FUSED);
     assert_int_equal(dr_attn_of_config(1), DR_ATTN_SPLIT);
-    assert_int_equal(dr_attn_of_config(2), -1);
+    assert_int_equal(dr_attn_of_config(2), DR_ATTN_MMA);
+    assert_int_equal(dr_attn_of_config(3), -1);
 }
 
 int main(void)

@@ -4,9 +4,11 @@
  * entries against the float64 reference and is timed as steps (at least 1000 samples, p95 and p99, a
  * samples file); graph_pdl runs on sm_90 and is skipped, saying why, anywhere else. With param.probes = 1
  * and KLAB_DECODE_PROBES set, the probes are written beside the run: enqueue times of every profile
- * and every kernel's stamps. `klab --tune` times every configuration (the attention's two paths times
- * the GEMV's four: plain, pipe with the down projection split 1, 2, 4 ways) in the same rounds, each
- * verified; `--tune --verify-only` verifies each at B = 1, 3 and 8 at widths that are no whole slab.
+ * and every kernel's stamps. The -mma cases pin the tensor-core attention (attn=mma) at 1, 2, 4 and 8
+ * query heads a KV head. `klab --tune` times every configuration (the attention's three paths, fused,
+ * split and mma, times the GEMV's four: plain, pipe with the down projection split 1, 2, 4 ways) in the
+ * same rounds, each verified; `--tune --verify-only` verifies each at B = 1, 3 and 8 at widths that are no
+ * whole slab.
  * Speed is not checked here: the targets and what the H200 run must check are in
  * docs/notes/decode_replay.md. Without a GPU the whole program is skipped with the reason (exit 77). */
 #include <cuda_runtime.h>
@@ -54,7 +56,7 @@ static void test_every_profile_verifies_and_steps(void **state)
     klab_result r = RUN("decode", "--plugin", "decode_replay");
     assert_int_equal(r.rc, 0);
     csv c = read_rows("decode", "decode_replay");
-    assert_int_equal(c.n, 9 * 2 * 4); /* cases x dtypes x profiles */
+    assert_int_equal(c.n, 13 * 2 * 4); /* cases x dtypes x profiles */
     expect_steps_rows(&c, c.n);
     /* the own choice (fused, plain) unless the case pins a configuration */
     for (int i = 0; i < c.n; i++) {
@@ -62,6 +64,7 @@ static void test_every_profile_verifies_and_steps(void **state)
             continue;
         const char *k = c.rows[i].kcase;
         const char *want = strstr(k, "-splitpath")   ? "attn=split,gemv=plain"
+                           : strstr(k, "-mma")         ? "attn=mma,gemv=plain"
                            : !strcmp(k, "odd-b3-pipe") ? "attn=fused,gemv=pipe,ksplit=4"
                            : !strcmp(k, "odd-b8-pipe") ? "attn=split,gemv=pipe,ksplit=1"
                                                        : "attn=fused,gemv=plain";
@@ -135,7 +138,8 @@ static void test_probes_written(void **state)
 static const char *const configs[] = {
     "attn=fused,gemv=plain", "attn=fused,gemv=pipe,ksplit=1", "attn=fused,gemv=pipe,ksplit=2",
     "attn=fused,gemv=pipe,ksplit=4", "attn=split,gemv=plain", "attn=split,gemv=pipe,ksplit=1",
-    "attn=split,gemv=pipe,ksplit=2", "attn=split,gemv=pipe,ksplit=4",
+    "attn=split,gemv=pipe,ksplit=2", "attn=split,gemv=pipe,ksplit=4", "attn=mma,gemv=plain",
+    "attn=mma,gemv=pipe,ksplit=1",   "attn=mma,gemv=pipe,ksplit=2",   "attn=mma,gemv=pipe,ksplit=4",
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 
@@ -170,16 +174,16 @@ static klab_result run_tune(const char *name, const char *text, int verify_only)
     return RUN(name, "--config", ini, "--tune", "--tune-cache", cache);
 }
 
-/* klab --tune times every configuration of every profile in the same rounds (the attention's two paths
+/* klab --tune times every configuration of every profile in the same rounds (the attention's three paths
    times the GEMV's four, and the own choice, fused and plain): every row verified, each naming its
    configuration. This is how the H200 run times old against new. */
 static void test_tune_times_every_configuration(void **state)
 {
     (void)state;
     USE_PLUGINS("decode_replay");
-    /* 36 subjects share the case's budget (it is a bound: they stop once each has its 1000 steps) */
+    /* 52 subjects share the case's budget (it is a bound: they stop once each has its 1000 steps) */
     klab_result r = run_tune("tune",
-                             "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 40000\n"
+                             "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 60000\n"
                              "steps = 6\ndim.layers = 2\ndim.hidden = 256\ndim.heads = 8\ndim.kv_heads = 2\n"
                              "dim.head_dim = 128\ndim.inter = 512\n[case both]\ndim.batch = 2\ndim.kv = 300\n"
                              "dim.chunk = 64\nparam.schedule = dynamic\n",

@@ -52,17 +52,20 @@ typedef struct dr_geom {
     double eps;
     int64_t nqkv;        /* (heads + 2 kv_heads) * head_dim: rows of Wqkv, a token's packed q, k, v */
     int64_t chunk, splits; /* split-KV: positions a CTA reads; splits = ceil(kv / chunk) */
-    int64_t fchunk, fsplits; /* the same for the fused attention (DR_ATTN_FUSED), planned on its own */
+    int64_t fchunk, fsplits; /* the same for the one-kernel paths (DR_ATTN_FUSED, DR_ATTN_MMA), planned apart */
 } dr_geom;
 
-/* The attention's two paths, an axis of every profile's tuning space (`attn=fused`, `attn=split`), so
-   one `klab --tune` run times them in the same rounds:
+/* The attention's paths, an axis of every profile's tuning space (`attn=fused`, `attn=split`, `attn=mma`),
+   so one `klab --tune` run times them in the same rounds:
      fused  one kernel: K/V tiles issued with cp.async into a ring before the step's q is awaited, the
             splits merged by the last CTA of each (sequence, KV head) to finish (a device ticket);
-     split  the attention then a combine kernel (the path of the first H200 run).
+     split  the attention then a combine kernel (the path of the first H200 run);
+     mma    the fused kernel's plan and merges, each tile's q.k and p.v on mma.sync (tensor cores), each
+            warp streaming its own tiles (decode_replay_attn_mma.cuh).
    The plugin's own choice is fused. */
-enum { DR_ATTN_FUSED = 0, DR_ATTN_SPLIT, DR_NATTN };
-/* the attention axis' value i ("attn=fused", "attn=split"), -1 the own choice's; NULL past the last */
+enum { DR_ATTN_FUSED = 0, DR_ATTN_SPLIT, DR_ATTN_MMA, DR_NATTN };
+/* the attention axis' value i ("attn=fused", "attn=split", "attn=mma"), -1 the own choice's; NULL past the
+   last */
 const char *dr_attn_config(int index);
 /* the path of the attention axis' value i (-1: the own choice), or -1 for none */
 int dr_attn_of_config(int config);

@@ -1,7 +1,8 @@
-/* decode_replay's attention, both paths (DR_ATTN_*): the split path's attention and combine kernels,
+/* decode_replay's attention, two of its paths (DR_ATTN_*): the split path's attention and combine kernels,
  * and the fused path's one kernel (K/V streamed through a cp.async ring issued before the step's q is
  * awaited, the splits merged by the last CTA of each KV head). One lane layout, one online softmax
- * (attend) and one CTA merge (merge_cta) serve both. Included by decode_replay_kernels.cu. */
+ * (attend) and one CTA merge (stash_lanes, merge_warps) serve both; fused_finish ends the fused path and
+ * the mma path's kernel (decode_replay_attn_mma.cuh). Included by decode_replay_kernels.cu. */
 #ifndef DECODE_REPLAY_ATTENTION_CUH
 #define DECODE_REPLAY_ATTENTION_CUH
 
@@ -176,11 +177,10 @@ __device__ __forceinline__ void attend(Soft<G> &st, const float (&q)[G][8], cons
 }
 
 /* The CTA's softmax states merged: across the warp's groups by shuffles (l is each lane's own sum of its
-   group's positions: the same in every lane of a group, since every lane added the same pr), across
-   warps through shared memory sm (AW * G * (D + 2) floats). emit(g, d, m, l, o) for each of the G * D
-   outputs, o unnormalised. Ends with the CTA's threads past their last read of sm. */
-template <int D, int G, typename Emit>
-__device__ __forceinline__ void merge_cta(Soft<G> &st, const Lanes<D> &ln, float *sm, Emit emit)
+   group's positions: the same in every lane of a group, since every lane added the same pr), then each
+   warp's state into shared memory sm in merge_warps' layout. */
+template <int D, int G>
+__device__ __forceinline__ void stash_lanes(Soft<G> &st, const Lanes<D> &ln, float *sm)
 {
     constexpr int PER = 8, LP = D / PER;
 #pragma unroll
@@ -197,7 +197,7 @@ __device__ __forceinline__ void merge_cta(Soft<G> &st, const Lanes<D> &ln, float
                 st.acc[g][j] = st.acc[g][j] * ca + __shfl_xor_sync(0xffffffffu, st.acc[g][j], o) * cb;
             st.m[g] = mx;
         }
-    float *sm_acc = sm, *sm_ml = sm + AW * G * D; /* [AW][G][D], [AW][G][2] */
+    float *sm_acc = sm, *sm_ml = sm + AW * G * D;
     if (ln.sub == 0)
 #pragma unroll
         for (int g = 0; g < G; g++) {
@@ -207,6 +207,15 @@ __device__ __forceinline__ void merge_cta(Soft<G> &st, const Lanes<D> &ln, float
             if (ln.sl == 0)
                 sm_ml[(ln.warp * G + g) * 2] = st.m[g], sm_ml[(ln.warp * G + g) * 2 + 1] = st.l[g];
         }
+}
+
+/* The warps' states in sm (AW * G * (D + 2) floats: o unnormalised [AW][G][D], then (m, l) [AW][G][2]; a
+   warp that saw no position has m = -inf, l = 0, o = 0) merged into the CTA's: emit(g, d, m, l, o) for
+   each of the G * D outputs, o unnormalised. Begins with the barrier that publishes the warps' writes,
+   ends with the CTA's threads past their last read of sm. */
+template <int D, int G, typename Emit> __device__ __forceinline__ void merge_warps(const float *sm, Emit emit)
+{
+    const float *sm_acc = sm, *sm_ml = sm + AW * G * D;
     __syncthreads();
     for (int t = (int)threadIdx.x; t < G * D; t += AW * 32) {
         const int g = t / D, d = t % D;
@@ -269,7 +278,8 @@ __global__ void __launch_bounds__(AW * 32) attn_kernel(AttnArgs<T> a)
         attend<T, D, G, U>(st, q, kr, vr, p0 + ln.sub, c1);
     }
     __shared__ float sm[AW * G * (D + 2)];
-    merge_cta<D, G>(st, ln, sm, [&](int g, int d, float mx, float lt, float o) {
+    stash_lanes<D, G>(st, ln, sm);
+    merge_warps<D, G>(sm, [&](int g, int d, float mx, float lt, float o) {
         const size_t bh = (size_t)b * a.heads + kvh * G + g;
         if (a.splits == 1) {
             a.out[bh * D + d] = from_f<T>(o / lt);
@@ -319,9 +329,11 @@ __global__ void __launch_bounds__(D) combine_kernel(const float *opart, const fl
    completed. */
 __device__ unsigned int dr_head_ticket[DR_MAX_TICKETS];
 
-__device__ __forceinline__ void cp_async16(void *dst, const void *src)
+/* 16 bytes global -> shared, asynchronously: the first n read from src, the rest zeros (n = 0: nothing read) */
+__device__ __forceinline__ void cp_async16(void *dst, const void *src, unsigned n = 16)
 {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(src), "r"(n)
                  : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
@@ -332,80 +344,41 @@ template <int D> struct FusedTile {
     static constexpr int N = 2048 / D; /* positions a tile: 8 KB of k and v */
 };
 
-/* The fused path's attention: the split path's CTA layout and softmax, with
-   - the K/V of the CTA's range streamed through a ring of FS tiles in shared memory (cp.async, 16 bytes
-     a lane), the first FS issued before griddepcontrol.wait: the cache, the lengths and the cursor are
-     written by no earlier kernel of the step (the previous layer's attention writes its own layer's
-     cache), so only q waits for the QKV GEMV. The cursor and the previous step's append are safe to
-     read early only because steps are never chained by PDL: each step is its own launch (graph or
-     eager), so the last step's kernels are complete. With part = attn this kernel is the step's last
-     and triggers before its own append and the cursor's move: chaining two steps under PDL would let
-     the next step read the old cursor and slot (review of 2026-11-22);
-   - the new position read from the rotated k and v the CTA holds (kn, vn), not from the ring, whose copy
-     of it may predate this kernel's append;
-   - no combine kernel: each CTA of a split step writes o/l and (m, l) for its split, and the last of the
-     step's active splits of its (sequence, KV head) to finish merges them into o;
-   - CTAs past the step's length exit after the wait without a ticket (the merge counts active splits). */
-template <typename T, int D, int G>
-__global__ void __launch_bounds__(AW * 32) attn_fused_kernel(AttnArgs<T> a)
-{
-    constexpr int FT = FusedTile<D>::N, SG = Lanes<D>::SG, LP = Lanes<D>::LP, TU = FT / (AW * SG);
-    static_assert(TU * AW * SG == FT, "a tile is TU positions a lane group");
-    static_assert(AW * G * (D + 2) * sizeof(float) <= FS * 2 * FT * D * sizeof(T), "the merge fits in the ring");
-    __shared__ __align__(16) T ring[FS][2][FT * D]; /* [slot][k, v][position in tile * D + d] */
-    __shared__ __align__(16) T kn[D], vn[D];
-    __shared__ unsigned last_arrival;
-    const Lanes<D> ln;
-    const int kvh = (int)blockIdx.x, split = (int)blockIdx.y, b = (int)blockIdx.z;
-    const StepPos sp0 = step_begin(a.c);
-    const int len = a.lens[(size_t)(sp0.cur % a.steps) * gridDim.z + b], pos = len - 1;
-    const int c0 = split * a.chunk, c1 = min(c0 + a.chunk, len);
-    const int ntile = c0 < len ? (c1 - c0 + FT - 1) / FT : 0;
-    const T *kh = a.kc + ((size_t)b * a.kv_heads + kvh) * a.kv * D, *vh = a.vc + ((size_t)b * a.kv_heads + kvh) * a.kv * D;
-    auto issue = [&](int t) {
-        if (t < ntile)
-            for (int i = (int)threadIdx.x; i < 2 * FT * LP; i += AW * 32) {
-                const int kv = i / (FT * LP), j = i % (FT * LP), p = c0 + t * FT + j / LP;
-                if (p < c1)
-                    cp_async16(&ring[t % FS][kv][j * 8], (kv ? vh : kh) + (size_t)p * D + (j % LP) * 8);
-            }
-        cp_async_commit(); /* one group a tile, empty or not: the wait below counts groups */
-    };
-#pragma unroll
-    for (int t = 0; t < FS; t++)
-        issue(t);
-    pdl_wait();
-    if (c0 >= len) {
-        step_end(a.c, sp0);
-        return;
+/* A one-kernel path's CTA (fused, mma): KV head blockIdx.x, split blockIdx.y, sequence blockIdx.z; the step's
+   length (at cursor cur) and new position, the CTA's positions [c0, c1) in ntile tiles of FT (none past the
+   length), and its KV head's caches. */
+template <typename T, int D> struct CtaRange {
+    int kvh, split, b, len, pos, c0, c1, ntile;
+    const T *kh, *vh;
+    __device__ CtaRange(const AttnArgs<T> &a, int cur, int ft)
+        : kvh((int)blockIdx.x), split((int)blockIdx.y), b((int)blockIdx.z),
+          len(a.lens[(size_t)(cur % a.steps) * gridDim.z + b]), pos(len - 1), c0(split * a.chunk),
+          c1(min(c0 + a.chunk, len)), ntile(c0 < len ? (c1 - c0 + ft - 1) / ft : 0),
+          kh(a.kc + ((size_t)b * a.kv_heads + kvh) * a.kv * D), vh(a.vc + ((size_t)b * a.kv_heads + kvh) * a.kv * D)
+    {
     }
-    float q[G][8];
-    q_then_append<T, D, G>(a, b, kvh, pos, c0 <= pos && pos < c1, ln, q, kn, vn);
+    /* griddepcontrol.wait, then whether the CTA has work: one past the step's length ends its step here and
+       returns false (no ticket: the split merge counts the active splits) */
+    __device__ bool wait_active(const AttnArgs<T> &a, const StepPos &sp0) const
+    {
+        pdl_wait();
+        if (ntile == 0)
+            step_end(a.c, sp0);
+        return ntile > 0;
+    }
+};
 
-    Soft<G> st;
-    st.init();
-    for (int t = 0; t < ntile; t++) {
-        cp_async_wait<FS - 1>();
-        __syncthreads(); /* tile t landed for every thread's copies; kn, vn written */
-        const int pt = c0 + t * FT, p0 = pt + ln.warp * SG * TU + ln.sub;
-        const T *ks = ring[t % FS][0], *vs = ring[t % FS][1];
-        uint4 kr[TU], vr[TU];
-#pragma unroll
-        for (int u = 0; u < TU; u++) {
-            /* past c1 the slot holds an older tile's positions or nothing yet (possibly NaN patterns,
-               and 0 * NaN is NaN): zeros, as the split path loads */
-            const int p = p0 + u * SG;
-            const T *kp = p == pos ? kn : ks + (p - pt) * D, *vp = p == pos ? vn : vs + (p - pt) * D;
-            kr[u] = p < c1 ? reinterpret_cast<const uint4 *>(kp)[ln.sl] : make_uint4(0, 0, 0, 0);
-            vr[u] = p < c1 ? reinterpret_cast<const uint4 *>(vp)[ln.sl] : make_uint4(0, 0, 0, 0);
-        }
-        attend<T, D, G, TU>(st, q, kr, vr, p0, c1);
-        __syncthreads(); /* slot t % FS read by all: refill it */
-        issue(t + FS);
-    }
+/* The end of both one-kernel paths (fused, mma), once each warp's state is in sm (merge_warps' layout):
+   the CTA's merge; then, where the step has one active split, o itself; else the split's o/l and (m, l),
+   and the last CTA of the step's active splits of its (sequence, KV head) to finish merges them into o. */
+template <typename T, int D, int G>
+__device__ __forceinline__ void fused_finish(const AttnArgs<T> &a, const CtaRange<T, D> &r, const float *sm)
+{
+    __shared__ unsigned last_arrival;
+    const int b = r.b, kvh = r.kvh, split = r.split, len = r.len;
     const int nact = dr_active_splits(len, a.chunk);
     const size_t bh0 = (size_t)b * a.heads + (size_t)kvh * G;
-    merge_cta<D, G>(st, ln, reinterpret_cast<float *>(&ring[0][0][0]), [&](int g, int d, float mx, float lt, float o) {
+    merge_warps<D, G>(sm, [&](int g, int d, float mx, float lt, float o) {
         if (nact == 1) { /* split 0 alone has work: its o is the head's */
             a.out[(bh0 + g) * D + d] = from_f<T>(o / lt);
         } else {
@@ -458,6 +431,74 @@ __global__ void __launch_bounds__(AW * 32) attn_fused_kernel(AttnArgs<T> a)
             }
         }
     }
+}
+
+/* The fused path's attention: the split path's CTA layout and softmax, with
+   - the K/V of the CTA's range streamed through a ring of FS tiles in shared memory (cp.async, 16 bytes
+     a lane), the first FS issued before griddepcontrol.wait: the cache, the lengths and the cursor are
+     written by no earlier kernel of the step (the previous layer's attention writes its own layer's
+     cache), so only q waits for the QKV GEMV. The cursor and the previous step's append are safe to
+     read early only because steps are never chained by PDL: each step is its own launch (graph or
+     eager), so the last step's kernels are complete. With part = attn this kernel is the step's last
+     and triggers before its own append and the cursor's move: chaining two steps under PDL would let
+     the next step read the old cursor and slot (review of 2026-11-22);
+   - the new position read from the rotated k and v the CTA holds (kn, vn), not from the ring, whose copy
+     of it may predate this kernel's append;
+   - no combine kernel: each CTA of a split step writes o/l and (m, l) for its split, and the last of the
+     step's active splits of its (sequence, KV head) to finish merges them into o;
+   - CTAs past the step's length exit after the wait without a ticket (the merge counts active splits). */
+template <typename T, int D, int G>
+__global__ void __launch_bounds__(AW * 32) attn_fused_kernel(AttnArgs<T> a)
+{
+    constexpr int FT = FusedTile<D>::N, SG = Lanes<D>::SG, LP = Lanes<D>::LP, TU = FT / (AW * SG);
+    static_assert(TU * AW * SG == FT, "a tile is TU positions a lane group");
+    static_assert(AW * G * (D + 2) * sizeof(float) <= FS * 2 * FT * D * sizeof(T), "the merge fits in the ring");
+    __shared__ __align__(16) T ring[FS][2][FT * D]; /* [slot][k, v][position in tile * D + d] */
+    __shared__ __align__(16) T kn[D], vn[D];
+    const Lanes<D> ln;
+    const StepPos sp0 = step_begin(a.c);
+    const CtaRange<T, D> r(a, sp0.cur, FT);
+    const int pos = r.pos, c0 = r.c0, c1 = r.c1;
+    auto issue = [&](int t) {
+        if (t < r.ntile)
+            for (int i = (int)threadIdx.x; i < 2 * FT * LP; i += AW * 32) {
+                const int kv = i / (FT * LP), j = i % (FT * LP), p = c0 + t * FT + j / LP;
+                if (p < c1)
+                    cp_async16(&ring[t % FS][kv][j * 8], (kv ? r.vh : r.kh) + (size_t)p * D + (j % LP) * 8);
+            }
+        cp_async_commit(); /* one group a tile, empty or not: the wait below counts groups */
+    };
+#pragma unroll
+    for (int t = 0; t < FS; t++)
+        issue(t);
+    if (!r.wait_active(a, sp0))
+        return;
+    float q[G][8];
+    q_then_append<T, D, G>(a, r.b, r.kvh, pos, c0 <= pos && pos < c1, ln, q, kn, vn);
+
+    Soft<G> st;
+    st.init();
+    for (int t = 0; t < r.ntile; t++) {
+        cp_async_wait<FS - 1>();
+        __syncthreads(); /* tile t landed for every thread's copies; kn, vn written */
+        const int pt = c0 + t * FT, p0 = pt + ln.warp * SG * TU + ln.sub;
+        const T *ks = ring[t % FS][0], *vs = ring[t % FS][1];
+        uint4 kr[TU], vr[TU];
+#pragma unroll
+        for (int u = 0; u < TU; u++) {
+            /* past c1 the slot holds an older tile's positions or nothing yet (possibly NaN patterns,
+               and 0 * NaN is NaN): zeros, as the split path loads */
+            const int p = p0 + u * SG;
+            const T *kp = p == pos ? kn : ks + (p - pt) * D, *vp = p == pos ? vn : vs + (p - pt) * D;
+            kr[u] = p < c1 ? reinterpret_cast<const uint4 *>(kp)[ln.sl] : make_uint4(0, 0, 0, 0);
+            vr[u] = p < c1 ? reinterpret_cast<const uint4 *>(vp)[ln.sl] : make_uint4(0, 0, 0, 0);
+        }
+        attend<T, D, G, TU>(st, q, kr, vr, p0, c1);
+        __syncthreads(); /* slot t % FS read by all: refill it */
+        issue(t + FS);
+    }
+    stash_lanes<D, G>(st, ln, reinterpret_cast<float *>(&ring[0][0][0]));
+    fused_finish<T, D, G>(a, r, reinterpret_cast<float *>(&ring[0][0][0]));
     step_end(a.c, sp0);
 }
 

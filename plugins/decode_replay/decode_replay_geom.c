@@ -185,12 +185,14 @@ void dr_schedule(const dr_geom *g, uint64_t seed, int32_t *lens)
 
 #define ATTN_FUSED "attn=fused"
 #define ATTN_SPLIT "attn=split"
+#define ATTN_MMA "attn=mma"
 #define GEMV_PLAIN ",gemv=plain"
 #define GEMV_PIPE(n) ",gemv=pipe,ksplit=" #n
 
 const char *dr_attn_config(int index)
 {
-    static const char *const name[DR_NATTN] = {[DR_ATTN_FUSED] = ATTN_FUSED, [DR_ATTN_SPLIT] = ATTN_SPLIT};
+    static const char *const name[DR_NATTN] = {[DR_ATTN_FUSED] = ATTN_FUSED, [DR_ATTN_SPLIT] = ATTN_SPLIT,
+                                               [DR_ATTN_MMA] = ATTN_MMA};
     const int a = dr_attn_of_config(index);
     return a < 0 ? NULL : name[a];
 }
@@ -228,8 +230,9 @@ const char *dr_config_name(int index)
     static const char *const name[DR_NCONFIGS] = {
         ATTN_FUSED GEMV_PLAIN, ATTN_FUSED GEMV_PIPE(1), ATTN_FUSED GEMV_PIPE(2), ATTN_FUSED GEMV_PIPE(4),
         ATTN_SPLIT GEMV_PLAIN, ATTN_SPLIT GEMV_PIPE(1), ATTN_SPLIT GEMV_PIPE(2), ATTN_SPLIT GEMV_PIPE(4),
+        ATTN_MMA GEMV_PLAIN,   ATTN_MMA GEMV_PIPE(1),   ATTN_MMA GEMV_PIPE(2),   ATTN_MMA GEMV_PIPE(4),
     };
-    _Static_assert(DR_NATTN == 2 && DR_NGEMV == 4 && DR_ATTN_FUSED == 0 && DR_GEMV_PLAIN == 0 &&
+    _Static_assert(DR_NATTN == 3 && DR_ATTN_SPLIT == 1 && DR_ATTN_MMA == 2 && DR_NGEMV == 4 && DR_ATTN_FUSED == 0 && DR_GEMV_PLAIN == 0 &&
                        DR_GEMV_PIPE == 1 && DR_GEMV_PIPE_K2 == 2 && DR_GEMV_PIPE_K4 == 3,
                    "the names follow the enums' order");
     int attn, gemv;

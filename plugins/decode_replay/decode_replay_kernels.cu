@@ -1,7 +1,8 @@
 /* decode_replay's kernels: one decode step is, per layer,
  *   gemv<NORM, STORE>    qkv = Wqkv rmsnorm(h)         (RMSNorm fused into the GEMV's prologue)
  *   attention            RoPE on q and k, the append, split-KV attention over the cache; on the fused
- *                        path (DR_ATTN_FUSED) also the splits' merge, by the last CTA of each KV head
+ *                        path (DR_ATTN_FUSED) also the splits' merge, by the last CTA of each KV head;
+ *                        the mma path (DR_ATTN_MMA) is the fused one with its tiles on tensor cores
  *   combine              the split path's merge (only when its cache is split: splits > 1)
  *   gemv<RESID>          h = h + Wo o                  (residual in the epilogue)
  *   gemv<NORM, SWIGLU>   act = silu(Wg m) * (Wu m), m = rmsnorm(h)   (SwiGLU in the epilogue)
@@ -32,6 +33,7 @@
 #include "decode_replay.h"
 #include "decode_replay_attention.cuh"
 #include "decode_replay_gemv.cuh"
+#include "decode_replay_attn_mma.cuh"
 #include "decode_replay_step.cuh"
 
 namespace {
@@ -39,11 +41,12 @@ namespace {
 /* ---- launches -------------------------------------------------------------------------------- */
 
 template <typename... P, typename... A>
-cudaError_t launch(void (*k)(P...), dim3 grid, dim3 block, bool pdl, cudaStream_t s, A... args)
+cudaError_t launch_smem(void (*k)(P...), dim3 grid, dim3 block, size_t smem, bool pdl, cudaStream_t s, A... args)
 {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
     cfg.blockDim = block;
+    cfg.dynamicSmemBytes = smem;
     cfg.stream = s;
     cudaLaunchAttribute at[1];
     at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -51,6 +54,12 @@ cudaError_t launch(void (*k)(P...), dim3 grid, dim3 block, bool pdl, cudaStream_
     cfg.attrs = at;
     cfg.numAttrs = pdl ? 1 : 0;
     return cudaLaunchKernelEx(&cfg, k, args...);
+}
+
+template <typename... P, typename... A>
+cudaError_t launch(void (*k)(P...), dim3 grid, dim3 block, bool pdl, cudaStream_t s, A... args)
+{
+    return launch_smem(k, grid, block, 0, pdl, s, args...);
 }
 
 /* The GEMV of variant gemv (DR_GEMV_*) at the sequences' count: NB the least of 1, 2, 4, 8 that holds them. */
@@ -88,19 +97,34 @@ cudaError_t gemv(const GemvArgs<T> &a, int ks, bool pdl, cudaStream_t s)
     return gemv_at<T, EPI, NORM, 8>(a, ks, warps, pdl, s);
 }
 
-template <typename T, int D>
-cudaError_t attention(const AttnArgs<T> &a, int batch, int grp, bool fused, bool pdl, cudaStream_t s)
+template <typename T, int D, int G>
+cudaError_t attention_path(const AttnArgs<T> &a, dim3 grid, int attn, bool pdl, cudaStream_t s)
 {
-    const dim3 grid((unsigned)a.kv_heads, (unsigned)a.splits, (unsigned)batch), block(AW * 32);
-    switch (grp * (fused ? -1 : 1)) {
-    case 1: return launch(attn_kernel<T, D, 1>, grid, block, pdl, s, a);
-    case 2: return launch(attn_kernel<T, D, 2>, grid, block, pdl, s, a);
-    case 4: return launch(attn_kernel<T, D, 4>, grid, block, pdl, s, a);
-    case 8: return launch(attn_kernel<T, D, 8>, grid, block, pdl, s, a);
-    case -1: return launch(attn_fused_kernel<T, D, 1>, grid, block, pdl, s, a);
-    case -2: return launch(attn_fused_kernel<T, D, 2>, grid, block, pdl, s, a);
-    case -4: return launch(attn_fused_kernel<T, D, 4>, grid, block, pdl, s, a);
-    case -8: return launch(attn_fused_kernel<T, D, 8>, grid, block, pdl, s, a);
+    const dim3 block(AW * 32);
+    switch (attn) {
+    case DR_ATTN_SPLIT: return launch(attn_kernel<T, D, G>, grid, block, pdl, s, a);
+    case DR_ATTN_FUSED: return launch(attn_fused_kernel<T, D, G>, grid, block, pdl, s, a);
+    case DR_ATTN_MMA: {
+        /* past the 48 KB a launch gets unasked. Set at every launch, not once: the attribute is the current
+           device's; a host call that enqueues nothing, so it is legal while a graph is captured */
+        constexpr size_t smem = MmaRing<T, D>::BYTES;
+        const cudaError_t e =
+            cudaFuncSetAttribute(attn_mma_kernel<T, D, G>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        return e != cudaSuccess ? e : launch_smem(attn_mma_kernel<T, D, G>, grid, block, smem, pdl, s, a);
+    }
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+template <typename T, int D>
+cudaError_t attention(const AttnArgs<T> &a, int batch, int grp, int attn, bool pdl, cudaStream_t s)
+{
+    const dim3 grid((unsigned)a.kv_heads, (unsigned)a.splits, (unsigned)batch);
+    switch (grp) {
+    case 1: return attention_path<T, D, 1>(a, grid, attn, pdl, s);
+    case 2: return attention_path<T, D, 2>(a, grid, attn, pdl, s);
+    case 4: return attention_path<T, D, 4>(a, grid, attn, pdl, s);
+    case 8: return attention_path<T, D, 8>(a, grid, attn, pdl, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -126,7 +150,8 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
             if ((e = gemv<T, EPI_STORE, true>(q, ks, pdl, s)) != cudaSuccess)
                 return e;
         }
-        const bool fused = attn == DR_ATTN_FUSED, split = (fused ? g->fsplits : g->splits) > 1;
+        /* fused and mma: one kernel, the fused plan, its own split merge */
+        const bool fused = attn != DR_ATTN_SPLIT, split = (fused ? g->fsplits : g->splits) > 1;
         T *o = g->attn_only ? y + (size_t)l * B * qd : (T *)t->attn;
         AttnArgs<T> at = {g->attn_only ? x + (size_t)l * B * g->nqkv : (const T *)t->qkv,
                           (T *)t->kc + l * cache_layer, (T *)t->vc + l * cache_layer, t->cos_t, t->sin_t, t->lens,
@@ -134,7 +159,7 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
                           (int)(fused ? g->fchunk : g->chunk), (int)(fused ? g->fsplits : g->splits), (int)g->steps,
                           ctl(DR_K_ATTN, g->attn_only && last_layer && (fused || !split))};
         const int grp = (int)(g->heads / g->kv_heads);
-        e = D == 64 ? attention<T, 64>(at, B, grp, fused, pdl, s) : attention<T, 128>(at, B, grp, fused, pdl, s);
+        e = D == 64 ? attention<T, 64>(at, B, grp, attn, pdl, s) : attention<T, 128>(at, B, grp, attn, pdl, s);
         if (e != cudaSuccess)
             return e;
         if (split && !fused) {
@@ -170,7 +195,7 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
 extern "C" int dr_enqueue(klab_dtype d, const dr_geom *g, const dr_dev *t, int attn, int gemv, int l0, int l1,
                           int pdl, klab_stream s)
 {
-    if ((attn != DR_ATTN_FUSED && attn != DR_ATTN_SPLIT) || dr_gemv_ksplit(gemv) < 0)
+    if (attn < 0 || attn >= DR_NATTN || dr_gemv_ksplit(gemv) < 0)
         return (int)cudaErrorInvalidValue;
     if (d == KLAB_FP16)
         return (int)enqueue<__half>(g, t, attn, gemv, l0, l1, pdl != 0, s);

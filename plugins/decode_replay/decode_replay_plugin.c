@@ -1,5 +1,6 @@
 /* decode_replay.so: the descriptor and hooks. The step: decode_replay.h; kernels: decode_replay_kernels.cu
- * (the GEMV, the launches), decode_replay_attention.cuh (both attention paths), decode_replay_step.cuh
+ * (the GEMV, the launches), decode_replay_attention.cuh (the split and fused attention paths),
+ * decode_replay_attn_mma.cuh (the mma path: the fused one on tensor cores), decode_replay_step.cuh
  * (PDL, the cursor, the probes' stamps); geometry, bytes and schedule: decode_replay_geom.c; the float64
  * reference: decode_replay_reference.c; probes: decode_replay_probes.c.
  *
@@ -11,8 +12,8 @@
  * The graphs bake in setup's tensors (KLAB_PROFILE_FIXED_TENSORS) and are the plugin's own
  * (KLAB_PROFILE_OWNS_GRAPH). Fixed and dynamic are cases (param.schedule), not profiles: their
  * functions differ. Every profile's tuning space is the attention's path (`attn=fused`, the own choice,
- * and `attn=split`) times the GEMV (`gemv=plain`, the own choice, and `gemv=pipe,ksplit=1|2|4`), so
- * `klab --tune` times them in the same rounds: setup captures each graph once a configuration. */
+ * `attn=split`, `attn=mma`) times the GEMV (`gemv=plain`, the own choice, and `gemv=pipe,ksplit=1|2|4`),
+ * so `klab --tune` times them in the same rounds: setup captures each graph once a configuration. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -369,7 +370,8 @@ static const klab_profile profiles[] = {
 static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "decode_replay",
-    .version = "1.2.0",
+    .version = "1.3.0", /* 1.2.0: the GEMV axis; 1.3.0: attn=mma. A choice cached by an older version was made
+                           without them */
     .summary = "a Llama-style decode step (B sequences, resident KV cache) eager and replayed through CUDA graphs",
     .profiles = profiles,
     .baseline = "eager",

@@ -79,7 +79,7 @@ void dr_bind(const int idx[DR_T_COUNT], void *const *table, unsigned long long *
 int dr_layer_writes(const dr_geom *g, int attn, int l, dr_write w[DR_WRITES_PER_LAYER])
 {
     const size_t B = (size_t)g->batch, H = (size_t)g->hidden, D = (size_t)g->head_dim, I = (size_t)g->inter;
-    const int fused = attn == DR_ATTN_FUSED;
+    const int fused = attn != DR_ATTN_SPLIT; /* fused and mma: one kernel, the fused plan */
     const size_t splits = (size_t)(fused ? g->fsplits : g->splits);
     const size_t qd = (size_t)g->heads * D, per_split = B * (size_t)g->heads * splits;
     const size_t cl = B * (size_t)g->kv_heads * (size_t)g->kv * D;
