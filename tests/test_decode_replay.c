@@ -358,7 +358,7 @@ static void test_probes_folder_made(void **state)
 }
 
 /* The tuning space: the attention path times the GEMV, every configuration named once and parsed back to
-   the paths its name says, the own choice fused and DR_GEMV_OWN, nothing past the last; the down
+   the paths its name says, the own choice DR_ATTN_OWN (mma) and DR_GEMV_OWN, nothing past the last; the down
    projection's K split of each GEMV. */
 static void test_config_space(void **state)
 {
@@ -370,10 +370,11 @@ static void test_config_space(void **state)
     assert_string_equal(dr_config_name(6), "attn=split,gemv=pipe,ksplit=2");
     assert_null(dr_config_name(DR_NCONFIGS));
     assert_null(dr_config_name(-2));
-    assert_string_equal(dr_config_name(-1), dr_config_name(DR_ATTN_FUSED * DR_NGEMV + DR_GEMV_OWN));
+    assert_string_equal(dr_config_name(-1), dr_config_name(DR_ATTN_OWN * DR_NGEMV + DR_GEMV_OWN));
+    assert_string_equal(dr_config_name(-1), "attn=mma,gemv=plain");
     int attn = -9, gemv = -9;
     assert_int_equal(dr_config_paths(-1, &attn, &gemv), 0);
-    assert_int_equal(attn, DR_ATTN_FUSED);
+    assert_int_equal(attn, DR_ATTN_MMA);
     assert_int_equal(gemv, DR_GEMV_OWN);
     assert_int_equal(dr_config_paths(DR_NCONFIGS, &attn, &gemv), -1);
     assert_int_equal(dr_config_paths(-2, &attn, &gemv), -1);

@@ -241,18 +241,18 @@ static void test_fused_writes(void **state)
     }
 }
 
-/* The tuning space every profile declares: the fused path is the own choice and configuration 0, the
-   split path configuration 1, the mma path 2, nothing past it. */
+/* The attention axis of the tuning space: the fused path value 0, the split path 1, the mma path 2 and
+   the own choice, nothing past it. */
 static void test_attn_configs(void **state)
 {
     (void)state;
-    assert_string_equal(dr_attn_config(-1), "attn=fused");
+    assert_string_equal(dr_attn_config(-1), "attn=mma");
     assert_string_equal(dr_attn_config(0), "attn=fused");
     assert_string_equal(dr_attn_config(1), "attn=split");
     assert_string_equal(dr_attn_config(2), "attn=mma");
     assert_null(dr_attn_config(3));
     assert_null(dr_attn_config(-2));
-    assert_int_equal(dr_attn_of_config(-1), DR_ATTN_FUSED);
+    assert_int_equal(dr_attn_of_config(-1), DR_ATTN_MMA);
     assert_int_equal(dr_attn_of_config(1), DR_ATTN_SPLIT);
     assert_int_equal(dr_attn_of_config(2), DR_ATTN_MMA);
     assert_int_equal(dr_attn_of_config(3), -1);

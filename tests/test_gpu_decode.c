@@ -58,7 +58,7 @@ static void test_every_profile_verifies_and_steps(void **state)
     csv c = read_rows("decode", "decode_replay");
     assert_int_equal(c.n, 13 * 2 * 4); /* cases x dtypes x profiles */
     expect_steps_rows(&c, c.n);
-    /* the own choice (fused, plain) unless the case pins a configuration */
+    /* the own choice (mma, plain) unless the case pins a configuration */
     for (int i = 0; i < c.n; i++) {
         if (!strcmp(c.rows[i].profile, "graph_pdl") && device_cc != 90)
             continue;
@@ -67,7 +67,7 @@ static void test_every_profile_verifies_and_steps(void **state)
                            : strstr(k, "-mma")         ? "attn=mma,gemv=plain"
                            : !strcmp(k, "odd-b3-pipe") ? "attn=fused,gemv=pipe,ksplit=4"
                            : !strcmp(k, "odd-b8-pipe") ? "attn=split,gemv=pipe,ksplit=1"
-                                                       : "attn=fused,gemv=plain";
+                                                       : "attn=mma,gemv=plain";
         if (strcmp(c.rows[i].config, want))
             fail_msg("%s %s: config '%s', expected '%s'", c.rows[i].kcase, c.rows[i].profile, c.rows[i].config, want);
     }
@@ -142,9 +142,10 @@ static const char *const configs[] = {
     "attn=mma,gemv=pipe,ksplit=1",   "attn=mma,gemv=pipe,ksplit=2",   "attn=mma,gemv=pipe,ksplit=4",
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
+#define OWN 8 /* configs[OWN]: the own choice, mma with the plain GEMV (decode_replay.h: DR_ATTN_OWN) */
 
 /* Row w counted by its configuration: a trial in seen[its index], the own choice (flag own-choice) in *own,
-   which must be fused with the plain GEMV; a name outside the space fails the test. */
+   which must be configs[OWN]; a name outside the space fails the test. */
 static void count_config(const klab_row *w, int seen[NCONFIGS], int *own)
 {
     int k = 0;
@@ -154,10 +155,10 @@ static void count_config(const klab_row *w, int seen[NCONFIGS], int *own)
         fail_msg("%s %s %s: config '%s' is none of the space's", w->kcase, w->dtype, w->profile, w->config);
     if (!strstr(w->flags, "own-choice"))
         seen[k]++;
-    else if (k == 0)
+    else if (k == OWN)
         (*own)++;
     else
-        fail_msg("%s %s %s: own choice '%s', expected '%s'", w->kcase, w->dtype, w->profile, w->config, configs[0]);
+        fail_msg("%s %s %s: own choice '%s', expected '%s'", w->kcase, w->dtype, w->profile, w->config, configs[OWN]);
 }
 
 /* klab --tune (verify_only: --tune --verify-only) on `text` as the INI, in a folder and run `name` of its
@@ -175,7 +176,7 @@ static klab_result run_tune(const char *name, const char *text, int verify_only)
 }
 
 /* klab --tune times every configuration of every profile in the same rounds (the attention's three paths
-   times the GEMV's four, and the own choice, fused and plain): every row verified, each naming its
+   times the GEMV's four, and the own choice, mma and plain): every row verified, each naming its
    configuration. This is how the H200 run times old against new. */
 static void test_tune_times_every_configuration(void **state)
 {

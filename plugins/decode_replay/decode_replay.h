@@ -62,8 +62,11 @@ typedef struct dr_geom {
      split  the attention then a combine kernel (the path of the first H200 run);
      mma    the fused kernel's plan and merges, each tile's q.k and p.v on mma.sync (tensor cores), each
             warp streaming its own tiles (decode_replay_attn_mma.cuh).
-   The plugin's own choice is fused. */
+   The plugin's own choice (DR_ATTN_OWN) is mma: the H200 timed it fastest of the three at attn-only,
+   llama8b-4l and small-16l, graph and graph_pdl (2026-11-22, d1c6bc5: attn-only graph_pdl 52.0 us against
+   fused 62.0, docs/notes/decode_replay.md). */
 enum { DR_ATTN_FUSED = 0, DR_ATTN_SPLIT, DR_ATTN_MMA, DR_NATTN };
+#define DR_ATTN_OWN DR_ATTN_MMA
 /* the attention axis' value i ("attn=fused", "attn=split", "attn=mma"), -1 the own choice's; NULL past the
    last */
 const char *dr_attn_config(int index);
@@ -83,7 +86,7 @@ enum { DR_GEMV_PLAIN = 0, DR_GEMV_PIPE, DR_GEMV_PIPE_K2, DR_GEMV_PIPE_K4, DR_NGE
 int dr_gemv_ksplit(int gemv);
 
 /* The tuning space: configuration i = attn * DR_NGEMV + gemv, described "attn=fused,gemv=pipe,ksplit=2";
-   -1 the own choice (fused, DR_GEMV_OWN). */
+   -1 the own choice (DR_ATTN_OWN, DR_GEMV_OWN). */
 #define DR_NCONFIGS (DR_NATTN * DR_NGEMV)
 /* configuration i's description, -1 the own choice's; NULL past the last */
 const char *dr_config_name(int index);

@@ -200,7 +200,7 @@ const char *dr_attn_config(int index)
 int dr_attn_of_config(int config)
 {
     if (config == -1)
-        return DR_ATTN_FUSED;
+        return DR_ATTN_OWN;
     return config >= 0 && config < DR_NATTN ? config : -1;
 }
 
@@ -214,7 +214,7 @@ int dr_gemv_ksplit(int gemv)
 int dr_config_paths(int config, int *attn, int *gemv)
 {
     if (config == -1) {
-        *attn = DR_ATTN_FUSED, *gemv = DR_GEMV_OWN;
+        *attn = DR_ATTN_OWN, *gemv = DR_GEMV_OWN;
         return 0;
     }
     if (config < 0 || config >= DR_NCONFIGS)

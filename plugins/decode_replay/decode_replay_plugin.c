@@ -11,8 +11,8 @@
  *   graph_pdl        the whole step captured with programmatic dependent launch edges (sm_90)
  * The graphs bake in setup's tensors (KLAB_PROFILE_FIXED_TENSORS) and are the plugin's own
  * (KLAB_PROFILE_OWNS_GRAPH). Fixed and dynamic are cases (param.schedule), not profiles: their
- * functions differ. Every profile's tuning space is the attention's path (`attn=fused`, the own choice,
- * `attn=split`, `attn=mma`) times the GEMV (`gemv=plain`, the own choice, and `gemv=pipe,ksplit=1|2|4`),
+ * functions differ. Every profile's tuning space is the attention's path (`attn=fused`, `attn=split`,
+ * `attn=mma`, the own choice) times the GEMV (`gemv=plain`, the own choice, and `gemv=pipe,ksplit=1|2|4`),
  * so `klab --tune` times them in the same rounds: setup captures each graph once a configuration. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cuda_runtime.h>
