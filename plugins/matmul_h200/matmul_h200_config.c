@@ -162,9 +162,10 @@ int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t why
    shapes do not divide K. The H200 timed both in the same rounds (2026-11-22, 7fd8626, bf16, cold L2;
    docs/notes/matmul_h200.md): v1 at 8 warps and unroll 2 was the best of the space at 16 x 4096 x 4096
    (15.42 us, cuBLAS 15.33), 1 x 4096 x 4096 (14.27, cuBLAS 15.26), 16 x 14336 x 4096 (32.03, 31.84) and
-   within 0.6 % of it at 16 x 4096 x 14336 (37.12 against 36.90), while every v2 configuration took 1.3x to
-   2.6x as long. v1's splits: the most of {2, 1} that leave one CTA an SM at most (64 column slices x 2 =
-   128 CTAs at 4096 columns; 224 slices x 1 at 14336), fewer splits being cheaper (a cluster, a barrier).
+   within 0.6 % of it at 16 x 4096 x 14336 (37.12 against 36.90), while every v2 configuration took 1.4x to
+   2.4x as long as v1's best. v1's splits: the most of {2, 1} that leave one CTA an SM at most (64 column
+   slices x 2 = 128 CTAs at 4096 columns; 224 slices x 1 at 14336), fewer splits being cheaper (a cluster,
+   a barrier).
    v2's rule, kept for the shapes v1 declines: the fewest splits that give (nearly) every SM a CTA, then
    the ring that puts ~128 KB of B in flight an SM (8 warps x 8 steps x 2 KB at one CTA an SM, 8 x 4 at
    two); where K does not divide, 4 warps with twice the ring, then fewer splits. */
