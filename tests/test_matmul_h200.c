@@ -238,28 +238,30 @@ static void test_skinny_space(void **state)
     assert_true(cfg.warps == 8 && cfg.splits == 2 && cfg.ring == 0 && cfg.unroll == 2);
     assert_string_equal(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf),
                         "warps=8,splits=2,unroll=2,check=sampled");
-    /* every configuration fits 16 x 4096 x 4096: 18 v2 (splits x 6 rings) then 4 v1, each distinct */
+    /* every configuration fits 16 x 4096 x 4096: 18 v2 (splits x 6 rings) then 8 v1 (8 and 16 warps), each
+       distinct */
     int n = 0, v1 = 0, seen[16][3][17][5] = {{{{0}}}};
     while (mm_config_of(MM_SKINNY, &decode, n, &cfg)) {
         assert_int_equal(mm_skinny_fits(&decode, &cfg, why, sizeof why), 1);
         assert_true(text_ok(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf)));
-        assert_int_equal(cfg.ring ? cfg.unroll : cfg.warps, cfg.ring ? 0 : 8);
+        assert_true(cfg.ring ? cfg.unroll == 0 : cfg.warps == (n < 22 ? 8 : 16));
         assert_true(cfg.ring ? n < 18 : n >= 18); /* v2 first */
         assert_true(cfg.ring ? cfg.warps * cfg.ring <= 64 : 1);  /* rings within 160 KB */
         v1 += !cfg.ring;
         assert_int_equal(seen[cfg.warps - 1][cfg.splits / 2][cfg.ring][cfg.unroll]++, 0);
         n++;
     }
-    assert_int_equal(n, 22);
-    assert_int_equal(v1, 4);
+    assert_int_equal(n, 26);
+    assert_int_equal(v1, 8);
     assert_int_equal(mm_config_of(MM_SKINNY, &decode, 21, &cfg), 1);
     assert_string_equal(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf),
                         "warps=8,splits=2,unroll=2,check=sampled");
-    /* 16 x 256 x 512, 32 k16 steps: 16 warps x 4 splits does not divide, nor v1's 2 steps a warp by 4 */
+    /* 16 x 256 x 512, 32 k16 steps: 16 warps x 4 splits does not divide, nor v1's 2 steps a warp by 4, nor
+       v1's 16 warps at 2 splits (one step a warp) */
     const mm_case small = {16, 256, 512};
     for (n = 0; mm_config_of(MM_SKINNY, &small, n, &cfg); n++)
         assert_int_equal(mm_skinny_fits(&small, &cfg, why, sizeof why), 1);
-    assert_int_equal(n, 20);
+    assert_int_equal(n, 21);
     /* the own choice at M = 1, 8, 16 with N = 4096, 14336 and K = 4096, 14336: v1 at unroll 2, one wave */
     const int ms[] = {1, 8, 16}, sizes[] = {4096, 14336};
     for (int i = 0; i < 3; i++)
@@ -316,7 +318,7 @@ static void test_skinny_space(void **state)
     assert_string_equal(why, "K = 1536 gives each warp 3 k16 steps, not a multiple of unroll=2");
     cfg = (mm_config){.warps = 4, .splits = 1, .unroll = 4};
     assert_int_equal(mm_skinny_fits(&decode, &cfg, why, sizeof why), 0);
-    assert_string_equal(why, "warps=4,unroll=4: skinny v1 (ring=0) has warps 8, unroll 2 or 4");
+    assert_string_equal(why, "warps=4,unroll=4: skinny v1 (ring=0) has warps 8 or 16, unroll 2 or 4");
 }
 
 /* A ping-pong consumer skipping the other's unit lands where stepping through it would. */

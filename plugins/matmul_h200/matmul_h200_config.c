@@ -140,8 +140,8 @@ int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t why
                  d);
         return 0;
     }
-    if (!d && (w != 8 || (u != 2 && u != 4))) {
-        snprintf(why, whylen, "warps=%d,unroll=%d: skinny v1 (ring=0) has warps 8, unroll 2 or 4", w, u);
+    if (!d && ((w != 8 && w != 16) || (u != 2 && u != 4))) {
+        snprintf(why, whylen, "warps=%d,unroll=%d: skinny v1 (ring=0) has warps 8 or 16, unroll 2 or 4", w, u);
         return 0;
     }
     if (c->k % (16 * w * s)) {
@@ -249,8 +249,9 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
         }
         /* the configurations that fit the case (a tune has no rows that only say "declined"): v2 at
            splits {1, 2, 4} x its 6 (warps, ring) pairs, then v1 at 8 warps x splits {1, 2} x unroll {4, 2}
-           (its best on the H200, cf73a16) to be timed in the same rounds: 22 at most */
-        for (int i = 0, fit = 0; i < 3 * NELEM(skinny_rings) + 4; i++) {
+           (its best on the H200, cf73a16), then v1 at 16 warps the same (twice the loads in flight an SM
+           at one CTA an SM: ncu found v1 latency-bound at 8, 2026-11-22 -7b.md call 13): 26 at most */
+        for (int i = 0, fit = 0; i < 3 * NELEM(skinny_rings) + 8; i++) {
             char why[160];
             if (i < 3 * NELEM(skinny_rings)) {
                 cfg->splits = 1 << (i / NELEM(skinny_rings)), cfg->unroll = 0;
@@ -258,7 +259,7 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
                 cfg->ring = skinny_rings[i % NELEM(skinny_rings)][1];
             } else {
                 const int v = i - 3 * NELEM(skinny_rings);
-                cfg->warps = 8, cfg->ring = 0, cfg->splits = 1 << (v / 2), cfg->unroll = v % 2 ? 2 : 4;
+                cfg->warps = v < 4 ? 8 : 16, cfg->ring = 0, cfg->splits = 1 << (v / 2 % 2), cfg->unroll = v % 2 ? 2 : 4;
             }
             if (mm_skinny_fits(c, cfg, why, sizeof why) && fit++ == index)
                 return 1;

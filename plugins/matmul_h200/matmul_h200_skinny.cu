@@ -323,6 +323,8 @@ template <class T>
 cudaError_t by_shape(const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out, cudaStream_t s)
 {
     const int S = cfg->splits, W = cfg->warps, D = cfg->ring;
+    if (!D && W == 16)
+        return cfg->unroll == 4 ? by_tokens<T, 16, 4, 0>(c, S, a, b, out, s) : by_tokens<T, 16, 2, 0>(c, S, a, b, out, s);
     if (!D)
         return cfg->unroll == 4 ? by_tokens<T, 8, 4, 0>(c, S, a, b, out, s) : by_tokens<T, 8, 2, 0>(c, S, a, b, out, s);
     if (W == 16)
