@@ -234,10 +234,10 @@ static void test_skinny_space(void **state)
     mm_config cfg;
     const mm_case decode = {16, 4096, 4096};
     assert_int_equal(mm_config_of(MM_SKINNY, &decode, -1, &cfg), 1);
-    /* 64 slices x 2 = 128 CTAs, one an SM */
-    assert_true(cfg.warps == 8 && cfg.splits == 2 && cfg.ring == 0 && cfg.unroll == 2);
+    /* 64 slices x 2 = 128 CTAs, one an SM: 16 warps each */
+    assert_true(cfg.warps == 16 && cfg.splits == 2 && cfg.ring == 0 && cfg.unroll == 2);
     assert_string_equal(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf),
-                        "warps=8,splits=2,unroll=2,check=sampled");
+                        "warps=16,splits=2,unroll=2,check=sampled");
     /* every configuration fits 16 x 4096 x 4096: 18 v2 (splits x 6 rings) then 8 v1 (8 and 16 warps), each
        distinct */
     int n = 0, v1 = 0, seen[16][3][17][5] = {{{{0}}}};
@@ -270,7 +270,8 @@ static void test_skinny_space(void **state)
                 const mm_case c = {ms[i], sizes[j], sizes[k]};
                 assert_int_equal(mm_config_of(MM_SKINNY, &c, -1, &cfg), 1);
                 assert_int_equal(mm_skinny_fits(&c, &cfg, why, sizeof why), 1);
-                assert_true(cfg.ring == 0 && cfg.warps == 8 && cfg.unroll == 2);
+                /* 16 warps where the CTAs are one an SM (4096 columns at 2 splits), 8 at two an SM */
+                assert_true(cfg.ring == 0 && cfg.warps == (c.n == 4096 ? 16 : 8) && cfg.unroll == 2);
                 const int64_t ctas = c.n / MM_SKINNY_COLS * cfg.splits;
                 assert_true(cfg.splits == 1 || ctas <= 132);
                 assert_true(ctas >= 128); /* every SM (all but 4) streams */
@@ -279,11 +280,12 @@ static void test_skinny_space(void **state)
     assert_int_equal(mm_config_of(MM_SKINNY, &up, -1, &cfg), 1);
     assert_true(cfg.warps == 8 && cfg.splits == 1 && cfg.ring == 0); /* 224 CTAs already */
     assert_int_equal(mm_config_of(MM_SKINNY, &down, -1, &cfg), 1);
-    assert_true(cfg.warps == 8 && cfg.splits == 2 && cfg.ring == 0); /* 56 steps a warp */
+    assert_true(cfg.warps == 16 && cfg.splits == 2 && cfg.ring == 0); /* 28 steps a warp */
     /* the GPU test's small cases (tests/gpu_ini/matmul_h200.ini): too few slices for 132 SMs, 2 splits */
     const mm_case g16 = {16, 256, 512}, g5 = {5, 192, 1024}, g1 = {1, 64, 4096};
     assert_int_equal(mm_config_of(MM_SKINNY, &g16, -1, &cfg), 1);
-    assert_true(cfg.splits == 2 && cfg.ring == 0 && mm_skinny_fits(&g16, &cfg, why, sizeof why));
+    /* 16 warps at 2 splits would give each one step: 8 warps */
+    assert_true(cfg.warps == 8 && cfg.splits == 2 && cfg.ring == 0 && mm_skinny_fits(&g16, &cfg, why, sizeof why));
     assert_int_equal(mm_config_of(MM_SKINNY, &g5, -1, &cfg), 1);
     assert_true(cfg.splits == 2 && cfg.ring == 0 && mm_skinny_fits(&g5, &cfg, why, sizeof why));
     assert_int_equal(mm_config_of(MM_SKINNY, &g1, -1, &cfg), 1);
