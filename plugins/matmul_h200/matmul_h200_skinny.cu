@@ -145,7 +145,8 @@ __global__ void __launch_bounds__(32 * W, 16 / W) skinny_kernel(const T *__restr
     const int kw = K / (S * W); /* rows of K a warp */
     const int kbeg = (rank * W + warp) * kw;
     const T *bp = B + (size_t)(kbeg + 4 * t) * N + n0 + 8 * g;
-    /* token 8j + g's row; a token past M reads row 0 and its fragment is zeroed */
+    /* token 8j + g's row; a token past M reads a row that exists (row 0 in tile 0; in tile 1 row g, since
+       tile 1 runs only at M >= 9 > g) and its fragment is zeroed */
     const T *ap = A + (size_t)(g < M ? g : 0) * K + kbeg + 4 * t;
     const size_t second = (size_t)(8 + g < M ? 8 : 0) * K; /* token tile 1 from token tile 0 */
     const bool live[2] = {g < M, 8 + g < M};
