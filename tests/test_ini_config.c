@@ -8,19 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ini_config.h"
-
-#define INI_DIR KLAB_TEST_DATA "/ini/"
-
-static cfg_experiment cfg; /* ~200 KiB: keep it off the stack */
-
-static void load_ok(const char *file)
-{
-    char err[1024] = "";
-    int rc = cfg_load(file, &cfg, err, sizeof err);
-    if (rc != 0)
-        fail_msg("cfg_load(%s) failed: %s", file, err);
-}
+#include "ini_fixture.h"
 
 /* The whole message must be exactly `want`. */
 static void load_fails(const char *file, const char *want)
