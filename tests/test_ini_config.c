@@ -358,72 +358,6 @@ static void test_max_reps_below_min_reps(void **state)
     BAD("bad_min_reps.ini", ":7: [case a] key 'min_reps': 200 is more than max_reps 100");
 }
 
-/* ---- checks against a plugin's descriptor ---- */
-
-static void test_check_plugin(void **state)
-{
-    (void)state;
-    load_ok(INI_DIR "good_full.ini");
-    char err[1024] = "";
-    const char *both[] = {"baseline", "fused"};
-    const char *only_baseline[] = {"baseline"};
-    const char *params_all[] = {"eps", "extra", NULL};
-    const char *params_eps[] = {"eps", NULL};
-    uint32_t all = KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16);
-
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, params_all, NULL, err, sizeof err), 0);
-
-    assert_int_equal(cfg_check_plugin(&cfg, only_baseline, 1, all, params_all, NULL, err, sizeof err), -1);
-    /* [case 4096x8192] inherits its profiles: the line that wrote them is in [defaults] */
-    assert_string_equal(err, INI_DIR "good_full.ini:8: [defaults] key 'profiles': plugin 'rmsnorm' "
-                             "has no profile 'fused' (it has: baseline)");
-
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all & ~KLAB_DTYPE_BIT(KLAB_BF16), params_all, NULL,
-                                      err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_full.ini:7: [defaults] key 'dtypes': plugin 'rmsnorm' "
-                             "does not support bf16");
-
-    /* 'extra' is given in [case big], at line 24 */
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, params_eps, NULL, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_full.ini:24: key 'param.extra': plugin 'rmsnorm' takes no such parameter");
-
-    /* a plugin with no params list: the inherited eps is reported at the [defaults] line it came from */
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, NULL, NULL, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_full.ini:14: key 'param.eps': plugin 'rmsnorm' takes no such parameter");
-}
-
-/* Each error names the line of the key itself: the case's own, or the [defaults] line it inherited. */
-static void test_check_plugin_names_the_key_line(void **state)
-{
-    (void)state;
-    char err[1024] = "";
-    const char *baseline[] = {"baseline"}, *fused[] = {"fused"}, *both[] = {"baseline", "fused"};
-    uint32_t all = KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16);
-    load_ok(INI_DIR "good_key_lines.ini");
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, NULL, NULL, err, sizeof err), 0);
-
-    assert_int_equal(cfg_check_plugin(&cfg, baseline, 1, all, NULL, NULL, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_key_lines.ini:12: [case own] key 'profiles': plugin 'rmsnorm' "
-                             "has no profile 'fused' (it has: baseline)");
-    assert_int_equal(cfg_check_plugin(&cfg, fused, 1, all, NULL, NULL, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_key_lines.ini:7: [defaults] key 'profiles': plugin 'rmsnorm' "
-                             "has no profile 'baseline' (it has: fused)");
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all & ~KLAB_DTYPE_BIT(KLAB_BF16), NULL, NULL, err,
-                                      sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_key_lines.ini:11: [case own] key 'dtypes': plugin 'rmsnorm' "
-                             "does not support bf16");
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all & ~KLAB_DTYPE_BIT(KLAB_FP16), NULL, NULL, err,
-                                      sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_key_lines.ini:6: [defaults] key 'dtypes': plugin 'rmsnorm' "
-                             "does not support fp16");
-
-    /* no dtypes anywhere: the built-in fp32, reported at the case's header */
-    load_ok(INI_DIR "good_no_dtypes.ini");
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, KLAB_DTYPE_BIT(KLAB_FP16), NULL, NULL, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_no_dtypes.ini:4: [case 64] key 'dtypes' is not given, so fp32: "
-                             "plugin 'rmsnorm' does not support it");
-}
-
 /* ---- dim.NAME, steps, config ---- */
 
 static void test_good_dims_steps_config(void **state)
@@ -495,23 +429,6 @@ static void test_bad_dims_steps_config(void **state)
     BAD("bad_config_empty.ini",
         ":4: [case 64] key 'config': '' is not a configuration like bm=128,bn=256 (a-z 0-9 _ = , . only)");
     BAD("bad_config_long.ini", ":4: [case 64] key 'config': the configuration is 128 characters; the limit is 127");
-}
-
-/* A dim.NAME the plugin does not take names its line and the names it does take. */
-static void test_check_plugin_dims(void **state)
-{
-    (void)state;
-    char err[1024] = "";
-    const char *profiles[] = {"naive"};
-    const char *mnk[] = {"m", "n", "k", NULL}, *mn[] = {"m", "n", NULL};
-    load_ok(INI_DIR "good_dims.ini");
-    assert_int_equal(cfg_check_plugin(&cfg, profiles, 1, 1, NULL, mnk, err, sizeof err), 0);
-    assert_int_equal(cfg_check_plugin(&cfg, profiles, 1, 1, NULL, mn, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_dims.ini:6: key 'dim.k': plugin 'gemm' takes no dimension 'k' "
-                                     "(it takes: m, n)");
-    assert_int_equal(cfg_check_plugin(&cfg, profiles, 1, 1, NULL, NULL, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_dims.ini:11: key 'dim.m': plugin 'gemm' takes no dimension 'm' "
-                                     "(it takes: none)");
 }
 
 /* ---- names and values that would not fit: refused, never cut ---- */
@@ -689,19 +606,6 @@ static void test_size_limit(void **state)
     free(big);
 }
 
-static void test_row_count(void **state)
-{
-    (void)state;
-    load_ok(INI_DIR "good_full.ini");
-    /* 4096x8192: 3 dtypes x 2 profiles; big: 1 x 1; cube: 3 x 2; 2^10: 2 x 2 */
-    assert_int_equal(cfg_row_count(&cfg, 2), 17);
-    assert_int_equal(cfg_row_count(&cfg, 5), 17); /* every case names its profiles */
-    load_ok(INI_DIR "good_minimal.ini");
-    /* no profiles key: all of the plugin's */
-    assert_int_equal(cfg_row_count(&cfg, 3), 3);
-    assert_int_equal(cfg_row_count(&cfg, 1), 1);
-}
-
 /* ---- cfg_parse_shape ---- */
 
 static void shape_ok(const char *s, int rank, int64_t d0, int64_t d1, int64_t d2, int64_t d3)
@@ -825,11 +729,8 @@ int main(void)
         cmocka_unit_test(test_no_cases),
         cmocka_unit_test(test_case_name_not_a_shape),
         cmocka_unit_test(test_max_reps_below_min_reps),
-        cmocka_unit_test(test_check_plugin),
-        cmocka_unit_test(test_check_plugin_names_the_key_line),
         cmocka_unit_test(test_good_dims_steps_config),
         cmocka_unit_test(test_bad_dims_steps_config),
-        cmocka_unit_test(test_check_plugin_dims),
         cmocka_unit_test(test_too_long_is_refused),
         cmocka_unit_test_setup_teardown(test_bad_params_own, make_tmp, remove_tmp),
         cmocka_unit_test_setup_teardown(test_bom_is_skipped, make_tmp, remove_tmp),
@@ -838,7 +739,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tabs_crlf_and_utf8_load, make_tmp, remove_tmp),
         cmocka_unit_test_setup_teardown(test_paths_that_are_not_ini_files, make_tmp, remove_tmp),
         cmocka_unit_test_setup_teardown(test_size_limit, make_tmp, remove_tmp),
-        cmocka_unit_test(test_row_count),
         cmocka_unit_test(test_parse_shape_good),
         cmocka_unit_test(test_parse_shape_bad),
     };
