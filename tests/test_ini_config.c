@@ -1,6 +1,6 @@
-/* ini_config: the experiment INI, parsed and validated before any GPU work. Good files load with
- * [defaults] inherited into cases; every broken form fails with one message naming file, line and key.
- * The golden files live in tests/ini/. */
+/* ini_config: the experiment INI, parsed and validated before any GPU work. Every broken form fails
+ * with one message naming file, line and key; bytes that are not INI text and paths that are not INI
+ * files are refused. What a good file's cases hold: test_ini_cases; the plugin's checks: test_ini_check. */
 #include "klab_test.h"
 
 #include <fcntl.h>
@@ -8,19 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ini_config.h"
-
-#define INI_DIR KLAB_TEST_DATA "/ini/"
-
-static cfg_experiment cfg; /* ~200 KiB: keep it off the stack */
-
-static void load_ok(const char *file)
-{
-    char err[1024] = "";
-    int rc = cfg_load(file, &cfg, err, sizeof err);
-    if (rc != 0)
-        fail_msg("cfg_load(%s) failed: %s", file, err);
-}
+#include "ini_fixture.h"
 
 /* The whole message must be exactly `want`. */
 static void load_fails(const char *file, const char *want)
@@ -34,151 +22,6 @@ static void load_fails(const char *file, const char *want)
 
 /* ---- good files ---- */
 
-static void test_good_full_experiment(void **state)
-{
-    (void)state;
-    load_ok(INI_DIR "good_full.ini");
-    assert_string_equal(cfg.path, INI_DIR "good_full.ini");
-    assert_string_equal(cfg.plugin, "rmsnorm");
-    assert_int_equal(cfg.plugin_line, 3);
-    assert_string_equal(cfg.question, "Does one fused pass reach the copy rate?");
-    assert_int_equal(cfg.ncases, 4);
-
-    const cfg_case *d = &cfg.defaults;
-    assert_int_equal(d->ndtypes, 3);
-    assert_int_equal(d->dtypes[0], KLAB_FP32);
-    assert_int_equal(d->dtypes[1], KLAB_FP16);
-    assert_int_equal(d->dtypes[2], KLAB_BF16);
-    assert_int_equal(d->nprofiles, 2);
-    assert_string_equal(d->profiles[0], "baseline");
-    assert_string_equal(d->profiles[1], "fused");
-    assert_int_equal(d->warmup, 7);
-    assert_int_equal(d->stop.min_reps, 30);
-    assert_int_equal(d->stop.max_reps, 4000);
-    assert_true(d->stop.precision == 0.01); /* the inline comment is not part of the value */
-    assert_true(d->stop.budget_ms == 2500);
-    assert_int_equal(d->nparams, 1);
-    assert_string_equal(d->param_key[0], "eps");
-    assert_string_equal(d->param_val[0], "1e-6");
-    assert_int_equal(d->param_line[0], 14);
-}
-
-static void test_good_full_inherits_defaults(void **state)
-{
-    (void)state;
-    load_ok(INI_DIR "good_full.ini");
-    const cfg_case *c = &cfg.cases[0];
-    assert_string_equal(c->name, "4096x8192");
-    assert_int_equal(c->line, 16);
-    /* no shape key: the name is the shape */
-    assert_string_equal(c->shape, "4096x8192");
-    assert_int_equal(c->rank, 2);
-    assert_int_equal(c->dims[0], 4096);
-    assert_int_equal(c->dims[1], 8192);
-    assert_int_equal(c->dims[2], 1);
-    assert_int_equal(c->dims[3], 1);
-    /* everything else from [defaults] */
-    assert_int_equal(c->ndtypes, 3);
-    assert_int_equal(c->dtypes[0], KLAB_FP32);
-    assert_int_equal(c->dtypes[1], KLAB_FP16);
-    assert_int_equal(c->dtypes[2], KLAB_BF16);
-    assert_int_equal(c->nprofiles, 2);
-    assert_string_equal(c->profiles[0], "baseline");
-    assert_string_equal(c->profiles[1], "fused");
-    assert_int_equal(c->warmup, 7);
-    assert_int_equal(c->stop.min_reps, 30);
-    assert_int_equal(c->stop.max_reps, 4000);
-    assert_true(c->stop.precision == 0.01);
-    assert_true(c->stop.budget_ms == 2500);
-    assert_int_equal(c->nparams, 1);
-    assert_string_equal(c->param_key[0], "eps");
-    assert_string_equal(c->param_val[0], "1e-6");
-    assert_int_equal(c->param_line[0], 14); /* where the inherited value was written */
-}
-
-static void test_good_full_case_overrides(void **state)
-{
-    (void)state;
-    load_ok(INI_DIR "good_full.ini");
-    const cfg_case *c = &cfg.cases[1];
-    assert_string_equal(c->name, "big");
-    assert_int_equal(c->line, 18);
-    assert_string_equal(c->shape, "2^28");
-    assert_int_equal(c->rank, 1);
-    assert_int_equal(c->dims[0], (int64_t)1 << 28);
-    assert_int_equal(c->dims[1], 1);
-    assert_int_equal(c->ndtypes, 1);
-    assert_int_equal(c->dtypes[0], KLAB_FP16);
-    assert_int_equal(c->nprofiles, 1);
-    assert_string_equal(c->profiles[0], "fused");
-    assert_int_equal(c->warmup, 3);
-    /* not overridden: inherited */
-    assert_int_equal(c->stop.min_reps, 30);
-    assert_int_equal(c->stop.max_reps, 4000);
-    assert_true(c->stop.precision == 0.01);
-    assert_true(c->stop.budget_ms == 2500);
-    /* its own eps wins; the inherited one is not added a second time */
-    assert_int_equal(c->nparams, 2);
-    assert_string_equal(c->param_key[0], "eps");
-    assert_string_equal(c->param_val[0], "1e-5");
-    assert_int_equal(c->param_line[0], 23);
-    assert_string_equal(c->param_key[1], "extra");
-    assert_string_equal(c->param_val[1], "yes");
-    assert_int_equal(c->param_line[1], 24);
-
-    c = &cfg.cases[2];
-    assert_string_equal(c->name, "cube");
-    assert_int_equal(c->line, 26);
-    assert_string_equal(c->shape, "2x3X4");
-    assert_int_equal(c->rank, 3);
-    assert_int_equal(c->dims[0], 2);
-    assert_int_equal(c->dims[1], 3);
-    assert_int_equal(c->dims[2], 4);
-    assert_int_equal(c->dims[3], 1);
-    assert_true(c->stop.precision == 0.02);
-    assert_int_equal(c->stop.min_reps, 5);
-    assert_int_equal(c->stop.max_reps, 5);
-    assert_true(c->stop.budget_ms == 0.5);
-    assert_int_equal(c->warmup, 7);
-    assert_int_equal(c->ndtypes, 3);
-    assert_int_equal(c->nparams, 1);
-    assert_string_equal(c->param_val[0], "1e-6");
-
-    c = &cfg.cases[3];
-    assert_string_equal(c->name, "2^10");
-    assert_int_equal(c->line, 33);
-    assert_string_equal(c->shape, "2^10");
-    assert_int_equal(c->rank, 1);
-    assert_int_equal(c->dims[0], 1024);
-    assert_int_equal(c->ndtypes, 2);
-    assert_int_equal(c->dtypes[0], KLAB_BF16);
-    assert_int_equal(c->dtypes[1], KLAB_FP32); /* "float32" is fp32 */
-    assert_int_equal(c->nprofiles, 2);
-}
-
-static void test_good_minimal_builtin_defaults(void **state)
-{
-    (void)state;
-    load_ok(INI_DIR "good_minimal.ini");
-    assert_string_equal(cfg.plugin, "vector_add");
-    assert_string_equal(cfg.question, "");
-    assert_int_equal(cfg.ncases, 1);
-    const cfg_case *c = &cfg.cases[0];
-    assert_string_equal(c->name, "copy");
-    assert_string_equal(c->shape, "1000");
-    assert_int_equal(c->rank, 1);
-    assert_int_equal(c->dims[0], 1000);
-    assert_int_equal(c->ndtypes, 1);
-    assert_int_equal(c->dtypes[0], KLAB_FP32);
-    assert_int_equal(c->nprofiles, 0); /* every profile the plugin has */
-    assert_int_equal(c->warmup, 10);
-    assert_int_equal(c->stop.min_reps, 20);
-    assert_int_equal(c->stop.max_reps, 5000);
-    assert_true(c->stop.precision == 0.005);
-    assert_true(c->stop.budget_ms == 1500);
-    assert_int_equal(c->nparams, 0);
-}
-
 static void test_good_line_of_196_characters(void **state)
 {
     (void)state;
@@ -187,21 +30,6 @@ static void test_good_line_of_196_characters(void **state)
     assert_int_equal(cfg.ncases, 1);
     assert_int_equal(cfg.cases[0].dims[0], 7);
     assert_int_equal(cfg.cases[0].dims[1], 1000);
-}
-
-/* The INI files the lab ships must stay loadable. */
-static void test_shipped_ini_files_load(void **state)
-{
-    (void)state;
-    load_ok(KLAB_TEST_DATA "/../ini/rmsnorm.ini");
-    assert_string_equal(cfg.plugin, "rmsnorm");
-    assert_true(cfg.ncases > 0);
-    load_ok(KLAB_TEST_DATA "/../ini/vector_add.ini");
-    assert_string_equal(cfg.plugin, "vector_add");
-    assert_true(cfg.ncases > 0);
-    for (int i = 0; i < cfg.ncases; i++)
-        if (strcmp(cfg.cases[i].shape, "2^28") == 0)
-            assert_int_equal(cfg.cases[i].dims[0], (int64_t)1 << 28);
 }
 
 /* ---- broken files: the exact message ---- */
@@ -370,118 +198,7 @@ static void test_max_reps_below_min_reps(void **state)
     BAD("bad_min_reps.ini", ":7: [case a] key 'min_reps': 200 is more than max_reps 100");
 }
 
-/* ---- checks against a plugin's descriptor ---- */
-
-static void test_check_plugin(void **state)
-{
-    (void)state;
-    load_ok(INI_DIR "good_full.ini");
-    char err[1024] = "";
-    const char *both[] = {"baseline", "fused"};
-    const char *only_baseline[] = {"baseline"};
-    const char *params_all[] = {"eps", "extra", NULL};
-    const char *params_eps[] = {"eps", NULL};
-    uint32_t all = KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16);
-
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, params_all, NULL, err, sizeof err), 0);
-
-    assert_int_equal(cfg_check_plugin(&cfg, only_baseline, 1, all, params_all, NULL, err, sizeof err), -1);
-    /* [case 4096x8192] inherits its profiles: the line that wrote them is in [defaults] */
-    assert_string_equal(err, INI_DIR "good_full.ini:8: [defaults] key 'profiles': plugin 'rmsnorm' "
-                             "has no profile 'fused' (it has: baseline)");
-
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all & ~KLAB_DTYPE_BIT(KLAB_BF16), params_all, NULL,
-                                      err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_full.ini:7: [defaults] key 'dtypes': plugin 'rmsnorm' "
-                             "does not support bf16");
-
-    /* 'extra' is given in [case big], at line 24 */
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, params_eps, NULL, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_full.ini:24: key 'param.extra': plugin 'rmsnorm' takes no such parameter");
-
-    /* a plugin with no params list: the inherited eps is reported at the [defaults] line it came from */
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, NULL, NULL, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_full.ini:14: key 'param.eps': plugin 'rmsnorm' takes no such parameter");
-}
-
-/* Each error names the line of the key itself: the case's own, or the [defaults] line it inherited. */
-static void test_check_plugin_names_the_key_line(void **state)
-{
-    (void)state;
-    char err[1024] = "";
-    const char *baseline[] = {"baseline"}, *fused[] = {"fused"}, *both[] = {"baseline", "fused"};
-    uint32_t all = KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16);
-    load_ok(INI_DIR "good_key_lines.ini");
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all, NULL, NULL, err, sizeof err), 0);
-
-    assert_int_equal(cfg_check_plugin(&cfg, baseline, 1, all, NULL, NULL, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_key_lines.ini:12: [case own] key 'profiles': plugin 'rmsnorm' "
-                             "has no profile 'fused' (it has: baseline)");
-    assert_int_equal(cfg_check_plugin(&cfg, fused, 1, all, NULL, NULL, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_key_lines.ini:7: [defaults] key 'profiles': plugin 'rmsnorm' "
-                             "has no profile 'baseline' (it has: fused)");
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all & ~KLAB_DTYPE_BIT(KLAB_BF16), NULL, NULL, err,
-                                      sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_key_lines.ini:11: [case own] key 'dtypes': plugin 'rmsnorm' "
-                             "does not support bf16");
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, all & ~KLAB_DTYPE_BIT(KLAB_FP16), NULL, NULL, err,
-                                      sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_key_lines.ini:6: [defaults] key 'dtypes': plugin 'rmsnorm' "
-                             "does not support fp16");
-
-    /* no dtypes anywhere: the built-in fp32, reported at the case's header */
-    load_ok(INI_DIR "good_no_dtypes.ini");
-    assert_int_equal(cfg_check_plugin(&cfg, both, 2, KLAB_DTYPE_BIT(KLAB_FP16), NULL, NULL, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_no_dtypes.ini:4: [case 64] key 'dtypes' is not given, so fp32: "
-                             "plugin 'rmsnorm' does not support it");
-}
-
 /* ---- dim.NAME, steps, config ---- */
-
-static void test_good_dims_steps_config(void **state)
-{
-    (void)state;
-    load_ok(INI_DIR "good_dims.ini");
-    assert_int_equal(cfg.ncases, 3);
-
-    const cfg_case *c = &cfg.cases[0]; /* no shape: its dimensions alone */
-    assert_string_equal(c->name, "gemm");
-    assert_int_equal(c->rank, 0);
-    assert_string_equal(c->shape, "");
-    assert_int_equal(c->ndims_named, 3);
-    assert_string_equal(c->dim_key[0], "m");
-    assert_int_equal(c->dim_val[0], 8192);
-    assert_int_equal(c->dim_line[0], 11);
-    assert_string_equal(c->dim_key[1], "n");
-    assert_int_equal(c->dim_val[1], 2048);
-    assert_int_equal(c->dim_line[1], 12);
-    assert_string_equal(c->dim_key[2], "k"); /* inherited, with the line it was written on */
-    assert_int_equal(c->dim_val[2], 4096);
-    assert_int_equal(c->dim_line[2], 6);
-    assert_int_equal(c->steps, 50);
-    assert_string_equal(c->config, "bm=128,bn=256,stages=4");
-
-    c = &cfg.cases[1]; /* a shape by its name, and its own k, steps and config */
-    assert_int_equal(c->rank, 2);
-    assert_string_equal(c->shape, "64x64");
-    assert_int_equal(c->ndims_named, 1);
-    assert_string_equal(c->dim_key[0], "k");
-    assert_int_equal(c->dim_val[0], (int64_t)1 << 40);
-    assert_int_equal(c->dim_line[0], 15);
-    assert_int_equal(c->steps, 1000000);
-    assert_string_equal(c->config, "split_k=2");
-
-    c = &cfg.cases[2];
-    assert_string_equal(c->shape, "100");
-    assert_int_equal(c->ndims_named, 1);
-    assert_int_equal(c->steps, 50);
-
-    /* not given anywhere: 0 steps (the plugin's own) and no configuration */
-    load_ok(INI_DIR "good_minimal.ini");
-    assert_int_equal(cfg.cases[0].steps, 0);
-    assert_string_equal(cfg.cases[0].config, "");
-    assert_int_equal(cfg.cases[0].ndims_named, 0);
-}
 
 static void test_bad_dims_steps_config(void **state)
 {
@@ -507,23 +224,6 @@ static void test_bad_dims_steps_config(void **state)
     BAD("bad_config_empty.ini",
         ":4: [case 64] key 'config': '' is not a configuration like bm=128,bn=256 (a-z 0-9 _ = , . only)");
     BAD("bad_config_long.ini", ":4: [case 64] key 'config': the configuration is 128 characters; the limit is 127");
-}
-
-/* A dim.NAME the plugin does not take names its line and the names it does take. */
-static void test_check_plugin_dims(void **state)
-{
-    (void)state;
-    char err[1024] = "";
-    const char *profiles[] = {"naive"};
-    const char *mnk[] = {"m", "n", "k", NULL}, *mn[] = {"m", "n", NULL};
-    load_ok(INI_DIR "good_dims.ini");
-    assert_int_equal(cfg_check_plugin(&cfg, profiles, 1, 1, NULL, mnk, err, sizeof err), 0);
-    assert_int_equal(cfg_check_plugin(&cfg, profiles, 1, 1, NULL, mn, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_dims.ini:6: key 'dim.k': plugin 'gemm' takes no dimension 'k' "
-                                     "(it takes: m, n)");
-    assert_int_equal(cfg_check_plugin(&cfg, profiles, 1, 1, NULL, NULL, err, sizeof err), -1);
-    assert_string_equal(err, INI_DIR "good_dims.ini:11: key 'dim.m': plugin 'gemm' takes no dimension 'm' "
-                                     "(it takes: none)");
 }
 
 /* ---- names and values that would not fit: refused, never cut ---- */
@@ -701,118 +401,10 @@ static void test_size_limit(void **state)
     free(big);
 }
 
-static void test_row_count(void **state)
-{
-    (void)state;
-    load_ok(INI_DIR "good_full.ini");
-    /* 4096x8192: 3 dtypes x 2 profiles; big: 1 x 1; cube: 3 x 2; 2^10: 2 x 2 */
-    assert_int_equal(cfg_row_count(&cfg, 2), 17);
-    assert_int_equal(cfg_row_count(&cfg, 5), 17); /* every case names its profiles */
-    load_ok(INI_DIR "good_minimal.ini");
-    /* no profiles key: all of the plugin's */
-    assert_int_equal(cfg_row_count(&cfg, 3), 3);
-    assert_int_equal(cfg_row_count(&cfg, 1), 1);
-}
-
-/* ---- cfg_parse_shape ---- */
-
-static void shape_ok(const char *s, int rank, int64_t d0, int64_t d1, int64_t d2, int64_t d3)
-{
-    int64_t dims[KLAB_MAX_RANK] = {-7, -7, -7, -7};
-    char why[256] = "";
-    int r = cfg_parse_shape(s, dims, why, sizeof why);
-    if (r != rank)
-        fail_msg("cfg_parse_shape(\"%s\") = %d (%s), want %d", s, r, why, rank);
-    assert_int_equal(dims[0], d0);
-    assert_int_equal(dims[1], d1);
-    assert_int_equal(dims[2], d2);
-    assert_int_equal(dims[3], d3);
-}
-
-static void shape_bad(const char *s, const char *want)
-{
-    int64_t dims[KLAB_MAX_RANK];
-    char why[256] = "";
-    int r = cfg_parse_shape(s, dims, why, sizeof why);
-    if (r != -1)
-        fail_msg("cfg_parse_shape(\"%s\") = %d, want -1 (%s)", s, r, want);
-    assert_string_equal(why, want);
-}
-
-static void test_parse_shape_good(void **state)
-{
-    (void)state;
-    shape_ok("4096x8192", 2, 4096, 8192, 1, 1);
-    shape_ok("2^28", 1, (int64_t)1 << 28, 1, 1, 1);
-    shape_ok("7x1000", 2, 7, 1000, 1, 1);
-    shape_ok("1", 1, 1, 1, 1, 1);
-    shape_ok("2X3x4x5", 4, 2, 3, 4, 5);
-    shape_ok("2^10x3", 2, 1024, 3, 1, 1);
-    shape_ok("2^0", 1, 1, 1, 1, 1);
-    shape_ok("2^40", 1, (int64_t)1 << 40, 1, 1, 1);
-    shape_ok("2^20x2^20", 2, 1 << 20, 1 << 20, 1, 1); /* exactly 2^40 elements */
-}
-
-static void test_parse_shape_bad(void **state)
-{
-    (void)state;
-    shape_bad("", "empty shape");
-    shape_bad("4096y8192", "'4096y8192' is not a shape like 4096x8192 or 2^28");
-    shape_bad("0x5", "'0x5': dimensions must be positive whole numbers");
-    shape_bad("5x0", "'5x0': dimensions must be positive whole numbers");
-    shape_bad("3^4", "'3^4': only powers of two up to 2^40 are written with ^");
-    shape_bad("2^41", "'2^41': only powers of two up to 2^40 are written with ^");
-    shape_bad("4096x", "'4096x' ends with 'x'");
-    shape_bad("x4096", "'x4096' is not a shape like 4096x8192 or 2^28");
-    shape_bad("-4", "'-4' is not a shape like 4096x8192 or 2^28");
-    shape_bad("4096 x 8192", "'4096 x 8192' is not a shape like 4096x8192 or 2^28");
-    shape_bad("1x2x3x4x5", "'1x2x3x4x5' has more than 4 dimensions");
-    shape_bad("2^21x2^20", "'2^21x2^20' has more than 2^40 elements");
-    shape_bad("99999999999999999999", "'99999999999999999999': dimensions must be positive whole numbers");
-    /* a '^' must be followed by the exponent */
-    shape_bad("2^", "'2^': only powers of two up to 2^40 are written with ^");
-    shape_bad("2^x5", "'2^x5': only powers of two up to 2^40 are written with ^");
-}
-
-/* cfg_case_set: one case key outside a file (libklab_bench's kb_begin) by a file's rules and messages,
-   the line being the caller's (kb_begin: the item's place in its params). */
-static void test_case_set(void **state)
-{
-    (void)state;
-    memset(&cfg, 0, sizeof cfg);
-    snprintf(cfg.path, sizeof cfg.path, "kb_begin params");
-    cfg_case *c = &cfg.cases[0];
-    snprintf(c->name, sizeof c->name, "gemm");
-    char err[1024] = "";
-    assert_int_equal(cfg_case_set(&cfg, c, "dim.m", "4096", 1, err, sizeof err), 0);
-    assert_int_equal(cfg_case_set(&cfg, c, "param.eps", "1e-6", 2, err, sizeof err), 0);
-    assert_int_equal(c->ndims_named, 1);
-    assert_string_equal(c->dim_key[0], "m");
-    assert_true(c->dim_val[0] == 4096);
-    assert_int_equal(c->dim_line[0], 1);
-    assert_int_equal(c->nparams, 1);
-    assert_string_equal(c->param_key[0], "eps");
-    assert_string_equal(c->param_val[0], "1e-6");
-    assert_int_equal(c->param_line[0], 2);
-    assert_int_equal(cfg_case_set(&cfg, c, "dim.m", "8", 3, err, sizeof err), -1);
-    assert_string_equal(err, "kb_begin params:3: [case gemm] key 'dim.m' given twice");
-    assert_int_equal(cfg_case_set(&cfg, c, "dim.k", "2^12", 4, err, sizeof err), -1);
-    assert_string_equal(err, "kb_begin params:4: [case gemm] key 'dim.k': '2^12' is not a whole number");
-    assert_int_equal(cfg_case_set(&cfg, c, "dim.K", "8", 5, err, sizeof err), -1);
-    assert_non_null(strstr(err, "a dimension is dim.NAME"));
-    assert_int_equal(c->ndims_named, 1); /* a refused key leaves the case as it was */
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good_full_experiment),
-        cmocka_unit_test(test_good_full_inherits_defaults),
-        cmocka_unit_test(test_good_full_case_overrides),
-        cmocka_unit_test(test_good_minimal_builtin_defaults),
         cmocka_unit_test(test_good_line_of_196_characters),
-        cmocka_unit_test(test_shipped_ini_files_load),
-        cmocka_unit_test(test_case_set),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_unknown_section),
         cmocka_unit_test(test_unknown_key),
@@ -837,11 +429,7 @@ int main(void)
         cmocka_unit_test(test_no_cases),
         cmocka_unit_test(test_case_name_not_a_shape),
         cmocka_unit_test(test_max_reps_below_min_reps),
-        cmocka_unit_test(test_check_plugin),
-        cmocka_unit_test(test_check_plugin_names_the_key_line),
-        cmocka_unit_test(test_good_dims_steps_config),
         cmocka_unit_test(test_bad_dims_steps_config),
-        cmocka_unit_test(test_check_plugin_dims),
         cmocka_unit_test(test_too_long_is_refused),
         cmocka_unit_test_setup_teardown(test_bad_params_own, make_tmp, remove_tmp),
         cmocka_unit_test_setup_teardown(test_bom_is_skipped, make_tmp, remove_tmp),
@@ -850,9 +438,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tabs_crlf_and_utf8_load, make_tmp, remove_tmp),
         cmocka_unit_test_setup_teardown(test_paths_that_are_not_ini_files, make_tmp, remove_tmp),
         cmocka_unit_test_setup_teardown(test_size_limit, make_tmp, remove_tmp),
-        cmocka_unit_test(test_row_count),
-        cmocka_unit_test(test_parse_shape_good),
-        cmocka_unit_test(test_parse_shape_bad),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -1,6 +1,8 @@
 # CPU unit tests of the host's pure-C units, one program per core unit. None needs a GPU (timing's
 # pure parts only need the CUDA runtime library linked).
-klab_test(test_ini_config SOURCES test_ini_config.c LABELS unit)
+klab_test(test_ini_config SOURCES test_ini_config.c ini_fixture.c LABELS unit)
+klab_test(test_ini_cases SOURCES test_ini_cases.c ini_fixture.c LABELS unit)
+klab_test(test_ini_check SOURCES test_ini_check.c ini_fixture.c LABELS unit)
 klab_test(test_csv_sink SOURCES test_csv_sink.c LABELS unit)
 klab_test(test_stats SOURCES test_stats.c LABELS unit)
 klab_test(test_interval SOURCES test_interval.c LABELS unit)
