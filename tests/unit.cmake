@@ -32,17 +32,18 @@ klab_test(test_results SOURCES test_results.c LABELS unit)
 klab_test(test_run_meta SOURCES test_run_meta.c LABELS unit)
 
 # the plugins' float64 references, linked in from plugins/ (plain C, no GPU)
-klab_test(test_references SOURCES test_references.c ../plugins/rmsnorm/rmsnorm_reference.c
+klab_test(test_references SOURCES test_references.c references_fixture.c ../plugins/rmsnorm/rmsnorm_reference.c
           ../plugins/vector_add/vector_add_reference.c ../plugins/softmax/softmax_reference.c
           ../plugins/rmsnorm_rope/rmsnorm_rope_reference.c ../plugins/common/row_plan.c LABELS unit)
 
 
 # swiglu and reduction: their references by hand, their shipped INI files validated through the klab
-# binary (test_references), and the machine code of their fast kernels: 16-byte loads, no local
+# binary (test_references_swired), and the machine code of their fast kernels: 16-byte loads, no local
 # memory (sass_check.sh; skipped without cuobjdump)
-target_sources(test_references PRIVATE ../plugins/swiglu/swiglu_reference.c ../plugins/reduction/reduction_plan.c
-               ../plugins/reduction/reduction_reference.c klab_run.c)
-add_dependencies(test_references klab swiglu reduction)
+klab_test(test_references_swired SOURCES test_references_swired.c references_fixture.c
+          ../plugins/swiglu/swiglu_reference.c ../plugins/reduction/reduction_plan.c
+          ../plugins/reduction/reduction_reference.c klab_run.c LABELS unit)
+add_dependencies(test_references_swired klab swiglu reduction)
 function(klab_sass_test plugin)
   add_test(NAME sass_${plugin} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.sh $<TARGET_FILE:${plugin}> ${ARGN})
   set_tests_properties(sass_${plugin} PROPERTIES SKIP_RETURN_CODE 77 LABELS unit
