@@ -21,6 +21,7 @@
 #ifndef DECODE_REPLAY_ATTN_MMA_CUH
 #define DECODE_REPLAY_ATTN_MMA_CUH
 
+#include "../common/mma_sync.cuh"
 #include "decode_replay_attention.cuh"
 
 namespace {
@@ -35,40 +36,6 @@ template <typename T, int D> struct MmaRing {
 
 /* element offset of (row r, 16-byte chunk c) in a slot's k or v */
 template <int D> __device__ __forceinline__ int swz(int r, int c) { return r * D + ((c ^ (r & 7)) << 3); }
-
-/* c += A B on m16n8k16 (fp32 accumulators) with A's and C's rows 8..15 zero: the heads (at most 8) fill
-   rows 0..7, so a lane keeps only the live half of A (a0: row g, k 2t, 2t+1; a2: row g, k 2t+8, 2t+9) and
-   of C (c0, c1); the dead half's outputs land in scratch registers. matmul_h200's MmaOp carries all four
-   of each: 16 + 32 registers a lane of zeros at D = 128, so it is not used here. */
-template <typename T> struct Mma8;
-#define DR_MMA8(T, PTX)                                                                                            \
-    template <> struct Mma8<T> {                                                                                   \
-        __device__ static __forceinline__ void run(float (&c)[2], unsigned a0, unsigned a2, unsigned b0, unsigned b1) \
-        {                                                                                                          \
-            float x2, x3;                                                                                          \
-            asm("mma.sync.aligned.m16n8k16.row.col.f32." PTX "." PTX ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%5}, {%7,%8}, " \
-                "{%0,%1,%9,%9};"                                                                                   \
-                : "+f"(c[0]), "+f"(c[1]), "=f"(x2), "=f"(x3)                                                       \
-                : "r"(a0), "r"(0u), "r"(a2), "r"(b0), "r"(b1), "f"(0.f));                                          \
-            asm("" ::"f"(x2), "f"(x3)); /* rows 8..15: zeros, read by no one (nvcc counts no (void) as a use) */ \
-        }                                                                                                          \
-    };
-DR_MMA8(__half, "f16")
-DR_MMA8(__nv_bfloat16, "bf16")
-#undef DR_MMA8
-
-/* two floats as the dtype's pair, the bits of one 32-bit register */
-template <typename T> __device__ __forceinline__ unsigned pair_bits(float x, float y);
-template <> __device__ __forceinline__ unsigned pair_bits<__half>(float x, float y)
-{
-    const __half2 v = f2_to_h2(x, y);
-    return *reinterpret_cast<const unsigned *>(&v);
-}
-template <> __device__ __forceinline__ unsigned pair_bits<__nv_bfloat16>(float x, float y)
-{
-    const __nv_bfloat162 v = f2_to_b2(x, y);
-    return *reinterpret_cast<const unsigned *>(&v);
-}
 
 /* four 8x8 b16 matrices from shared memory, lanes 8i..8i+7 naming matrix i's rows; TRANS: transposed.
    volatile and a memory clobber: they read what cp.async and the patch of the new position wrote, so they
@@ -135,7 +102,7 @@ __device__ __forceinline__ void mma_tile(MmaSoft<D> &s, const unsigned (&qa)[D /
     for (int n = 0; n < NT; n++) {
         const float p0 = fast_ex2(sc[n][0] - mn), p1 = fast_ex2(sc[n][1] - mn);
         s.l += p0 + p1;
-        pa[n / 2][n % 2] = pair_bits<T>(p0, p1);
+        pa[n / 2][n % 2] = pack2<T>(p0, p1);
     }
     /* O += P V: matrices (positions 16kk.. and 16kk + 8.., dims 16q..) then the same of dims 16q + 8.. */
 #pragma unroll

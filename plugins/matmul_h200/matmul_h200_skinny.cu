@@ -29,7 +29,7 @@
 
 #include "klab/cuda.h"
 #include "matmul_h200.h"
-#include "matmul_h200_mma.cuh"
+#include "../common/mma_sync.cuh"
 
 namespace {
 
