@@ -92,6 +92,7 @@
 
 #include <type_traits>
 
+#include "func_attr.cuh"
 #include "hopper_epilogue.cuh"
 #include "hopper_sched.cuh"
 #include "hopper_store.cuh"
@@ -625,18 +626,10 @@ inline int make_store_map(CUtensorMap *tc, const void *C, int M, int N, long ldc
                          HG_STAGE_ROWS, 128, why, whylen);
 }
 
-/* The kernel's shared-memory attribute, set once an instantiation (one worker thread a plugin: no race). */
+/* The kernel's shared-memory attribute (common/func_attr.cuh: once an instantiation). */
 template <class Cfg, class Epi> inline cudaError_t prepare()
 {
-    static bool attr_set;
-    if (!attr_set) {
-        cudaError_t e = cudaFuncSetAttribute(gemm_kernel<Cfg, Epi>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             smem_bytes<Cfg, Epi>());
-        if (e != cudaSuccess)
-            return e;
-        attr_set = true;
-    }
-    return cudaSuccess;
+    return func_attr_once<gemm_kernel<Cfg, Epi>, cudaFuncAttributeMaxDynamicSharedMemorySize>(smem_bytes<Cfg, Epi>());
 }
 
 template <class Cfg, class Epi>

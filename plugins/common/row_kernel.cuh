@@ -61,6 +61,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "func_attr.cuh"
 #include "row_numeric.cuh"
 #include "row_plan.h"
 
@@ -315,12 +316,10 @@ cudaError_t launch_kernel(const Op &op, const Geom &g, unsigned blocks, int cta,
         kern<<<blocks, cta, 0, st>>>(op, g);
         return cudaGetLastError();
     }
-    static bool nonportable; /* once a kernel: asked before the first (verified, never captured) run */
-    if (cluster > 8 && !nonportable) {
-        cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (cluster > 8) {
+        const cudaError_t e = func_attr_once<row_kernel<Op, VPT, STREAM, ALIGNED>, cudaFuncAttributeNonPortableClusterSizeAllowed>(1);
         if (e != cudaSuccess)
             return e;
-        nonportable = true;
     }
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(blocks);

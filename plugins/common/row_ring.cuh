@@ -188,15 +188,12 @@ cudaError_t launch_ring_kernel(const Op &op, const Geom &g, const row_plan &p, i
 {
     void (*kern)(Op, Geom, int, int) = ring_kernel<Op, VPT, ALIGNED>;
     const size_t smem = (size_t)p.ring * (size_t)stage_vecs * 16;
-    static bool raised; /* once a kernel: asked before the first (verified, never captured) run */
-    if (!raised) {
-        cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, ROW_PLAN_RING_SMEM);
-        if (e == cudaSuccess)
-            e = cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-        if (e != cudaSuccess)
-            return e;
-        raised = true;
-    }
+    cudaError_t e = func_attr_once<ring_kernel<Op, VPT, ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize>(
+        ROW_PLAN_RING_SMEM);
+    if (e == cudaSuccess)
+        e = func_attr_once<ring_kernel<Op, VPT, ALIGNED>, cudaFuncAttributeNonPortableClusterSizeAllowed>(1);
+    if (e != cudaSuccess)
+        return e;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)p.cluster);
     cfg.blockDim = dim3((unsigned)p.cta);

@@ -34,6 +34,7 @@
 #include "decode_replay_attention.cuh"
 #include "decode_replay_gemv.cuh"
 #include "decode_replay_attn_mma.cuh"
+#include "../common/func_attr.cuh"
 #include "decode_replay_step.cuh"
 
 namespace {
@@ -105,11 +106,9 @@ cudaError_t attention_path(const AttnArgs<T> &a, dim3 grid, int attn, bool pdl, 
     case DR_ATTN_SPLIT: return launch(attn_kernel<T, D, G>, grid, block, pdl, s, a);
     case DR_ATTN_FUSED: return launch(attn_fused_kernel<T, D, G>, grid, block, pdl, s, a);
     case DR_ATTN_MMA: {
-        /* past the 48 KB a launch gets unasked. Set at every launch, not once: the attribute is the current
-           device's; a host call that enqueues nothing, so it is legal while a graph is captured */
-        constexpr size_t smem = MmaRing<T, D>::BYTES;
+        constexpr size_t smem = MmaRing<T, D>::BYTES; /* past the 48 KB a launch gets unasked */
         const cudaError_t e =
-            cudaFuncSetAttribute(attn_mma_kernel<T, D, G>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+            func_attr_once<attn_mma_kernel<T, D, G>, cudaFuncAttributeMaxDynamicSharedMemorySize>((int)smem);
         return e != cudaSuccess ? e : launch_smem(attn_mma_kernel<T, D, G>, grid, block, smem, pdl, s, a);
     }
     default: return cudaErrorInvalidValue;

@@ -29,6 +29,7 @@
 
 #include "klab/cuda.h"
 #include "matmul_h200.h"
+#include "../common/func_attr.cuh"
 #include "../common/mma_sync.cuh"
 
 namespace {
@@ -287,16 +288,11 @@ template <class T, int W, int U, int D, int J>
 cudaError_t launch(const mm_case *c, int splits, const void *a, const void *b, void *out, cudaStream_t s)
 {
     static_assert(smem_bytes<W, D, J>(MM_SKINNY_MAX_SPLITS) <= 227 * 1024, "a CTA's shared memory on sm_90");
-    /* the shared memory attribute for the most splits, once an instantiation (one worker thread a plugin) */
-    static bool attr_set;
-    if (!attr_set) {
-        const cudaError_t e = cudaFuncSetAttribute(skinny_kernel<T, W, U, D, J>,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   (int)smem_bytes<W, D, J>(MM_SKINNY_MAX_SPLITS));
-        if (e != cudaSuccess)
-            return e;
-        attr_set = true;
-    }
+    /* the shared memory attribute for the most splits */
+    const cudaError_t e = func_attr_once<skinny_kernel<T, W, U, D, J>, cudaFuncAttributeMaxDynamicSharedMemorySize>(
+        (int)smem_bytes<W, D, J>(MM_SKINNY_MAX_SPLITS));
+    if (e != cudaSuccess)
+        return e;
     cudaLaunchConfig_t lc = {};
     lc.gridDim = dim3((unsigned)(c->n / MM_SKINNY_COLS), (unsigned)splits);
     lc.blockDim = dim3(32 * W);

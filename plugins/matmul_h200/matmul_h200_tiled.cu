@@ -7,6 +7,7 @@
 
 #include "klab/cuda.h"
 #include "matmul_h200.h"
+#include "../common/func_attr.cuh"
 #include "../common/mma_sync.cuh"
 
 namespace {
@@ -127,11 +128,7 @@ __global__ void __launch_bounds__(THREADS) tiled_kernel(const T *__restrict__ A,
 template <class T>
 int launch(const mm_case *c, const void *a, const void *b, void *out, cudaStream_t s, char *why, size_t whylen)
 {
-    static bool attr_set;
-    cudaError_t e = cudaSuccess;
-    if (!attr_set && (e = cudaFuncSetAttribute(tiled_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM)) ==
-                         cudaSuccess)
-        attr_set = true;
+    cudaError_t e = func_attr_once<tiled_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize>(SMEM);
     if (e == cudaSuccess) {
         const dim3 grid((unsigned)((c->n + BN - 1) / BN), (unsigned)((c->m + BM - 1) / BM));
         tiled_kernel<T><<<grid, THREADS, SMEM, s>>>((const T *)a, (const T *)b, (T *)out, (int)c->m, (int)c->n,
