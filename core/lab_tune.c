@@ -18,6 +18,13 @@ static double upper(const klab_row *r)
     return r->has_ci ? r->median_hi : INFINITY;
 }
 
+/* A row whose time a tune may trust: passed, timed, and stopped by its precision or step count, not by a
+   budget that left it few samples. */
+static int trustworthy(const klab_row *r)
+{
+    return r->status == ROW_PASSED && r->has_time && r->median_ms > 0 && !row_has_flag(r, "few-samples");
+}
+
 int tune_best(const klab_row *rows, int n, const char *kcase, const char *dtype, const char *profile, int *own)
 {
     int best = -1;
@@ -31,7 +38,7 @@ int tune_best(const klab_row *rows, int n, const char *kcase, const char *dtype,
                 *own = i;
             continue;
         }
-        if (r->status != ROW_PASSED || !r->has_time || !(r->median_ms > 0) || row_has_flag(r, "few-samples"))
+        if (!trustworthy(r))
             continue;
         if (best < 0 || r->median_ms < rows[best].median_ms ||
             (r->median_ms == rows[best].median_ms && upper(r) < upper(&rows[best])))
@@ -77,10 +84,7 @@ int tune_record(tune_cache *c, const klab_row *rows, int n, const tune_sitting *
         if (!cc)
             continue; /* not a case of this INI: nothing to sign it with */
         int own, best = tune_best(rows, n, r->kcase, r->dtype, r->profile, &own);
-        const klab_row *o = own >= 0 && rows[own].status == ROW_PASSED && rows[own].has_time &&
-                                    !row_has_flag(&rows[own], "few-samples")
-                                ? &rows[own]
-                                : NULL;
+        const klab_row *o = own >= 0 && trustworthy(&rows[own]) ? &rows[own] : NULL;
         text_printf(out, "  %s %s %s %s: ", r->plugin, r->kcase, r->dtype, r->profile);
         if (best < 0) {
             fprintf(out, "no configuration passed with a trustworthy time; nothing cached\n");
