@@ -276,9 +276,10 @@ if is_mode sanitize; then
       # racecheck does not model the mbarrier/TMA ordering inside cuBLAS's own kernels (nvjet_*, cutlass*,
       # sm90_xmma*): the H200 sitting of 2026-11-22 found hazards only there. Those are said apart; a
       # finding in any other kernel (klab's) is an error.
+      vendor_re='^(nvjet|cutlass|sm[0-9]+_xmma|cublas|xmma)'
       found=$(tail -n +$from "$log" | grep -oE 'access at (void )?[A-Za-z_][A-Za-z0-9_]*' | awk '{print $NF}' | sort -u)
-      own=$(grep -vE '^(nvjet|cutlass|sm[0-9]+_xmma|cublas|xmma)' <<<"$found" | grep . | tr '\n' ' ')
-      vendor=$(grep -E '^(nvjet|cutlass|sm[0-9]+_xmma|cublas|xmma)' <<<"$found" | grep -c . || true)
+      own=$(grep -vE "$vendor_re" <<<"$found" | grep . | tr '\n' ' ')
+      vendor=$(grep -E "$vendor_re" <<<"$found" | grep -c . || true)
       [ $rc -eq 99 ] && { [ -n "$own" ] || [ "$vendor" -eq 0 ]; } && errors=$((errors + 1))
       where=
       [ -n "$own" ] && where=" in klab's kernels: $own"
