@@ -10,7 +10,9 @@
 #   - the tiled kernel issues mma.sync (HMMA) on every architecture built; every skinny kernel built for
 #     sm_90a (its other targets trap) issues HMMA and streams B with 16-byte loads past L1: v1 (template
 #     argument U > 0) into registers (LDG.E.NA.128: ld.global.nc.L1::no_allocate.v4), v2 (U = 0) into
-#     its cp.async ring (LDGSTS.E.BYPASS.LTC128B.128: cp.async.cg ... L2::128B);
+#     its cp.async ring (LDGSTS.E.BYPASS.LTC128B.128: cp.async.cg ... L2::128B); every skinny v3 kernel
+#     (hs::stream_kernel, common/hopper_stream.cuh) loads through the copy engine (UTMALDG) and issues
+#     wgmma m64n8 or m64n16 reading its weight operand transposed (HGMMA.64x{8,16}x16 ... tnspA);
 #   - no kernel touches local memory (LDL/STL: a spill, or a register array indexed at run time) or has
 #     a stack frame.
 # Prints one line a kernel: arch, registers, HGMMA, UTMALDG, HMMA, local-memory instructions (what
@@ -35,7 +37,7 @@ printf '%s\n' "$sass" | awk -v regs="$regs" '
   function flush() {
     if (fn == "") return
     key = arch " " fn
-    short = fn; sub(/^_ZN2hg11/, "hg::", short); sub(/^_ZN.*tiled_kernel/, "tiled_kernel", short); sub(/^_ZN.*skinny_kernel/, "skinny_kernel", short)
+    short = fn; sub(/^_ZN2hg11/, "hg::", short); sub(/^_ZN.*tiled_kernel/, "tiled_kernel", short); sub(/^_ZN.*skinny_kernel/, "skinny_kernel", short); sub(/^_ZN2hs13/, "hs::", short)
     printf "# %s %s regs=%s stack=%s hgmma=%d utmaldg=%d multicast=%d utmastg=%d stsm=%d fenced_arrive=%d hmma=%d local=%d\n", arch, short, reg[key], stk[key], hg, tma, mc, tst, stsm, fenced, hm, loc
     if (fn ~ /gemm_kernel/ && arch == "sm_90a") {
       ngemm++
@@ -51,11 +53,13 @@ printf '%s\n' "$sass" | awk -v regs="$regs" '
       if (fn ~ /skinny_kernelI[0-9]+__[a-z0-9_]+Li[0-9]+ELi0ELi/) { nring++; if (!hm || !ldgsts) bad[++nbad] = arch " " fn ": HMMA " hm ", LDGSTS.E.BYPASS.LTC128B.128 " ldgsts }
       else { nskinny++; if (!hm || !ldna) bad[++nbad] = arch " " fn ": HMMA " hm ", LDG.E.NA.128 " ldna }
     }
+    if (fn ~ /stream_kernel/ && arch == "sm_90a") { nstream++; if (!tma || !tnspa) bad[++nbad] = arch " " fn ": UTMALDG " tma ", HGMMA.64x{8,16}x16 tnspA " tnspa }
     if (loc || (stk[key] != "" && stk[key] != "0")) { nlocal++; bad[++nbad] = arch " " fn ": local memory " loc ", stack " stk[key] }
   }
   /^[ \t]*arch = / { flush(); fn = ""; arch = $3 }
-  /Function : / { flush(); fn = $3; hg = tma = mc = hm = loc = tst = stsm = fenced = ldna = ldgsts = 0; prev = ""; next }
+  /Function : / { flush(); fn = $3; hg = tma = mc = hm = loc = tst = stsm = fenced = ldna = ldgsts = tnspa = 0; prev = ""; next }
   fn != "" && /HGMMA/ { hg++ }
+  fn != "" && /HGMMA\.64x(8|16)x16\..*tnspA/ { tnspa++ }
   fn != "" && /UTMALDG/ { tma++; if ($0 ~ /MULTICAST/) mc++ }
   fn != "" && /HMMA/ { hm++ }
   fn != "" && /LDG\.E\.NA\.128/ { ldna++ }
@@ -76,6 +80,8 @@ printf '%s\n' "$sass" | awk -v regs="$regs" '
     if (nstaged < 10) { print "not ok 4 - only " nstaged " epi=tma hg::gemm_kernel functions (5 variants x bf16/fp16)"; fail = 1 } else print "ok 4 - " nstaged " epi=tma hg::gemm_kernel functions"
     if (nskinny < 8) { print "not ok 5 - only " nskinny " sm_90a skinny v1 kernels (unroll x token tiles x bf16/fp16)"; fail = 1 } else print "ok 5 - " nskinny " sm_90a skinny v1 kernels"
     if (nring < 24) { print "not ok 6 - only " nring " sm_90a skinny v2 kernels ((warps, ring) x token tiles x bf16/fp16)"; fail = 1 } else print "ok 6 - " nring " sm_90a skinny v2 kernels"
-    print "1..6"
+    # stages {4, 8, 16} x token tiles {8, 16} x bf16/fp16 (each with and without its PDL prologue)
+    if (nstream < 12) { print "not ok 7 - only " nstream " sm_90a skinny v3 kernels (stages x token tiles x bf16/fp16)"; fail = 1 } else print "ok 7 - " nstream " sm_90a skinny v3 kernels"
+    print "1..7"
     exit fail
   }'

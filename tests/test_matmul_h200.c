@@ -224,9 +224,10 @@ static void test_tuning_spaces(void **state)
     assert_string_equal(buf, "gemmex,row_major_as_col_major_nn,compute=32f,check=full");
 }
 
-/* skinny: the space holds only what fits the case, v2's rings then v1's batches; the own choice is v1 (the
-   H200's best, 2026-11-22) and fits every decode shape it is meant for, one CTA an SM at most; v2 where
-   v1's shapes do not divide K; the rest is declined with a reason. */
+/* skinny: the space holds only what fits the case, v2's rings, v1's batches, then v3's TMA rings; the own
+   choice is v1 (the H200's best, 2026-11-22) and fits every decode shape it is meant for, one CTA an SM at
+   most; v2 where v1's shapes do not divide K; v3 where N is no multiple of 64; the rest is declined with a
+   reason. */
 static void test_skinny_space(void **state)
 {
     (void)state;
@@ -238,12 +239,18 @@ static void test_skinny_space(void **state)
     assert_true(cfg.warps == 16 && cfg.splits == 2 && cfg.ring == 0 && cfg.unroll == 2);
     assert_string_equal(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf),
                         "warps=16,splits=2,unroll=2,check=sampled");
-    /* every configuration fits 16 x 4096 x 4096: 18 v2 (splits x 6 rings) then 8 v1 (8 and 16 warps), each
-       distinct */
-    int n = 0, v1 = 0, seen[16][3][17][5] = {{{{0}}}};
+    /* every configuration fits 16 x 4096 x 4096: 18 v2 (splits x 6 rings), 8 v1 (8 and 16 warps), then 9 v3
+       (splits x stages), each distinct */
+    int n = 0, v1 = 0, v3 = 0, seen[16][3][17][5] = {{{{0}}}}, seen3[3][17] = {{0}};
     while (mm_config_of(MM_SKINNY, &decode, n, &cfg)) {
         assert_int_equal(mm_skinny_fits(&decode, &cfg, why, sizeof why), 1);
         assert_true(text_ok(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf)));
+        if (cfg.stages) {
+            assert_true(n >= 26 && cfg.warps == 0 && cfg.ring == 0 && cfg.unroll == 0); /* v3 last */
+            assert_int_equal(seen3[cfg.splits / 2][cfg.stages]++, 0);
+            v3++, n++;
+            continue;
+        }
         assert_true(cfg.ring ? cfg.unroll == 0 : cfg.warps == (n < 22 ? 8 : 16));
         assert_true(cfg.ring ? n < 18 : n >= 18); /* v2 first */
         assert_true(cfg.ring ? cfg.warps * cfg.ring <= 64 : 1);  /* rings within 160 KB */
@@ -251,8 +258,12 @@ static void test_skinny_space(void **state)
         assert_int_equal(seen[cfg.warps - 1][cfg.splits / 2][cfg.ring][cfg.unroll]++, 0);
         n++;
     }
-    assert_int_equal(n, 26);
+    assert_int_equal(n, 35);
     assert_int_equal(v1, 8);
+    assert_int_equal(v3, 9);
+    assert_int_equal(mm_config_of(MM_SKINNY, &decode, 26 + 4, &cfg), 1);
+    assert_string_equal(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf),
+                        "stages=8,splits=2,mma=wgmma,check=sampled");
     assert_int_equal(mm_config_of(MM_SKINNY, &decode, 21, &cfg), 1);
     assert_string_equal(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf),
                         "warps=8,splits=2,unroll=2,check=sampled");
@@ -261,7 +272,7 @@ static void test_skinny_space(void **state)
     const mm_case small = {16, 256, 512};
     for (n = 0; mm_config_of(MM_SKINNY, &small, n, &cfg); n++)
         assert_int_equal(mm_skinny_fits(&small, &cfg, why, sizeof why), 1);
-    assert_int_equal(n, 21);
+    assert_int_equal(n, 21 + 9); /* v3: 8 K tiles take every split */
     /* the own choice at M = 1, 8, 16 with N = 4096, 14336 and K = 4096, 14336: v1 at unroll 2, one wave */
     const int ms[] = {1, 8, 16}, sizes[] = {4096, 14336};
     for (int i = 0; i < 3; i++)
@@ -301,10 +312,33 @@ static void test_skinny_space(void **state)
     assert_int_equal(mm_skinny_fits(&m17, &cfg, why, sizeof why), 0);
     assert_string_equal(why, "M = 17: skinny takes M <= 16 (one or two 8-token MMA tiles)");
     assert_int_equal(mm_config_of(MM_SKINNY, &m17, 0, &cfg), 0);
+    /* N = 4000: v1 and v2 decline, v3 takes it (63 slices x 2 splits within 132 CTAs), its edge masked */
     assert_int_equal(mm_config_of(MM_SKINNY, &n4000, -1, &cfg), 1);
+    assert_int_equal(mm_skinny_fits(&n4000, &cfg, why, sizeof why), 1);
+    assert_string_equal(mm_config_format(MM_SKINNY, &n4000, &cfg, buf, sizeof buf),
+                        "stages=8,splits=2,mma=wgmma,check=sampled");
+    for (n = 0; mm_config_of(MM_SKINNY, &n4000, n, &cfg); n++)
+        assert_true(cfg.stages > 0);
+    assert_int_equal(n, 9);
+    cfg = (mm_config){.warps = 8, .splits = 2, .unroll = 2};
     assert_int_equal(mm_skinny_fits(&n4000, &cfg, why, sizeof why), 0);
     assert_string_equal(why, "N = 4000: skinny takes N a multiple of 64 (the columns a warp owns)");
-    assert_int_equal(mm_config_of(MM_SKINNY, &n4000, 0, &cfg), 0);
+    /* N = 4004: no row of 16 bytes for the copy engine either: declined, the space empty */
+    const mm_case n4004 = {16, 4004, 4096};
+    assert_int_equal(mm_config_of(MM_SKINNY, &n4004, -1, &cfg), 1);
+    assert_int_equal(mm_skinny_fits(&n4004, &cfg, why, sizeof why), 0);
+    assert_string_equal(why, "N = 4004: skinny takes N a multiple of 64 (the columns a warp owns)");
+    assert_int_equal(mm_config_of(MM_SKINNY, &n4004, 0, &cfg), 0);
+    cfg = (mm_config){.splits = 1, .stages = 8};
+    assert_int_equal(mm_skinny_fits(&n4004, &cfg, why, sizeof why), 0);
+    assert_string_equal(why, "N = 4004, K = 4096: skinny v3 takes N and K multiples of 8 (TMA rows of 16 bytes)");
+    const mm_case k128 = {16, 64, 128};
+    cfg = (mm_config){.splits = 4, .stages = 8};
+    assert_int_equal(mm_skinny_fits(&k128, &cfg, why, sizeof why), 0);
+    assert_string_equal(why, "K = 128 has 2 K tiles of 64 rows, fewer than splits=4");
+    cfg = (mm_config){.splits = 1, .stages = 12};
+    assert_int_equal(mm_skinny_fits(&k128, &cfg, why, sizeof why), 0);
+    assert_string_equal(why, "stages=12: skinny v3 has stages 4, 8 or 16");
     cfg = (mm_config){.warps = 16, .splits = 4, .ring = 4};
     assert_int_equal(mm_skinny_fits(&small, &cfg, why, sizeof why), 0);
     assert_string_equal(why, "K = 512 is not a multiple of 16 x 16 warps x 4 splits (whole k16 steps a warp)");

@@ -10,11 +10,14 @@
  *                     multicast B; grouped raster order (sm_90a)
  *   wgmma_splitk      K split over CTAs into fp32 partials, then a reduction: for shapes whose tiles
  *                     leave SMs idle (16 x 4096 x 4096, 128 x 14336 x 4096) (sm_90a)
- *   skinny            M <= 16: a weight stream. C^T = B^T A^T on mma.sync m16n8k16, B's bytes laid
- *                     straight into the MMA's A fragments (no transpose): v2 (ring > 0) streams them
+ *   skinny            M <= 16: a weight stream, C^T = B^T A^T. v1 and v2 on mma.sync m16n8k16, B's bytes
+ *                     laid straight into the MMA's A fragments (no transpose): v2 (ring > 0) streams them
  *                     through a per-lane cp.async ring in shared memory, v1 (ring = 0) loads batches of
  *                     `unroll` steps into registers; K split over the warps of a CTA and the CTAs of a
- *                     cluster, summed through (distributed) shared memory (matmul_h200_skinny.cu; sm_90)
+ *                     cluster, summed through (distributed) shared memory (matmul_h200_skinny.cu; sm_90).
+ *                     v3 (stages > 0): B through a TMA ring on mbarriers into wgmma m64n{8,16}k16, one
+ *                     consumer warpgroup, K split over a cluster (common/hopper_stream.cuh,
+ *                     matmul_h200_stream.cu; sm_90a)
  * The case is dim.m, dim.n, dim.k. The tuning space (matmul_h200_config.c) is pure C: the CPU tests and
  * `klab --tune --validate` enumerate it without a GPU. */
 #ifndef MATMUL_H200_H
@@ -67,6 +70,7 @@ typedef struct mm_config {
     int warps;      /* skinny: warps a CTA, each a K range of the CTA's (MM_SKINNY_WARPS) */
     int unroll;     /* skinny v1 (ring = 0): k16 steps whose loads a warp issues before their MMAs */
     int ring;       /* skinny: 0 = v1; else v2, the k16 steps a lane keeps in flight in its cp.async ring */
+    int stages;     /* skinny: > 0 is v3, the TMA ring's stages (4, 8 or 16) of 64 rows of K (v1/v2 fields 0) */
 } mm_config;
 
 /* skinny: a warp owns MM_SKINNY_COLS columns of B; splits (1, 2, 4) is the cluster size */
@@ -74,10 +78,11 @@ typedef struct mm_config {
 #define MM_SKINNY_MAX_M 16
 #define MM_SKINNY_MAX_SPLITS 4
 
-/* Whether skinny's configuration cfg takes the case: M <= 16, N a multiple of 64, K a multiple of
-   16 warps splits; v1: 8 warps, each warp's k16 steps a multiple of unroll (2 or 4); v2: (warps, ring)
-   one of (4, 4), (4, 8), (4, 16), (8, 4), (8, 8), (16, 4) (the rings fill at most 160 KB of shared
-   memory). Returns 1, or 0 with the reason. */
+/* Whether skinny's configuration cfg takes the case: M <= 16; v1 and v2: N a multiple of 64, K a multiple
+   of 16 warps splits; v1: 8 or 16 warps, each warp's k16 steps a multiple of unroll (2 or 4); v2: (warps,
+   ring) one of (4, 4), (4, 8), (4, 16), (8, 4), (8, 8), (16, 4) (the rings fill at most 160 KB of shared
+   memory); v3: N and K multiples of 8 (TMA rows of 16 bytes), stages 4, 8 or 16, splits 1, 2 or 4 and at
+   most the 64-row K tiles. Returns 1, or 0 with the reason. */
 int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t whylen);
 
 /* The epilogue (config key epi): the consumers' registers straight to global memory (direct), or staged
@@ -132,6 +137,8 @@ int mm_tiled_launch(klab_dtype d, const mm_case *c, const void *a, const void *b
 int mm_wgmma_launch(klab_dtype d, const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out,
                     float *ws, unsigned *tickets, int sms, klab_stream s, char *why, size_t whylen);
 int mm_skinny_launch(klab_dtype d, const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out,
+                     klab_stream s, char *why, size_t whylen);
+int mm_stream_launch(klab_dtype d, const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out,
                      klab_stream s, char *why, size_t whylen);
 
 /* The device check: counts the elements of out (M x N of d) farther from ref (fp32) than the output

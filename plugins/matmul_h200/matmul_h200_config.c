@@ -114,6 +114,34 @@ static const int splitk_space[][4] = {
    ring <= 64 keeps a CTA's rings within 160 KB (one CTA an SM at 64, two at 32) */
 static const int skinny_rings[][2] = {{8, 8}, {8, 4}, {4, 8}, {4, 16}, {4, 4}, {16, 4}};
 
+/* skinny v3's ring depths: 8 KB of B and up to 2 KB of tokens a stage, so 16 stages fill 160 KB (one CTA
+   an SM), 8 half that (two), 4 a quarter */
+static const int stream_stages[] = {4, 8, 16};
+
+static int stream_fits(const mm_case *c, const mm_config *cfg, char *why, size_t whylen)
+{
+    const int s = cfg->splits, st = cfg->stages;
+    if (c->n % 8 || c->k % 8) {
+        snprintf(why, whylen, "N = %lld, K = %lld: skinny v3 takes N and K multiples of 8 (TMA rows of 16 bytes)",
+                 (long long)c->n, (long long)c->k);
+        return 0;
+    }
+    if (st != 4 && st != 8 && st != 16) {
+        snprintf(why, whylen, "stages=%d: skinny v3 has stages 4, 8 or 16", st);
+        return 0;
+    }
+    if (s != 1 && s != 2 && s != 4) {
+        snprintf(why, whylen, "splits=%d: skinny has splits 1, 2 or 4 (the cluster size)", s);
+        return 0;
+    }
+    if (s > (c->k + 63) / 64) {
+        snprintf(why, whylen, "K = %lld has %lld K tiles of 64 rows, fewer than splits=%d", (long long)c->k,
+                 (long long)((c->k + 63) / 64), s);
+        return 0;
+    }
+    return 1;
+}
+
 int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t whylen)
 {
     const int w = cfg->warps, s = cfg->splits, u = cfg->unroll, d = cfg->ring;
@@ -122,6 +150,8 @@ int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t why
                  MM_SKINNY_MAX_M);
         return 0;
     }
+    if (cfg->stages)
+        return stream_fits(c, cfg, why, whylen);
     if (c->n % MM_SKINNY_COLS) {
         snprintf(why, whylen, "N = %lld: skinny takes N a multiple of %d (the columns a warp owns)", (long long)c->n,
                  MM_SKINNY_COLS);
@@ -197,6 +227,12 @@ static void skinny_own(const mm_case *c, mm_config *cfg)
             if (mm_skinny_fits(c, cfg, why, sizeof why))
                 return;
         }
+    /* v3 where neither divides (N not a multiple of 64): splits as v2's rule, 8 stages */
+    for (s = 4; s >= 1; s /= 2) {
+        *cfg = (mm_config){.splits = s, .stages = 8, .group = 8};
+        if ((c->n + 63) / 64 * s <= MM_AIM_SMS && mm_skinny_fits(c, cfg, why, sizeof why))
+            return;
+    }
     *cfg = (mm_config){.warps = 8, .splits = 1, .ring = 8, .group = 8};
 }
 
@@ -255,10 +291,17 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
         /* the configurations that fit the case (a tune has no rows that only say "declined"): v2 at
            splits {1, 2, 4} x its 6 (warps, ring) pairs, then v1 at 8 warps x splits {1, 2} x unroll {4, 2}
            (its best on the H200, cf73a16), then v1 at 16 warps the same (twice the loads in flight an SM
-           at one CTA an SM: ncu found v1 latency-bound at 8, 2026-11-22 -7b.md call 13): 26 at most */
-        for (int i = 0, fit = 0; i < 3 * NELEM(skinny_rings) + 8; i++) {
+           at one CTA an SM: ncu found v1 latency-bound at 8, 2026-11-22 -7b.md call 13), then v3 at splits
+           {1, 2, 4} x stages {4, 8, 16}: 35 at most */
+        for (int i = 0, fit = 0; i < 3 * NELEM(skinny_rings) + 8 + 3 * NELEM(stream_stages); i++) {
             char why[160];
-            if (i < 3 * NELEM(skinny_rings)) {
+            cfg->stages = 0;
+            if (i >= 3 * NELEM(skinny_rings) + 8) {
+                /* v3 (the TMA ring, wgmma): splits {1, 2, 4} x stages {4, 8, 16} */
+                const int v = i - 3 * NELEM(skinny_rings) - 8;
+                cfg->warps = 0, cfg->ring = 0, cfg->unroll = 0;
+                cfg->splits = 1 << (v / NELEM(stream_stages)), cfg->stages = stream_stages[v % NELEM(stream_stages)];
+            } else if (i < 3 * NELEM(skinny_rings)) {
                 cfg->splits = 1 << (i / NELEM(skinny_rings)), cfg->unroll = 0;
                 cfg->warps = skinny_rings[i % NELEM(skinny_rings)][0];
                 cfg->ring = skinny_rings[i % NELEM(skinny_rings)][1];
@@ -302,6 +345,8 @@ const char *mm_config_format(int profile, const mm_case *c, const mm_config *cfg
         snprintf(buf, len, "gemmex,row_major_as_col_major_nn,compute=32f,check=%s", mm_check_name(c));
     else if (profile == MM_TILED)
         snprintf(buf, len, "bm=128,bn=128,bk=32,stages=3,mma=m16n8k16,check=%s", mm_check_name(c));
+    else if (profile == MM_SKINNY && cfg->stages)
+        snprintf(buf, len, "stages=%d,splits=%d,mma=wgmma,check=%s", cfg->stages, cfg->splits, mm_check_name(c));
     else if (profile == MM_SKINNY && cfg->ring)
         snprintf(buf, len, "warps=%d,splits=%d,ring=%d,check=%s", cfg->warps, cfg->splits, cfg->ring, mm_check_name(c));
     else if (profile == MM_SKINNY)

@@ -293,8 +293,8 @@ static const klab_profile profiles[] = {
      .archs = sm90, .config = splitk_config},
     /* sm_90 for the clusters that sum its K ranges */
     {.name = "skinny",
-     .summary = "M <= 16: mma.sync on B streamed through a per-lane cp.async ring (v2) or registers (v1), K "
-                "split over warps and a cluster",
+     .summary = "M <= 16: mma.sync on B streamed through registers (v1) or a per-lane cp.async ring (v2), or "
+                "wgmma on a TMA ring (v3); K split over warps and a cluster",
      .archs = sm90, .config = skinny_config},
     {.name = NULL},
 };

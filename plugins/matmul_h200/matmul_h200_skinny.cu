@@ -340,6 +340,8 @@ extern "C" int mm_skinny_launch(klab_dtype d, const mm_case *c, const mm_config 
 {
     if (!mm_skinny_fits(c, cfg, why, whylen))
         return 1;
+    if (cfg->stages)
+        return mm_stream_launch(d, c, cfg, a, b, out, s, why, whylen); /* v3: matmul_h200_stream.cu */
     cudaError_t e;
     if (d == KLAB_BF16)
         e = by_shape<__nv_bfloat16>(c, cfg, a, b, out, (cudaStream_t)s);

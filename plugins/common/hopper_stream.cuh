@@ -1,0 +1,310 @@
+/* hopper_stream.cuh — klab's Hopper weight stream: out = X W for M <= 16 tokens X against a weight W, the
+ * memory-bound GEMM of decoding (matmul_h200's skinny shapes; a GEMV with up to 16 sequences). Built on
+ * hopper_gemm.cuh's primitives (mbarriers, TMA, descriptors, wgmma); sm_90a only.
+ *
+ * Computed transposed, out^T = W^T X^T, on wgmma.mma_async m64nNTk16: the weight is wgmma's A operand (64
+ * outputs x 16 of K a step), the tokens its B operand (NT = 8 or 16 in the N slot), so the tensor cores
+ * see full 64-row tiles however few the tokens. Each CTA owns 64 outputs and a K range. One producer
+ * thread streams the weight's tiles (64 outputs x 64 of K, 8 KB) and the tokens' (NT x 64 of K) through a
+ * ring of STAGES stages with TMA, one instruction a tile: STAGES x 8 KB of weight are in flight from the
+ * CTA's first cycles and no register holds a load (the register mainloops of matmul_h200_skinny.cu
+ * measured latency-bound, ~2 KB a warp in flight and none during the MMAs). One consumer warpgroup issues
+ * four wgmmas a stage and frees the stage before. K is split over the S CTAs of a cluster (1, S, 1),
+ * summed over distributed shared memory into rank 0 in rank order (deterministic; no workspace, no
+ * atomics, one launch), whose consumer threads hand the sums to the epilogue policy.
+ *
+ * ---- layouts (hs::Cfg<T, NT, W_MN, STAGES>) ----
+ *   X  row-major M x K (K contiguous), rows ldx elements apart: K-major; rows past M read as zero (TMA)
+ *   W  W_MN = true:  row-major K x N (N contiguous, what torch.matmul(X, W) stores): MN-major tiles, read
+ *                    with wgmma's A transpose (16-bit types only, as wgmma allows)
+ *      W_MN = false: row-major N x K (K contiguous, nn.Linear's weight): K-major tiles
+ *   Both 16-bit (bf16, fp16); rows 16-byte aligned (ldx, ldw, K multiples of 8; W_MN: N too). Edges need
+ *   no masking on the load side: TMA fills past N and K with zeros.
+ *
+ * ---- the epilogue policy ----
+ * Any copyable struct (a kernel parameter) with
+ *     template <int R> __device__ void operator()(const hs::Frag &f, const float (&acc)[R]) const;
+ * called once by each of rank 0's 128 consumer threads with the cluster's sums, R = NT / 2. acc[i] is
+ * out[f.token(i)][f.col(i)] (hs::Frag: a row of the transposed tile is an output column); tokens past M
+ * and columns past N hold zeros that MUST NOT be stored (f.live(i, M, N)). hs::StoreEpilogue<T> writes out
+ * as T. A policy that reads what an earlier kernel wrote, under PDL, waits for it (hs::pdl_wait()).
+ *
+ * ---- PDL ----
+ * With PDL (a launch attribute the caller sets, programmatic stream serialization) the producer issues
+ * the first STAGES weight tiles before griddepcontrol.wait (the weights are no earlier kernel's output)
+ * and the token tiles only after it; every thread triggers the dependents once its mainloop is done.
+ *
+ * ---- host side ----
+ *   hs::make_maps<T, NT, W_MN>(&tw, &tx, W, ldw, X, ldx, M, N, K, why, len);   // TMA maps
+ *   hs::launch<Cfg>(tw, tx, hs::problem(M, N, K), splits, epi, stream, pdl);   // grid (ceil(N/64), splits)
+ */
+#ifndef KLAB_HOPPER_STREAM_CUH
+#define KLAB_HOPPER_STREAM_CUH
+
+#include "hopper_gemm.cuh"
+
+namespace hs {
+
+constexpr int COLS = 64;      /* outputs a CTA: one m64 wgmma block */
+constexpr int BK = 64;        /* K a stage: one 128-byte swizzle row of 16-bit elements */
+constexpr int MAX_SPLITS = 8; /* the portable cluster size */
+constexpr int THREADS = 160;  /* one consumer warpgroup, one producer warp */
+
+template <class T_, int NT_, bool W_MN_, int STAGES_> struct Cfg {
+    typedef T_ T;
+    static constexpr int NT = NT_, STAGES = STAGES_, R = NT_ / 2;
+    static constexpr bool W_MN = W_MN_;
+    static constexpr int W_BYTES = COLS * BK * 2, X_BYTES = NT * BK * 2, STAGE_BYTES = W_BYTES + X_BYTES;
+    /* ring, its 2 x STAGES barriers, then the inbox: rank 0's copy of ranks 1..S-1's sums */
+    static constexpr int BARS = STAGES * (W_BYTES + X_BYTES);
+    static constexpr int INBOX = BARS + 16 * STAGES;
+    static constexpr int INBOX_SPLIT = R * 128 * 4; /* one rank's sums: R floats a consumer thread */
+    __host__ __device__ static constexpr int smem(int splits) { return 1024 + INBOX + (splits - 1) * INBOX_SPLIT; }
+    static_assert(sizeof(T) == 2, "16-bit weights and tokens (wgmma transposes 16-bit operands only)");
+    static_assert(NT == 8 || NT == 16, "8 or 16 tokens in wgmma's N slot");
+    static_assert(1024 + INBOX + (MAX_SPLITS - 1) * INBOX_SPLIT <= 227 * 1024, "past the 227 KB a block may have");
+};
+
+/* The work: out (M x N) = X (M x K) W. ktiles = ceil(K / BK), split over the cluster's ranks. */
+struct Problem {
+    int M, N, K, ktiles;
+};
+inline Problem problem(int M, int N, int K) { return Problem{M, N, K, (K + BK - 1) / BK}; }
+
+/* Where a consumer thread's acc[i] lands: output column col(i) (a row of the transposed tile) of token
+   token(i), the wgmma accumulator map with the tile's rows as outputs. */
+struct Frag {
+    int n0, warp, lane;
+    __device__ int col(int i) const { return n0 + 16 * warp + (lane >> 2) + 8 * ((i >> 1) & 1); }
+    __device__ int token(int i) const { return 8 * (i >> 2) + 2 * (lane & 3) + (i & 1); }
+    __device__ bool live(int i, int M, int N) const { return token(i) < M && col(i) < N; }
+};
+
+__device__ __forceinline__ void pdl_wait()
+{
+#if HG_SM90A
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_trigger()
+{
+#if HG_SM90A
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/* out[token][col] as T, rows ldo elements apart. */
+template <class T> struct StoreEpilogue {
+    T *out;
+    long ldo;
+    int M, N;
+    template <int R> __device__ void operator()(const Frag &f, const float (&acc)[R]) const
+    {
+#pragma unroll
+        for (int i = 0; i < R; i++)
+            if (f.live(i, M, N))
+                out[(size_t)f.token(i) * ldo + f.col(i)] = hg::hg_cvt<T>(acc[i]);
+    }
+};
+
+#if HG_SM90A
+__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed.aligned;"); }
+__device__ __forceinline__ void cluster_arrive_release()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
+/* rank 0's copy of p (a shared address of this CTA) as a generic address */
+__device__ __forceinline__ float *rank0(float *p)
+{
+    unsigned long long r;
+    asm volatile("mapa.u64 %0, %1, 0;" : "=l"(r) : "l"(p));
+    return (float *)r;
+}
+#endif
+
+template <class C, class Epi, bool PDL>
+__global__ void __launch_bounds__(THREADS, 1)
+    stream_kernel(const __grid_constant__ CUtensorMap tw, const __grid_constant__ CUtensorMap tx, const Problem p, Epi epi)
+{
+#if HG_SM90A
+    extern __shared__ unsigned char hs_smem_raw[];
+    unsigned char *base = (unsigned char *)(((uintptr_t)hs_smem_raw + 1023) & ~(uintptr_t)1023);
+    uint64_t *full = (uint64_t *)(base + C::BARS), *empty = full + C::STAGES;
+    float *inbox = (float *)(base + C::INBOX);
+    auto wtile = [&](int s) { return base + (size_t)s * C::W_BYTES; };
+    auto xtile = [&](int s) { return base + (size_t)C::STAGES * C::W_BYTES + (size_t)s * C::X_BYTES; };
+    /* the cluster is (1, S, 1) over a grid S high: a CTA's rank in it is its blockIdx.y */
+    const int S = (int)gridDim.y, rank = (int)blockIdx.y, n0 = (int)blockIdx.x * COLS;
+    const int kb = (int)((long)rank * p.ktiles / S), ke = (int)((long)(rank + 1) * p.ktiles / S);
+    const int warp = (int)threadIdx.x / 32, t = (int)threadIdx.x % 128;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < C::STAGES; s++) {
+            hg::mbar_init(&full[s], 1);
+            hg::mbar_init(&empty[s], 1);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    if (threadIdx.x == 128) {
+        asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&tw) : "memory");
+        asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&tx) : "memory");
+    }
+    __syncthreads();
+    if (S > 1)
+        cluster_arrive_relaxed(); /* phase 1: this CTA has started (waited on before any DSMEM store) */
+
+    float acc[C::R];
+#pragma unroll
+    for (int i = 0; i < C::R; i++)
+        acc[i] = 0.f;
+    if (warp == 4) {
+        if (threadIdx.x == 128) {
+            int stage = 0, phase = 0;
+            auto load_w = [&](int kt, int s) {
+                hg::tma_load(wtile(s), &tw, &full[s], C::W_MN ? n0 : kt * BK, C::W_MN ? kt * BK : n0);
+            };
+            auto load_x = [&](int kt, int s) { hg::tma_load(xtile(s), &tx, &full[s], kt * BK, 0); };
+            int kt = kb;
+            if constexpr (PDL) {
+                /* the first ring's weights before the previous kernel ends; its tokens after */
+                const int first = ke - kb < C::STAGES ? ke - kb : C::STAGES;
+                for (int s = 0; s < first; s++) {
+                    hg::mbar_expect_tx(&full[s], C::STAGE_BYTES);
+                    load_w(kb + s, s);
+                }
+                pdl_wait();
+                for (int s = 0; s < first; s++)
+                    load_x(kb + s, s);
+                kt = kb + first;
+                if (first == C::STAGES)
+                    phase = 1;
+                else
+                    stage = first;
+            }
+            for (; kt < ke; kt++) {
+                hg::mbar_wait(&empty[stage], phase ^ 1);
+                hg::mbar_expect_tx(&full[stage], C::STAGE_BYTES);
+                load_w(kt, stage);
+                load_x(kt, stage);
+                if (++stage == C::STAGES)
+                    stage = 0, phase ^= 1;
+            }
+        }
+        __syncwarp();
+    } else {
+        /* bytes one k16 step moves the descriptors by: 16 rows of 128 bytes (MN-major: K is the row) or
+           32 bytes along a 128-byte row (K-major) */
+        constexpr uint32_t W_STEP = C::W_MN ? 16 * 128 : 32, W_LBO = C::W_MN ? C::W_BYTES : 16;
+        int stage = 0, phase = 0, prev = -1;
+        for (int kt = kb; kt < ke; kt++) {
+            hg::mbar_wait(&full[stage], phase);
+            const uint32_t a0 = hg::smem_u32(wtile(stage)), b0 = hg::smem_u32(xtile(stage));
+            hg::fence_regs(acc);
+            hg::wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < BK / 16; kk++)
+                hg::Wgmma<typename C::T, C::NT>::template run<0, C::W_MN ? 1 : 0>(
+                    acc, hg::smem_desc(a0 + kk * W_STEP, W_LBO, 1024), hg::smem_desc(b0 + kk * 32, 16, 1024));
+            hg::wgmma_commit();
+            hg::fence_regs(acc);
+            /* one group in flight: the previous stage's wgmmas are done, so it is free */
+            hg::wgmma_wait<1>();
+            if (prev >= 0 && t == 0)
+                hg::mbar_arrive(&empty[prev]);
+            prev = stage;
+            if (++stage == C::STAGES)
+                stage = 0, phase ^= 1;
+        }
+        hg::wgmma_wait<0>();
+        hg::fence_regs(acc);
+    }
+    if constexpr (PDL)
+        pdl_trigger();
+
+    if (S > 1) {
+        /* phase 1 done: every CTA of the cluster has started, so rank 0's shared memory exists; its inbox
+           is apart from its ring */
+        cluster_wait();
+        if (warp < 4 && rank > 0) {
+            float *dst = rank0(inbox + (size_t)(rank - 1) * C::R * 128 + t);
+#pragma unroll
+            for (int i = 0; i < C::R; i++)
+                dst[i * 128] = acc[i];
+        }
+        /* phase 2: the release orders each rank's DSMEM stores before its arrival, rank 0's acquire-wait
+           sees them all; the other ranks leave at once (nothing reads their shared memory) */
+        cluster_arrive_release();
+        if (rank != 0)
+            return;
+        cluster_wait();
+        if (warp < 4)
+            for (int r = 1; r < S; r++)
+#pragma unroll
+                for (int i = 0; i < C::R; i++)
+                    acc[i] += inbox[((size_t)(r - 1) * C::R + i) * 128 + t];
+    }
+    if (warp < 4)
+        epi(Frag{n0, t / 32, t % 32}, acc);
+#else
+    (void)tw, (void)tx, (void)p, (void)epi;
+    __trap();
+#endif
+}
+
+/* ---- host side ---- */
+/* W (W_MN: K x N, else N x K; rows ldw elements apart) and X (M x K, rows ldx apart) as tensor maps whose
+   boxes are the kernel's tiles. Returns 0, or -1 with the reason. */
+template <class T, int NT, bool W_MN>
+inline int make_maps(CUtensorMap *tw, CUtensorMap *tx, const void *W, long ldw, const void *X, long ldx, int M, int N,
+                     int K, char *why, size_t whylen)
+{
+    const hopper_tma_elem e = hg::tma_elem<T>();
+    const int rc = W_MN ? hopper_tma_2d(tw, W, e, (uint64_t)N, (uint64_t)K, (uint64_t)ldw * 2, COLS, BK, 128, why, whylen)
+                        : hopper_tma_2d(tw, W, e, (uint64_t)K, (uint64_t)N, (uint64_t)ldw * 2, BK, COLS, 128, why, whylen);
+    if (rc)
+        return rc;
+    return hopper_tma_2d(tx, X, e, (uint64_t)K, (uint64_t)M, (uint64_t)ldx * 2, BK, NT, 128, why, whylen);
+}
+
+/* Launches grid (ceil(N / 64), splits), clusters (1, splits, 1) past one split; pdl sets programmatic
+   stream serialization (the kernel is then instantiated with its PDL prologue). splits 1..MAX_SPLITS,
+   at most p.ktiles. */
+template <class C, class Epi>
+inline cudaError_t launch(const CUtensorMap &tw, const CUtensorMap &tx, const Problem &p, int splits, const Epi &epi,
+                          cudaStream_t stream, bool pdl = false)
+{
+    if (splits < 1 || splits > MAX_SPLITS || splits > p.ktiles)
+        return cudaErrorInvalidValue;
+    const cudaError_t e =
+        pdl ? func_attr_once<stream_kernel<C, Epi, true>, cudaFuncAttributeMaxDynamicSharedMemorySize>(C::smem(MAX_SPLITS))
+            : func_attr_once<stream_kernel<C, Epi, false>, cudaFuncAttributeMaxDynamicSharedMemorySize>(C::smem(MAX_SPLITS));
+    if (e != cudaSuccess)
+        return e;
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = dim3((unsigned)((p.N + COLS - 1) / COLS), (unsigned)splits);
+    lc.blockDim = dim3(THREADS);
+    lc.dynamicSmemBytes = (size_t)C::smem(splits);
+    lc.stream = stream;
+    cudaLaunchAttribute at[2];
+    int na = 0;
+    if (splits > 1) {
+        at[na].id = cudaLaunchAttributeClusterDimension;
+        at[na].val.clusterDim.x = 1;
+        at[na].val.clusterDim.y = (unsigned)splits;
+        at[na].val.clusterDim.z = 1;
+        na++;
+    }
+    if (pdl) {
+        at[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[na].val.programmaticStreamSerializationAllowed = 1;
+        na++;
+    }
+    lc.attrs = at;
+    lc.numAttrs = (unsigned)na;
+    return pdl ? cudaLaunchKernelEx(&lc, stream_kernel<C, Epi, true>, tw, tx, p, epi)
+               : cudaLaunchKernelEx(&lc, stream_kernel<C, Epi, false>, tw, tx, p, epi);
+}
+
+} // namespace hs
+
+#endif
