@@ -201,7 +201,7 @@ static void test_tune_verifies_every_configuration(void **state)
 /* Every skinny configuration of its cases verified (bf16 and fp16: the two MMA and pack instantiations),
    one row each and the own choice: M = 16, 8, 5, 13, 1 at 1, 2 and 4 splits; v2 at each (warps, ring) of
    (4, 8, 16) x (4, 8, 16) it has, some with fewer steps a warp than its ring (skinny-16: 1 to 8), v1
-   at 8 and 16 warps, unroll 2 and 4, and v3 at stages 4, 8, 16 (skinny-16: 8 K tiles, a rank's range
+   at 8 and 16 warps, unroll 2 and 4, and v3 at stages 4, 8, 16, with and without the L2 prefetch (skinny-16: 8 K tiles, a rank's range
    shorter than its ring; skinny-n200: N past the last 64-column tile). */
 static void test_skinny_verifies_every_configuration(void **state)
 {
@@ -214,9 +214,9 @@ static void test_skinny_verifies_every_configuration(void **state)
                         cases);
     assert_int_equal(r.rc, 0);
     csv c = read_rows("mmsk", "matmul_h200");
-    /* (1 + 21, 1 + 26, 1 + 25, 1 + 25, 1 + 26, 1 + 26, 1 + 0) rows of v1 and v2 a dtype and 9 of v3 a case
+    /* (1 + 21, 1 + 26, 1 + 25, 1 + 25, 1 + 26, 1 + 26, 1 + 0) rows of v1 and v2 a dtype and 18 of v3 a case
        (skinny-n200: v3 only): matmul_h200_config.c's fits */
-    assert_int_equal(c.n, 2 * (156 + 7 * 9));
+    assert_int_equal(c.n, 2 * (156 + 7 * 18));
     klab_result v = RUN("mmskv", "--plugin", "matmul_h200", "--tune", "--validate", "--profile", "skinny", "--case",
                         cases);
     const char *at = v.out ? strstr(v.out, "klab --tune: ") : NULL;

@@ -239,15 +239,16 @@ static void test_skinny_space(void **state)
     assert_true(cfg.warps == 16 && cfg.splits == 2 && cfg.ring == 0 && cfg.unroll == 2);
     assert_string_equal(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf),
                         "warps=16,splits=2,unroll=2,check=sampled");
-    /* every configuration fits 16 x 4096 x 4096: 18 v2 (splits x 6 rings), 8 v1 (8 and 16 warps), then 9 v3
-       (splits x stages), each distinct */
-    int n = 0, v1 = 0, v3 = 0, seen[16][3][17][5] = {{{{0}}}}, seen3[3][17] = {{0}};
+    /* every configuration fits 16 x 4096 x 4096: 18 v2 (splits x 6 rings), 8 v1 (8 and 16 warps), then 18 v3
+       (splits x stages x prefetch), each distinct */
+    int n = 0, v1 = 0, v3 = 0, seen[16][3][17][5] = {{{{0}}}}, seen3[3][17][2] = {{{0}}};
     while (mm_config_of(MM_SKINNY, &decode, n, &cfg)) {
         assert_int_equal(mm_skinny_fits(&decode, &cfg, why, sizeof why), 1);
         assert_true(text_ok(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf)));
         if (cfg.stages) {
             assert_true(n >= 26 && cfg.warps == 0 && cfg.ring == 0 && cfg.unroll == 0); /* v3 last */
-            assert_int_equal(seen3[cfg.splits / 2][cfg.stages]++, 0);
+            assert_true(cfg.prefetch == (n >= 35));
+            assert_int_equal(seen3[cfg.splits / 2][cfg.stages][cfg.prefetch]++, 0);
             v3++, n++;
             continue;
         }
@@ -258,12 +259,12 @@ static void test_skinny_space(void **state)
         assert_int_equal(seen[cfg.warps - 1][cfg.splits / 2][cfg.ring][cfg.unroll]++, 0);
         n++;
     }
-    assert_int_equal(n, 35);
+    assert_int_equal(n, 44);
     assert_int_equal(v1, 8);
-    assert_int_equal(v3, 9);
+    assert_int_equal(v3, 18);
     assert_int_equal(mm_config_of(MM_SKINNY, &decode, 26 + 4, &cfg), 1);
     assert_string_equal(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf),
-                        "stages=8,splits=2,mma=wgmma,check=sampled");
+                        "stages=8,splits=2,prefetch=0,mma=wgmma,check=sampled");
     assert_int_equal(mm_config_of(MM_SKINNY, &decode, 21, &cfg), 1);
     assert_string_equal(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf),
                         "warps=8,splits=2,unroll=2,check=sampled");
@@ -272,7 +273,7 @@ static void test_skinny_space(void **state)
     const mm_case small = {16, 256, 512};
     for (n = 0; mm_config_of(MM_SKINNY, &small, n, &cfg); n++)
         assert_int_equal(mm_skinny_fits(&small, &cfg, why, sizeof why), 1);
-    assert_int_equal(n, 21 + 9); /* v3: 8 K tiles take every split */
+    assert_int_equal(n, 21 + 18); /* v3: 8 K tiles take every split */
     /* the own choice at M = 1, 8, 16 with N = 4096, 14336 and K = 4096, 14336: v1 at unroll 2, one wave */
     const int ms[] = {1, 8, 16}, sizes[] = {4096, 14336};
     for (int i = 0; i < 3; i++)
@@ -316,10 +317,10 @@ static void test_skinny_space(void **state)
     assert_int_equal(mm_config_of(MM_SKINNY, &n4000, -1, &cfg), 1);
     assert_int_equal(mm_skinny_fits(&n4000, &cfg, why, sizeof why), 1);
     assert_string_equal(mm_config_format(MM_SKINNY, &n4000, &cfg, buf, sizeof buf),
-                        "stages=8,splits=2,mma=wgmma,check=sampled");
+                        "stages=8,splits=2,prefetch=0,mma=wgmma,check=sampled");
     for (n = 0; mm_config_of(MM_SKINNY, &n4000, n, &cfg); n++)
         assert_true(cfg.stages > 0);
-    assert_int_equal(n, 9);
+    assert_int_equal(n, 18);
     cfg = (mm_config){.warps = 8, .splits = 2, .unroll = 2};
     assert_int_equal(mm_skinny_fits(&n4000, &cfg, why, sizeof why), 0);
     assert_string_equal(why, "N = 4000: skinny takes N a multiple of 64 (the columns a warp owns)");

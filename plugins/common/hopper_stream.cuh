@@ -29,6 +29,9 @@
  * and columns past N hold zeros that MUST NOT be stored (f.live(i, M, N)). hs::StoreEpilogue<T> writes out
  * as T. A policy that reads what an earlier kernel wrote, under PDL, waits for it (hs::pdl_wait()).
  *
+ * PREFETCH (Cfg's last parameter, default off): the producer first asks L2 for all its weight tiles
+ * (cp.async.bulk.prefetch.tensor), then fills the ring as usual.
+ *
  * ---- PDL ----
  * With PDL (a launch attribute the caller sets, programmatic stream serialization) the producer issues
  * the first STAGES weight tiles before griddepcontrol.wait (the weights are no earlier kernel's output)
@@ -50,10 +53,14 @@ constexpr int BK = 64;        /* K a stage: one 128-byte swizzle row of 16-bit e
 constexpr int MAX_SPLITS = 8; /* the portable cluster size */
 constexpr int THREADS = 160;  /* one consumer warpgroup, one producer warp */
 
-template <class T_, int NT_, bool W_MN_, int STAGES_> struct Cfg {
+template <class T_, int NT_, bool W_MN_, int STAGES_, bool PREFETCH_ = false> struct Cfg {
     typedef T_ T;
     static constexpr int NT = NT_, STAGES = STAGES_, R = NT_ / 2;
     static constexpr bool W_MN = W_MN_;
+    /* the producer first asks L2 for every weight tile of the CTA's K range (no shared memory, no
+       barrier): the whole weight is requested from DRAM in the kernel's first microsecond, the ring then
+       reads it from L2. A tuning option: it trades the ring's steady request rate for one burst. */
+    static constexpr bool PREFETCH = PREFETCH_;
     static constexpr int W_BYTES = COLS * BK * 2, X_BYTES = NT * BK * 2, STAGE_BYTES = W_BYTES + X_BYTES;
     /* ring, its 2 x STAGES barriers, then the inbox: rank 0's copy of ranks 1..S-1's sums */
     static constexpr int BARS = STAGES * (W_BYTES + X_BYTES);
@@ -79,6 +86,18 @@ struct Frag {
     __device__ int token(int i) const { return 8 * (i >> 2) + 2 * (lane & 3) + (i & 1); }
     __device__ bool live(int i, int M, int N) const { return token(i) < M && col(i) < N; }
 };
+
+/* Ask L2 for the box at (c0 inner, c1 outer) of map: no shared memory, no barrier, nothing to wait for. */
+__device__ __forceinline__ void prefetch_l2(const CUtensorMap *map, int c0, int c1)
+{
+#if HG_SM90A
+    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"((uint64_t)map), "r"(c0),
+                 "r"(c1)
+                 : "memory");
+#else
+    (void)map, (void)c0, (void)c1;
+#endif
+}
 
 __device__ __forceinline__ void pdl_wait()
 {
@@ -164,6 +183,12 @@ __global__ void __launch_bounds__(THREADS, 1)
                 hg::tma_load(wtile(s), &tw, &full[s], C::W_MN ? n0 : kt * BK, C::W_MN ? kt * BK : n0);
             };
             auto load_x = [&](int kt, int s) { hg::tma_load(xtile(s), &tx, &full[s], kt * BK, 0); };
+            /* PREFETCH: once the ring's first fill is issued, L2 is asked for the rest of the K range */
+            auto prefetch_rest = [&](int from) {
+                if constexpr (C::PREFETCH)
+                    for (int k = from; k < ke; k++)
+                        prefetch_l2(&tw, C::W_MN ? n0 : k * BK, C::W_MN ? k * BK : n0);
+            };
             int kt = kb;
             if constexpr (PDL) {
                 /* the first ring's weights before the previous kernel ends; its tokens after */
@@ -176,6 +201,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                 for (int s = 0; s < first; s++)
                     load_x(kb + s, s);
                 kt = kb + first;
+                prefetch_rest(kt);
                 if (first == C::STAGES)
                     phase = 1;
                 else
@@ -186,6 +212,8 @@ __global__ void __launch_bounds__(THREADS, 1)
                 hg::mbar_expect_tx(&full[stage], C::STAGE_BYTES);
                 load_w(kt, stage);
                 load_x(kt, stage);
+                if (!PDL && kt == kb + C::STAGES - 1)
+                    prefetch_rest(kt + 1);
                 if (++stage == C::STAGES)
                     stage = 0, phase ^= 1;
             }

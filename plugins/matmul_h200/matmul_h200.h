@@ -71,6 +71,7 @@ typedef struct mm_config {
     int unroll;     /* skinny v1 (ring = 0): k16 steps whose loads a warp issues before their MMAs */
     int ring;       /* skinny: 0 = v1; else v2, the k16 steps a lane keeps in flight in its cp.async ring */
     int stages;     /* skinny: > 0 is v3, the TMA ring's stages (4, 8 or 16) of 64 rows of K (v1/v2 fields 0) */
+    int prefetch;   /* skinny v3: the producer asks L2 for its whole K range once the ring is filled */
 } mm_config;
 
 /* skinny: a warp owns MM_SKINNY_COLS columns of B; splits (1, 2, 4) is the cluster size */

@@ -292,15 +292,16 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
            splits {1, 2, 4} x its 6 (warps, ring) pairs, then v1 at 8 warps x splits {1, 2} x unroll {4, 2}
            (its best on the H200, cf73a16), then v1 at 16 warps the same (twice the loads in flight an SM
            at one CTA an SM: ncu found v1 latency-bound at 8, 2026-11-22 -7b.md call 13), then v3 at splits
-           {1, 2, 4} x stages {4, 8, 16}: 35 at most */
-        for (int i = 0, fit = 0; i < 3 * NELEM(skinny_rings) + 8 + 3 * NELEM(stream_stages); i++) {
+           {1, 2, 4} x stages {4, 8, 16} without and with the L2 prefetch: 44 at most */
+        for (int i = 0, fit = 0; i < 3 * NELEM(skinny_rings) + 8 + 6 * NELEM(stream_stages); i++) {
             char why[160];
-            cfg->stages = 0;
+            cfg->stages = cfg->prefetch = 0;
             if (i >= 3 * NELEM(skinny_rings) + 8) {
-                /* v3 (the TMA ring, wgmma): splits {1, 2, 4} x stages {4, 8, 16} */
-                const int v = i - 3 * NELEM(skinny_rings) - 8;
-                cfg->warps = 0, cfg->ring = 0, cfg->unroll = 0;
-                cfg->splits = 1 << (v / NELEM(stream_stages)), cfg->stages = stream_stages[v % NELEM(stream_stages)];
+                /* v3 (the TMA ring, wgmma): splits {1, 2, 4} x stages {4, 8, 16}, then the same with the
+                   L2 prefetch */
+                const int v = i - 3 * NELEM(skinny_rings) - 8, u = v % (3 * NELEM(stream_stages));
+                cfg->warps = 0, cfg->ring = 0, cfg->unroll = 0, cfg->prefetch = v >= 3 * NELEM(stream_stages);
+                cfg->splits = 1 << (u / NELEM(stream_stages)), cfg->stages = stream_stages[u % NELEM(stream_stages)];
             } else if (i < 3 * NELEM(skinny_rings)) {
                 cfg->splits = 1 << (i / NELEM(skinny_rings)), cfg->unroll = 0;
                 cfg->warps = skinny_rings[i % NELEM(skinny_rings)][0];
@@ -346,7 +347,8 @@ const char *mm_config_format(int profile, const mm_case *c, const mm_config *cfg
     else if (profile == MM_TILED)
         snprintf(buf, len, "bm=128,bn=128,bk=32,stages=3,mma=m16n8k16,check=%s", mm_check_name(c));
     else if (profile == MM_SKINNY && cfg->stages)
-        snprintf(buf, len, "stages=%d,splits=%d,mma=wgmma,check=%s", cfg->stages, cfg->splits, mm_check_name(c));
+        snprintf(buf, len, "stages=%d,splits=%d,prefetch=%d,mma=wgmma,check=%s", cfg->stages, cfg->splits,
+                 cfg->prefetch, mm_check_name(c));
     else if (profile == MM_SKINNY && cfg->ring)
         snprintf(buf, len, "warps=%d,splits=%d,ring=%d,check=%s", cfg->warps, cfg->splits, cfg->ring, mm_check_name(c));
     else if (profile == MM_SKINNY)

@@ -1,7 +1,8 @@
 /* matmul_h200's skinny v3 (mm_config.stages > 0): C = A B for M <= 16 as plugins/common/hopper_stream.cuh's
  * weight stream. B (K x N, N contiguous) is the stream's MN-major weight, A (M x K) its tokens: the copy
  * engine fills a ring of `stages` stages of 64 columns x 64 rows of K (8 KB) and the tokens' 64 of K, one
- * consumer warpgroup runs wgmma m64n{8,16}k16 on them, K split over a cluster of `splits` CTAs. N and K
+ * consumer warpgroup runs wgmma m64n{8,16}k16 on them, K split over a cluster of `splits` CTAs; with
+ * `prefetch` the producer asks L2 for the rest of its K range once the ring is filled. N and K
  * multiples of 8 (rows of 16 bytes for the copy engine); edges past N and K read as zero and are not
  * stored. sm_90a only (the profile's archs keep it off other devices). */
 #include <stdio.h>
@@ -12,11 +13,11 @@
 
 namespace {
 
-template <class T, int NT, int STAGES>
+template <class T, int NT, int STAGES, bool PREFETCH>
 cudaError_t run(const mm_case *c, int splits, const void *a, const void *b, void *out, cudaStream_t s, char *why,
                 size_t whylen)
 {
-    typedef hs::Cfg<T, NT, true, STAGES> C;
+    typedef hs::Cfg<T, NT, true, STAGES, PREFETCH> C;
     CUtensorMap tw, tx;
     const int M = (int)c->m, N = (int)c->n, K = (int)c->k;
     if (hs::make_maps<T, NT, true>(&tw, &tx, b, N, a, K, M, N, K, why, whylen))
@@ -28,10 +29,16 @@ template <class T, int NT>
 cudaError_t by_stages(const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out, cudaStream_t s,
                       char *why, size_t whylen)
 {
+    if (cfg->prefetch)
+        switch (cfg->stages) {
+        case 4: return run<T, NT, 4, true>(c, cfg->splits, a, b, out, s, why, whylen);
+        case 8: return run<T, NT, 8, true>(c, cfg->splits, a, b, out, s, why, whylen);
+        default: return run<T, NT, 16, true>(c, cfg->splits, a, b, out, s, why, whylen);
+        }
     switch (cfg->stages) {
-    case 4: return run<T, NT, 4>(c, cfg->splits, a, b, out, s, why, whylen);
-    case 8: return run<T, NT, 8>(c, cfg->splits, a, b, out, s, why, whylen);
-    default: return run<T, NT, 16>(c, cfg->splits, a, b, out, s, why, whylen);
+    case 4: return run<T, NT, 4, false>(c, cfg->splits, a, b, out, s, why, whylen);
+    case 8: return run<T, NT, 8, false>(c, cfg->splits, a, b, out, s, why, whylen);
+    default: return run<T, NT, 16, false>(c, cfg->splits, a, b, out, s, why, whylen);
     }
 }
 
@@ -45,7 +52,7 @@ cudaError_t by_tokens(const mm_case *c, const mm_config *cfg, const void *a, con
 
 } // namespace
 
-/* mm_skinny_fits has checked the case, splits and stages (4, 8 or 16) */
+/* mm_skinny_fits has checked the case, splits and stages (4, 8 or 16); prefetch 0 or 1 */
 extern "C" int mm_stream_launch(klab_dtype d, const mm_case *c, const mm_config *cfg, const void *a, const void *b,
                                 void *out, klab_stream s, char *why, size_t whylen)
 {
