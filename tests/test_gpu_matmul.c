@@ -108,8 +108,8 @@ static void test_batched_graphs(void **state)
 {
     (void)state;
     USE_PLUGINS("matmul_h200");
-    /* skinny-1: a cluster of 2 captured in the graph (v1's own choice there); skinny-n200: v3's, its
-       tensor maps built per run from the rotated copy's pointers */
+    /* skinny-1 and skinny-n200: v3's own choice, a cluster of 2 captured in the graph, its tensor maps
+       built per run from the rotated copy's pointers */
     klab_result r = RUN("mmb", "--plugin", "matmul_h200", "--batched", "--case",
                         "cube-128,odd-200,decode-16,skinny-1,skinny-n200");
     assert_int_equal(r.rc, 0);

@@ -235,10 +235,10 @@ static void test_skinny_space(void **state)
     mm_config cfg;
     const mm_case decode = {16, 4096, 4096};
     assert_int_equal(mm_config_of(MM_SKINNY, &decode, -1, &cfg), 1);
-    /* 64 slices x 2 = 128 CTAs, one an SM: 16 warps each */
-    assert_true(cfg.warps == 16 && cfg.splits == 2 && cfg.ring == 0 && cfg.unroll == 2);
+    /* 64 slices x 2 = 128 CTAs in one wave, 2048 rows of K a split: v3 at 8 stages */
+    assert_true(cfg.stages == 8 && cfg.splits == 2 && cfg.prefetch == 0 && cfg.warps == 0);
     assert_string_equal(mm_config_format(MM_SKINNY, &decode, &cfg, buf, sizeof buf),
-                        "warps=16,splits=2,unroll=2,check=sampled");
+                        "stages=8,splits=2,prefetch=0,mma=wgmma,check=sampled");
     /* every configuration fits 16 x 4096 x 4096: 18 v2 (splits x 6 rings), 8 v1 (8 and 16 warps), then 18 v3
        (splits x stages x prefetch), each distinct */
     int n = 0, v1 = 0, v3 = 0, seen[16][3][17][5] = {{{{0}}}}, seen3[3][17][2] = {{{0}}};
@@ -274,7 +274,8 @@ static void test_skinny_space(void **state)
     for (n = 0; mm_config_of(MM_SKINNY, &small, n, &cfg); n++)
         assert_int_equal(mm_skinny_fits(&small, &cfg, why, sizeof why), 1);
     assert_int_equal(n, 21 + 18); /* v3: 8 K tiles take every split */
-    /* the own choice at M = 1, 8, 16 with N = 4096, 14336 and K = 4096, 14336: v1 at unroll 2, one wave */
+    /* the own choice at M = 1, 8, 16 with N = 4096, 14336 and K = 4096, 14336: v3 at 4096 x 4096, else v1 at
+       unroll 2, one wave */
     const int ms[] = {1, 8, 16}, sizes[] = {4096, 14336};
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 2; j++)
@@ -282,8 +283,12 @@ static void test_skinny_space(void **state)
                 const mm_case c = {ms[i], sizes[j], sizes[k]};
                 assert_int_equal(mm_config_of(MM_SKINNY, &c, -1, &cfg), 1);
                 assert_int_equal(mm_skinny_fits(&c, &cfg, why, sizeof why), 1);
+                if (c.n == 4096 && c.k == 4096) {
+                    assert_true(cfg.stages == 8 && cfg.splits == 2);
+                    continue;
+                }
                 /* 16 warps where the CTAs are one an SM (4096 columns at 2 splits), 8 at two an SM */
-                assert_true(cfg.ring == 0 && cfg.warps == (c.n == 4096 ? 16 : 8) && cfg.unroll == 2);
+                assert_true(cfg.stages == 0 && cfg.ring == 0 && cfg.warps == (c.n == 4096 ? 16 : 8) && cfg.unroll == 2);
                 const int64_t ctas = c.n / MM_SKINNY_COLS * cfg.splits;
                 assert_true(cfg.splits == 1 || ctas <= 132);
                 assert_true(ctas >= 128); /* every SM (all but 4) streams */
@@ -293,20 +298,23 @@ static void test_skinny_space(void **state)
     assert_true(cfg.warps == 8 && cfg.splits == 1 && cfg.ring == 0); /* 224 CTAs already */
     assert_int_equal(mm_config_of(MM_SKINNY, &down, -1, &cfg), 1);
     assert_true(cfg.warps == 16 && cfg.splits == 2 && cfg.ring == 0); /* 28 steps a warp */
-    /* the GPU test's small cases (tests/gpu_ini/matmul_h200.ini): too few slices for 132 SMs, 2 splits */
+    /* the GPU test's small cases (tests/gpu_ini/matmul_h200.ini): too few slices for 132 SMs, K <= 4096:
+       v3 at 2 splits */
     const mm_case g16 = {16, 256, 512}, g5 = {5, 192, 1024}, g1 = {1, 64, 4096};
     assert_int_equal(mm_config_of(MM_SKINNY, &g16, -1, &cfg), 1);
-    /* 16 warps at 2 splits would give each one step: 8 warps */
-    assert_true(cfg.warps == 8 && cfg.splits == 2 && cfg.ring == 0 && mm_skinny_fits(&g16, &cfg, why, sizeof why));
+    assert_true(cfg.stages == 8 && cfg.splits == 2 && mm_skinny_fits(&g16, &cfg, why, sizeof why));
     assert_int_equal(mm_config_of(MM_SKINNY, &g5, -1, &cfg), 1);
-    assert_true(cfg.splits == 2 && cfg.ring == 0 && mm_skinny_fits(&g5, &cfg, why, sizeof why));
+    assert_true(cfg.stages == 8 && cfg.splits == 2 && mm_skinny_fits(&g5, &cfg, why, sizeof why));
     assert_int_equal(mm_config_of(MM_SKINNY, &g1, -1, &cfg), 1);
-    assert_true(cfg.splits == 2 && cfg.ring == 0 && mm_skinny_fits(&g1, &cfg, why, sizeof why));
-    /* K = 2176 = 17 x 128: v1 does not divide it (17 steps a warp at 1 split, half a step short of 2),
-       so v2: 8 warps at 2 splits do not divide either, 4 warps (17 steps a warp) with twice the ring do */
-    const mm_case k2176 = {16, 4096, 2176};
+    assert_true(cfg.stages == 8 && cfg.splits == 2 && mm_skinny_fits(&g1, &cfg, why, sizeof why));
+    /* K = 2176 = 17 x 128 is v3's (34 K tiles, within 4096). K = 6528 = 51 x 128 is past it, and v1 does
+       not divide it (51 steps a warp at 8 warps and 1 split, odd; the rest leave half steps), so v2: 8
+       warps at 2 splits do not divide either, 4 warps (51 steps a warp) with twice the ring do */
+    const mm_case k2176 = {16, 4096, 2176}, k6528 = {16, 4096, 6528};
     assert_int_equal(mm_config_of(MM_SKINNY, &k2176, -1, &cfg), 1);
-    assert_true(cfg.warps == 4 && cfg.splits == 2 && cfg.ring == 16);
+    assert_true(cfg.stages == 8 && cfg.splits == 2);
+    assert_int_equal(mm_config_of(MM_SKINNY, &k6528, -1, &cfg), 1);
+    assert_true(cfg.stages == 0 && cfg.warps == 4 && cfg.splits == 2 && cfg.ring == 16);
     /* declines: the own choice stays (its row says why), the space is empty */
     const mm_case m17 = {17, 4096, 4096}, n4000 = {16, 4000, 4096};
     assert_int_equal(mm_config_of(MM_SKINNY, &m17, -1, &cfg), 1);

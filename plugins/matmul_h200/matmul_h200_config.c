@@ -202,11 +202,22 @@ int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t why
    CTAs are one an SM at most (102 registers: one CTA of 16 warps an SM) and K divides, else 8; the
    H200 (ec16c49, same rounds): 16 warps 14.24 us against 8's 15.39 at 16 x 4096 x 4096 bf16, 33.22 against
    37.50 at 16 x 4096 x 14336, level at 1 x 4096 x 4096; at 16 x 14336 x 4096 (224 CTAs) 8 warps 32.38
-   against 16's 36.86. */
+   against 16's 36.86.
+   v3 (the TMA ring, 8 stages, 2 splits) first where its 2-split CTAs fit one wave and each split's K
+   range is at most 2048 rows: the H200 (2026-11-22, f5d4d8d, same rounds) timed it the fastest of the
+   whole space at 16 x 4096 x 4096 and 1 x 4096 x 4096, both dtypes: plain 13.90-14.08 us against v1's
+   14.27-14.38 and cuBLAS's 15.30-16.19; batched (fp16) 11.44 and 11.13 against v1's 11.75 and 11.64 and
+   cuBLAS's 14.14 and 13.80. With the longer K range of 16 x 4096 x 14336 v1 stays ahead (32.86 against
+   33.70 us), and at 16 x 14336 x 4096 (224 slices) too (32.42 against 33.04+). */
 static void skinny_own(const mm_case *c, mm_config *cfg)
 {
     const int64_t slices = c->n / MM_SKINNY_COLS;
     char why[160];
+    if (c->n % MM_SKINNY_COLS == 0 && slices * 2 <= MM_AIM_SMS && c->k <= 4096) {
+        *cfg = (mm_config){.splits = 2, .stages = 8, .group = 8};
+        if (mm_skinny_fits(c, cfg, why, sizeof why))
+            return;
+    }
     for (int v1s = 2; v1s >= 1; v1s--) {
         if (v1s > 1 && slices * v1s > MM_AIM_SMS)
             continue;
