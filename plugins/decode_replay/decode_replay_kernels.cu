@@ -8,6 +8,8 @@
  *   gemv<NORM, SWIGLU>   act = silu(Wg m) * (Wu m), m = rmsnorm(h)   (SwiGLU in the epilogue)
  *   gemv<RESID>          h = h + Wd act                (y instead of h at the last layer)
  *
+ * With gemv=stream the two RESID GEMVs run on the TMA weight stream instead (decode_replay_stream.cuh).
+ *
  * The GEMVs (plain and pipelined, a tuning configuration: decode_replay_gemv.cuh) are bandwidth-bound at
  * decode sizes (1 to 8 sequences): each weight vector is used for all B sequences once loaded, so B = 8
  * reads the weights once, not eight times. Small CTAs (4 warps) in large numbers let the block scheduler

@@ -1,7 +1,8 @@
 /* decode_replay.so: the descriptor and hooks. The step: decode_replay.h; kernels: decode_replay_kernels.cu
  * (the GEMV, the launches), decode_replay_attention.cuh (the split and fused attention paths),
- * decode_replay_attn_mma.cuh (the mma path: the fused one on tensor cores), decode_replay_step.cuh
- * (PDL, the cursor, the probes' stamps); geometry, bytes and schedule: decode_replay_geom.c; the float64
+ * decode_replay_attn_mma.cuh (the mma path: the fused one on tensor cores), decode_replay_stream.cuh
+ * (gemv=stream: O and down on the TMA weight stream, its maps), decode_replay_step.cuh (PDL, the cursor,
+ * the probes' stamps); geometry, bytes and schedule: decode_replay_geom.c; the float64
  * reference: decode_replay_reference.c; probes: decode_replay_probes.c.
  *
  * Profiles, one function:
