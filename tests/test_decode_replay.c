@@ -357,17 +357,22 @@ static void test_probes_folder_made(void **state)
     unsetenv("KLAB_DECODE_PROBES");
 }
 
-/* The tuning space: the attention path times the GEMV, every configuration named once and parsed back to
-   the paths its name says, the own choice DR_ATTN_OWN (mma) and DR_GEMV_OWN, nothing past the last; the down
-   projection's K split of each GEMV. */
+/* The tuning space: the attention path times the GEMV (plain, pipe split 1, 2, 4, stream: 3 x 5 = 15, and
+   the own choice: 16 a profile, 64 entries over the four profiles, --tune's cap), every configuration named
+   once and parsed back to the paths its name says, the own choice DR_ATTN_OWN (mma) and DR_GEMV_OWN, nothing
+   past the last; the down projection's K split of each GEMV. */
 static void test_config_space(void **state)
 {
     (void)state;
     assert_string_equal(dr_config_name(0), "attn=fused,gemv=plain");
     assert_string_equal(dr_config_name(1), "attn=fused,gemv=pipe,ksplit=1");
     assert_string_equal(dr_config_name(3), "attn=fused,gemv=pipe,ksplit=4");
-    assert_string_equal(dr_config_name(4), "attn=split,gemv=plain");
-    assert_string_equal(dr_config_name(6), "attn=split,gemv=pipe,ksplit=2");
+    assert_string_equal(dr_config_name(4), "attn=fused,gemv=stream");
+    assert_string_equal(dr_config_name(5), "attn=split,gemv=plain");
+    assert_string_equal(dr_config_name(7), "attn=split,gemv=pipe,ksplit=2");
+    assert_string_equal(dr_config_name(14), "attn=mma,gemv=stream");
+    assert_int_equal(DR_NCONFIGS, 15);
+    assert_int_equal(4 * (DR_NCONFIGS + 1), 64); /* klab's UNIT_MAX_ENTRIES: one --tune run times them all */
     assert_null(dr_config_name(DR_NCONFIGS));
     assert_null(dr_config_name(-2));
     assert_string_equal(dr_config_name(-1), dr_config_name(DR_ATTN_OWN * DR_NGEMV + DR_GEMV_OWN));
@@ -387,7 +392,9 @@ static void test_config_space(void **state)
         assert_memory_equal(name, an, strlen(an));
         const int ks = dr_gemv_ksplit(gemv);
         char want[64];
-        if (ks == 0)
+        if (gemv == DR_GEMV_STREAM)
+            snprintf(want, sizeof want, "%s,gemv=stream", an);
+        else if (ks == 0)
             snprintf(want, sizeof want, "%s,gemv=plain", an);
         else
             snprintf(want, sizeof want, "%s,gemv=pipe,ksplit=%d", an, ks);
@@ -399,8 +406,30 @@ static void test_config_space(void **state)
     assert_int_equal(dr_gemv_ksplit(DR_GEMV_PIPE), 1);
     assert_int_equal(dr_gemv_ksplit(DR_GEMV_PIPE_K2), 2);
     assert_int_equal(dr_gemv_ksplit(DR_GEMV_PIPE_K4), 4);
+    assert_int_equal(dr_gemv_ksplit(DR_GEMV_STREAM), 0); /* its register GEMVs (QKV, gate/up) are plain */
     assert_int_equal(dr_gemv_ksplit(DR_NGEMV), -1);
     assert_int_equal(dr_gemv_ksplit(-1), -1);
+}
+
+/* gemv=stream's plan: the K splits that make ceil(N / 64) column tiles fill the SMs once, 1 to 8 (the
+   portable cluster), no more than the K tiles of 64. */
+static void test_stream_splits(void **state)
+{
+    (void)state;
+    /* llama8b on an H200 (132 SMs): 64 column tiles, 2 splits, 128 CTAs, for O (K 4096) and down (14336) */
+    assert_int_equal(dr_stream_splits(4096, 4096, 132), 2);
+    assert_int_equal(dr_stream_splits(4096, 14336, 132), 2);
+    /* small-16l: 32 column tiles, 4 splits */
+    assert_int_equal(dr_stream_splits(2048, 2048, 132), 4);
+    assert_int_equal(dr_stream_splits(2048, 8192, 132), 4);
+    /* few columns: the cluster's 8 at most; few K tiles: no more splits than tiles */
+    assert_int_equal(dr_stream_splits(264, 4104, 132), 8);
+    assert_int_equal(dr_stream_splits(264, 256, 132), 4);
+    assert_int_equal(dr_stream_splits(136, 64, 132), 1);
+    assert_int_equal(dr_stream_splits(136, 72, 132), 2); /* 72 of K: a whole tile and a clipped one */
+    /* more column tiles than SMs: one split */
+    assert_int_equal(dr_stream_splits(16384, 4096, 132), 1);
+    assert_int_equal(dr_stream_splits(4096, 4096, 0), 1);
 }
 
 int main(void)
@@ -411,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_schedule),            cmocka_unit_test(test_geometry),
         cmocka_unit_test(test_bytes),             cmocka_unit_test(test_probes_folder_made),
         cmocka_unit_test(test_fused_plan),          cmocka_unit_test(test_config_space),
+        cmocka_unit_test(test_stream_splits),
     };
     KLAB_RUN_TESTS(tests);
 }

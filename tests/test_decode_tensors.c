@@ -39,6 +39,7 @@ static void check_binding(const char *label, const dr_tensor_spec *spec, int n, 
         table[j] = fake(j);
     unsigned long long ring;
     dr_dev d;
+    memset(&d, 0xff, sizeof d);
     dr_bind(idx, table, &ring, &d);
     const struct { const void *got; const char *name; } want[] = {
         {d.x, "x"},          {d.wqkv, "wqkv"},   {d.wo, "wo"},         {d.wgu, "wgu"},       {d.wd, "wd"},
@@ -52,6 +53,9 @@ static void check_binding(const char *label, const dr_tensor_spec *spec, int n, 
                      want[i].got, named(spec, n, want[i].name));
     if (d.probe != &ring)
         fail_msg("%s: the probe ring was not passed through", label);
+    /* gemv=stream's maps are the caller's to attach (setup's or eager's): none left from an earlier bind */
+    if (d.stream)
+        fail_msg("%s: dr_bind left maps (%p) in the binding", label, (const void *)d.stream);
 }
 
 static void check_writes(const char *label, const dr_geom *g, int attn, const dr_tensor_spec *spec,

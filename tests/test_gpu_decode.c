@@ -5,10 +5,12 @@
  * samples file); graph_pdl runs on sm_90 and is skipped, saying why, anywhere else. With param.probes = 1
  * and KLAB_DECODE_PROBES set, the probes are written beside the run: enqueue times of every profile
  * and every kernel's stamps. The -mma cases pin the tensor-core attention (attn=mma) at 1, 2, 4 and 8
- * query heads a KV head. `klab --tune` times every configuration (the attention's three paths, fused,
- * split and mma, times the GEMV's four: plain, pipe with the down projection split 1, 2, 4 ways) in the
- * same rounds, each verified; `--tune --verify-only` verifies each at B = 1, 3 and 8 at widths that are no
- * whole slab.
+ * query heads a KV head; the -stream cases the O and down projections on the TMA weight stream
+ * (gemv=stream, sm_90a: skipped, saying why, anywhere else) at widths that are no whole tile of 64, and
+ * its probes. `klab --tune` times every configuration (the attention's three paths, fused, split and mma,
+ * times the GEMV's five: plain, pipe with the down projection split 1, 2, 4 ways, stream) in the same
+ * rounds, each verified; `--tune --verify-only` verifies each at B = 1, 3 and 8 at widths that are no
+ * whole slab and no whole tile.
  * Speed is not checked here: the targets and what the H200 run must check are in
  * docs/notes/decode_replay.md. Without a GPU the whole program is skipped with the reason (exit 77). */
 #include <cuda_runtime.h>
@@ -20,13 +22,29 @@
 
 static int device_cc;
 
+/* A row this device cannot run, skipped saying why: graph_pdl off sm_90, gemv=stream (sm_90a code) too. */
+static int skipped_here(const klab_row *r)
+{
+    if (device_cc == 90)
+        return 0;
+    if (!strcmp(r->profile, "graph_pdl")) {
+        expect_status(r, ROW_SKIPPED, "sm_90");
+        return 1;
+    }
+    if (strstr(r->config, "gemv=stream")) {
+        expect_status(r, ROW_SKIPPED, "sm_90a");
+        return 1;
+    }
+    return 0;
+}
+
 static void expect_steps_rows(const csv *c, int want)
 {
-    int checked = 0;
+    int checked = 0, skipped = 0;
     for (int i = 0; i < c->n; i++) {
         const klab_row *r = &c->rows[i];
-        if (!strcmp(r->profile, "graph_pdl") && device_cc != 90) {
-            expect_status(r, ROW_SKIPPED, "sm_90");
+        if (skipped_here(r)) {
+            skipped++;
             continue;
         }
         expect_status(r, ROW_PASSED, NULL);
@@ -46,7 +64,9 @@ static void expect_steps_rows(const csv *c, int want)
                r->median_ms, r->p95_ms, r->p99_ms, r->rel_l2_err);
         checked++;
     }
-    assert_int_equal(checked + (device_cc == 90 ? 0 : c->n / 4), want);
+    assert_int_equal(checked + skipped, want);
+    if (device_cc == 90)
+        assert_int_equal(skipped, 0);
 }
 
 static void test_every_profile_verifies_and_steps(void **state)
@@ -56,17 +76,19 @@ static void test_every_profile_verifies_and_steps(void **state)
     klab_result r = RUN("decode", "--plugin", "decode_replay");
     assert_int_equal(r.rc, 0);
     csv c = read_rows("decode", "decode_replay");
-    assert_int_equal(c.n, 13 * 2 * 4); /* cases x dtypes x profiles */
+    assert_int_equal(c.n, 15 * 2 * 4); /* cases x dtypes x profiles */
     expect_steps_rows(&c, c.n);
     /* the own choice (mma, plain) unless the case pins a configuration */
     for (int i = 0; i < c.n; i++) {
-        if (!strcmp(c.rows[i].profile, "graph_pdl") && device_cc != 90)
+        if (device_cc != 90 && (!strcmp(c.rows[i].profile, "graph_pdl") || strstr(c.rows[i].kcase, "-stream")))
             continue;
         const char *k = c.rows[i].kcase;
         const char *want = strstr(k, "-splitpath")   ? "attn=split,gemv=plain"
                            : strstr(k, "-mma")         ? "attn=mma,gemv=plain"
                            : !strcmp(k, "odd-b3-pipe") ? "attn=fused,gemv=pipe,ksplit=4"
                            : !strcmp(k, "odd-b8-pipe") ? "attn=split,gemv=pipe,ksplit=1"
+                           : !strcmp(k, "odd-b1-stream") ? "attn=mma,gemv=stream"
+                           : !strcmp(k, "odd-b8-stream") ? "attn=split,gemv=stream"
                                                        : "attn=mma,gemv=plain";
         if (strcmp(c.rows[i].config, want))
             fail_msg("%s %s: config '%s', expected '%s'", c.rows[i].kcase, c.rows[i].profile, c.rows[i].config, want);
@@ -101,6 +123,42 @@ static int lines_with(const char *path, const char *needle)
     return n;
 }
 
+/* kernels.csv: every kernel's start no later than its end, and (eager, graph: serial kernels) each kernel of
+   a step ending after the one before it, so every kernel stamped both its ends in its own slot */
+static void expect_ends_ordered(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("%s: not written", path);
+    char line[512], prof[32], name[32], last_prof[32] = "";
+    unsigned long long seq, step, start, end, last_seq = ~0ull, last_end = 0;
+    int k, layer, n = 0;
+    long long gap;
+    if (!fgets(line, sizeof line, f))
+        fail_msg("%s: empty", path);
+    while (fgets(line, sizeof line, f)) {
+        for (char *c = line; *c; c++)
+            if (*c == ',')
+                *c = ' ';
+        if (sscanf(line, "%31s %llu %llu %d %d %31s %llu %llu %lld", prof, &seq, &step, &k, &layer, name, &start, &end,
+                   &gap) != 9)
+            fail_msg("%s: unreadable line '%s'", path, line);
+        if (start > end)
+            fail_msg("%s: %s step %llu %s (layer %d) starts at %llu after its end %llu", path, prof, seq, name, layer,
+                     start, end);
+        const int serial = !strcmp(prof, "eager") || !strcmp(prof, "graph");
+        if (serial && !strcmp(prof, last_prof) && seq == last_seq && end < last_end)
+            fail_msg("%s: %s step %llu %s (layer %d) ends at %llu, before the kernel before it (%llu)", path, prof, seq,
+                     name, layer, end, last_end);
+        snprintf(last_prof, sizeof last_prof, "%s", prof);
+        last_seq = seq, last_end = end;
+        n++;
+    }
+    fclose(f);
+    if (n == 0)
+        fail_msg("%s: no stamps", path);
+}
+
 static void test_probes_written(void **state)
 {
     (void)state;
@@ -111,7 +169,9 @@ static void test_probes_written(void **state)
     kr_write_file(ini, "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 5000\nsteps = 6\n"
                        "param.probes = 1\ndim.layers = 2\ndim.hidden = 256\ndim.heads = 4\ndim.kv_heads = 2\n"
                        "dim.head_dim = 64\ndim.inter = 512\n[case probed]\ndim.batch = 2\ndim.kv = 200\n"
-                       "dim.chunk = 64\nparam.schedule = dynamic\n");
+                       "dim.chunk = 64\nparam.schedule = dynamic\n"
+                       "[case probed-stream]\ndim.batch = 2\ndim.kv = 200\ndim.chunk = 64\nparam.schedule = dynamic\n"
+                       "config = attn=fused,gemv=stream\n");
     setenv("KLAB_DECODE_PROBES", dir, 1);
     klab_result r = RUN("probes", "--config", ini);
     unsetenv("KLAB_DECODE_PROBES");
@@ -130,19 +190,39 @@ static void test_probes_written(void **state)
         fail_msg("%s: kernels missing", ker);
     if (lines_with(ker, ",combine,") != 0)
         fail_msg("%s: a combine kernel ran beside the fused attention", ker);
+    /* gemv=stream: its O and down kernels stamp their slots (the policy's step control), and its down, the
+       step's last kernel, advances the ring: the steps are there at all. Its start stamp is its first
+       epilogue's (decode_replay_stream.cuh), so only the end is checked against the next kernel. */
+    if (device_cc == 90) {
+        snprintf(ker, sizeof ker, "%s/decode_replay.probes/probed-stream.fp16.kernels.csv", dir);
+        if (lines_with(ker, "graph,") < 6 * 2 || lines_with(ker, "graph_pdl,") < 6 * 2 ||
+            lines_with(ker, "eager,") < 6 * 2)
+            fail_msg("%s: too few kernel stamps (graph %d, graph_pdl %d, eager %d lines)", ker,
+                     lines_with(ker, "graph,"), lines_with(ker, "graph_pdl,"), lines_with(ker, "eager,"));
+        if (lines_with(ker, ",oproj,") < 2 || lines_with(ker, ",down,") < 2)
+            fail_msg("%s: the stream kernels' stamps are missing", ker);
+        expect_ends_ordered(ker);
+    }
     free(r.out);
 }
 
-/* The tuning space as the plugin names it (decode_replay.h: configuration attn * 4 + gemv), for the rows'
+/* The tuning space as the plugin names it (decode_replay.h: configuration attn * 5 + gemv), for the rows'
    config column. */
 static const char *const configs[] = {
-    "attn=fused,gemv=plain", "attn=fused,gemv=pipe,ksplit=1", "attn=fused,gemv=pipe,ksplit=2",
-    "attn=fused,gemv=pipe,ksplit=4", "attn=split,gemv=plain", "attn=split,gemv=pipe,ksplit=1",
-    "attn=split,gemv=pipe,ksplit=2", "attn=split,gemv=pipe,ksplit=4", "attn=mma,gemv=plain",
-    "attn=mma,gemv=pipe,ksplit=1",   "attn=mma,gemv=pipe,ksplit=2",   "attn=mma,gemv=pipe,ksplit=4",
+    "attn=fused,gemv=plain",        "attn=fused,gemv=pipe,ksplit=1", "attn=fused,gemv=pipe,ksplit=2",
+    "attn=fused,gemv=pipe,ksplit=4", "attn=fused,gemv=stream",       "attn=split,gemv=plain",
+    "attn=split,gemv=pipe,ksplit=1", "attn=split,gemv=pipe,ksplit=2", "attn=split,gemv=pipe,ksplit=4",
+    "attn=split,gemv=stream",       "attn=mma,gemv=plain",          "attn=mma,gemv=pipe,ksplit=1",
+    "attn=mma,gemv=pipe,ksplit=2",  "attn=mma,gemv=pipe,ksplit=4",  "attn=mma,gemv=stream",
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
-#define OWN 8 /* configs[OWN]: the own choice, mma with the plain GEMV (decode_replay.h: DR_ATTN_OWN) */
+#define OWN 10 /* configs[OWN]: the own choice, mma with the plain GEMV (decode_replay.h: DR_ATTN_OWN) */
+
+/* Profiles configs[k] runs on here: gemv=stream none off sm_90 */
+static int runs_here(int k, int profiles)
+{
+    return device_cc != 90 && strstr(configs[k], "gemv=stream") ? 0 : profiles;
+}
 
 /* Row w counted by its configuration: a trial in seen[its index], the own choice (flag own-choice) in *own,
    which must be configs[OWN]; a name outside the space fails the test. */
@@ -182,7 +262,7 @@ static void test_tune_times_every_configuration(void **state)
 {
     (void)state;
     USE_PLUGINS("decode_replay");
-    /* 52 subjects share the case's budget (it is a bound: they stop once each has its 1000 steps) */
+    /* 64 subjects share the case's budget (it is a bound: they stop once each has its 1000 steps) */
     klab_result r = run_tune("tune",
                              "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 60000\n"
                              "steps = 6\ndim.layers = 2\ndim.hidden = 256\ndim.heads = 8\ndim.kv_heads = 2\n"
@@ -194,7 +274,7 @@ static void test_tune_times_every_configuration(void **state)
     int seen[NCONFIGS] = {0}, own = 0;
     for (int i = 0; i < c.n; i++) {
         const klab_row *w = &c.rows[i];
-        if (!strcmp(w->profile, "graph_pdl") && device_cc != 90)
+        if (skipped_here(w))
             continue;
         expect_status(w, ROW_PASSED, NULL);
         if (w->reps < 1000 || strstr(w->flags, "few-samples"))
@@ -205,16 +285,19 @@ static void test_tune_times_every_configuration(void **state)
     const int profiles = device_cc == 90 ? 4 : 3;
     assert_int_equal(own, profiles);
     for (int k = 0; k < NCONFIGS; k++)
-        if (seen[k] != profiles)
-            fail_msg("%s: %d rows, expected one a profile (%d)", configs[k], seen[k], profiles);
+        if (seen[k] != runs_here(k, profiles))
+            fail_msg("%s: %d rows, expected one a profile it runs on here (%d)", configs[k], seen[k],
+                     runs_here(k, profiles));
     free(c.rows);
     free(r.out);
 }
 
 /* Every configuration verified against the float64 reference at B = 1, 3 and 8 on widths that are no
    whole slab of either GEMV (hidden 264 and 136: 33 and 17 vectors; inter 520: 65; inter 4104: 513, five
-   slabs of 128 vectors, so the down projection's K split over 4 warps gives them 2, 1, 1 and 1), both
-   dtypes: `--tune --verify-only`, nothing timed, no cache written. */
+   slabs of 128 vectors, so the down projection's K split over 4 warps gives them 2, 1, 1 and 1) and no
+   whole tile of gemv=stream's 64 (hidden 264: 5 column tiles, the last 8 wide; 136: 3, the last 8; inter
+   520: 9 K tiles over 8 ranks of a cluster, the last 8 deep; 4104: 65 over 8), both dtypes: `--tune
+   --verify-only`, nothing timed, no cache written. 6 cases x 2 dtypes, 64 entries each: --tune's cap. */
 static void test_every_configuration_verifies(void **state)
 {
     (void)state;
@@ -233,25 +316,26 @@ static void test_every_configuration_verifies(void **state)
     assert_int_equal(r.rc, 0);
     csv c = read_rows("verify", "decode_replay");
     const int profiles = device_cc == 90 ? 4 : 3;
-    int seen[NCONFIGS] = {0}, own = 0;
+    int seen[NCONFIGS] = {0}, own = 0, verified = 0;
     for (int i = 0; i < c.n; i++) {
         const klab_row *w = &c.rows[i];
-        if (!strcmp(w->profile, "graph_pdl") && device_cc != 90) {
-            expect_status(w, ROW_SKIPPED, "sm_90");
+        if (skipped_here(w))
             continue;
-        }
         expect_status(w, ROW_PASSED, NULL);
         if (!strstr(w->flags, "verify-only") || !w->has_err || !(w->rel_l2_err <= w->tol))
             fail_msg("%s %s %s %s: not verified within tolerance (flags %s)", w->kcase, w->dtype, w->profile, w->config,
                      w->flags);
         count_config(w, seen, &own);
+        verified++;
     }
-    /* 6 cases x 2 dtypes x profiles, each with every configuration and the own choice */
+    /* 6 cases x 2 dtypes x profiles, each with every configuration and the own choice (rows this device
+       cannot run skipped, saying why) */
     assert_int_equal(own, 6 * 2 * profiles);
     for (int k = 0; k < NCONFIGS; k++)
-        if (seen[k] != 6 * 2 * profiles)
-            fail_msg("%s: %d rows verified, expected %d", configs[k], seen[k], 6 * 2 * profiles);
-    printf("# %d rows verified: every configuration, B = 1, 3, 8, fp16 and bf16\n", 6 * 2 * profiles * (NCONFIGS + 1));
+        if (seen[k] != 6 * 2 * runs_here(k, profiles))
+            fail_msg("%s: %d rows verified, expected %d", configs[k], seen[k], 6 * 2 * runs_here(k, profiles));
+    printf("# %d rows: every configuration, B = 1, 3, 8, fp16 and bf16, %d verified on this device\n",
+           6 * 2 * 4 * (NCONFIGS + 1), verified);
     free(c.rows);
     free(r.out);
 }

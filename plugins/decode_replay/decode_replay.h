@@ -73,17 +73,25 @@ const char *dr_attn_config(int index);
 /* the path of the attention axis' value i (-1: the own choice), or -1 for none */
 int dr_attn_of_config(int config);
 
-/* The GEMVs, the space's second axis (decode_replay_gemv.cuh):
+/* The GEMVs, the space's second axis (decode_replay_gemv.cuh, decode_replay_stream.cuh):
      gemv=plain             a slab of weights loaded, then used, then the next one issued (the first H200 runs)
      gemv=pipe,ksplit=N     a register ring: each vector of the warp's next slab (weights and x) issued as the
                             current slab's is consumed; the down projection's rows split over N warps of a
                             CTA (1, 2, 4), the other GEMVs unsplit.
-   The own choice (DR_GEMV_OWN) stays plain until the H200 times pipe in the same rounds. */
-enum { DR_GEMV_PLAIN = 0, DR_GEMV_PIPE, DR_GEMV_PIPE_K2, DR_GEMV_PIPE_K4, DR_NGEMV };
+     gemv=stream            the O and down projections (no RMSNorm prologue) through the TMA weight stream
+                            into wgmma (plugins/common/hopper_stream.cuh), K split over a cluster; the QKV and
+                            gate/up GEMVs plain. sm_90a only: run() refuses it elsewhere.
+   The own choice (DR_GEMV_OWN) stays plain until the H200 times the others in the same rounds. */
+enum { DR_GEMV_PLAIN = 0, DR_GEMV_PIPE, DR_GEMV_PIPE_K2, DR_GEMV_PIPE_K4, DR_GEMV_STREAM, DR_NGEMV };
 #define DR_GEMV_OWN DR_GEMV_PLAIN
-/* Warps the down projection's K range is split over in variant gemv: 1, 2 or 4 (pipelined), 0 plain, -1
-   no such variant. */
+/* Warps the down projection's K range is split over in variant gemv: 1, 2 or 4 (pipelined), 0 plain or
+   stream (whose register GEMVs are the plain kernel), -1 no such variant. */
 int dr_gemv_ksplit(int gemv);
+
+/* gemv=stream's plan for one projection (N outputs, K inputs) on a device of sms SMs: the K splits (the
+   CTAs of a cluster), so that ceil(N / 64) column tiles times the splits fill the SMs once, one CTA an SM
+   (its ring is ~144 KB of shared memory); 1 to 8 (the portable cluster) and at most the K tiles of 64. */
+int dr_stream_splits(int64_t n, int64_t k, int sms);
 
 /* The tuning space: configuration i = attn * DR_NGEMV + gemv, described "attn=fused,gemv=pipe,ksplit=2";
    -1 the own choice (DR_ATTN_OWN, DR_GEMV_OWN). */
@@ -179,6 +187,11 @@ typedef struct dr_ref_in {
 } dr_ref_in;
 int dr_reference(const dr_geom *g, const dr_ref_in *in, int64_t steps, double *kc, double *vc, double *y);
 
+/* gemv=stream's TMA maps (decode_replay_stream.cuh): each layer's O and down weights and their inputs (attn,
+   act), host objects encoded once for a set of tensors and kept (cuTensorMapEncodeTiled costs host time;
+   a captured graph bakes them into its kernels' parameters). */
+typedef struct dr_stream dr_stream;
+
 /* Device side (decode_replay_kernels.cu). Pointers of one step's tensors. */
 typedef struct dr_dev {
     const void *x, *wqkv, *wo, *wgu, *wd, *g_attn, *g_mlp;
@@ -189,6 +202,7 @@ typedef struct dr_dev {
     void *y, *h, *qkv, *attn, *act;
     float *opart, *ml;
     unsigned long long *probe; /* NULL, or this profile's stamp ring (dr_probe_slot) */
+    const dr_stream *stream;   /* gemv=stream's maps of these tensors (dr_stream_bind), or NULL */
 } dr_dev;
 
 /* The kernels' pointers from a table in dr_tensor_specs' order (launch->tensors, or setup's pointers
@@ -203,9 +217,19 @@ void dr_bind(const int idx[DR_T_COUNT], void *const *table, unsigned long long *
 #define DR_PROBE_WORDS_SLOT(nk) (2 + 2 * (size_t)(nk))
 #define DR_PROBE_WORDS(nk) (1 + DR_PROBE_STEPS * DR_PROBE_WORDS_SLOT(nk))
 
+/* gemv=stream's maps: dr_stream_new() room for the maps of up to `layers` layers, none bound (NULL: out of
+   memory); dr_stream_bind() encodes the maps of t's wo, wd, attn and act (and the plan: dr_stream_splits on
+   the current device) unless m already holds those very tensors' (a no-op then: eager calls it every run;
+   it allocates nothing); dr_stream_free() NULL-safe. bind returns 0, or -1 with why (the driver's encoder
+   missing, a tensor misaligned, more layers than m has room for). */
+dr_stream *dr_stream_new(int64_t layers);
+int dr_stream_bind(dr_stream *m, klab_dtype d, const dr_geom *g, const dr_dev *t, char *why, size_t whylen);
+void dr_stream_free(dr_stream *m);
+
 /* Enqueue the kernels of layers [l0, l1) of one step on s with attention path attn (DR_ATTN_*) and GEMV
-   gemv (DR_GEMV_*); pdl: launch each with programmatic stream serialization (sm_90). The step's last
-   kernel (layer layers-1) advances the cursor. Returns a cudaError_t as int. */
+   gemv (DR_GEMV_*; gemv=stream needs t->stream bound to t's tensors); pdl: launch each with programmatic
+   stream serialization (sm_90). The step's last kernel (layer layers-1) advances the cursor. Returns a
+   cudaError_t as int. */
 int dr_enqueue(klab_dtype d, const dr_geom *g, const dr_dev *t, int attn, int gemv, int l0, int l1, int pdl,
                klab_stream s);
 

@@ -188,6 +188,7 @@ void dr_schedule(const dr_geom *g, uint64_t seed, int32_t *lens)
 #define ATTN_MMA "attn=mma"
 #define GEMV_PLAIN ",gemv=plain"
 #define GEMV_PIPE(n) ",gemv=pipe,ksplit=" #n
+#define GEMV_STREAM ",gemv=stream"
 
 const char *dr_attn_config(int index)
 {
@@ -207,8 +208,19 @@ int dr_attn_of_config(int config)
 int dr_gemv_ksplit(int gemv)
 {
     static const int ks[DR_NGEMV] = {[DR_GEMV_PLAIN] = 0, [DR_GEMV_PIPE] = 1, [DR_GEMV_PIPE_K2] = 2,
-                                     [DR_GEMV_PIPE_K4] = 4};
+                                     [DR_GEMV_PIPE_K4] = 4, [DR_GEMV_STREAM] = 0};
     return gemv >= 0 && gemv < DR_NGEMV ? ks[gemv] : -1;
+}
+
+int dr_stream_splits(int64_t n, int64_t k, int sms)
+{
+    const int64_t tiles = (n + 63) / 64, ktiles = (k + 63) / 64;
+    int64_t s = tiles > 0 ? sms / tiles : 1;
+    if (s > 8)
+        s = 8;
+    if (s > ktiles)
+        s = ktiles;
+    return s < 1 ? 1 : (int)s;
 }
 
 int dr_config_paths(int config, int *attn, int *gemv)
@@ -227,13 +239,12 @@ int dr_config_paths(int config, int *attn, int *gemv)
 const char *dr_config_name(int index)
 {
     /* in configuration order: attn * DR_NGEMV + gemv */
-    static const char *const name[DR_NCONFIGS] = {
-        ATTN_FUSED GEMV_PLAIN, ATTN_FUSED GEMV_PIPE(1), ATTN_FUSED GEMV_PIPE(2), ATTN_FUSED GEMV_PIPE(4),
-        ATTN_SPLIT GEMV_PLAIN, ATTN_SPLIT GEMV_PIPE(1), ATTN_SPLIT GEMV_PIPE(2), ATTN_SPLIT GEMV_PIPE(4),
-        ATTN_MMA GEMV_PLAIN,   ATTN_MMA GEMV_PIPE(1),   ATTN_MMA GEMV_PIPE(2),   ATTN_MMA GEMV_PIPE(4),
-    };
-    _Static_assert(DR_NATTN == 3 && DR_ATTN_SPLIT == 1 && DR_ATTN_MMA == 2 && DR_NGEMV == 4 && DR_ATTN_FUSED == 0 && DR_GEMV_PLAIN == 0 &&
-                       DR_GEMV_PIPE == 1 && DR_GEMV_PIPE_K2 == 2 && DR_GEMV_PIPE_K4 == 3,
+#define GEMVS(a) a GEMV_PLAIN, a GEMV_PIPE(1), a GEMV_PIPE(2), a GEMV_PIPE(4), a GEMV_STREAM
+    static const char *const name[DR_NCONFIGS] = {GEMVS(ATTN_FUSED), GEMVS(ATTN_SPLIT), GEMVS(ATTN_MMA)};
+#undef GEMVS
+    _Static_assert(DR_NATTN == 3 && DR_ATTN_SPLIT == 1 && DR_ATTN_MMA == 2 && DR_NGEMV == 5 && DR_ATTN_FUSED == 0 &&
+                       DR_GEMV_PLAIN == 0 && DR_GEMV_PIPE == 1 && DR_GEMV_PIPE_K2 == 2 && DR_GEMV_PIPE_K4 == 3 &&
+                       DR_GEMV_STREAM == 4,
                    "the names follow the enums' order");
     int attn, gemv;
     if (dr_config_paths(index, &attn, &gemv) != 0)

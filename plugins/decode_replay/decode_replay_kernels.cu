@@ -8,6 +8,8 @@
  *   gemv<NORM, SWIGLU>   act = silu(Wg m) * (Wu m), m = rmsnorm(h)   (SwiGLU in the epilogue)
  *   gemv<RESID>          h = h + Wd act                (y instead of h at the last layer)
  *
+ * With gemv=stream the two RESID GEMVs run on the TMA weight stream instead (decode_replay_stream.cuh).
+ *
  * The GEMVs (plain and pipelined, a tuning configuration: decode_replay_gemv.cuh) are bandwidth-bound at
  * decode sizes (1 to 8 sequences): each weight vector is used for all B sequences once loaded, so B = 8
  * reads the weights once, not eight times. Small CTAs (4 warps) in large numbers let the block scheduler
@@ -34,6 +36,7 @@
 #include "decode_replay_attention.cuh"
 #include "decode_replay_gemv.cuh"
 #include "decode_replay_attn_mma.cuh"
+#include "decode_replay_stream.cuh"
 #include "../common/func_attr.cuh"
 #include "decode_replay_step.cuh"
 
@@ -133,6 +136,7 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
 {
     /* the down projection's K split; the other GEMVs run the same kernel unsplit */
     const int ks_down = dr_gemv_ksplit(gemv_v), ks = ks_down > 0 ? 1 : 0;
+    const bool stream = gemv_v == DR_GEMV_STREAM; /* dr_enqueue has checked t->stream */
     const int B = (int)g->batch, H = (int)g->hidden, D = (int)g->head_dim, qd = (int)(g->heads * g->head_dim);
     const int I = (int)g->inter, kpl = dr_kernels_per_layer(g), nk = (int)g->layers * kpl;
     const size_t cache_layer = (size_t)B * (size_t)g->kv_heads * (size_t)g->kv * (size_t)D;
@@ -175,7 +179,9 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
             continue;
         GemvArgs<T> op = {(const T *)t->wo + (size_t)l * H * qd, (const T *)t->attn, nullptr, hin, h, H, qd, B,
                           (float)g->eps, ctl(DR_K_OPROJ, false)};
-        if ((e = gemv<T, EPI_RESID, false>(op, ks, pdl, s)) != cudaSuccess)
+        e = stream ? stream_gemv<T>(t->stream->o, l, B, H, qd, hin, h, op.c, pdl, s)
+                   : gemv<T, EPI_RESID, false>(op, ks, pdl, s);
+        if (e != cudaSuccess)
             return e;
         GemvArgs<T> gu = {(const T *)t->wgu + (size_t)l * 2 * I * H, h, (const T *)t->g_mlp + (size_t)l * H, nullptr,
                           (T *)t->act, I, H, B, (float)g->eps, ctl(DR_K_GATEUP, false)};
@@ -183,10 +189,20 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
             return e;
         GemvArgs<T> dn = {(const T *)t->wd + (size_t)l * H * I, (const T *)t->act, nullptr, h,
                           last_layer ? y : h, H, I, B, (float)g->eps, ctl(DR_K_DOWN, last_layer)};
-        if ((e = gemv<T, EPI_RESID, false>(dn, ks_down, pdl, s)) != cudaSuccess)
+        e = stream ? stream_gemv<T>(t->stream->d, l, B, H, I, h, dn.out, dn.c, pdl, s)
+                   : gemv<T, EPI_RESID, false>(dn, ks_down, pdl, s);
+        if (e != cudaSuccess)
             return e;
     }
     return cudaSuccess;
+}
+
+/* m holds the maps of t's tensors at g's sizes */
+bool stream_holds(const dr_stream *m, klab_dtype d, const dr_geom *g, const dr_dev *t)
+{
+    return m && m->bound && m->dtype == d && m->layers == g->layers && m->wo == t->wo && m->wd == t->wd &&
+           m->attn == t->attn && m->act == t->act && m->hidden == g->hidden && m->qd == g->heads * g->head_dim &&
+           m->inter == g->inter && m->batch == g->batch;
 }
 
 } // namespace
@@ -196,9 +212,62 @@ extern "C" int dr_enqueue(klab_dtype d, const dr_geom *g, const dr_dev *t, int a
 {
     if (attn < 0 || attn >= DR_NATTN || dr_gemv_ksplit(gemv) < 0)
         return (int)cudaErrorInvalidValue;
+    /* maps of other tensors would read and write what the host does not check */
+    if (gemv == DR_GEMV_STREAM && !g->attn_only && !stream_holds(t->stream, d, g, t))
+        return (int)cudaErrorInvalidValue;
     if (d == KLAB_FP16)
         return (int)enqueue<__half>(g, t, attn, gemv, l0, l1, pdl != 0, s);
     if (d == KLAB_BF16)
         return (int)enqueue<__nv_bfloat16>(g, t, attn, gemv, l0, l1, pdl != 0, s);
     return (int)cudaErrorInvalidValue;
+}
+
+extern "C" dr_stream *dr_stream_new(int64_t layers)
+{
+    dr_stream *m = (dr_stream *)calloc(1, sizeof(dr_stream));
+    /* CUtensorMap is 64-byte aligned: a multiple of it is a valid aligned_alloc size */
+    const size_t bytes = (size_t)(layers > 0 ? layers : 1) * sizeof(CUtensorMap);
+    if (m) {
+        m->o.w = (CUtensorMap *)aligned_alloc(alignof(CUtensorMap), bytes);
+        m->d.w = (CUtensorMap *)aligned_alloc(alignof(CUtensorMap), bytes);
+        m->cap = layers;
+    }
+    if (m && (!m->o.w || !m->d.w)) {
+        dr_stream_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+extern "C" void dr_stream_free(dr_stream *m)
+{
+    if (!m)
+        return;
+    free(m->o.w);
+    free(m->d.w);
+    free(m);
+}
+
+extern "C" int dr_stream_bind(dr_stream *m, klab_dtype d, const dr_geom *g, const dr_dev *t, char *why, size_t whylen)
+{
+    if (stream_holds(m, d, g, t))
+        return 0;
+    m->bound = 0;
+    if (g->layers > m->cap) {
+        snprintf(why, whylen, "gemv=stream: %lld layers, maps made for %lld", (long long)g->layers, (long long)m->cap);
+        return -1;
+    }
+    int rc = -1;
+    if (d == KLAB_FP16)
+        rc = stream_bind<__half>(m, g, t, why, whylen);
+    else if (d == KLAB_BF16)
+        rc = stream_bind<__nv_bfloat16>(m, g, t, why, whylen);
+    else
+        snprintf(why, whylen, "gemv=stream: fp16 and bf16 only");
+    if (rc != 0)
+        return -1;
+    m->dtype = d, m->layers = g->layers, m->wo = t->wo, m->wd = t->wd, m->attn = t->attn, m->act = t->act;
+    m->hidden = g->hidden, m->qd = g->heads * g->head_dim, m->inter = g->inter, m->batch = g->batch;
+    m->bound = 1;
+    return 0;
 }

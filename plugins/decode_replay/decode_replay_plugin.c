@@ -1,7 +1,8 @@
 /* decode_replay.so: the descriptor and hooks. The step: decode_replay.h; kernels: decode_replay_kernels.cu
  * (the GEMV, the launches), decode_replay_attention.cuh (the split and fused attention paths),
- * decode_replay_attn_mma.cuh (the mma path: the fused one on tensor cores), decode_replay_step.cuh
- * (PDL, the cursor, the probes' stamps); geometry, bytes and schedule: decode_replay_geom.c; the float64
+ * decode_replay_attn_mma.cuh (the mma path: the fused one on tensor cores), decode_replay_stream.cuh
+ * (gemv=stream: O and down on the TMA weight stream, its maps), decode_replay_step.cuh (PDL, the cursor,
+ * the probes' stamps); geometry, bytes and schedule: decode_replay_geom.c; the float64
  * reference: decode_replay_reference.c; probes: decode_replay_probes.c.
  *
  * Profiles, one function:
@@ -12,7 +13,9 @@
  * The graphs bake in setup's tensors (KLAB_PROFILE_FIXED_TENSORS) and are the plugin's own
  * (KLAB_PROFILE_OWNS_GRAPH). Fixed and dynamic are cases (param.schedule), not profiles: their
  * functions differ. Every profile's tuning space is the attention's path (`attn=fused`, `attn=split`,
- * `attn=mma`, the own choice) times the GEMV (`gemv=plain`, the own choice, and `gemv=pipe,ksplit=1|2|4`),
+ * `attn=mma`, the own choice) times the GEMV (`gemv=plain`, the own choice, `gemv=pipe,ksplit=1|2|4` and
+ * `gemv=stream`, sm_90a only: 15 configurations and the own choice a profile, 64 entries over the four
+ * profiles, --tune's cap for a case and dtype),
  * so `klab --tune` times them in the same rounds: setup captures each graph once a configuration. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cuda_runtime.h>
@@ -36,6 +39,8 @@ typedef struct dr_state {
     int ntensors;
     void *made[DR_T_COUNT]; /* setup's pointers in launch->tensors' order: what the graphs are bound to */
     cudaGraphExec_t whole[DR_NCONFIGS], pdl[DR_NCONFIGS], *piece[DR_NCONFIGS]; /* by configuration */
+    int cc;                        /* the device's compute capability: gemv=stream needs sm_90a */
+    dr_stream *maps, *eager_maps;  /* gemv=stream's TMA maps of setup's tensors (the graphs'), of eager's */
     dr_probes probes;
     const char *case_name;
     /* the reference of the last verify, and what it was computed from */
@@ -64,6 +69,7 @@ static klab_status capture(dr_state *st, int c, int l0, int l1, int pdl, unsigne
     cudaStream_t s = (cudaStream_t)host->stream(st->ctx);
     dr_dev d;
     dr_bind(st->idx, st->made, probe, &d);
+    d.stream = st->maps;
     cudaGraph_t graph = NULL;
     KLAB_CUDA(host, st->ctx, cudaStreamSynchronize(s));
     KLAB_CUDA(host, st->ctx, cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
@@ -146,6 +152,28 @@ static klab_status make_tensors(dr_state *st)
 
 static void dr_teardown(void *state);
 
+/* configuration c runs here: gemv=stream's kernel is sm_90a code (elsewhere a trap) */
+static int config_runs(const dr_state *st, int c)
+{
+    int attn, gemv;
+    return dr_config_paths(c, &attn, &gemv) == 0 && (gemv != DR_GEMV_STREAM || st->cc == 90);
+}
+
+/* gemv=stream's maps of setup's tensors, and room for eager's: encoded once, here */
+static klab_status make_maps(dr_state *st)
+{
+    if (st->g.attn_only || st->cc != 90)
+        return KLAB_OK; /* no O or down projection; no stream kernel to run */
+    if (!(st->maps = dr_stream_new(st->g.layers)) || !(st->eager_maps = dr_stream_new(st->g.layers)))
+        return st->host->error(st->ctx, "out of memory");
+    char why[400];
+    dr_dev d;
+    dr_bind(st->idx, st->made, NULL, &d);
+    if (dr_stream_bind(st->maps, st->dtype, &st->g, &d, why, sizeof why) != 0)
+        return st->host->error(st->ctx, "case %s: %s", st->case_name, why);
+    return KLAB_OK;
+}
+
 static klab_status dr_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
 {
     char why[400];
@@ -162,11 +190,16 @@ static klab_status dr_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     st->ctx = ctx, st->host = host, st->dtype = k->dtype, st->g = g, st->case_name = k->name;
     *state = st;
     const int kpl = dr_kernels_per_layer(&g), cc = host->device_cc(ctx);
+    st->cc = cc;
     klab_status ks = make_tensors(st);
+    if (ks == KLAB_OK)
+        ks = make_maps(st);
     if (ks == KLAB_OK && dr_probes_open(&st->probes, stamps, (int)g.layers * kpl, kpl, host->stream(ctx), why,
                                         sizeof why) != 0)
         ks = host->error(ctx, "case %s: %s", k->name, why);
     for (int a = 0; a < DR_NCONFIGS; a++) {
+        if (!config_runs(st, a))
+            continue; /* run() refuses it */
         if (ks == KLAB_OK)
             ks = capture(st, a, 0, (int)g.layers, 0, dr_probes_ring(&st->probes, DR_GRAPH), &st->whole[a]);
         if (ks == KLAB_OK && cc >= 90)
@@ -211,6 +244,10 @@ static klab_status dr_run(void *state, const klab_launch *l)
     if (dr_config_paths(l->config, &attn, &gemv) != 0)
         return st->host->error(st->ctx, "no configuration %d", l->config);
     const int a = attn * DR_NGEMV + gemv; /* the graphs' index */
+    if (!config_runs(st, a)) {
+        st->host->error(st->ctx, "gemv=stream: the TMA weight stream is sm_90a code (this device is sm_%d)", st->cc);
+        return KLAB_UNSUPPORTED;
+    }
     if (l->profile > DR_EAGER && l->profile < DR_NPROFILES && !setup_tensors(st, l))
         return st->host->error(st->ctx, "profile %s: run() was handed tensors other than setup's, which its graphs "
                                         "are bound to (KLAB_PROFILE_FIXED_TENSORS)",
@@ -219,6 +256,12 @@ static klab_status dr_run(void *state, const klab_launch *l)
     case DR_EAGER: {
         dr_dev d;
         dr_bind(st->idx, l->tensors, dr_probes_ring(&st->probes, DR_EAGER), &d);
+        if (gemv == DR_GEMV_STREAM && !st->g.attn_only) {
+            char why[400];
+            if (dr_stream_bind(st->eager_maps, st->dtype, &st->g, &d, why, sizeof why) != 0)
+                return st->host->error(st->ctx, "case %s: %s", st->case_name, why);
+            d.stream = st->eager_maps;
+        }
         KLAB_CUDA(st->host, st->ctx, (cudaError_t)dr_enqueue(st->dtype, &st->g, &d, attn, gemv, 0, (int)st->g.layers, 0,
                                                                  s));
         break;
@@ -321,6 +364,8 @@ static void dr_teardown(void *state)
                 cudaGraphExecDestroy(st->piece[a][l]);
         free(st->piece[a]);
     }
+    dr_stream_free(st->maps);
+    dr_stream_free(st->eager_maps);
     for (int o = 0; o < 4; o++)
         free(st->memo[o]);
     free(st);
@@ -370,8 +415,8 @@ static const klab_profile profiles[] = {
 static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "decode_replay",
-    .version = "1.3.0", /* 1.2.0: the GEMV axis; 1.3.0: attn=mma. A choice cached by an older version was made
-                           without them */
+    .version = "1.4.0", /* 1.2.0: the GEMV axis; 1.3.0: attn=mma; 1.4.0: gemv=stream. A choice cached by an
+                           older version was made without them */
     .summary = "a Llama-style decode step (B sequences, resident KV cache) eager and replayed through CUDA graphs",
     .profiles = profiles,
     .baseline = "eager",

@@ -66,19 +66,17 @@ __device__ __forceinline__ StepPos step_begin(const StepCtl &c)
 
 /* The end stamp; in the step's last kernel the last CTA to finish (every CTA has read the cursor and the
    probe counter by then) records the step's cursor in its slot, resets the next slot, advances the
-   probe counter and the cursor. */
-__device__ __forceinline__ void step_end(const StepCtl &c, const StepPos &p)
+   probe counter and the cursor. By one thread of each of the kernel's `ctas` CTAs, once its CTA's work is
+   done (its caller's barrier): a kernel whose CTAs do not all end here (a cluster's other ranks) counts
+   only those that do. */
+__device__ __forceinline__ void step_finish(const StepCtl &c, const StepPos &p, unsigned ctas)
 {
-    __syncthreads();
-    if (threadIdx.x != 0)
-        return;
     if (p.slot)
         atomicMax(p.slot + 3 + 2 * c.kidx, gtimer());
     if (!c.last)
         return;
     __threadfence();
-    const unsigned total = gridDim.x * gridDim.y * gridDim.z;
-    if (atomicAdd(&dr_ticket, 1u) != total - 1)
+    if (atomicAdd(&dr_ticket, 1u) != ctas - 1)
         return;
     dr_ticket = 0;
     if (p.slot) {
@@ -91,6 +89,14 @@ __device__ __forceinline__ void step_end(const StepCtl &c, const StepPos &p)
     }
     __threadfence();
     *(volatile int32_t *)c.cursor = p.cur + 1;
+}
+
+/* step_finish by thread 0 once the whole CTA is done */
+__device__ __forceinline__ void step_end(const StepCtl &c, const StepPos &p)
+{
+    __syncthreads();
+    if (threadIdx.x == 0)
+        step_finish(c, p, gridDim.x * gridDim.y * gridDim.z);
 }
 
 } // namespace

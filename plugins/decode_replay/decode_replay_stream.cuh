@@ -1,0 +1,119 @@
+/* decode_replay's gemv=stream: the O and down projections (h = h + W x, x the previous kernel's output, no
+ * RMSNorm prologue) on plugins/common/hopper_stream.cuh's TMA weight stream, the B <= 8 sequences in
+ * wgmma's N slot (NT = 8). The register GEMVs measured latency-bound there (down at 68 % of the copy rate,
+ * O ~80 %: too few bytes in flight an SM); the stream keeps a ring of 16 x 8 KB of weights in flight from
+ * each CTA's first cycles, one CTA an SM.
+ *
+ * The plan (dr_stream_splits): ceil(N / 64) column tiles times K splits ~ the SMs once. llama8b (N = 4096,
+ * 64 tiles) on 132 SMs: 2 splits, 128 CTAs; down's 224 K tiles give a CTA 112, O's 64 a CTA 32; small-16l
+ * (N = 2048, 32 tiles): 4 splits. Why 16 stages: docs/notes/decode_replay.md, "The TMA weight stream".
+ *
+ * The epilogue (Resid) is the register GEMVs' residual: out[b][n] = res[b][n] + acc, res may be out (each
+ * element read and written by one thread), plus the step's control the other kernels do in step_begin /
+ * step_end: the probe stamps and, in the step's last kernel, the cursor's advance. hs::stream_kernel calls
+ * the policy on rank 0's 128 consumer threads only (the producer warp and the other ranks have left), so
+ * the CTA's end is a named barrier of those 128 and the ticket counts the rank-0 CTAs (gridDim.x). Its
+ * start stamp is taken there too: hs gives a policy no hook at the kernel's start, so a probe's start for
+ * this kernel is its first CTA's epilogue, late by the mainloop (atomicMin: a start hook, when
+ * hopper_stream.cuh has one, lowers it with no change here).
+ *
+ * The maps (struct dr_stream) are encoded once for a set of tensors (setup's, for the graphs; eager's,
+ * re-encoded only when the host hands other tensors) and passed by value into each launch: a captured
+ * graph holds its copy. Included by decode_replay_kernels.cu (one translation unit: the ticket and the
+ * step control are its). */
+#ifndef DECODE_REPLAY_STREAM_CUH
+#define DECODE_REPLAY_STREAM_CUH
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/hopper_stream.cuh"
+#include "../common/row_numeric.cuh"
+#include "decode_replay_step.cuh"
+
+/* One projection's maps: weight of each layer, the input (one buffer, the same every layer). */
+struct dr_stream_proj {
+    CUtensorMap *w; /* [layers] */
+    CUtensorMap x;
+    int splits;
+};
+
+struct dr_stream {
+    int64_t cap; /* layers the weights' map arrays hold */
+    int bound;   /* the maps are those of the tensors below */
+    klab_dtype dtype;
+    int64_t layers;
+    const void *wo, *wd, *attn, *act; /* the tensors the maps were encoded for */
+    int64_t hidden, qd, inter, batch;
+    dr_stream_proj o, d;
+};
+
+namespace {
+
+constexpr int SNT = 8;      /* tokens in wgmma's N slot: B <= 8 (DR_MAX_BATCH) */
+constexpr int SSTAGES = 16; /* 16 x 8 KB of weights in flight a CTA */
+static_assert(DR_MAX_BATCH <= SNT, "the sequences fit wgmma's N slot");
+template <typename T> using StreamCfg = hs::Cfg<T, SNT, false, SSTAGES>;
+
+template <typename T> struct Resid {
+    const T *res; /* [M, N], may be out */
+    T *out;       /* [M, N] */
+    int M, N;
+    StepCtl c;
+    template <int R> __device__ void operator()(const hs::Frag &f, const float (&acc)[R]) const
+    {
+        hs::pdl_wait(); /* res, the cursor and the probe counter are earlier kernels' */
+        const StepPos sp = step_begin(c);
+#pragma unroll
+        for (int i = 0; i < R; i++)
+            if (f.live(i, M, N)) {
+                const size_t o = (size_t)f.token(i) * N + f.col(i);
+                out[o] = from_f<T>(to_f(res[o]) + acc[i]);
+            }
+        /* the CTA's stores done: the 128 consumer threads, barrier 1 (hs uses 0 at its start only) */
+        asm volatile("bar.sync 1, 128;" ::: "memory");
+        if (threadIdx.x == 0)
+            step_finish(c, sp, gridDim.x);
+    }
+};
+
+/* out = res + W_l x through projection p's maps of layer l (N outputs, K inputs, M sequences) */
+template <typename T>
+cudaError_t stream_gemv(const dr_stream_proj &p, int l, int M, int N, int K, const T *res, T *out, const StepCtl &c,
+                        bool pdl, cudaStream_t s)
+{
+    return hs::launch<StreamCfg<T>>(p.w[l], p.x, hs::problem(M, N, K), p.splits, Resid<T>{res, out, M, N, c}, s, pdl);
+}
+
+/* p's maps: layer l's weight at w + l * N * K ([N, K] each), the input x [M, K]. */
+template <typename T>
+int stream_maps(dr_stream_proj *p, int64_t layers, const T *w, const T *x, int M, int N, int K, int sms, char *why,
+                size_t whylen)
+{
+    for (int64_t l = 0; l < layers; l++)
+        if (hs::make_maps<T, SNT, false>(&p->w[l], &p->x, w + (size_t)l * N * K, K, x, K, M, N, K, why, whylen))
+            return -1;
+    p->splits = dr_stream_splits(N, K, sms);
+    return 0;
+}
+
+template <typename T> int stream_bind(dr_stream *m, const dr_geom *g, const dr_dev *t, char *why, size_t whylen)
+{
+    int dev = 0, sms = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess) {
+        snprintf(why, whylen, "gemv=stream: the device's SMs: %s", cudaGetErrorString(e));
+        return -1;
+    }
+    const int B = (int)g->batch, H = (int)g->hidden, qd = (int)(g->heads * g->head_dim), I = (int)g->inter;
+    if (stream_maps<T>(&m->o, g->layers, (const T *)t->wo, (const T *)t->attn, B, H, qd, sms, why, whylen) ||
+        stream_maps<T>(&m->d, g->layers, (const T *)t->wd, (const T *)t->act, B, H, I, sms, why, whylen))
+        return -1;
+    return 0;
+}
+
+} // namespace
+
+#endif
