@@ -28,6 +28,9 @@
  * out[f.token(i)][f.col(i)] (hs::Frag: a row of the transposed tile is an output column); tokens past M
  * and columns past N hold zeros that MUST NOT be stored (f.live(i, M, N)). hs::StoreEpilogue<T> writes out
  * as T. A policy that reads what an earlier kernel wrote, under PDL, waits for it (hs::pdl_wait()).
+ * Optional: `__device__ void begin() const`, called by thread 0 of every CTA (a consumer thread) once the
+ * ring's barriers are set up, before the mainloop: a start hook (decode_replay's probe stamp). It may
+ * wait on PDL; the producer thread's weight loads do not wait for it.
  *
  * PREFETCH (Cfg's last parameter, default off): the producer first asks L2 for all its weight tiles
  * (cp.async.bulk.prefetch.tensor), then fills the ring as usual.
@@ -43,6 +46,8 @@
  */
 #ifndef KLAB_HOPPER_STREAM_CUH
 #define KLAB_HOPPER_STREAM_CUH
+
+#include <utility>
 
 #include "hopper_gemm.cuh"
 
@@ -126,6 +131,14 @@ template <class T> struct StoreEpilogue {
     }
 };
 
+/* Whether an epilogue policy has the optional start hook. */
+template <class E, class = void> struct has_begin {
+    static constexpr bool value = false;
+};
+template <class E> struct has_begin<E, std::void_t<decltype(std::declval<const E &>().begin())>> {
+    static constexpr bool value = true;
+};
+
 #if HG_SM90A
 __device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed.aligned;"); }
 __device__ __forceinline__ void cluster_arrive_release()
@@ -171,6 +184,9 @@ __global__ void __launch_bounds__(THREADS, 1)
     __syncthreads();
     if (S > 1)
         cluster_arrive_relaxed(); /* phase 1: this CTA has started (waited on before any DSMEM store) */
+    if constexpr (has_begin<Epi>::value)
+        if (threadIdx.x == 0)
+            epi.begin();
 
     float acc[C::R];
 #pragma unroll

@@ -13,9 +13,8 @@
  * step_end: the probe stamps and, in the step's last kernel, the cursor's advance. hs::stream_kernel calls
  * the policy on rank 0's 128 consumer threads only (the producer warp and the other ranks have left), so
  * the CTA's end is a named barrier of those 128 and the ticket counts the rank-0 CTAs (gridDim.x). Its
- * start stamp is taken there too: hs gives a policy no hook at the kernel's start, so a probe's start for
- * this kernel is its first CTA's epilogue, late by the mainloop (atomicMin: a start hook, when
- * hopper_stream.cuh has one, lowers it with no change here).
+ * start stamp comes from hs's start hook (begin(): thread 0 of every CTA, before the mainloop, after the
+ * PDL wait; the producer's first weight loads do not wait for it).
  *
  * The maps (struct dr_stream) are encoded once for a set of tensors (setup's, for the graphs; eager's,
  * re-encoded only when the host hands other tensors) and passed by value into each launch: a captured
@@ -60,6 +59,13 @@ template <typename T> struct Resid {
     T *out;       /* [M, N] */
     int M, N;
     StepCtl c;
+    /* the probe's start stamp (atomicMin: the first CTA's); the cursor and the probe counter are earlier
+       kernels' */
+    __device__ void begin() const
+    {
+        hs::pdl_wait();
+        (void)step_begin(c);
+    }
     template <int R> __device__ void operator()(const hs::Frag &f, const float (&acc)[R]) const
     {
         hs::pdl_wait(); /* res, the cursor and the probe counter are earlier kernels' */
