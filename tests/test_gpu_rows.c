@@ -48,7 +48,7 @@ static void test_rmsnorm_rows(void **state)
     assert_int_equal(r.rc, 0);
     csv c = read_rows("rms", "rmsnorm");
     expect_all_passed(&c, 1);
-    assert_int_equal(c.n, 10 * 3 * 2 + 9 * 2);
+    assert_int_equal(c.n, 10 * 3 * 2 + 10 * 2);
     /* the plugin's own plan for each path, and the forced ones as asked */
     expect_config(&c, "65537x17", "fp32", "cta=256,tpr=2,vpt=4,cluster=1,stream=0");
     expect_config(&c, "1x262145", "fp32", "cta=512,tpr=512,vpt=8,cluster=16,stream=1");
@@ -59,6 +59,7 @@ static void test_rmsnorm_rows(void **state)
     expect_config(&c, "ring-ragged", "fp16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0,ring=2");
     expect_config(&c, "ring-ragged", "bf16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0,ring=2");
     expect_config(&c, "ring-ragged-fp32", "fp32", "cta=256,tpr=256,vpt=8,cluster=16,stream=0,ring=2");
+    expect_config(&c, "ring-ragged-fp32-c8", "fp32", "cta=256,tpr=256,vpt=8,cluster=8,stream=0,ring=2");
     expect_config(&c, "residual-ring-shape", "fp16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0");
     expect_config(&c, "ring3", "fp32", "cta=256,tpr=256,vpt=8,cluster=1,stream=0,ring=3");
     free(c.rows);
