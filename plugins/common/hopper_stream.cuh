@@ -49,6 +49,7 @@
 
 #include <utility>
 
+#include "cluster_barrier.cuh"
 #include "hopper_gemm.cuh"
 
 namespace hs {
@@ -139,21 +140,6 @@ template <class E> struct has_begin<E, std::void_t<decltype(std::declval<const E
     static constexpr bool value = true;
 };
 
-#if HG_SM90A
-__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed.aligned;"); }
-__device__ __forceinline__ void cluster_arrive_release()
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
-/* rank 0's copy of p (a shared address of this CTA) as a generic address */
-__device__ __forceinline__ float *rank0(float *p)
-{
-    unsigned long long r;
-    asm volatile("mapa.u64 %0, %1, 0;" : "=l"(r) : "l"(p));
-    return (float *)r;
-}
-#endif
 
 template <class C, class Epi, bool PDL>
 __global__ void __launch_bounds__(THREADS, 1)
@@ -183,7 +169,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
     __syncthreads();
     if (S > 1)
-        cluster_arrive_relaxed(); /* phase 1: this CTA has started (waited on before any DSMEM store) */
+        cl::arrive_relaxed(); /* phase 1: this CTA has started (waited on before any DSMEM store) */
     if constexpr (has_begin<Epi>::value)
         if (threadIdx.x == 0)
             epi.begin();
@@ -268,19 +254,19 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (S > 1) {
         /* phase 1 done: every CTA of the cluster has started, so rank 0's shared memory exists; its inbox
            is apart from its ring */
-        cluster_wait();
+        cl::wait();
         if (warp < 4 && rank > 0) {
-            float *dst = rank0(inbox + (size_t)(rank - 1) * C::R * 128 + t);
+            float *dst = cl::rank0(inbox + (size_t)(rank - 1) * C::R * 128 + t);
 #pragma unroll
             for (int i = 0; i < C::R; i++)
                 dst[i * 128] = acc[i];
         }
         /* phase 2: the release orders each rank's DSMEM stores before its arrival, rank 0's acquire-wait
            sees them all; the other ranks leave at once (nothing reads their shared memory) */
-        cluster_arrive_release();
+        cl::arrive_release();
         if (rank != 0)
             return;
-        cluster_wait();
+        cl::wait();
         if (warp < 4)
             for (int r = 1; r < S; r++)
 #pragma unroll

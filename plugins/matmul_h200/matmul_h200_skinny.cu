@@ -29,6 +29,7 @@
 
 #include "klab/cuda.h"
 #include "matmul_h200.h"
+#include "../common/cluster_barrier.cuh"
 #include "../common/func_attr.cuh"
 #include "../common/mma_sync.cuh"
 
@@ -96,22 +97,6 @@ __device__ __forceinline__ void ld_shared2(unsigned a, unsigned (&v)[2])
     asm volatile("ld.shared.v2.u32 {%0,%1}, [%2];" : "=r"(v[0]), "=r"(v[1]) : "r"(a) : "memory");
 }
 
-/* The cluster's two barrier phases (see the epilogue). */
-__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed.aligned;"); }
-__device__ __forceinline__ void cluster_arrive_release()
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
-
-/* rank 0's copy of p (a shared address of this CTA) as a generic address */
-__device__ __forceinline__ float *rank0(float *p)
-{
-    unsigned long long r;
-    asm volatile("mapa.u64 %0, %1, 0;" : "=l"(r) : "l"(p));
-    return (float *)r;
-}
-
 /* One k16 step: b[r] = the lane's 16 bytes of row kb + 4t + r, a[j] = its 8 bytes of token tile j. */
 template <class T, int J>
 __device__ __forceinline__ void mma_step(float (&acc)[4][J][4], const unsigned (&b)[4][4], const unsigned (&a)[J][2])
@@ -140,7 +125,7 @@ __global__ void __launch_bounds__(32 * W, 16 / W) skinny_kernel(const T *__restr
     /* the cluster is (1, S, 1) over a grid S high: a CTA's rank in it is its blockIdx.y */
     const int S = (int)gridDim.y, rank = (int)blockIdx.y;
     if (S > 1)
-        cluster_arrive_relaxed(); /* phase 1: this CTA has started (waited on before any DSMEM store) */
+        cl::arrive_relaxed(); /* phase 1: this CTA has started (waited on before any DSMEM store) */
     const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
     const int n0 = (int)blockIdx.x * MM_SKINNY_COLS;
     const int kw = K / (S * W); /* rows of K a warp */
@@ -239,8 +224,8 @@ __global__ void __launch_bounds__(32 * W, 16 / W) skinny_kernel(const T *__restr
     if (S > 1) {
         /* phase 1 done: every CTA of the cluster has started, so rank 0's shared memory exists. Rank 0's
            inbox is its own, apart from its ring: it may still be streaming while the others write. */
-        cluster_wait();
-        dst = rank0(dst);
+        cl::wait();
+        dst = cl::rank0(dst);
     }
     for (int e = (int)threadIdx.x; e < NQ * 32; e += 32 * W) {
         float sum = 0.f;
@@ -254,10 +239,10 @@ __global__ void __launch_bounds__(32 * W, 16 / W) skinny_kernel(const T *__restr
            rank 0's acquire-wait sees them all. The other ranks leave at once: nothing reads their shared
            memory, and their stores are performed before the arrive completes, so rank 0 is the only CTA
            that must stay; an exited thread counts as arrived for later phases. */
-        cluster_arrive_release();
+        cl::arrive_release();
         if (rank != 0)
             return;
-        cluster_wait();
+        cl::wait();
     } else {
         __syncthreads();
     }
