@@ -12,6 +12,10 @@
  * four wgmmas a stage and frees the stage before. K is split over the S CTAs of a cluster (1, S, 1),
  * summed over distributed shared memory into rank 0 in rank order (deterministic; no workspace, no
  * atomics, one launch), whose consumer threads hand the sums to the epilogue policy.
+ * Measured (H200, 2026-11-22, docs/measurements/2026-11-22-h200-8.md): where a CTA streams a long K range
+ * it runs at ~3.9 TB/s (decode's down projection, 112 K tiles a CTA: 29.98 against the register GEMV's
+ * 42.30 us); at 32 MiB both it and cuBLAS spend a third of the kernel in fixed phases (launch, first
+ * bytes, the cluster sum, the tail), and with 8-32 K tiles a CTA it loses to a register GEMV.
  *
  * ---- layouts (hs::Cfg<T, NT, W_MN, STAGES>) ----
  *   X  row-major M x K (K contiguous), rows ldx elements apart: K-major; rows past M read as zero (TMA)
@@ -32,8 +36,9 @@
  * ring's barriers are set up, before the mainloop: a start hook (decode_replay's probe stamp). It may
  * wait on PDL; the producer thread's weight loads do not wait for it.
  *
- * PREFETCH (Cfg's last parameter, default off): the producer first asks L2 for all its weight tiles
- * (cp.async.bulk.prefetch.tensor), then fills the ring as usual.
+ * PREFETCH (Cfg's last parameter, default off): once the ring's first fill is issued, the producer asks
+ * L2 for the rest of its weight tiles (cp.async.bulk.prefetch.tensor). Measured slower at every skinny
+ * shape (17-28 against 14 us at 16 x 4096 x 4096): a tuning option, refuted.
  *
  * ---- PDL ----
  * With PDL (a launch attribute the caller sets, programmatic stream serialization) the producer issues
