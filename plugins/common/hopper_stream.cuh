@@ -31,7 +31,7 @@
  * called once by each of rank 0's 128 consumer threads with the cluster's sums, R = NT / 2. acc[i] is
  * out[f.token(i)][f.col(i)] (hs::Frag: a row of the transposed tile is an output column); tokens past M
  * and columns past N hold zeros that MUST NOT be stored (f.live(i, M, N)). hs::StoreEpilogue<T> writes out
- * as T. A policy that reads what an earlier kernel wrote, under PDL, waits for it (hs::pdl_wait()).
+ * as T. A policy that reads what an earlier kernel wrote, under PDL, waits for it (pdl_wait(), pdl.cuh).
  * Optional: `__device__ void begin() const`, called by thread 0 of every CTA (a consumer thread) once the
  * ring's barriers are set up, before the mainloop: a start hook (decode_replay's probe stamp). It may
  * wait on PDL; the producer thread's weight loads do not wait for it.
@@ -47,7 +47,8 @@
  *
  * ---- host side ----
  *   hs::make_maps<T, NT, W_MN>(&tw, &tx, W, ldw, X, ldx, M, N, K, why, len);   // TMA maps
- *   hs::launch<Cfg>(tw, tx, hs::problem(M, N, K), splits, epi, stream, pdl);   // grid (ceil(N/64), splits)
+ *   (or make_weight_map / make_token_map one at a time: a token map serves every layer's weight)
+ *   hs::launch<Cfg, Epi, PDL>(tw, tx, hs::problem(M, N, K), splits, epi, stream);   // grid (ceil(N/64), splits)
  */
 #ifndef KLAB_HOPPER_STREAM_CUH
 #define KLAB_HOPPER_STREAM_CUH
@@ -55,6 +56,7 @@
 #include <utility>
 
 #include "cluster_barrier.cuh"
+#include "pdl.cuh"
 #include "hopper_gemm.cuh"
 
 namespace hs {
@@ -68,10 +70,7 @@ template <class T_, int NT_, bool W_MN_, int STAGES_, bool PREFETCH_ = false> st
     typedef T_ T;
     static constexpr int NT = NT_, STAGES = STAGES_, R = NT_ / 2;
     static constexpr bool W_MN = W_MN_;
-    /* the producer first asks L2 for every weight tile of the CTA's K range (no shared memory, no
-       barrier): the whole weight is requested from DRAM in the kernel's first microsecond, the ring then
-       reads it from L2. A tuning option: it trades the ring's steady request rate for one burst. */
-    static constexpr bool PREFETCH = PREFETCH_;
+    static constexpr bool PREFETCH = PREFETCH_; /* see the header: refuted, a tuning option */
     static constexpr int W_BYTES = COLS * BK * 2, X_BYTES = NT * BK * 2, STAGE_BYTES = W_BYTES + X_BYTES;
     /* ring, its 2 x STAGES barriers, then the inbox: rank 0's copy of ranks 1..S-1's sums */
     static constexpr int BARS = STAGES * (W_BYTES + X_BYTES);
@@ -107,19 +106,6 @@ __device__ __forceinline__ void prefetch_l2(const CUtensorMap *map, int c0, int 
                  : "memory");
 #else
     (void)map, (void)c0, (void)c1;
-#endif
-}
-
-__device__ __forceinline__ void pdl_wait()
-{
-#if HG_SM90A
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void pdl_trigger()
-{
-#if HG_SM90A
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
 
@@ -287,32 +273,45 @@ __global__ void __launch_bounds__(THREADS, 1)
 }
 
 /* ---- host side ---- */
-/* W (W_MN: K x N, else N x K; rows ldw elements apart) and X (M x K, rows ldx apart) as tensor maps whose
-   boxes are the kernel's tiles. Returns 0, or -1 with the reason. */
+/* W (W_MN: K x N, else N x K; rows ldw elements apart) as the tensor map whose box is the kernel's weight
+   tile. Returns 0, or -1 with the reason. */
+template <class T, bool W_MN>
+inline int make_weight_map(CUtensorMap *tw, const void *W, long ldw, int N, int K, char *why, size_t whylen)
+{
+    const hopper_tma_elem e = hg::tma_elem<T>();
+    return W_MN ? hopper_tma_2d(tw, W, e, (uint64_t)N, (uint64_t)K, (uint64_t)ldw * 2, COLS, BK, 128, why, whylen)
+                : hopper_tma_2d(tw, W, e, (uint64_t)K, (uint64_t)N, (uint64_t)ldw * 2, BK, COLS, 128, why, whylen);
+}
+
+/* X (M x K, rows ldx elements apart) as the tensor map whose box is the kernel's NT-token tile. */
+template <class T, int NT>
+inline int make_token_map(CUtensorMap *tx, const void *X, long ldx, int M, int K, char *why, size_t whylen)
+{
+    return hopper_tma_2d(tx, X, hg::tma_elem<T>(), (uint64_t)K, (uint64_t)M, (uint64_t)ldx * 2, BK, NT, 128, why,
+                         whylen);
+}
+
+/* Both maps. Returns 0, or -1 with the reason. */
 template <class T, int NT, bool W_MN>
 inline int make_maps(CUtensorMap *tw, CUtensorMap *tx, const void *W, long ldw, const void *X, long ldx, int M, int N,
                      int K, char *why, size_t whylen)
 {
-    const hopper_tma_elem e = hg::tma_elem<T>();
-    const int rc = W_MN ? hopper_tma_2d(tw, W, e, (uint64_t)N, (uint64_t)K, (uint64_t)ldw * 2, COLS, BK, 128, why, whylen)
-                        : hopper_tma_2d(tw, W, e, (uint64_t)K, (uint64_t)N, (uint64_t)ldw * 2, BK, COLS, 128, why, whylen);
-    if (rc)
-        return rc;
-    return hopper_tma_2d(tx, X, e, (uint64_t)K, (uint64_t)M, (uint64_t)ldx * 2, BK, NT, 128, why, whylen);
+    return make_weight_map<T, W_MN>(tw, W, ldw, N, K, why, whylen) || make_token_map<T, NT>(tx, X, ldx, M, K, why, whylen)
+               ? -1
+               : 0;
 }
 
-/* Launches grid (ceil(N / 64), splits), clusters (1, splits, 1) past one split; pdl sets programmatic
-   stream serialization (the kernel is then instantiated with its PDL prologue). splits 1..MAX_SPLITS,
-   at most p.ktiles. */
-template <class C, class Epi>
+/* Launches grid (ceil(N / 64), splits), clusters (1, splits, 1) past one split; PDL: with programmatic
+   stream serialization and the kernel's PDL prologue (a template parameter, so a caller that never asks
+   for it does not build that kernel). splits 1..MAX_SPLITS, at most p.ktiles. */
+template <class C, class Epi, bool PDL = false>
 inline cudaError_t launch(const CUtensorMap &tw, const CUtensorMap &tx, const Problem &p, int splits, const Epi &epi,
-                          cudaStream_t stream, bool pdl = false)
+                          cudaStream_t stream)
 {
     if (splits < 1 || splits > MAX_SPLITS || splits > p.ktiles)
         return cudaErrorInvalidValue;
     const cudaError_t e =
-        pdl ? func_attr_once<stream_kernel<C, Epi, true>, cudaFuncAttributeMaxDynamicSharedMemorySize>(C::smem(MAX_SPLITS))
-            : func_attr_once<stream_kernel<C, Epi, false>, cudaFuncAttributeMaxDynamicSharedMemorySize>(C::smem(MAX_SPLITS));
+        func_attr_once<stream_kernel<C, Epi, PDL>, cudaFuncAttributeMaxDynamicSharedMemorySize>(C::smem(MAX_SPLITS));
     if (e != cudaSuccess)
         return e;
     cudaLaunchConfig_t lc = {};
@@ -329,15 +328,14 @@ inline cudaError_t launch(const CUtensorMap &tw, const CUtensorMap &tx, const Pr
         at[na].val.clusterDim.z = 1;
         na++;
     }
-    if (pdl) {
+    if (PDL) {
         at[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
         at[na].val.programmaticStreamSerializationAllowed = 1;
         na++;
     }
     lc.attrs = at;
     lc.numAttrs = (unsigned)na;
-    return pdl ? cudaLaunchKernelEx(&lc, stream_kernel<C, Epi, true>, tw, tx, p, epi)
-               : cudaLaunchKernelEx(&lc, stream_kernel<C, Epi, false>, tw, tx, p, epi);
+    return cudaLaunchKernelEx(&lc, stream_kernel<C, Epi, PDL>, tw, tx, p, epi);
 }
 
 } // namespace hs

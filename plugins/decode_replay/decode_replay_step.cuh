@@ -6,25 +6,12 @@
 
 #include <cuda_runtime.h>
 
+#include "../common/pdl.cuh"
 #include "decode_replay.h"
 
 namespace {
 
 __device__ unsigned int dr_ticket; /* CTAs of the step's last kernel that have finished */
-
-__device__ __forceinline__ void pdl_wait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void pdl_trigger()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
 
 __device__ __forceinline__ unsigned long long gtimer()
 {

@@ -63,12 +63,12 @@ template <typename T> struct Resid {
        kernels' */
     __device__ void begin() const
     {
-        hs::pdl_wait();
+        pdl_wait();
         (void)step_begin(c);
     }
     template <int R> __device__ void operator()(const hs::Frag &f, const float (&acc)[R]) const
     {
-        hs::pdl_wait(); /* res, the cursor and the probe counter are earlier kernels' */
+        pdl_wait(); /* res, the cursor and the probe counter are earlier kernels' */
         const StepPos sp = step_begin(c);
 #pragma unroll
         for (int i = 0; i < R; i++)
@@ -88,7 +88,9 @@ template <typename T>
 cudaError_t stream_gemv(const dr_stream_proj &p, int l, int M, int N, int K, const T *res, T *out, const StepCtl &c,
                         bool pdl, cudaStream_t s)
 {
-    return hs::launch<StreamCfg<T>>(p.w[l], p.x, hs::problem(M, N, K), p.splits, Resid<T>{res, out, M, N, c}, s, pdl);
+    const Resid<T> epi{res, out, M, N, c};
+    return pdl ? hs::launch<StreamCfg<T>, Resid<T>, true>(p.w[l], p.x, hs::problem(M, N, K), p.splits, epi, s)
+               : hs::launch<StreamCfg<T>, Resid<T>, false>(p.w[l], p.x, hs::problem(M, N, K), p.splits, epi, s);
 }
 
 /* p's maps: layer l's weight at w + l * N * K ([N, K] each), the input x [M, K]. */
@@ -96,8 +98,10 @@ template <typename T>
 int stream_maps(dr_stream_proj *p, int64_t layers, const T *w, const T *x, int M, int N, int K, int sms, char *why,
                 size_t whylen)
 {
+    if (hs::make_token_map<T, SNT>(&p->x, x, K, M, K, why, whylen))
+        return -1;
     for (int64_t l = 0; l < layers; l++)
-        if (hs::make_maps<T, SNT, false>(&p->w[l], &p->x, w + (size_t)l * N * K, K, x, K, M, N, K, why, whylen))
+        if (hs::make_weight_map<T, false>(&p->w[l], w + (size_t)l * N * K, K, N, K, why, whylen))
             return -1;
     p->splits = dr_stream_splits(N, K, sms);
     return 0;

@@ -130,10 +130,6 @@ static int stream_fits(const mm_case *c, const mm_config *cfg, char *why, size_t
         snprintf(why, whylen, "stages=%d: skinny v3 has stages 4, 8 or 16", st);
         return 0;
     }
-    if (s != 1 && s != 2 && s != 4) {
-        snprintf(why, whylen, "splits=%d: skinny has splits 1, 2 or 4 (the cluster size)", s);
-        return 0;
-    }
     if (s > (c->k + 63) / 64) {
         snprintf(why, whylen, "K = %lld has %lld K tiles of 64 rows, fewer than splits=%d", (long long)c->k,
                  (long long)((c->k + 63) / 64), s);
@@ -150,15 +146,15 @@ int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t why
                  MM_SKINNY_MAX_M);
         return 0;
     }
+    if (s != 1 && s != 2 && s != 4) {
+        snprintf(why, whylen, "splits=%d: skinny has splits 1, 2 or 4 (the cluster size)", s);
+        return 0;
+    }
     if (cfg->stages)
         return stream_fits(c, cfg, why, whylen);
     if (c->n % MM_SKINNY_COLS) {
         snprintf(why, whylen, "N = %lld: skinny takes N a multiple of %d (the columns a warp owns)", (long long)c->n,
                  MM_SKINNY_COLS);
-        return 0;
-    }
-    if (s != 1 && s != 2 && s != 4) {
-        snprintf(why, whylen, "splits=%d: skinny has splits 1, 2 or 4 (the cluster size)", s);
         return 0;
     }
     int pair = 0;
