@@ -214,6 +214,10 @@ static void test_geometry(void **state)
     assert_int_equal(g.nqkv, (32 + 16) * 128);
     assert_int_equal(g.splits * g.chunk >= g.kv, 1);
     assert_true(g.kv_heads * g.batch * g.splits <= 264 + 8);
+    /* the cluster path: 16 splits of 256 at kv 4096, one cluster a KV head */
+    assert_int_equal(g.cchunk, 256);
+    assert_int_equal(g.csplits, 16);
+    assert_int_equal(dr_cluster_fits(&g), 1);
     tdim(&t, "batch", 9);
     expect_refused(&t, "dim.batch = 9");
     tcase_init(&t, "d", 64);
@@ -357,8 +361,8 @@ static void test_probes_folder_made(void **state)
     unsetenv("KLAB_DECODE_PROBES");
 }
 
-/* The tuning space: the attention path times the GEMV (plain, pipe split 1, 2, 4, stream: 3 x 5 = 15, and
-   the own choice: 16 a profile, 64 entries over the four profiles, --tune's cap), every configuration named
+/* The tuning space: the attention path times the GEMV (plain, pipe split 1, 2, 4, stream: 4 x 5 = 20, and
+   the own choice: 21 a profile, 84 entries over the four profiles, within --tune's cap), every configuration named
    once and parsed back to the paths its name says, the own choice DR_ATTN_OWN (mma) and DR_GEMV_OWN, nothing
    past the last; the down projection's K split of each GEMV. */
 static void test_config_space(void **state)
@@ -371,8 +375,10 @@ static void test_config_space(void **state)
     assert_string_equal(dr_config_name(5), "attn=split,gemv=plain");
     assert_string_equal(dr_config_name(7), "attn=split,gemv=pipe,ksplit=2");
     assert_string_equal(dr_config_name(14), "attn=mma,gemv=stream");
-    assert_int_equal(DR_NCONFIGS, 15);
-    assert_int_equal(4 * (DR_NCONFIGS + 1), 64); /* klab's UNIT_MAX_ENTRIES: one --tune run times them all */
+    assert_string_equal(dr_config_name(15), "attn=mma_cluster,gemv=plain");
+    assert_string_equal(dr_config_name(19), "attn=mma_cluster,gemv=stream");
+    assert_int_equal(DR_NCONFIGS, 20);
+    assert_true(4 * (DR_NCONFIGS + 1) <= 96); /* klab's UNIT_MAX_ENTRIES: one --tune run times them all */
     assert_null(dr_config_name(DR_NCONFIGS));
     assert_null(dr_config_name(-2));
     assert_string_equal(dr_config_name(-1), dr_config_name(DR_ATTN_OWN * DR_NGEMV + DR_GEMV_OWN));

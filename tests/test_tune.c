@@ -1,6 +1,6 @@
 /* klab --tune's pure parts, without a GPU: which entries a unit has and which configuration a plain entry
  * runs (unit_entries.c: the case's config over the cache's over the plugin's own; a stale cache entry;
- * the 64-entry cap), and the parent's verdict over a tune run's rows (lab_tune.c: the fastest passed,
+ * the entry cap), and the parent's verdict over a tune run's rows (lab_tune.c: the fastest passed,
  * unflagged trial; ties; failed, skipped, flagged and few-sample rows never chosen; the cache entry
  * written, replaced or removed, and the line said for it). */
 #include "klab_test.h"
@@ -101,7 +101,7 @@ static void test_tune_run_has_an_entry_a_configuration(void **state)
     assert_int_equal(e[0].prof, 1);
 }
 
-/* Past 64 entries the first configurations are kept and every profile keeps its own entry. */
+/* Past UNIT_MAX_ENTRIES entries the first configurations are kept and every profile keeps its own entry. */
 static void test_tune_entries_capped(void **state)
 {
     (void)state;
@@ -111,14 +111,15 @@ static void test_tune_entries_capped(void **state)
     memset(&f, 0, sizeof f);
     unit_entry e[UNIT_MAX_ENTRIES];
     int left;
-    space_size = 100;
+    space_size = 200;
     int n = unit_entries_make(&lp, &c, &f, &kcase, 1, e, UNIT_MAX_ENTRIES, &left);
     space_size = 4;
+    const int kept = UNIT_MAX_ENTRIES - 2; /* less tiled's own and fixed's */
     assert_int_equal(n, UNIT_MAX_ENTRIES);
-    assert_int_equal(left, 100 - 62); /* 64 less tiled's own and fixed's */
-    assert_int_equal(e[61].config, 60);
-    assert_true(e[62].prof == 0 && e[62].config == 61);
-    assert_true(e[63].prof == 1 && !e[63].trial);
+    assert_int_equal(left, 200 - kept);
+    assert_int_equal(e[kept - 1].config, kept - 2);
+    assert_true(e[kept].prof == 0 && e[kept].config == kept - 1);
+    assert_true(e[kept + 1].prof == 1 && !e[kept + 1].trial);
 }
 
 static void test_which_configuration_runs(void **state)

@@ -53,6 +53,7 @@ typedef struct dr_geom {
     int64_t nqkv;        /* (heads + 2 kv_heads) * head_dim: rows of Wqkv, a token's packed q, k, v */
     int64_t chunk, splits; /* split-KV: positions a CTA reads; splits = ceil(kv / chunk) */
     int64_t fchunk, fsplits; /* the same for the one-kernel paths (DR_ATTN_FUSED, DR_ATTN_MMA), planned apart */
+    int64_t cchunk, csplits; /* the same for the cluster path (DR_ATTN_MMA_CLUSTER): its splits one cluster */
 } dr_geom;
 
 /* The attention's paths, an axis of every profile's tuning space (`attn=fused`, `attn=split`, `attn=mma`),
@@ -61,14 +62,19 @@ typedef struct dr_geom {
             splits merged by the last CTA of each (sequence, KV head) to finish (a device ticket);
      split  the attention then a combine kernel (the path of the first H200 run);
      mma    the fused kernel's plan and merges, each tile's q.k and p.v on mma.sync (tensor cores), each
-            warp streaming its own tiles (decode_replay_attn_mma.cuh).
+            warp streaming its own tiles (decode_replay_attn_mma.cuh);
+     mma_cluster  mma's kernel with the splits of a (sequence, KV head) one thread-block cluster (at most
+            DR_MAX_CLUSTER: a plan of its own, cchunk) merged through distributed shared memory: no device
+            ticket, no fence, no partials in global memory; every tile of a CTA in flight before the wait
+            where the grid's clusters fit the GPU at once. sm_90 only: run() refuses it elsewhere.
    The plugin's own choice (DR_ATTN_OWN) is mma: the H200 timed it fastest of the three at attn-only,
    llama8b-4l and small-16l, graph and graph_pdl (2026-11-22, d1c6bc5: attn-only graph_pdl 52.0 us against
    fused 62.0, docs/notes/decode_replay.md). */
-enum { DR_ATTN_FUSED = 0, DR_ATTN_SPLIT, DR_ATTN_MMA, DR_NATTN };
+enum { DR_ATTN_FUSED = 0, DR_ATTN_SPLIT, DR_ATTN_MMA, DR_ATTN_MMA_CLUSTER, DR_NATTN };
 #define DR_ATTN_OWN DR_ATTN_MMA
-/* the attention axis' value i ("attn=fused", "attn=split", "attn=mma"), -1 the own choice's; NULL past the
-   last */
+#define DR_MAX_CLUSTER 16 /* CTAs a cluster: sm_90's non-portable limit */
+/* the attention axis' value i ("attn=fused", "attn=split", "attn=mma", "attn=mma_cluster"), -1 the own
+   choice's; NULL past the last */
 const char *dr_attn_config(int index);
 /* the path of the attention axis' value i (-1: the own choice), or -1 for none */
 int dr_attn_of_config(int config);
@@ -117,6 +123,9 @@ static inline int dr_active_splits(int len, int chunk)
 /* The case's geometry, or -1 with why naming the case's value and the limit. Pure: setup, work,
    config and the tests use it. */
 int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen);
+
+/* The cluster path (DR_ATTN_MMA_CLUSTER) runs g's plan: its splits fit one cluster. 1 or 0. */
+int dr_cluster_fits(const dr_geom *g);
 
 /* Kernels one step launches. */
 int dr_kernels_per_layer(const dr_geom *g);

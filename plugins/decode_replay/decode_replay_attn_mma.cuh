@@ -21,17 +21,18 @@
 #ifndef DECODE_REPLAY_ATTN_MMA_CUH
 #define DECODE_REPLAY_ATTN_MMA_CUH
 
+#include "../common/cluster_barrier.cuh"
 #include "../common/mma_sync.cuh"
 #include "decode_replay_attention.cuh"
 
 namespace {
 
-constexpr int MW = 2; /* tiles in flight a warp */
-
-template <typename T, int D> struct MmaRing {
+/* A CTA's ring: MW tiles in flight a warp (2: 64 KB; the cluster path takes 4, 128 KB, where its grid fits
+   the GPU at once: a CTA's 256 positions of llama8b all issued before the wait) */
+template <typename T, int D, int MW> struct MmaRing {
     static constexpr int FT = FusedTile<D>::N, LP = D / 8;
     static constexpr int TILE = 2 * FT * D;                              /* elements of a slot: k, then v */
-    static constexpr size_t BYTES = (size_t)AW * MW * TILE * sizeof(T); /* dynamic shared memory: 64 KB */
+    static constexpr size_t BYTES = (size_t)AW * MW * TILE * sizeof(T); /* dynamic shared memory */
 };
 
 /* element offset of (row r, 16-byte chunk c) in a slot's k or v */
@@ -65,7 +66,7 @@ template <typename T, int D>
 __device__ __forceinline__ void mma_tile(MmaSoft<D> &s, const unsigned (&qa)[D / 16][2], unsigned k, int pt, int c1,
                                          int lane)
 {
-    constexpr int FT = MmaRing<T, D>::FT, NT = FT / 8, KS = D / 16;
+    constexpr int FT = FusedTile<D>::N, NT = FT / 8, KS = D / 16;
     const unsigned v = k + FT * D * (unsigned)sizeof(T);
     const int mi = lane >> 3, r8 = lane & 7, t = lane & 3;
     /* S: two accumulators a tile (even and odd k16 steps), halving each dependent chain of MMAs */
@@ -116,17 +117,65 @@ __device__ __forceinline__ void mma_tile(MmaSoft<D> &s, const unsigned (&qa)[D /
         }
 }
 
-/* The mma path's attention: one CTA a (KV head blockIdx.x, split blockIdx.y, sequence blockIdx.z), as the
-   fused kernel. Dynamic shared memory: MmaRing<T, D>::BYTES (the launch raises the kernel's limit). */
+/* The cluster path's merge (CL): the splits of a (sequence, KV head) are the CTAs of one cluster (rank =
+   split), each CTA's merged state (o unnormalised [G][D], then (m, l) [G]) in its shared memory `mine`.
+   After a barrier that publishes them, rank r merges outputs [r * per, (r + 1) * per) of the G * D, reading
+   every rank's state through distributed shared memory; a second barrier keeps each CTA's shared memory
+   alive until the last rank has read it. A rank without positions has m = -inf, l = 0, o = 0: its weight
+   ex2(-inf - m) is 0. Split 0 always has positions (len >= 1), so the max is finite. */
 template <typename T, int D, int G>
+__device__ __forceinline__ void cluster_merge(const AttnArgs<T> &a, const CtaRange<T, D> &r, float *mine)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int N = G * D;
+    const int S = (int)gridDim.y, rank = r.split; /* the cluster spans the grid's y: its rank is the split */
+    const int per = (N + S - 1) / S;
+    cl::arrive_release();
+    cl::wait();
+    for (int j = (int)threadIdx.x; j < per && rank * per + j < N; j += AW * 32) {
+        const int i = rank * per + j, g = i / D, d = i % D;
+        float m[DR_MAX_CLUSTER], l[DR_MAX_CLUSTER], o[DR_MAX_CLUSTER], mx = -INFINITY;
+#pragma unroll
+        for (int s = 0; s < DR_MAX_CLUSTER; s++)
+            if (s < S) { /* every load issued before the first is used */
+                const float *st = cl::at(mine, s);
+                o[s] = st[i], m[s] = st[N + 2 * g], l[s] = st[N + 2 * g + 1];
+            }
+#pragma unroll
+        for (int s = 0; s < DR_MAX_CLUSTER; s++)
+            if (s < S)
+                mx = fmaxf(mx, m[s]);
+        float lt = 0.f, ot = 0.f;
+#pragma unroll
+        for (int s = 0; s < DR_MAX_CLUSTER; s++)
+            if (s < S) {
+                const float c = fast_ex2(m[s] - mx);
+                lt = fmaf(l[s], c, lt), ot = fmaf(o[s], c, ot);
+            }
+        a.out[((size_t)r.b * a.heads + (size_t)r.kvh * G + g) * D + d] = from_f<T>(ot / lt);
+    }
+    cl::arrive_relaxed();
+    cl::wait();
+#else
+    (void)a, (void)r, (void)mine;
+    __trap();
+#endif
+}
+
+/* The mma path's attention: one CTA a (KV head blockIdx.x, split blockIdx.y, sequence blockIdx.z), as the
+   fused kernel; CL, the cluster path: the splits one cluster along y, merged by cluster_merge (no ticket,
+   no partials in global memory), and a CTA past the step's length stays for the cluster's barriers with an
+   empty state. Dynamic shared memory: MmaRing<T, D, MW>::BYTES (the launch raises the kernel's limit). */
+template <typename T, int D, int G, bool CL, int MW>
 __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
 {
-    using R = MmaRing<T, D>;
+    using R = MmaRing<T, D, MW>;
     constexpr int FT = R::FT, LP = R::LP;
     static_assert(G <= 8, "the heads fill rows 0..7 of the m16 operand");
     static_assert(AW * G * (D + 2) * sizeof(float) <= R::BYTES, "the merge fits in the ring");
     extern __shared__ __align__(16) unsigned char dr_mma_ring[];
     __shared__ __align__(16) T kn[D], vn[D], qs[G * D];
+    __shared__ __align__(16) float merged[CL ? G * (D + 2) : 1]; /* CL: the CTA's state, cluster_merge's */
     const Lanes<D> ln;
     const StepPos sp0 = step_begin(a.c);
     const CtaRange<T, D> r(a, sp0.cur, FT);
@@ -147,9 +196,14 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
 #pragma unroll
     for (int j = 0; j < MW; j++)
         issue(ln.warp + j * AW);
-    if (!r.wait_active(a, sp0))
+    if (CL) {
+        pdl_wait();
+        if (r.ntile == 0)
+            pdl_trigger(); /* q_then_append's, for a CTA that stays for the barriers only */
+    } else if (!r.wait_active(a, sp0)) {
         return;
-    {
+    }
+    if (r.ntile > 0) {
         float q[G][8];
         q_then_append<T, D, G>(a, r.b, r.kvh, pos, c0 <= pos && pos < c1, ln, q, kn, vn);
         if (ln.warp == 0 && ln.sub == 0)
@@ -196,7 +250,16 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
         if (t4 == 0)
             ml[0] = st.m, ml[1] = st.l;
     }
-    fused_finish<T, D, G>(a, r, sm);
+    if (CL) {
+        merge_warps<D, G>(sm, [&](int g, int d, float mx, float lt, float o) {
+            merged[g * D + d] = o;
+            if (d == 0)
+                merged[G * D + 2 * g] = mx, merged[G * D + 2 * g + 1] = lt;
+        });
+        cluster_merge<T, D, G>(a, r, merged);
+    } else {
+        fused_finish<T, D, G>(a, r, sm);
+    }
     step_end(a.c, sp0);
 }
 

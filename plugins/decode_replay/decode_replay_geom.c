@@ -100,10 +100,21 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
     const int64_t wide = ((g->kv * per + DR_ATTN_CTAS - 1) / DR_ATTN_CTAS + 31) / 32 * 32;
     g->fchunk = klab_case_dim(k, "chunk", wide > fc ? wide : fc);
     g->fsplits = (g->kv + g->fchunk - 1) / g->fchunk;
+    /* the cluster path: DR_MAX_CLUSTER splits (one cluster a (sequence, KV head)), fewer where the cache
+       has fewer than that many tiles of 32 positions (the tile at D = 64; two at D = 128); a dim.chunk
+       that makes more splits than a cluster holds leaves the path unable to run (dr_cluster_fits) */
+    const int64_t cc = (g->kv + DR_MAX_CLUSTER - 1) / DR_MAX_CLUSTER;
+    g->cchunk = klab_case_dim(k, "chunk", (cc + 31) / 32 * 32);
+    g->csplits = (g->kv + g->cchunk - 1) / g->cchunk;
     if (g->splits > 65535 || g->fsplits > 65535)
         return refuse(why, whylen, k, "KV splits", g->splits > g->fsplits ? g->splits : g->fsplits,
                       "at most 65535 (raise dim.chunk)");
     return 0;
+}
+
+int dr_cluster_fits(const dr_geom *g)
+{
+    return g->csplits <= DR_MAX_CLUSTER;
 }
 
 int dr_kernels_per_layer(const dr_geom *g)
@@ -186,6 +197,7 @@ void dr_schedule(const dr_geom *g, uint64_t seed, int32_t *lens)
 #define ATTN_FUSED "attn=fused"
 #define ATTN_SPLIT "attn=split"
 #define ATTN_MMA "attn=mma"
+#define ATTN_MMA_CLUSTER "attn=mma_cluster"
 #define GEMV_PLAIN ",gemv=plain"
 #define GEMV_PIPE(n) ",gemv=pipe,ksplit=" #n
 #define GEMV_STREAM ",gemv=stream"
@@ -193,7 +205,7 @@ void dr_schedule(const dr_geom *g, uint64_t seed, int32_t *lens)
 const char *dr_attn_config(int index)
 {
     static const char *const name[DR_NATTN] = {[DR_ATTN_FUSED] = ATTN_FUSED, [DR_ATTN_SPLIT] = ATTN_SPLIT,
-                                               [DR_ATTN_MMA] = ATTN_MMA};
+                                               [DR_ATTN_MMA] = ATTN_MMA, [DR_ATTN_MMA_CLUSTER] = ATTN_MMA_CLUSTER};
     const int a = dr_attn_of_config(index);
     return a < 0 ? NULL : name[a];
 }
@@ -240,9 +252,11 @@ const char *dr_config_name(int index)
 {
     /* in configuration order: attn * DR_NGEMV + gemv */
 #define GEMVS(a) a GEMV_PLAIN, a GEMV_PIPE(1), a GEMV_PIPE(2), a GEMV_PIPE(4), a GEMV_STREAM
-    static const char *const name[DR_NCONFIGS] = {GEMVS(ATTN_FUSED), GEMVS(ATTN_SPLIT), GEMVS(ATTN_MMA)};
+    static const char *const name[DR_NCONFIGS] = {GEMVS(ATTN_FUSED), GEMVS(ATTN_SPLIT), GEMVS(ATTN_MMA),
+                                                  GEMVS(ATTN_MMA_CLUSTER)};
 #undef GEMVS
-    _Static_assert(DR_NATTN == 3 && DR_ATTN_SPLIT == 1 && DR_ATTN_MMA == 2 && DR_NGEMV == 5 && DR_ATTN_FUSED == 0 &&
+    _Static_assert(DR_NATTN == 4 && DR_ATTN_SPLIT == 1 && DR_ATTN_MMA == 2 && DR_ATTN_MMA_CLUSTER == 3 &&
+                       DR_NGEMV == 5 && DR_ATTN_FUSED == 0 &&
                        DR_GEMV_PLAIN == 0 && DR_GEMV_PIPE == 1 && DR_GEMV_PIPE_K2 == 2 && DR_GEMV_PIPE_K4 == 3 &&
                        DR_GEMV_STREAM == 4,
                    "the names follow the enums' order");

@@ -2,7 +2,9 @@
  *   gemv<NORM, STORE>    qkv = Wqkv rmsnorm(h)         (RMSNorm fused into the GEMV's prologue)
  *   attention            RoPE on q and k, the append, split-KV attention over the cache; on the fused
  *                        path (DR_ATTN_FUSED) also the splits' merge, by the last CTA of each KV head;
- *                        the mma path (DR_ATTN_MMA) is the fused one with its tiles on tensor cores
+ *                        the mma path (DR_ATTN_MMA) is the fused one with its tiles on tensor cores;
+ *                        the cluster path (DR_ATTN_MMA_CLUSTER) the mma kernel, its splits merged in a
+ *                        cluster's shared memory
  *   combine              the split path's merge (only when its cache is split: splits > 1)
  *   gemv<RESID>          h = h + Wo o                  (residual in the epilogue)
  *   gemv<NORM, SWIGLU>   act = silu(Wg m) * (Wu m), m = rmsnorm(h)   (SwiGLU in the epilogue)
@@ -101,6 +103,58 @@ cudaError_t gemv(const GemvArgs<T> &a, int ks, bool pdl, cudaStream_t s)
     return gemv_at<T, EPI, NORM, 8>(a, ks, warps, pdl, s);
 }
 
+/* The mma kernel's launch attributes, once: its ring past the 48 KB a launch gets unasked, and (CL) a
+   cluster of up to 16 */
+template <typename T, int D, int G, bool CL, int MW> cudaError_t mma_attrs()
+{
+    constexpr auto k = attn_mma_kernel<T, D, G, CL, MW>;
+    cudaError_t e = func_attr_once<k, cudaFuncAttributeMaxDynamicSharedMemorySize>((int)MmaRing<T, D, MW>::BYTES);
+    if (e == cudaSuccess && CL)
+        e = func_attr_once<k, cudaFuncAttributeNonPortableClusterSizeAllowed>(1);
+    return e;
+}
+
+/* The cluster path: the splits of each (sequence, KV head) one cluster along y. Four tiles in flight a
+   warp (128 KB a CTA: one CTA an SM, 16 SMs of a GPC a cluster of 16) where the device holds every cluster
+   of the grid at once, asked once a cluster size of the occupancy calculator; else two (64 KB: two CTAs
+   an SM), since a second wave of clusters would cost more than the deeper ring saves. */
+template <typename T, int D, int G>
+cudaError_t attention_cluster(const AttnArgs<T> &a, dim3 grid, bool pdl, cudaStream_t s)
+{
+    constexpr auto deep = attn_mma_kernel<T, D, G, true, 4>, shallow = attn_mma_kernel<T, D, G, true, 2>;
+    cudaError_t e = mma_attrs<T, D, G, true, 4>();
+    if (e == cudaSuccess)
+        e = mma_attrs<T, D, G, true, 2>();
+    if (e != cudaSuccess)
+        return e;
+    if (grid.y < 1 || grid.y > DR_MAX_CLUSTER)
+        return cudaErrorInvalidValue;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(AW * 32);
+    cfg.dynamicSmemBytes = MmaRing<T, D, 4>::BYTES;
+    cfg.stream = s;
+    cudaLaunchAttribute at[2];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = 1;
+    at[0].val.clusterDim.y = grid.y;
+    at[0].val.clusterDim.z = 1;
+    at[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[1].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = pdl ? 2 : 1;
+    static int fits[DR_MAX_CLUSTER + 1]; /* clusters resident at once with the deep ring, by size; 0: unasked */
+    int &fit = fits[grid.y];
+    if (fit == 0 && (e = cudaOccupancyMaxActiveClusters(&fit, deep, &cfg)) != cudaSuccess)
+        return e;
+    if (fit == 0)
+        fit = -1; /* none fits: asked, the shallow ring */
+    if ((int64_t)fit >= (int64_t)grid.x * grid.z)
+        return cudaLaunchKernelEx(&cfg, deep, a);
+    cfg.dynamicSmemBytes = MmaRing<T, D, 2>::BYTES;
+    return cudaLaunchKernelEx(&cfg, shallow, a);
+}
+
 template <typename T, int D, int G>
 cudaError_t attention_path(const AttnArgs<T> &a, dim3 grid, int attn, bool pdl, cudaStream_t s)
 {
@@ -109,11 +163,12 @@ cudaError_t attention_path(const AttnArgs<T> &a, dim3 grid, int attn, bool pdl, 
     case DR_ATTN_SPLIT: return launch(attn_kernel<T, D, G>, grid, block, pdl, s, a);
     case DR_ATTN_FUSED: return launch(attn_fused_kernel<T, D, G>, grid, block, pdl, s, a);
     case DR_ATTN_MMA: {
-        constexpr size_t smem = MmaRing<T, D>::BYTES; /* past the 48 KB a launch gets unasked */
-        const cudaError_t e =
-            func_attr_once<attn_mma_kernel<T, D, G>, cudaFuncAttributeMaxDynamicSharedMemorySize>((int)smem);
-        return e != cudaSuccess ? e : launch_smem(attn_mma_kernel<T, D, G>, grid, block, smem, pdl, s, a);
+        const cudaError_t e = mma_attrs<T, D, G, false, 2>();
+        return e != cudaSuccess ? e
+                                : launch_smem(attn_mma_kernel<T, D, G, false, 2>, grid, block, MmaRing<T, D, 2>::BYTES,
+                                              pdl, s, a);
     }
+    case DR_ATTN_MMA_CLUSTER: return attention_cluster<T, D, G>(a, grid, pdl, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -153,13 +208,16 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
             if ((e = gemv<T, EPI_STORE, true>(q, ks, pdl, s)) != cudaSuccess)
                 return e;
         }
-        /* fused and mma: one kernel, the fused plan, its own split merge */
-        const bool fused = attn != DR_ATTN_SPLIT, split = (fused ? g->fsplits : g->splits) > 1;
+        /* fused and mma: one kernel, the fused plan, its own split merge; the cluster path its own plan */
+        const bool fused = attn != DR_ATTN_SPLIT, cluster = attn == DR_ATTN_MMA_CLUSTER;
+        const bool split = (fused ? g->fsplits : g->splits) > 1;
+        const int64_t chunk = cluster ? g->cchunk : fused ? g->fchunk : g->chunk;
+        const int64_t splits = cluster ? g->csplits : fused ? g->fsplits : g->splits;
         T *o = g->attn_only ? y + (size_t)l * B * qd : (T *)t->attn;
         AttnArgs<T> at = {g->attn_only ? x + (size_t)l * B * g->nqkv : (const T *)t->qkv,
                           (T *)t->kc + l * cache_layer, (T *)t->vc + l * cache_layer, t->cos_t, t->sin_t, t->lens,
                           t->opart, t->ml, o, (int)g->heads, (int)g->kv_heads, (int)g->nqkv, (int)g->kv,
-                          (int)(fused ? g->fchunk : g->chunk), (int)(fused ? g->fsplits : g->splits), (int)g->steps,
+                          (int)chunk, (int)splits, (int)g->steps,
                           ctl(DR_K_ATTN, g->attn_only && last_layer && (fused || !split))};
         const int grp = (int)(g->heads / g->kv_heads);
         e = D == 64 ? attention<T, 64>(at, B, grp, attn, pdl, s) : attention<T, 128>(at, B, grp, attn, pdl, s);

@@ -13,9 +13,9 @@
  * The graphs bake in setup's tensors (KLAB_PROFILE_FIXED_TENSORS) and are the plugin's own
  * (KLAB_PROFILE_OWNS_GRAPH). Fixed and dynamic are cases (param.schedule), not profiles: their
  * functions differ. Every profile's tuning space is the attention's path (`attn=fused`, `attn=split`,
- * `attn=mma`, the own choice) times the GEMV (`gemv=plain`, the own choice, `gemv=pipe,ksplit=1|2|4` and
- * `gemv=stream`, sm_90a only: 15 configurations and the own choice a profile, 64 entries over the four
- * profiles, --tune's cap for a case and dtype),
+ * `attn=mma`, the own choice, and `attn=mma_cluster`, sm_90a only) times the GEMV (`gemv=plain`, the own
+ * choice, `gemv=pipe,ksplit=1|2|4` and `gemv=stream`, sm_90a only): 20 configurations and the own choice a
+ * profile, 84 entries over the four profiles (--tune's cap for a case and dtype is 96),
  * so `klab --tune` times them in the same rounds: setup captures each graph once a configuration. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cuda_runtime.h>
@@ -152,11 +152,25 @@ static klab_status make_tensors(dr_state *st)
 
 static void dr_teardown(void *state);
 
-/* configuration c runs here: gemv=stream's kernel is sm_90a code (elsewhere a trap) */
-static int config_runs(const dr_state *st, int c)
+/* Whether configuration c runs here; if not, why. gemv=stream's and attn=mma_cluster's kernels are
+   sm_90a code (elsewhere a trap); the cluster path needs its splits in one cluster. */
+static const char *config_refusal(const dr_state *st, int c)
 {
     int attn, gemv;
-    return dr_config_paths(c, &attn, &gemv) == 0 && (gemv != DR_GEMV_STREAM || st->cc == 90);
+    if (dr_config_paths(c, &attn, &gemv) != 0)
+        return "no such configuration";
+    if (gemv == DR_GEMV_STREAM && st->cc != 90)
+        return "gemv=stream: the TMA weight stream is sm_90a code";
+    if (attn == DR_ATTN_MMA_CLUSTER && st->cc != 90)
+        return "attn=mma_cluster: thread-block clusters are sm_90a code here";
+    if (attn == DR_ATTN_MMA_CLUSTER && !dr_cluster_fits(&st->g))
+        return "attn=mma_cluster: dim.chunk makes more splits than a cluster holds (16)";
+    return NULL;
+}
+
+static int config_runs(const dr_state *st, int c)
+{
+    return config_refusal(st, c) == NULL;
 }
 
 /* gemv=stream's maps of setup's tensors, and room for eager's: encoded once, here */
@@ -244,8 +258,9 @@ static klab_status dr_run(void *state, const klab_launch *l)
     if (dr_config_paths(l->config, &attn, &gemv) != 0)
         return st->host->error(st->ctx, "no configuration %d", l->config);
     const int a = attn * DR_NGEMV + gemv; /* the graphs' index */
-    if (!config_runs(st, a)) {
-        st->host->error(st->ctx, "gemv=stream: the TMA weight stream is sm_90a code (this device is sm_%d)", st->cc);
+    const char *no = config_refusal(st, a);
+    if (no) {
+        st->host->error(st->ctx, "%s (this device is sm_%d)", no, st->cc);
         return KLAB_UNSUPPORTED;
     }
     if (l->profile > DR_EAGER && l->profile < DR_NPROFILES && !setup_tensors(st, l))
