@@ -214,10 +214,19 @@ static void test_geometry(void **state)
     assert_int_equal(g.nqkv, (32 + 16) * 128);
     assert_int_equal(g.splits * g.chunk >= g.kv, 1);
     assert_true(g.kv_heads * g.batch * g.splits <= 264 + 8);
-    /* the cluster path: 16 splits of 256 at kv 4096, one cluster a KV head */
+    /* the cluster path: 16 splits of 256 at kv 4096, one cluster a KV head; graph_pdl's own choice there
+       the cluster attention with the stream (hidden 4096), at hidden 2048 the plain GEMV */
     assert_int_equal(g.cchunk, 256);
     assert_int_equal(g.csplits, 16);
     assert_int_equal(dr_cluster_fits(&g), 1);
+    assert_string_equal(dr_config_name(dr_pdl_own_config(&g)), "attn=mma_cluster,gemv=stream");
+    g.hidden = 2048;
+    assert_string_equal(dr_config_name(dr_pdl_own_config(&g)), "attn=mma_cluster,gemv=plain");
+    g.hidden = 4096, g.attn_only = 1;
+    assert_string_equal(dr_config_name(dr_pdl_own_config(&g)), "attn=mma_cluster,gemv=plain");
+    g.attn_only = 0, g.csplits = 17; /* a dim.chunk past a cluster: the other profiles' own choice */
+    assert_int_equal(dr_cluster_fits(&g), 0);
+    assert_string_equal(dr_config_name(dr_pdl_own_config(&g)), dr_config_name(-1));
     tdim(&t, "batch", 9);
     expect_refused(&t, "dim.batch = 9");
     tcase_init(&t, "d", 64);

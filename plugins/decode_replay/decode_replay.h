@@ -69,7 +69,10 @@ typedef struct dr_geom {
             where the grid's clusters fit the GPU at once. sm_90 only: run() refuses it elsewhere.
    The plugin's own choice (DR_ATTN_OWN) is mma: the H200 timed it fastest of the three at attn-only,
    llama8b-4l and small-16l, graph and graph_pdl (2026-11-22, d1c6bc5: attn-only graph_pdl 52.0 us against
-   fused 62.0, docs/notes/decode_replay.md). */
+   fused 62.0, docs/notes/decode_replay.md); sm_90a's graph_pdl chooses mma_cluster (dr_pdl_own_config), timed
+   ahead of mma in the same rounds at attn-only and llama8b-4l (2026-11-22, 522fe91: attn-only graph_pdl
+   44.90 us against 51.90; llama8b-4l with gemv=stream 531.18 against 544.06) and in one run at small-16l
+   (871.28 against 884.80, probed). */
 enum { DR_ATTN_FUSED = 0, DR_ATTN_SPLIT, DR_ATTN_MMA, DR_ATTN_MMA_CLUSTER, DR_NATTN };
 #define DR_ATTN_OWN DR_ATTN_MMA
 #define DR_MAX_CLUSTER 16 /* CTAs a cluster: sm_90's non-portable limit */
@@ -104,6 +107,13 @@ int dr_stream_splits(int64_t n, int64_t k, int sms);
 #define DR_NCONFIGS (DR_NATTN * DR_NGEMV)
 /* configuration i's description, -1 the own choice's; NULL past the last */
 const char *dr_config_name(int index);
+/* graph_pdl's own choice for g (a configuration index): graph_pdl runs only on sm_90a, where the cluster
+   attention is there to choose. attn=mma_cluster where g's splits fit a cluster (else the own choice of
+   the other profiles), with gemv=stream where hidden >= 4096: the H200 timed the stream ahead of the plain
+   GEMV at llama8b's projections (hidden 4096: O 10.21 against 10.78 us, down 29.98 against 42.30) and
+   behind at small-16l's (hidden 2048: 7.46 against 3.94, 17.79 against 13.76; 2026-11-22-h200-8, call 7;
+   the plan's 4 K splits there against 2). Pure: the profile's config hook names it without a GPU. */
+int dr_pdl_own_config(const dr_geom *g);
 /* configuration i's attention path and GEMV (-1: the own choice); 0, or -1 for none */
 int dr_config_paths(int config, int *attn, int *gemv);
 

@@ -182,13 +182,31 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
     const int pos = r.pos, c0 = r.c0, c1 = r.c1;
     T *const mine = reinterpret_cast<T *>(dr_mma_ring) + (size_t)ln.warp * MW * R::TILE; /* this warp's slots */
     auto slot = [&](int t) { return mine + (size_t)((t / AW) % MW) * R::TILE; };
+    static_assert(2 * FT * LP % 32 == 0, "a tile is whole copies of the warp");
     auto issue = [&](int t) { /* tile t, this warp's: one group, empty or not (the wait counts groups) */
         if (t < r.ntile) {
             T *sl = slot(t);
-            for (int i = ln.lane; i < 2 * FT * LP; i += 32) {
-                const int kv = i / (FT * LP), row = i / LP % FT, c = i % LP, p = c0 + t * FT + row;
-                cp_async16(sl + kv * FT * D + swz<D>(row, c), (kv ? r.vh : r.kh) + (size_t)min(p, c1 - 1) * D + c * 8,
-                           p < c1 ? 16u : 0u);
+            const int p0 = c0 + t * FT;
+            /* unrolled, copy j's k/v half and its row past the lane's are constants; a tile wholly inside the
+               range (all but a CTA's last) needs no clamp and no zero fill, so its copies are the LDGSTS
+               and the swizzle's few operations (the rolled, clamped loop spent ~15 instructions a copy:
+               ~1000 a warp before the wait at llama8b's 4 tiles) */
+            if (p0 + FT <= c1) {
+                const T *kb = r.kh + (size_t)p0 * D, *vb = r.vh + (size_t)p0 * D;
+#pragma unroll
+                for (int j = 0; j < 2 * FT * LP / 32; j++) {
+                    const int i = ln.lane + 32 * j;
+                    const int kv = i / (FT * LP), row = i / LP % FT, c = i % LP;
+                    cp_async16(sl + kv * FT * D + swz<D>(row, c), (kv ? vb : kb) + row * D + c * 8);
+                }
+            } else {
+#pragma unroll
+                for (int j = 0; j < 2 * FT * LP / 32; j++) {
+                    const int i = ln.lane + 32 * j;
+                    const int kv = i / (FT * LP), row = i / LP % FT, c = i % LP, p = p0 + row;
+                    cp_async16(sl + kv * FT * D + swz<D>(row, c),
+                               (kv ? r.vh : r.kh) + (size_t)min(p, c1 - 1) * D + c * 8, p < c1 ? 16u : 0u);
+                }
             }
         }
         cp_async_commit();

@@ -248,6 +248,13 @@ int dr_config_paths(int config, int *attn, int *gemv)
     return 0;
 }
 
+int dr_pdl_own_config(const dr_geom *g)
+{
+    if (!dr_cluster_fits(g))
+        return DR_ATTN_OWN * DR_NGEMV + DR_GEMV_OWN;
+    return DR_ATTN_MMA_CLUSTER * DR_NGEMV + (g->hidden >= 4096 && !g->attn_only ? DR_GEMV_STREAM : DR_GEMV_PLAIN);
+}
+
 const char *dr_config_name(int index)
 {
     /* in configuration order: attn * DR_NGEMV + gemv */

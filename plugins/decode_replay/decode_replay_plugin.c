@@ -15,7 +15,8 @@
  * functions differ. Every profile's tuning space is the attention's path (`attn=fused`, `attn=split`,
  * `attn=mma`, the own choice, and `attn=mma_cluster`, sm_90a only) times the GEMV (`gemv=plain`, the own
  * choice, `gemv=pipe,ksplit=1|2|4` and `gemv=stream`, sm_90a only): 20 configurations and the own choice a
- * profile, 84 entries over the four profiles (--tune's cap for a case and dtype is 96),
+ * profile, 84 entries over the four profiles (--tune's cap for a case and dtype is 96). graph_pdl, sm_90a
+ * only, has an own choice of its own (dr_pdl_own_config: the cluster attention, the stream at hidden >= 4096),
  * so `klab --tune` times them in the same rounds: setup captures each graph once a configuration. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cuda_runtime.h>
@@ -255,7 +256,8 @@ static klab_status dr_run(void *state, const klab_launch *l)
     cudaStream_t s = (cudaStream_t)l->stream;
     const double t0 = now_us();
     int attn, gemv;
-    if (dr_config_paths(l->config, &attn, &gemv) != 0)
+    const int config = l->config == -1 && l->profile == DR_GRAPH_PDL ? dr_pdl_own_config(&st->g) : l->config;
+    if (dr_config_paths(config, &attn, &gemv) != 0)
         return st->host->error(st->ctx, "no configuration %d", l->config);
     const int a = attn * DR_NGEMV + gemv; /* the graphs' index */
     const char *no = config_refusal(st, a);
@@ -411,6 +413,16 @@ static const char *dr_config(const klab_case *k, int index)
     return dr_config_name(index);
 }
 
+/* graph_pdl's: the same space, its own choice the case's (dr_pdl_own_config) */
+static const char *dr_config_pdl(const klab_case *k, int index)
+{
+    dr_geom g;
+    char why[256];
+    if (index != -1 || dr_geometry(k, &g, why, sizeof why) != 0)
+        return dr_config_name(index);
+    return dr_config_name(dr_pdl_own_config(&g));
+}
+
 static const int sm90[] = {90, 0};
 #define DR_GRAPHS (KLAB_PROFILE_OWNS_GRAPH | KLAB_PROFILE_FIXED_TENSORS)
 static const klab_profile profiles[] = {
@@ -423,15 +435,15 @@ static const klab_profile profiles[] = {
      .summary = "the whole step one graph with programmatic dependent launch: weight prefetch under the previous tail",
      .flags = DR_GRAPHS,
      .archs = sm90,
-     .config = dr_config},
+     .config = dr_config_pdl},
     {.name = NULL},
 };
 
 static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "decode_replay",
-    .version = "1.4.0", /* 1.2.0: the GEMV axis; 1.3.0: attn=mma; 1.4.0: gemv=stream. A choice cached by an
-                           older version was made without them */
+    .version = "1.5.0", /* 1.2.0: the GEMV axis; 1.3.0: attn=mma; 1.4.0: gemv=stream; 1.5.0: attn=mma_cluster,
+                           graph_pdl's own choice. A choice cached by an older version was made without them */
     .summary = "a Llama-style decode step (B sequences, resident KV cache) eager and replayed through CUDA graphs",
     .profiles = profiles,
     .baseline = "eager",
