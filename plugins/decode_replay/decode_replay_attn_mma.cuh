@@ -27,8 +27,8 @@
 
 namespace {
 
-/* A CTA's ring: MW tiles in flight a warp (2: 64 KB; the cluster path takes 4, 128 KB, where its grid fits
-   the GPU at once: a CTA's 256 positions of llama8b all issued before the wait) */
+/* A CTA's ring: MW tiles in flight a warp (2: 64 KB; the cluster path 4 or 3 where its grid still fits
+   the GPU at once: at 4, a CTA's 256 positions of llama8b all issued before the wait) */
 template <typename T, int D, int MW> struct MmaRing {
     static constexpr int FT = FusedTile<D>::N, LP = D / 8;
     static constexpr int TILE = 2 * FT * D;                              /* elements of a slot: k, then v */

@@ -114,25 +114,39 @@ template <typename T, int D, int G, bool CL, int MW> cudaError_t mma_attrs()
     return e;
 }
 
-/* The cluster path: the splits of each (sequence, KV head) one cluster along y. Four tiles in flight a
-   warp (128 KB a CTA: one CTA an SM, 16 SMs of a GPC a cluster of 16) where the device holds every cluster
-   of the grid at once, asked once a cluster size of the occupancy calculator; else two (64 KB: two CTAs
-   an SM), since a second wave of clusters would cost more than the deeper ring saves. */
+/* The cluster path: the splits of each (sequence, KV head) one cluster along y, with the deepest ring whose
+   clusters the device holds all at once (asked once a ring and cluster size of the occupancy calculator):
+   four tiles in flight a warp (128 KB a CTA: one CTA an SM, so a cluster of 16 needs 16 free SMs of one
+   GPC, and the H200 held fewer than llama8b's 8: call 2 of 2026-11-22-h200-9), three (96 KB: two an SM), else two
+   (64 KB), since a second wave of clusters would cost more than a deeper ring saves. */
+template <typename T, int D, int G, int MW>
+cudaError_t launch_cluster_ring(const AttnArgs<T> &a, cudaLaunchConfig_t &cfg, int64_t clusters, bool last, bool *done)
+{
+    constexpr auto k = attn_mma_kernel<T, D, G, true, MW>;
+    cudaError_t e = mma_attrs<T, D, G, true, MW>();
+    if (e != cudaSuccess)
+        return e;
+    cfg.dynamicSmemBytes = MmaRing<T, D, MW>::BYTES;
+    static int fits[DR_MAX_CLUSTER + 1]; /* clusters resident at once, by size; 0: unasked, -1: none */
+    int &fit = fits[cfg.gridDim.y];
+    if (fit == 0 && (e = cudaOccupancyMaxActiveClusters(&fit, k, &cfg)) != cudaSuccess)
+        return e;
+    if (fit == 0)
+        fit = -1;
+    if (!last && (int64_t)fit < clusters)
+        return cudaSuccess; /* not this ring: *done stays false */
+    *done = true;
+    return cudaLaunchKernelEx(&cfg, k, a);
+}
+
 template <typename T, int D, int G>
 cudaError_t attention_cluster(const AttnArgs<T> &a, dim3 grid, bool pdl, cudaStream_t s)
 {
-    constexpr auto deep = attn_mma_kernel<T, D, G, true, 4>, shallow = attn_mma_kernel<T, D, G, true, 2>;
-    cudaError_t e = mma_attrs<T, D, G, true, 4>();
-    if (e == cudaSuccess)
-        e = mma_attrs<T, D, G, true, 2>();
-    if (e != cudaSuccess)
-        return e;
     if (grid.y < 1 || grid.y > DR_MAX_CLUSTER)
         return cudaErrorInvalidValue;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
     cfg.blockDim = dim3(AW * 32);
-    cfg.dynamicSmemBytes = MmaRing<T, D, 4>::BYTES;
     cfg.stream = s;
     cudaLaunchAttribute at[2];
     at[0].id = cudaLaunchAttributeClusterDimension;
@@ -143,16 +157,14 @@ cudaError_t attention_cluster(const AttnArgs<T> &a, dim3 grid, bool pdl, cudaStr
     at[1].val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = at;
     cfg.numAttrs = pdl ? 2 : 1;
-    static int fits[DR_MAX_CLUSTER + 1]; /* clusters resident at once with the deep ring, by size; 0: unasked */
-    int &fit = fits[grid.y];
-    if (fit == 0 && (e = cudaOccupancyMaxActiveClusters(&fit, deep, &cfg)) != cudaSuccess)
-        return e;
-    if (fit == 0)
-        fit = -1; /* none fits: asked, the shallow ring */
-    if ((int64_t)fit >= (int64_t)grid.x * grid.z)
-        return cudaLaunchKernelEx(&cfg, deep, a);
-    cfg.dynamicSmemBytes = MmaRing<T, D, 2>::BYTES;
-    return cudaLaunchKernelEx(&cfg, shallow, a);
+    const int64_t clusters = (int64_t)grid.x * grid.z;
+    bool done = false;
+    cudaError_t e = launch_cluster_ring<T, D, G, 4>(a, cfg, clusters, false, &done);
+    if (e == cudaSuccess && !done)
+        e = launch_cluster_ring<T, D, G, 3>(a, cfg, clusters, false, &done);
+    if (e == cudaSuccess && !done)
+        e = launch_cluster_ring<T, D, G, 2>(a, cfg, clusters, true, &done);
+    return e;
 }
 
 template <typename T, int D, int G>
