@@ -224,6 +224,13 @@ static void test_geometry(void **state)
     assert_string_equal(dr_config_name(dr_pdl_own_config(&g)), "attn=mma_cluster,gemv=plain");
     g.hidden = 4096, g.attn_only = 1;
     assert_string_equal(dr_config_name(dr_pdl_own_config(&g)), "attn=mma_cluster,gemv=plain");
+    tcase t8;
+    tcase_init(&t8, "llama-b8", 64);
+    tdim(&t8, "batch", 8); /* 64 (sequence, KV head) pairs: clusters of 8, not 16 */
+    dr_geom g8;
+    assert_int_equal(dr_geometry(&t8.k, &g8, why, sizeof why), 0);
+    assert_int_equal(g8.csplits, 8);
+    assert_int_equal(g8.cchunk, 512);
     g.attn_only = 0, g.csplits = 17; /* a dim.chunk past a cluster: the other profiles' own choice */
     assert_int_equal(dr_cluster_fits(&g), 0);
     assert_string_equal(dr_config_name(dr_pdl_own_config(&g)), dr_config_name(-1));

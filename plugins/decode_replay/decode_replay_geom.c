@@ -100,10 +100,14 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
     const int64_t wide = ((g->kv * per + DR_ATTN_CTAS - 1) / DR_ATTN_CTAS + 31) / 32 * 32;
     g->fchunk = klab_case_dim(k, "chunk", wide > fc ? wide : fc);
     g->fsplits = (g->kv + g->fchunk - 1) / g->fchunk;
-    /* the cluster path: DR_MAX_CLUSTER splits (one cluster a (sequence, KV head)), fewer where the cache
-       has fewer than that many tiles of 32 positions (the tile at D = 64; two at D = 128); a dim.chunk
-       that makes more splits than a cluster holds leaves the path unable to run (dr_cluster_fits) */
-    const int64_t cc = (g->kv + DR_MAX_CLUSTER - 1) / DR_MAX_CLUSTER;
+    /* the cluster path: one cluster a (sequence, KV head) of DR_MAX_CLUSTER splits where there are at
+       most 8 such pairs (one wave: llama8b's 8 KV heads at B = 1 make 128 CTAs), else of 8 (the portable
+       size: enough CTAs already, and clusters of 16 in waves are what compute-sanitizer's synccheck
+       flags, 2026-11-22-h200-9 call 3); fewer where the cache has fewer tiles of 32 positions (the tile
+       at D = 64; two at D = 128). A dim.chunk that makes more splits than a cluster holds leaves the
+       path unable to run (dr_cluster_fits). */
+    const int64_t cs = per <= 8 ? DR_MAX_CLUSTER : 8;
+    const int64_t cc = (g->kv + cs - 1) / cs;
     g->cchunk = klab_case_dim(k, "chunk", (cc + 31) / 32 * 32);
     g->csplits = (g->kv + g->cchunk - 1) / g->cchunk;
     if (g->splits > 65535 || g->fsplits > 65535)
