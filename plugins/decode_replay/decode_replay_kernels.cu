@@ -117,8 +117,9 @@ template <typename T, int D, int G, bool CL, int MW> cudaError_t mma_attrs()
 /* The cluster path: the splits of each (sequence, KV head) one cluster along y, with the deepest ring whose
    clusters the device holds all at once (asked once a ring and cluster size of the occupancy calculator):
    four tiles in flight a warp (128 KB a CTA: one CTA an SM, so a cluster of 16 needs 16 free SMs of one
-   GPC, and the H200 held fewer than llama8b's 8: call 2 of 2026-11-22-h200-9), three (96 KB: two an SM), else two
-   (64 KB), since a second wave of clusters would cost more than a deeper ring saves. */
+   GPC; the H200 holds fewer than llama8b's 8 such), three (96 KB, two CTAs an SM: llama8b's ring, ncu in
+   calls 2 and 5 of 2026-11-22-h200-9), else two (64 KB), since a second wave of clusters would cost more
+   than a deeper ring saves. */
 template <typename T, int D, int G, int MW>
 cudaError_t launch_cluster_ring(const AttnArgs<T> &a, cudaLaunchConfig_t &cfg, int64_t clusters, bool last, bool *done)
 {
