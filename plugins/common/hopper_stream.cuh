@@ -56,6 +56,7 @@
 #include <utility>
 
 #include "cluster_barrier.cuh"
+#include "launch_config.cuh"
 #include "pdl.cuh"
 #include "hopper_gemm.cuh"
 
@@ -314,28 +315,12 @@ inline cudaError_t launch(const CUtensorMap &tw, const CUtensorMap &tx, const Pr
         func_attr_once<stream_kernel<C, Epi, PDL>, cudaFuncAttributeMaxDynamicSharedMemorySize>(C::smem(MAX_SPLITS));
     if (e != cudaSuccess)
         return e;
-    cudaLaunchConfig_t lc = {};
-    lc.gridDim = dim3((unsigned)((p.N + COLS - 1) / COLS), (unsigned)splits);
-    lc.blockDim = dim3(THREADS);
-    lc.dynamicSmemBytes = (size_t)C::smem(splits);
-    lc.stream = stream;
-    cudaLaunchAttribute at[2];
-    int na = 0;
-    if (splits > 1) {
-        at[na].id = cudaLaunchAttributeClusterDimension;
-        at[na].val.clusterDim.x = 1;
-        at[na].val.clusterDim.y = (unsigned)splits;
-        at[na].val.clusterDim.z = 1;
-        na++;
-    }
-    if (PDL) {
-        at[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        at[na].val.programmaticStreamSerializationAllowed = 1;
-        na++;
-    }
-    lc.attrs = at;
-    lc.numAttrs = (unsigned)na;
-    return cudaLaunchKernelEx(&lc, stream_kernel<C, Epi, PDL>, tw, tx, p, epi);
+    LaunchConfig lc(dim3((unsigned)((p.N + COLS - 1) / COLS), (unsigned)splits), dim3(THREADS),
+                    (size_t)C::smem(splits), stream);
+    if (splits > 1)
+        lc.cluster(dim3(1, (unsigned)splits, 1));
+    lc.pdl(PDL);
+    return cudaLaunchKernelEx(&lc.cfg, stream_kernel<C, Epi, PDL>, tw, tx, p, epi);
 }
 
 } // namespace hs

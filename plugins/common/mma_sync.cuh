@@ -1,7 +1,7 @@
 /* The mma.sync pieces of klab's tensor-core kernels (matmul_h200's tiled and skinny kernels,
  * decode_replay's mma attention): m16n8k16 with fp32 accumulators for bf16 and fp16 (sm_80 and later),
- * whole (MmaOp) or with rows 8..15 zero (Mma8), and the fp32 -> 16-bit conversions that feed and
- * empty them. An anonymous namespace: each kernel file gets its own inline copy. */
+ * whole (MmaOp) or with rows 8..15 zero (Mma8), and the packing of two fp32 into the 16-bit pair that
+ * feeds them (a single conversion is row_numeric.cuh's from_f). An anonymous namespace: each kernel file gets its own inline copy. */
 #ifndef KLAB_COMMON_MMA_SYNC_CUH
 #define KLAB_COMMON_MMA_SYNC_CUH
 
@@ -59,9 +59,6 @@ template <> __device__ __forceinline__ unsigned pack2<__half>(float x, float y)
     __half2 v = __floats2half2_rn(x, y);
     return *(unsigned *)&v;
 }
-template <class T> __device__ __forceinline__ T narrow(float x);
-template <> __device__ __forceinline__ __nv_bfloat16 narrow<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
-template <> __device__ __forceinline__ __half narrow<__half>(float x) { return __float2half_rn(x); }
 
 } // namespace
 

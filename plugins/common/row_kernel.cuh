@@ -62,6 +62,7 @@
 #include <stdint.h>
 
 #include "func_attr.cuh"
+#include "launch_config.cuh"
 #include "row_numeric.cuh"
 #include "row_plan.h"
 
@@ -321,18 +322,9 @@ cudaError_t launch_kernel(const Op &op, const Geom &g, unsigned blocks, int cta,
         if (e != cudaSuccess)
             return e;
     }
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(blocks);
-    cfg.blockDim = dim3((unsigned)cta);
-    cfg.stream = st;
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = (unsigned)cluster;
-    at[0].val.clusterDim.y = 1;
-    at[0].val.clusterDim.z = 1;
-    cfg.attrs = at;
-    cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, kern, op, g);
+    LaunchConfig lc(dim3(blocks), dim3((unsigned)cta), 0, st);
+    lc.cluster(dim3((unsigned)cluster));
+    return cudaLaunchKernelEx(&lc.cfg, kern, op, g);
 }
 
 template <class Op, int VPT, bool STREAM>

@@ -194,18 +194,10 @@ cudaError_t launch_ring_kernel(const Op &op, const Geom &g, const row_plan &p, i
         e = func_attr_once<ring_kernel<Op, VPT, ALIGNED>, cudaFuncAttributeNonPortableClusterSizeAllowed>(1);
     if (e != cudaSuccess)
         return e;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)p.cluster);
-    cfg.blockDim = dim3((unsigned)p.cta);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = st;
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = (unsigned)p.cluster;
-    at[0].val.clusterDim.y = 1;
-    at[0].val.clusterDim.z = 1;
-    cfg.attrs = at;
-    cfg.numAttrs = p.cluster > 1; /* one block a row: a plain launch, no cluster to schedule */
+    LaunchConfig lc(dim3((unsigned)p.cluster), dim3((unsigned)p.cta), smem, st);
+    if (p.cluster > 1) /* one block a row: a plain launch, no cluster to schedule */
+        lc.cluster(dim3((unsigned)p.cluster));
+    cudaLaunchConfig_t &cfg = lc.cfg;
     static struct {
         size_t smem;
         int cta, cluster, fit;

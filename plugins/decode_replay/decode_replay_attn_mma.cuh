@@ -21,6 +21,8 @@
 #ifndef DECODE_REPLAY_ATTN_MMA_CUH
 #define DECODE_REPLAY_ATTN_MMA_CUH
 
+#include <type_traits>
+
 #include "../common/cluster_barrier.cuh"
 #include "../common/mma_sync.cuh"
 #include "decode_replay_attention.cuh"
@@ -191,23 +193,22 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
                range (all but a CTA's last) needs no clamp and no zero fill, so its copies are the LDGSTS
                and the swizzle's few operations (the rolled, clamped loop spent ~15 instructions a copy:
                ~1000 a warp before the wait at llama8b's 4 tiles) */
-            if (p0 + FT <= c1) {
-                const T *kb = r.kh + (size_t)p0 * D, *vb = r.vh + (size_t)p0 * D;
+            const T *kb = r.kh + (size_t)p0 * D, *vb = r.vh + (size_t)p0 * D;
+            auto copies = [&](auto whole_tile) { /* std::true_type: no clamp and no zero fill */
+                constexpr bool whole = decltype(whole_tile)::value;
 #pragma unroll
                 for (int j = 0; j < 2 * FT * LP / 32; j++) {
                     const int i = ln.lane + 32 * j;
                     const int kv = i / (FT * LP), row = i / LP % FT, c = i % LP;
-                    cp_async16(sl + kv * FT * D + swz<D>(row, c), (kv ? vb : kb) + row * D + c * 8);
+                    const int at = whole ? row : min(row, c1 - 1 - p0); /* past c1: the last row, zero-filled */
+                    cp_async16(sl + kv * FT * D + swz<D>(row, c), (kv ? vb : kb) + at * D + c * 8,
+                               whole || p0 + row < c1 ? 16u : 0u);
                 }
-            } else {
-#pragma unroll
-                for (int j = 0; j < 2 * FT * LP / 32; j++) {
-                    const int i = ln.lane + 32 * j;
-                    const int kv = i / (FT * LP), row = i / LP % FT, c = i % LP, p = p0 + row;
-                    cp_async16(sl + kv * FT * D + swz<D>(row, c),
-                               (kv ? r.vh : r.kh) + (size_t)min(p, c1 - 1) * D + c * 8, p < c1 ? 16u : 0u);
-                }
-            }
+            };
+            if (p0 + FT <= c1)
+                copies(std::true_type());
+            else
+                copies(std::false_type());
         }
         cp_async_commit();
     };

@@ -40,6 +40,7 @@
 #include "decode_replay_attn_mma.cuh"
 #include "decode_replay_stream.cuh"
 #include "../common/func_attr.cuh"
+#include "../common/launch_config.cuh"
 #include "decode_replay_step.cuh"
 
 namespace {
@@ -49,17 +50,9 @@ namespace {
 template <typename... P, typename... A>
 cudaError_t launch_smem(void (*k)(P...), dim3 grid, dim3 block, size_t smem, bool pdl, cudaStream_t s, A... args)
 {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = block;
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = s;
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    at[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = at;
-    cfg.numAttrs = pdl ? 1 : 0;
-    return cudaLaunchKernelEx(&cfg, k, args...);
+    LaunchConfig lc(grid, block, smem, s);
+    lc.pdl(pdl);
+    return cudaLaunchKernelEx(&lc.cfg, k, args...);
 }
 
 template <typename... P, typename... A>
@@ -145,19 +138,9 @@ cudaError_t attention_cluster(const AttnArgs<T> &a, dim3 grid, bool pdl, cudaStr
 {
     if (grid.y < 1 || grid.y > DR_MAX_CLUSTER)
         return cudaErrorInvalidValue;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = dim3(AW * 32);
-    cfg.stream = s;
-    cudaLaunchAttribute at[2];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = 1;
-    at[0].val.clusterDim.y = grid.y;
-    at[0].val.clusterDim.z = 1;
-    at[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    at[1].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = at;
-    cfg.numAttrs = pdl ? 2 : 1;
+    LaunchConfig lc(grid, dim3(AW * 32), 0, s);
+    lc.cluster(dim3(1, grid.y, 1)).pdl(pdl);
+    cudaLaunchConfig_t &cfg = lc.cfg;
     const int64_t clusters = (int64_t)grid.x * grid.z;
     bool done = false;
     cudaError_t e = launch_cluster_ring<T, D, G, 4>(a, cfg, clusters, false, &done);

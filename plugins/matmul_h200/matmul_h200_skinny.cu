@@ -31,6 +31,7 @@
 #include "matmul_h200.h"
 #include "../common/cluster_barrier.cuh"
 #include "../common/func_attr.cuh"
+#include "../common/launch_config.cuh"
 #include "../common/mma_sync.cuh"
 
 namespace {
@@ -278,19 +279,11 @@ cudaError_t launch(const mm_case *c, int splits, const void *a, const void *b, v
         (int)smem_bytes<W, D, J>(MM_SKINNY_MAX_SPLITS));
     if (e != cudaSuccess)
         return e;
-    cudaLaunchConfig_t lc = {};
-    lc.gridDim = dim3((unsigned)(c->n / MM_SKINNY_COLS), (unsigned)splits);
-    lc.blockDim = dim3(32 * W);
-    lc.dynamicSmemBytes = smem_bytes<W, D, J>(splits);
-    lc.stream = s;
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = 1;
-    at[0].val.clusterDim.y = (unsigned)splits;
-    at[0].val.clusterDim.z = 1;
-    lc.attrs = at;
-    lc.numAttrs = splits > 1; /* one split: a plain launch, no cluster */
-    return cudaLaunchKernelEx(&lc, skinny_kernel<T, W, U, D, J>, (const T *)a, (const T *)b, (T *)out, (int)c->m,
+    LaunchConfig lc(dim3((unsigned)(c->n / MM_SKINNY_COLS), (unsigned)splits), dim3(32 * W), smem_bytes<W, D, J>(splits),
+                    s);
+    if (splits > 1) /* one split: a plain launch, no cluster */
+        lc.cluster(dim3(1, (unsigned)splits, 1));
+    return cudaLaunchKernelEx(&lc.cfg, skinny_kernel<T, W, U, D, J>, (const T *)a, (const T *)b, (T *)out, (int)c->m,
                               (int)c->n, (int)c->k);
 }
 

@@ -25,29 +25,31 @@ cudaError_t run(const mm_case *c, int splits, const void *a, const void *b, void
     return hs::launch<C>(tw, tx, hs::problem(M, N, K), splits, hs::StoreEpilogue<T>{(T *)out, (long)N, M, N}, s);
 }
 
-template <class T, int NT>
+template <class T, int NT, bool PREFETCH>
 cudaError_t by_stages(const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out, cudaStream_t s,
                       char *why, size_t whylen)
 {
-    if (cfg->prefetch)
-        switch (cfg->stages) {
-        case 4: return run<T, NT, 4, true>(c, cfg->splits, a, b, out, s, why, whylen);
-        case 8: return run<T, NT, 8, true>(c, cfg->splits, a, b, out, s, why, whylen);
-        default: return run<T, NT, 16, true>(c, cfg->splits, a, b, out, s, why, whylen);
-        }
     switch (cfg->stages) {
-    case 4: return run<T, NT, 4, false>(c, cfg->splits, a, b, out, s, why, whylen);
-    case 8: return run<T, NT, 8, false>(c, cfg->splits, a, b, out, s, why, whylen);
-    default: return run<T, NT, 16, false>(c, cfg->splits, a, b, out, s, why, whylen);
+    case 4: return run<T, NT, 4, PREFETCH>(c, cfg->splits, a, b, out, s, why, whylen);
+    case 8: return run<T, NT, 8, PREFETCH>(c, cfg->splits, a, b, out, s, why, whylen);
+    default: return run<T, NT, 16, PREFETCH>(c, cfg->splits, a, b, out, s, why, whylen);
     }
+}
+
+template <class T, int NT>
+cudaError_t by_prefetch(const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out, cudaStream_t s,
+                        char *why, size_t whylen)
+{
+    return cfg->prefetch ? by_stages<T, NT, true>(c, cfg, a, b, out, s, why, whylen)
+                         : by_stages<T, NT, false>(c, cfg, a, b, out, s, why, whylen);
 }
 
 template <class T>
 cudaError_t by_tokens(const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out, cudaStream_t s,
                       char *why, size_t whylen)
 {
-    return c->m > 8 ? by_stages<T, 16>(c, cfg, a, b, out, s, why, whylen)
-                    : by_stages<T, 8>(c, cfg, a, b, out, s, why, whylen);
+    return c->m > 8 ? by_prefetch<T, 16>(c, cfg, a, b, out, s, why, whylen)
+                    : by_prefetch<T, 8>(c, cfg, a, b, out, s, why, whylen);
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include "matmul_h200.h"
 #include "../common/func_attr.cuh"
 #include "../common/mma_sync.cuh"
+#include "../common/row_numeric.cuh"
 
 namespace {
 
@@ -117,7 +118,7 @@ __global__ void __launch_bounds__(THREADS) tiled_kernel(const T *__restrict__ A,
                 if (col + 1 < N)
                     *(unsigned *)dst = pack2<T>(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
                 else
-                    dst[0] = narrow<T>(acc[i][j][2 * h]);
+                    dst[0] = from_f<T>(acc[i][j][2 * h]);
             }
 #else
     (void)A, (void)B, (void)C, (void)M, (void)N, (void)K;

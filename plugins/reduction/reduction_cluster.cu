@@ -11,6 +11,7 @@
 #include "klab/cuda.h"
 #include "reduction.h"
 #include "reduction_block.cuh"
+#include "../common/launch_config.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -61,18 +62,9 @@ __global__ void __launch_bounds__(RD_THREADS)
 template <typename T, int OP>
 int launch(const reduction_plan *p, const T *x, float *out, float *partial, unsigned *tickets, cudaStream_t s)
 {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)(p->rows * (size_t)p->splits));
-    cfg.blockDim = dim3(RD_THREADS);
-    cfg.stream = s;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)p->cluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return (int)cudaLaunchKernelEx(&cfg, cluster_kernel<T, OP>, x, p->cols, (unsigned)p->splits,
+    LaunchConfig lc(dim3((unsigned)(p->rows * (size_t)p->splits)), dim3(RD_THREADS), 0, s);
+    lc.cluster(dim3((unsigned)p->cluster));
+    return (int)cudaLaunchKernelEx(&lc.cfg, cluster_kernel<T, OP>, x, p->cols, (unsigned)p->splits,
                                    (unsigned)p->groups, out, partial, tickets);
 }
 
