@@ -114,16 +114,14 @@ __device__ __forceinline__ void append(const AttnArgs<T> &a, const Token<T, D> &
 }
 
 /* After the wait, in both paths: q of the CTA's G heads (the QKV GEMV's output), then the next kernel
-   may launch (TRIGGER: unless the caller let it before the wait), then the append by the CTA whose range
-   holds pos (owns). */
-template <typename T, int D, int G, bool TRIGGER = true>
+   may launch, then the append by the CTA whose range holds pos (owns). */
+template <typename T, int D, int G>
 __device__ __forceinline__ void q_then_append(const AttnArgs<T> &a, int b, int kvh, int pos, bool owns,
                                               const Lanes<D> &ln, float (&q)[G][8], T *kn, T *vn)
 {
     const Token<T, D> tk(a, b, pos);
     load_q<T, D, G>(tk, kvh, ln, q);
-    if (TRIGGER)
-        pdl_trigger();
+    pdl_trigger();
     if (ln.warp == 0 && owns)
         append<T, D>(a, tk, b, kvh, pos, ln, kn, vn);
 }

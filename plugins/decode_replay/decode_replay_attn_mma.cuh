@@ -287,18 +287,16 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a, con
 #pragma unroll
     for (int j = 0; j < MW; j++)
         issue(ln.warp + j * AW);
-    if (TMA) /* the next kernel may launch now: its prologue (its own copies, or weights) under this one */
-        pdl_trigger();
     if (CL) {
         pdl_wait();
-        if (!TMA && r.ntile == 0)
+        if (r.ntile == 0)
             pdl_trigger(); /* q_then_append's, for a CTA that stays for the barriers only */
     } else if (!r.wait_active(a, sp0)) {
         return;
     }
     if (r.ntile > 0) {
         float q[G][8];
-        q_then_append<T, D, G, !TMA>(a, r.b, r.kvh, pos, c0 <= pos && pos < c1, ln, q, kn, vn);
+        q_then_append<T, D, G>(a, r.b, r.kvh, pos, c0 <= pos && pos < c1, ln, q, kn, vn);
         if (ln.warp == 0 && ln.sub == 0)
 #pragma unroll
             for (int g = 0; g < G; g++)
