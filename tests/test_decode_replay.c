@@ -234,13 +234,6 @@ static void test_geometry(void **state)
     g.attn_only = 0, g.csplits = 17; /* a dim.chunk past a cluster: the other profiles' own choice */
     assert_int_equal(dr_cluster_fits(&g), 0);
     assert_string_equal(dr_config_name(dr_pdl_own_config(&g)), dr_config_name(-1));
-    /* the TMA path's maps: the caches' rows (layers x batch x kv_heads x kv) within int32 coordinates, a tile
-       (32 rows at most) past the last */
-    assert_int_equal(dr_tma_fits(&g), 1);
-    g.layers = 1024, g.batch = 8, g.kv_heads = 64, g.kv = 4096; /* 2^31 rows */
-    assert_int_equal(dr_tma_fits(&g), 0);
-    g.kv = 4095; /* 2^31 - 2^19 */
-    assert_int_equal(dr_tma_fits(&g), 1);
     tdim(&t, "batch", 9);
     expect_refused(&t, "dim.batch = 9");
     tcase_init(&t, "d", 64);
@@ -384,8 +377,8 @@ static void test_probes_folder_made(void **state)
     unsetenv("KLAB_DECODE_PROBES");
 }
 
-/* The tuning space: the attention path times the GEMV (plain, pipe split 1, 2, 4, stream: 5 x 5 = 25, and
-   the own choice: 26 a profile, 104 entries over the four profiles, within --tune's cap), every configuration named
+/* The tuning space: the attention path times the GEMV (plain, pipe split 1, 2, 4, stream: 4 x 5 = 20, and
+   the own choice: 21 a profile, 84 entries over the four profiles, within --tune's cap), every configuration named
    once and parsed back to the paths its name says, the own choice DR_ATTN_OWN (mma) and DR_GEMV_OWN, nothing
    past the last; the down projection's K split of each GEMV. */
 static void test_config_space(void **state)
@@ -400,10 +393,8 @@ static void test_config_space(void **state)
     assert_string_equal(dr_config_name(14), "attn=mma,gemv=stream");
     assert_string_equal(dr_config_name(15), "attn=mma_cluster,gemv=plain");
     assert_string_equal(dr_config_name(19), "attn=mma_cluster,gemv=stream");
-    assert_string_equal(dr_config_name(20), "attn=mma_tma,gemv=plain");
-    assert_string_equal(dr_config_name(24), "attn=mma_tma,gemv=stream");
-    assert_int_equal(DR_NCONFIGS, 25);
-    assert_true(4 * (DR_NCONFIGS + 1) <= 128); /* klab's UNIT_MAX_ENTRIES: one --tune run times them all */
+    assert_int_equal(DR_NCONFIGS, 20);
+    assert_true(4 * (DR_NCONFIGS + 1) <= 96); /* klab's UNIT_MAX_ENTRIES: one --tune run times them all */
     assert_null(dr_config_name(DR_NCONFIGS));
     assert_null(dr_config_name(-2));
     assert_string_equal(dr_config_name(-1), dr_config_name(DR_ATTN_OWN * DR_NGEMV + DR_GEMV_OWN));

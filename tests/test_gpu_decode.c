@@ -7,10 +7,8 @@
  * and every kernel's stamps. The -mma cases pin the tensor-core attention (attn=mma) at 1, 2, 4 and 8
  * query heads a KV head; the -stream cases the O and down projections on the TMA weight stream
  * (gemv=stream, sm_90a: skipped, saying why, anywhere else) at widths that are no whole tile of 64, and
- * its probes; the -cluster cases the cluster attention (attn=mma_cluster, sm_90a: skipped elsewhere), the
- * -tma cases the same with TMA copies (attn=mma_tma, sm_90a).
- * `klab --tune` times every configuration (the attention's five paths, fused, split, mma, mma_cluster and
- * mma_tma,
+ * its probes; the -cluster cases the cluster attention (attn=mma_cluster, sm_90a: skipped elsewhere).
+ * `klab --tune` times every configuration (the attention's four paths, fused, split, mma and mma_cluster,
  * times the GEMV's five: plain, pipe with the down projection split 1, 2, 4 ways, stream) in the same
  * rounds, each verified; `--tune --verify-only` verifies each at B = 1, 3 and 8 at widths that are no
  * whole slab and no whole tile.
@@ -25,8 +23,8 @@
 
 static int device_cc;
 
-/* A row this device cannot run, skipped saying why: graph_pdl off sm_90, gemv=stream, attn=mma_cluster and
-   attn=mma_tma (sm_90a code) too. */
+/* A row this device cannot run, skipped saying why: graph_pdl off sm_90, gemv=stream and attn=mma_cluster
+   (sm_90a code) too. */
 static int skipped_here(const klab_row *r)
 {
     if (device_cc == 90)
@@ -35,7 +33,7 @@ static int skipped_here(const klab_row *r)
         expect_status(r, ROW_SKIPPED, "sm_90");
         return 1;
     }
-    if (strstr(r->config, "gemv=stream") || strstr(r->config, "attn=mma_cluster") || strstr(r->config, "attn=mma_tma")) {
+    if (strstr(r->config, "gemv=stream") || strstr(r->config, "attn=mma_cluster")) {
         expect_status(r, ROW_SKIPPED, "sm_90a");
         return 1;
     }
@@ -80,19 +78,18 @@ static void test_every_profile_verifies_and_steps(void **state)
     klab_result r = RUN("decode", "--plugin", "decode_replay");
     assert_int_equal(r.rc, 0);
     csv c = read_rows("decode", "decode_replay");
-    assert_int_equal(c.n, 21 * 2 * 4); /* cases x dtypes x profiles */
+    assert_int_equal(c.n, 18 * 2 * 4); /* cases x dtypes x profiles */
     expect_steps_rows(&c, c.n);
     /* the own choice (mma, plain; graph_pdl's the cluster attention at hidden < 4096) unless the case pins a
        configuration */
     for (int i = 0; i < c.n; i++) {
         if (device_cc != 90 && (!strcmp(c.rows[i].profile, "graph_pdl") || strstr(c.rows[i].kcase, "-stream") ||
-                                strstr(c.rows[i].kcase, "-cluster") || strstr(c.rows[i].kcase, "-tma")))
+                                strstr(c.rows[i].kcase, "-cluster")))
             continue;
         const char *k = c.rows[i].kcase;
         const char *want = strstr(k, "-splitpath")   ? "attn=split,gemv=plain"
                            : strstr(k, "-mma")         ? "attn=mma,gemv=plain"
                            : strstr(k, "-cluster")     ? "attn=mma_cluster,gemv=plain"
-                           : strstr(k, "-tma")         ? "attn=mma_tma,gemv=plain"
                            : !strcmp(k, "odd-b3-pipe") ? "attn=fused,gemv=pipe,ksplit=4"
                            : !strcmp(k, "odd-b8-pipe") ? "attn=split,gemv=pipe,ksplit=1"
                            : !strcmp(k, "odd-b1-stream") ? "attn=mma,gemv=stream"
@@ -225,20 +222,16 @@ static const char *const configs[] = {
     "attn=mma,gemv=pipe,ksplit=2",  "attn=mma,gemv=pipe,ksplit=4",  "attn=mma,gemv=stream",
     "attn=mma_cluster,gemv=plain",  "attn=mma_cluster,gemv=pipe,ksplit=1", "attn=mma_cluster,gemv=pipe,ksplit=2",
     "attn=mma_cluster,gemv=pipe,ksplit=4", "attn=mma_cluster,gemv=stream",
-    "attn=mma_tma,gemv=plain",      "attn=mma_tma,gemv=pipe,ksplit=1", "attn=mma_tma,gemv=pipe,ksplit=2",
-    "attn=mma_tma,gemv=pipe,ksplit=4", "attn=mma_tma,gemv=stream",
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 #define OWN 10 /* configs[OWN]: the own choice, mma with the plain GEMV (decode_replay.h: DR_ATTN_OWN) */
 #define OWN_PDL 15 /* graph_pdl's at these cases (hidden < 4096): the cluster attention, the plain GEMV */
 
-/* Profiles configs[k] runs on here: gemv=stream, attn=mma_cluster and attn=mma_tma none off sm_90 */
+/* Profiles configs[k] runs on here: gemv=stream and attn=mma_cluster none off sm_90 */
 static int runs_here(int k, int profiles)
 {
-    const char *n = configs[k];
-    return device_cc != 90 && (strstr(n, "gemv=stream") || strstr(n, "attn=mma_cluster") || strstr(n, "attn=mma_tma"))
-               ? 0
-               : profiles;
+    return device_cc != 90 && (strstr(configs[k], "gemv=stream") || strstr(configs[k], "attn=mma_cluster")) ? 0
+                                                                                                          : profiles;
 }
 
 /* Row w counted by its configuration: a trial in seen[its index], the own choice (flag own-choice) in *own,
@@ -273,14 +266,14 @@ static klab_result run_tune(const char *name, const char *text, int verify_only)
     return RUN(name, "--config", ini, "--tune", "--tune-cache", cache);
 }
 
-/* klab --tune times every configuration of every profile in the same rounds (the attention's five paths
+/* klab --tune times every configuration of every profile in the same rounds (the attention's four paths
    times the GEMV's five, and the own choice, mma and plain): every row verified, each naming its
    configuration. This is how the H200 run times old against new. */
 static void test_tune_times_every_configuration(void **state)
 {
     (void)state;
     USE_PLUGINS("decode_replay");
-    /* 104 subjects share the case's budget (it is a bound: they stop once each has its 1000 steps) */
+    /* 84 subjects share the case's budget (it is a bound: they stop once each has its 1000 steps) */
     klab_result r = run_tune("tune",
                              "[experiment]\nplugin = decode_replay\n[defaults]\ndtypes = fp16\nbudget_ms = 60000\n"
                              "steps = 6\ndim.layers = 2\ndim.hidden = 256\ndim.heads = 8\ndim.kv_heads = 2\n"
@@ -315,7 +308,7 @@ static void test_tune_times_every_configuration(void **state)
    slabs of 128 vectors, so the down projection's K split over 4 warps gives them 2, 1, 1 and 1) and no
    whole tile of gemv=stream's 64 (hidden 264: 5 column tiles, the last 8 wide; 136: 3, the last 8; inter
    520: 9 K tiles over 8 ranks of a cluster, the last 8 deep; 4104: 65 over 8), both dtypes: `--tune
-   --verify-only`, nothing timed, no cache written. 6 cases x 2 dtypes, 104 entries each (--tune's cap: 128). */
+   --verify-only`, nothing timed, no cache written. 6 cases x 2 dtypes, 84 entries each (--tune's cap: 96). */
 static void test_every_configuration_verifies(void **state)
 {
     (void)state;

@@ -66,23 +66,18 @@ typedef struct dr_geom {
      mma_cluster  mma's kernel with the splits of a (sequence, KV head) one thread-block cluster (at most
             DR_MAX_CLUSTER: a plan of its own, cchunk) merged through distributed shared memory: no device
             ticket, no fence, no partials in global memory; every tile of a CTA in flight before the wait
-            where the grid's clusters fit the GPU at once. sm_90 only: run() refuses it elsewhere;
-     mma_tma  mma_cluster's kernel and plan with each warp's K/V tiles copied by TMA (four bulk tensor
-            copies a tile from a map over each cache, completing on an mbarrier a slot) instead of 32 lanes'
-            cp.async: a handful of instructions a tile before the wait where cp.async spent ~700 a warp
-            (2026-11-22-h200-9, call 5). sm_90a only, and the caches' rows within the copy engine's int32
-            coordinates (dr_tma_fits).
+            where the grid's clusters fit the GPU at once. sm_90 only: run() refuses it elsewhere.
    The plugin's own choice (DR_ATTN_OWN) is mma: the H200 timed it fastest of the three at attn-only,
    llama8b-4l and small-16l, graph and graph_pdl (2026-11-22, d1c6bc5: attn-only graph_pdl 52.0 us against
    fused 62.0, docs/notes/decode_replay.md); sm_90a's graph_pdl chooses mma_cluster (dr_pdl_own_config), timed
    ahead of mma in the same rounds at attn-only and llama8b-4l (2026-11-22, 522fe91: attn-only graph_pdl
    44.90 us against 51.90; llama8b-4l with gemv=stream 531.18 against 544.06) and in one run at small-16l
    (871.28 against 884.80, probed). */
-enum { DR_ATTN_FUSED = 0, DR_ATTN_SPLIT, DR_ATTN_MMA, DR_ATTN_MMA_CLUSTER, DR_ATTN_MMA_TMA, DR_NATTN };
+enum { DR_ATTN_FUSED = 0, DR_ATTN_SPLIT, DR_ATTN_MMA, DR_ATTN_MMA_CLUSTER, DR_NATTN };
 #define DR_ATTN_OWN DR_ATTN_MMA
 #define DR_MAX_CLUSTER 16 /* CTAs a cluster: sm_90's non-portable limit */
-/* the attention axis' value i ("attn=fused", "attn=split", "attn=mma", "attn=mma_cluster", "attn=mma_tma"),
-   -1 the own choice's; NULL past the last */
+/* the attention axis' value i ("attn=fused", "attn=split", "attn=mma", "attn=mma_cluster"), -1 the own
+   choice's; NULL past the last */
 const char *dr_attn_config(int index);
 /* the path of the attention axis' value i (-1: the own choice), or -1 for none */
 int dr_attn_of_config(int config);
@@ -139,16 +134,8 @@ static inline int dr_active_splits(int len, int chunk)
    config and the tests use it. */
 int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen);
 
-/* The cluster paths (DR_ATTN_MMA_CLUSTER, DR_ATTN_MMA_TMA) run g's plan: its splits fit one cluster. 1 or 0. */
+/* The cluster path (DR_ATTN_MMA_CLUSTER) runs g's plan: its splits fit one cluster. 1 or 0. */
 int dr_cluster_fits(const dr_geom *g);
-/* attention path attn is a cluster path: the plan cchunk / csplits, the splits merged in the cluster */
-static inline int dr_attn_clustered(int attn)
-{
-    return attn == DR_ATTN_MMA_CLUSTER || attn == DR_ATTN_MMA_TMA;
-}
-/* The TMA path's maps address g's caches: their rows (layers x batch x kv_heads x kv, head_dim elements
-   each) within the copy engine's int32 coordinates. 1 or 0. */
-int dr_tma_fits(const dr_geom *g);
 
 /* Kernels one step launches. */
 int dr_kernels_per_layer(const dr_geom *g);
@@ -219,11 +206,10 @@ typedef struct dr_ref_in {
 } dr_ref_in;
 int dr_reference(const dr_geom *g, const dr_ref_in *in, int64_t steps, double *kc, double *vc, double *y);
 
-/* The step's TMA maps: gemv=stream's (decode_replay_stream.cuh: each layer's O and down weights and their
-   inputs, attn and act) and attn=mma_tma's (decode_replay_attn_mma.cuh: each cache, all layers in one map);
-   host objects encoded once for a set of tensors and kept (cuTensorMapEncodeTiled costs host time; a
-   captured graph bakes them into its kernels' parameters). */
-typedef struct dr_maps dr_maps;
+/* gemv=stream's TMA maps (decode_replay_stream.cuh): each layer's O and down weights and their inputs (attn,
+   act), host objects encoded once for a set of tensors and kept (cuTensorMapEncodeTiled costs host time;
+   a captured graph bakes them into its kernels' parameters). */
+typedef struct dr_stream dr_stream;
 
 /* Device side (decode_replay_kernels.cu). Pointers of one step's tensors. */
 typedef struct dr_dev {
@@ -235,7 +221,7 @@ typedef struct dr_dev {
     void *y, *h, *qkv, *attn, *act;
     float *opart, *ml;
     unsigned long long *probe; /* NULL, or this profile's stamp ring (dr_probe_slot) */
-    const dr_maps *maps;       /* the TMA maps of these tensors (dr_maps_bind), or NULL */
+    const dr_stream *stream;   /* gemv=stream's maps of these tensors (dr_stream_bind), or NULL */
 } dr_dev;
 
 /* The kernels' pointers from a table in dr_tensor_specs' order (launch->tensors, or setup's pointers
@@ -250,18 +236,17 @@ void dr_bind(const int idx[DR_T_COUNT], void *const *table, unsigned long long *
 #define DR_PROBE_WORDS_SLOT(nk) (2 + 2 * (size_t)(nk))
 #define DR_PROBE_WORDS(nk) (1 + DR_PROBE_STEPS * DR_PROBE_WORDS_SLOT(nk))
 
-/* The TMA maps: dr_maps_new() room for the maps of up to `layers` layers, none bound (NULL: out of
-   memory); dr_maps_bind() encodes the maps of t's caches kc and vc (where dr_tma_fits) and, unless
-   param.part = attn, of wo, wd, attn and act (and the plan: dr_stream_splits on the current device), unless
-   m already holds those very tensors' (a no-op then: eager calls it every run; it allocates nothing);
-   dr_maps_free() NULL-safe. bind returns 0, or -1 with why (the driver's encoder missing, a tensor
-   misaligned, more layers than m has room for). */
-dr_maps *dr_maps_new(int64_t layers);
-int dr_maps_bind(dr_maps *m, klab_dtype d, const dr_geom *g, const dr_dev *t, char *why, size_t whylen);
-void dr_maps_free(dr_maps *m);
+/* gemv=stream's maps: dr_stream_new() room for the maps of up to `layers` layers, none bound (NULL: out of
+   memory); dr_stream_bind() encodes the maps of t's wo, wd, attn and act (and the plan: dr_stream_splits on
+   the current device) unless m already holds those very tensors' (a no-op then: eager calls it every run;
+   it allocates nothing); dr_stream_free() NULL-safe. bind returns 0, or -1 with why (the driver's encoder
+   missing, a tensor misaligned, more layers than m has room for). */
+dr_stream *dr_stream_new(int64_t layers);
+int dr_stream_bind(dr_stream *m, klab_dtype d, const dr_geom *g, const dr_dev *t, char *why, size_t whylen);
+void dr_stream_free(dr_stream *m);
 
 /* Enqueue the kernels of layers [l0, l1) of one step on s with attention path attn (DR_ATTN_*) and GEMV
-   gemv (DR_GEMV_*; gemv=stream and attn=mma_tma need t->maps bound to t's tensors); pdl: launch each with programmatic
+   gemv (DR_GEMV_*; gemv=stream needs t->stream bound to t's tensors); pdl: launch each with programmatic
    stream serialization (sm_90). The step's last kernel (layer layers-1) advances the cursor. Returns a
    cudaError_t as int. */
 int dr_enqueue(klab_dtype d, const dr_geom *g, const dr_dev *t, int attn, int gemv, int l0, int l1, int pdl,

@@ -26,7 +26,6 @@ template <typename T> struct AttnArgs {
     float *opart, *ml; /* splits > 1: [B, heads, splits, D] and [B, heads, splits, 2] */
     T *out;            /* [B, heads * D] */
     int heads, kv_heads, nqkv, kv, chunk, splits, steps;
-    int layer; /* the TMA path's: its rows in the maps of every layer's cache */
     StepCtl c;
 };
 

@@ -14,35 +14,18 @@
  *
  * Each warp streams its own tiles (tile t of the CTA is warp t % AW's) through its own MW slots, so its
  * loop waits on its own copies and a warp barrier, never on the CTA: with the plan of llama8b (128
- * positions a CTA, 8 tiles of 16 at D = 128) every tile is issued before the wait. A slot holds k then v,
- * each in the layout a TMA box of 64 columns x FT rows with the 128-byte swizzle writes ([column half]
- * [row][64], 16-byte chunk c of row r at (c % 8) ^ (r % 8)): ldmatrix reads 8 rows at one chunk, 8 bank
- * groups swizzled where they would be one unswizzled. Two ways to fill it:
- *   cp.async (mma, mma_cluster)  each lane 16 bytes a copy; positions past the range copied as zeros (the
- *                                zero fill) and their scores masked to -inf;
- *   TMA (mma_tma)                lane 0 of the warp: four bulk tensor copies a tile (k and v, two column
- *                                halves at D = 128) from a 2-D map over the cache of every layer, sequence
- *                                and KV head (rows of D), completing on the slot's mbarrier. A tile past
- *                                the range reads the rows after it as they are (the next positions, or
- *                                the next head's, zeros past the cache's end): their scores are masked and
- *                                their v rows zeroed in the slot once it lands,
- * so the stale or unwritten bits of a slot never meet a zero weight (0 * NaN is NaN). */
+ * positions a CTA, 8 tiles of 16 at D = 128) every tile is issued before the wait. Rows of a slot are
+ * swizzled (16-byte chunk c of row r at c ^ (r % 8)): ldmatrix reads 8 rows D * 2 bytes apart, one bank
+ * group unswizzled. Positions past the range are copied as zeros (cp.async's zero fill) and their scores
+ * masked to -inf, so the stale or unwritten bits of a slot never meet a zero weight (0 * NaN is NaN). */
 #ifndef DECODE_REPLAY_ATTN_MMA_CUH
 #define DECODE_REPLAY_ATTN_MMA_CUH
 
 #include <type_traits>
 
 #include "../common/cluster_barrier.cuh"
-#include "../common/hopper_gemm.cuh"
-#include "../common/hopper_tma.cuh"
 #include "../common/mma_sync.cuh"
 #include "decode_replay_attention.cuh"
-
-/* attn=mma_tma's maps: the k and v caches of every layer as [layers * batch * kv_heads * kv] rows of D
-   elements, box 64 x FusedTile<D>::N rows, 128-byte swizzle (mma_maps) */
-struct dr_kv_maps {
-    CUtensorMap k, v;
-};
 
 namespace {
 
@@ -50,31 +33,12 @@ namespace {
    the GPU at once: at 4, a CTA's 256 positions of llama8b all issued before the wait) */
 template <typename T, int D, int MW> struct MmaRing {
     static constexpr int FT = FusedTile<D>::N, LP = D / 8;
-    static constexpr int TILE = 2 * FT * D; /* elements of a slot: k, then v */
-    static constexpr int ALIGN = 1024;      /* a 128-byte swizzle's period: the boxes' alignment */
-    static constexpr size_t BYTES = ALIGN + (size_t)AW * MW * TILE * sizeof(T); /* dynamic shared memory */
-    static_assert(FT * 64 * sizeof(T) % ALIGN == 0, "every box of a slot starts a swizzle period");
+    static constexpr int TILE = 2 * FT * D;                              /* elements of a slot: k, then v */
+    static constexpr size_t BYTES = (size_t)AW * MW * TILE * sizeof(T); /* dynamic shared memory */
 };
 
-/* element offset of (row r, 16-byte chunk c) in a slot's k or v: TMA's box layout (above) */
-template <int D> __device__ __forceinline__ int swz(int r, int c)
-{
-    return (c >> 3) * FusedTile<D>::N * 64 + r * 64 + (((c & 7) ^ (r & 7)) << 3);
-}
-
-/* The TMA path's copy of the tile at cache row `row` into slot sl (k, then v; D / 64 boxes each), completing
-   its bytes on bar. Lane 0 of the warp. */
-template <typename T, int D>
-__device__ __forceinline__ void tma_tile(T *sl, const dr_kv_maps &m, uint64_t *bar, int row)
-{
-    constexpr int FT = FusedTile<D>::N;
-    hg::mbar_expect_tx(bar, 2 * FT * D * (unsigned)sizeof(T));
-#pragma unroll
-    for (int h = 0; h < D / 64; h++) {
-        hg::tma_load(sl + h * FT * 64, &m.k, bar, 64 * h, row);
-        hg::tma_load(sl + FT * D + h * FT * 64, &m.v, bar, 64 * h, row);
-    }
-}
+/* element offset of (row r, 16-byte chunk c) in a slot's k or v */
+template <int D> __device__ __forceinline__ int swz(int r, int c) { return r * D + ((c ^ (r & 7)) << 3); }
 
 /* four 8x8 b16 matrices from shared memory, lanes 8i..8i+7 naming matrix i's rows; TRANS: transposed.
    volatile and a memory clobber: they read what cp.async and the patch of the new position wrote, so they
@@ -200,89 +164,53 @@ __device__ __forceinline__ void cluster_merge(const AttnArgs<T> &a, const CtaRan
 #endif
 }
 
-/* The kernel's maps parameter: attn=mma_tma's, nothing for the cp.async paths */
-struct dr_no_maps {
-};
-template <bool TMA> using MmaMaps = std::conditional_t<TMA, dr_kv_maps, dr_no_maps>;
-
 /* The mma path's attention: one CTA a (KV head blockIdx.x, split blockIdx.y, sequence blockIdx.z), as the
    fused kernel; CL, the cluster path: the splits one cluster along y, merged by cluster_merge (no ticket,
    no partials in global memory), and a CTA past the step's length stays for the cluster's barriers with an
-   empty state; TMA (with CL, sm_90a): the tiles copied by TMA through m (an mbarrier a slot, its phase the
-   slot's turn), layer a.layer's rows. Dynamic shared memory: MmaRing<T, D, MW>::BYTES (the launch raises the
-   kernel's limit). */
-template <typename T, int D, int G, bool CL, int MW, bool TMA>
-__global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a, const __grid_constant__ MmaMaps<TMA> m)
+   empty state. Dynamic shared memory: MmaRing<T, D, MW>::BYTES (the launch raises the kernel's limit). */
+template <typename T, int D, int G, bool CL, int MW>
+__global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
 {
     using R = MmaRing<T, D, MW>;
     constexpr int FT = R::FT, LP = R::LP;
     static_assert(G <= 8, "the heads fill rows 0..7 of the m16 operand");
-    static_assert(AW * G * (D + 2) * sizeof(float) <= R::BYTES - R::ALIGN, "the merge fits in the ring");
-    static_assert(!TMA || CL, "the TMA path is the cluster path's kernel");
-#if !HG_SM90A
-    if constexpr (TMA) { /* no TMA to copy with: a launch here is a bug the host refuses first */
-        (void)m;
-        __trap();
-    }
-#endif
-    extern __shared__ __align__(16) unsigned char dr_mma_smem[];
+    static_assert(AW * G * (D + 2) * sizeof(float) <= R::BYTES, "the merge fits in the ring");
+    extern __shared__ __align__(16) unsigned char dr_mma_ring[];
     __shared__ __align__(16) T kn[D], vn[D], qs[G * D];
     __shared__ __align__(16) float merged[CL ? G * (D + 2) : 1]; /* CL: the CTA's state, cluster_merge's */
-    __shared__ __align__(8) uint64_t full[TMA ? AW * MW : 1];    /* TMA: slot j of warp w's at w * MW + j */
-    unsigned char *const ring = reinterpret_cast<unsigned char *>(
-        ((uintptr_t)dr_mma_smem + R::ALIGN - 1) & ~(uintptr_t)(R::ALIGN - 1));
     const Lanes<D> ln;
     const StepPos sp0 = step_begin(a.c);
     const CtaRange<T, D> r(a, sp0.cur, FT);
     const int pos = r.pos, c0 = r.c0, c1 = r.c1;
-    T *const mine = reinterpret_cast<T *>(ring) + (size_t)ln.warp * MW * R::TILE; /* this warp's slots */
+    T *const mine = reinterpret_cast<T *>(dr_mma_ring) + (size_t)ln.warp * MW * R::TILE; /* this warp's slots */
     auto slot = [&](int t) { return mine + (size_t)((t / AW) % MW) * R::TILE; };
-    auto bar = [&](int t) { return &full[ln.warp * MW + (t / AW) % MW]; };
-    /* the TMA path's first row of this CTA's (layer, sequence, KV head) in the maps */
-    const int row0 = TMA ? ((a.layer * (int)gridDim.z + r.b) * a.kv_heads + r.kvh) * a.kv : 0;
-    if constexpr (TMA) {
-        if (ln.lane == 0) {
-#pragma unroll
-            for (int j = 0; j < MW; j++)
-                hg::mbar_init(&full[ln.warp * MW + j], 1);
-#if HG_SM90A
-            asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-#endif
-        }
-        __syncwarp();
-    }
     static_assert(2 * FT * LP % 32 == 0, "a tile is whole copies of the warp");
-    auto issue = [&](int t) { /* tile t, this warp's */
-        if constexpr (TMA) {
-            if (t < r.ntile && ln.lane == 0)
-                tma_tile<T, D>(slot(t), m, bar(t), row0 + c0 + t * FT);
-        } else { /* one cp.async group, empty or not (the wait counts groups) */
-            if (t < r.ntile) {
-                T *sl = slot(t);
-                const int p0 = c0 + t * FT;
-                /* unrolled, copy j's k/v half and its row past the lane's are constants; a tile wholly inside
-                   the range (all but a CTA's last) needs no clamp and no zero fill, so its copies are the
-                   LDGSTS and the swizzle's few operations (the rolled, clamped loop spent ~15 instructions a
-                   copy: ~1000 a warp before the wait at llama8b's 4 tiles) */
-                const T *kb = r.kh + (size_t)p0 * D, *vb = r.vh + (size_t)p0 * D;
-                auto copies = [&](auto whole_tile) { /* std::true_type: no clamp and no zero fill */
-                    constexpr bool whole = decltype(whole_tile)::value;
+    auto issue = [&](int t) { /* tile t, this warp's: one group, empty or not (the wait counts groups) */
+        if (t < r.ntile) {
+            T *sl = slot(t);
+            const int p0 = c0 + t * FT;
+            /* unrolled, copy j's k/v half and its row past the lane's are constants; a tile wholly inside the
+               range (all but a CTA's last) needs no clamp and no zero fill, so its copies are the LDGSTS
+               and the swizzle's few operations (the rolled, clamped loop spent ~15 instructions a copy:
+               ~1000 a warp before the wait at llama8b's 4 tiles) */
+            const T *kb = r.kh + (size_t)p0 * D, *vb = r.vh + (size_t)p0 * D;
+            auto copies = [&](auto whole_tile) { /* std::true_type: no clamp and no zero fill */
+                constexpr bool whole = decltype(whole_tile)::value;
 #pragma unroll
-                    for (int j = 0; j < 2 * FT * LP / 32; j++) {
-                        const int i = ln.lane + 32 * j;
-                        const int kv = i / (FT * LP), row = i / LP % FT, c = i % LP;
-                        const int at = whole ? row : min(row, c1 - 1 - p0); /* past c1: the last row, zero-filled */
-                        cp_async16(sl + kv * FT * D + swz<D>(row, c), (kv ? vb : kb) + at * D + c * 8,
-                                   whole || p0 + row < c1 ? 16u : 0u);
-                    }
-                };
-                if (p0 + FT <= c1)
-                    copies(std::true_type());
-                else
-                    copies(std::false_type());
-            }
-            cp_async_commit();
+                for (int j = 0; j < 2 * FT * LP / 32; j++) {
+                    const int i = ln.lane + 32 * j;
+                    const int kv = i / (FT * LP), row = i / LP % FT, c = i % LP;
+                    const int at = whole ? row : min(row, c1 - 1 - p0); /* past c1: the last row, zero-filled */
+                    cp_async16(sl + kv * FT * D + swz<D>(row, c), (kv ? vb : kb) + at * D + c * 8,
+                               whole || p0 + row < c1 ? 16u : 0u);
+                }
+            };
+            if (p0 + FT <= c1)
+                copies(std::true_type());
+            else
+                copies(std::false_type());
         }
+        cp_async_commit();
     };
 #pragma unroll
     for (int j = 0; j < MW; j++)
@@ -313,38 +241,25 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a, con
 
     MmaSoft<D> st;
     for (int t = ln.warp; t < r.ntile; t += AW) {
-        if constexpr (TMA)
-            hg::mbar_wait(bar(t), (t / AW / MW) & 1); /* every lane: the slot's bytes have landed */
-        else
-            cp_async_wait<MW - 1>();
+        cp_async_wait<MW - 1>();
         __syncwarp(); /* tile t landed for every lane's copies */
         T *sl = slot(t);
         const int pt = c0 + t * FT;
-        /* TMA: v past c1 (the next positions' or the next head's rows, whatever they hold) to zeros; k's
-           scores there are masked */
-        const bool clip = TMA && pt + FT > c1;
-        if (clip)
-            for (int i = ln.lane; i < D / 64 * (pt + FT - c1) * 8; i += 32) {
-                const int per = (pt + FT - c1) * 8, h = i / per;
-                reinterpret_cast<uint4 *>(sl + FT * D + h * FT * 64 + (c1 - pt) * 64)[i % per] = make_uint4(0, 0, 0, 0);
-            }
         /* the new position from kn, vn (written only by the CTA whose range holds it): the slot's copy may
            predate the append */
-        const bool patch = pt <= pos && pos < min(pt + FT, c1);
-        if (patch && ln.lane < 2 * LP)
-            reinterpret_cast<uint4 *>(sl + (ln.lane / LP) * FT * D + swz<D>(pos - pt, ln.lane % LP))[0] =
-                reinterpret_cast<const uint4 *>(ln.lane < LP ? kn : vn)[ln.lane % LP];
-        if (clip || patch)
+        if (pt <= pos && pos < min(pt + FT, c1)) {
+            if (ln.lane < 2 * LP)
+                reinterpret_cast<uint4 *>(sl + (ln.lane / LP) * FT * D + swz<D>(pos - pt, ln.lane % LP))[0] =
+                    reinterpret_cast<const uint4 *>(ln.lane < LP ? kn : vn)[ln.lane % LP];
             __syncwarp();
+        }
         mma_tile<T, D>(st, qa, (unsigned)__cvta_generic_to_shared(sl), pt, c1, ln.lane);
-        if constexpr (TMA) /* this lane's reads and stores of the slot before the copy engine's refill */
-            hg::fence_async_smem();
         __syncwarp(); /* the slot read by every lane: refill it */
         issue(t + MW * AW);
     }
     st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
     st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
-    float *sm = reinterpret_cast<float *>(ring);
+    float *sm = reinterpret_cast<float *>(dr_mma_ring);
     __syncthreads(); /* every warp past its slots: the ring becomes the merge's */
     if (g < G) {
         float *acc = sm + (ln.warp * G + g) * D, *ml = sm + AW * G * D + (ln.warp * G + g) * 2;
@@ -365,20 +280,6 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a, con
         fused_finish<T, D, G>(a, r, sm);
     }
     step_end(a.c, sp0);
-}
-
-/* attn=mma_tma's maps of caches kc and vc (rows of D elements: g's layers x batch x kv_heads x kv), one
-   box a tile's column half; 0, or -1 with why */
-template <typename T>
-int mma_maps(dr_kv_maps *m, const void *kc, const void *vc, const dr_geom *g, char *why, size_t whylen)
-{
-    const uint64_t rows = (uint64_t)(g->layers * g->batch * g->kv_heads * g->kv), D = (uint64_t)g->head_dim;
-    const uint32_t ft = (uint32_t)(g->head_dim == 64 ? FusedTile<64>::N : FusedTile<128>::N);
-    const hopper_tma_elem e = hg::tma_elem<T>();
-    return hopper_tma_2d(&m->k, kc, e, D, rows, D * sizeof(T), 64, ft, 128, why, whylen) ||
-                   hopper_tma_2d(&m->v, vc, e, D, rows, D * sizeof(T), 64, ft, 128, why, whylen)
-               ? -1
-               : 0;
 }
 
 } // namespace

@@ -121,13 +121,6 @@ int dr_cluster_fits(const dr_geom *g)
     return g->csplits <= DR_MAX_CLUSTER;
 }
 
-int dr_tma_fits(const dr_geom *g)
-{
-    /* the copy's row coordinate is a signed 32-bit integer: a tile's first row plus its FT <= 32 rows */
-    const double rows = (double)g->layers * (double)g->batch * (double)g->kv_heads * (double)g->kv;
-    return rows + 32 <= 2147483647.0;
-}
-
 int dr_kernels_per_layer(const dr_geom *g)
 {
     return g->attn_only ? DR_KPL_ATTN : DR_KPL;
@@ -209,7 +202,6 @@ void dr_schedule(const dr_geom *g, uint64_t seed, int32_t *lens)
 #define ATTN_SPLIT "attn=split"
 #define ATTN_MMA "attn=mma"
 #define ATTN_MMA_CLUSTER "attn=mma_cluster"
-#define ATTN_MMA_TMA "attn=mma_tma"
 #define GEMV_PLAIN ",gemv=plain"
 #define GEMV_PIPE(n) ",gemv=pipe,ksplit=" #n
 #define GEMV_STREAM ",gemv=stream"
@@ -217,8 +209,7 @@ void dr_schedule(const dr_geom *g, uint64_t seed, int32_t *lens)
 const char *dr_attn_config(int index)
 {
     static const char *const name[DR_NATTN] = {[DR_ATTN_FUSED] = ATTN_FUSED, [DR_ATTN_SPLIT] = ATTN_SPLIT,
-                                               [DR_ATTN_MMA] = ATTN_MMA, [DR_ATTN_MMA_CLUSTER] = ATTN_MMA_CLUSTER,
-                                               [DR_ATTN_MMA_TMA] = ATTN_MMA_TMA};
+                                               [DR_ATTN_MMA] = ATTN_MMA, [DR_ATTN_MMA_CLUSTER] = ATTN_MMA_CLUSTER};
     const int a = dr_attn_of_config(index);
     return a < 0 ? NULL : name[a];
 }
@@ -273,10 +264,10 @@ const char *dr_config_name(int index)
     /* in configuration order: attn * DR_NGEMV + gemv */
 #define GEMVS(a) a GEMV_PLAIN, a GEMV_PIPE(1), a GEMV_PIPE(2), a GEMV_PIPE(4), a GEMV_STREAM
     static const char *const name[DR_NCONFIGS] = {GEMVS(ATTN_FUSED), GEMVS(ATTN_SPLIT), GEMVS(ATTN_MMA),
-                                                  GEMVS(ATTN_MMA_CLUSTER), GEMVS(ATTN_MMA_TMA)};
+                                                  GEMVS(ATTN_MMA_CLUSTER)};
 #undef GEMVS
-    _Static_assert(DR_NATTN == 5 && DR_ATTN_SPLIT == 1 && DR_ATTN_MMA == 2 && DR_ATTN_MMA_CLUSTER == 3 &&
-                       DR_ATTN_MMA_TMA == 4 && DR_NGEMV == 5 && DR_ATTN_FUSED == 0 &&
+    _Static_assert(DR_NATTN == 4 && DR_ATTN_SPLIT == 1 && DR_ATTN_MMA == 2 && DR_ATTN_MMA_CLUSTER == 3 &&
+                       DR_NGEMV == 5 && DR_ATTN_FUSED == 0 &&
                        DR_GEMV_PLAIN == 0 && DR_GEMV_PIPE == 1 && DR_GEMV_PIPE_K2 == 2 && DR_GEMV_PIPE_K4 == 3 &&
                        DR_GEMV_STREAM == 4,
                    "the names follow the enums' order");

@@ -4,8 +4,7 @@
  *                        path (DR_ATTN_FUSED) also the splits' merge, by the last CTA of each KV head;
  *                        the mma path (DR_ATTN_MMA) is the fused one with its tiles on tensor cores;
  *                        the cluster path (DR_ATTN_MMA_CLUSTER) the mma kernel, its splits merged in a
- *                        cluster's shared memory; the TMA path (DR_ATTN_MMA_TMA) the cluster path with
- *                        its tiles copied by TMA
+ *                        cluster's shared memory
  *   combine              the split path's merge (only when its cache is split: splits > 1)
  *   gemv<RESID>          h = h + Wo o                  (residual in the epilogue)
  *   gemv<NORM, SWIGLU>   act = silu(Wg m) * (Wu m), m = rmsnorm(h)   (SwiGLU in the epilogue)
@@ -43,18 +42,6 @@
 #include "../common/func_attr.cuh"
 #include "../common/launch_config.cuh"
 #include "decode_replay_step.cuh"
-
-/* The step's TMA maps (decode_replay.h): gemv=stream's and attn=mma_tma's, of the tensors recorded here. */
-struct dr_maps {
-    int64_t cap; /* layers the weights' map arrays hold */
-    int bound;   /* the maps are those of the tensors below, at geometry g */
-    int kv_ok;   /* kv holds maps (dr_tma_fits) */
-    klab_dtype dtype;
-    dr_geom g;
-    const void *wo, *wd, *attn, *act, *kc, *vc; /* the tensors the maps were encoded for */
-    dr_stream_proj o, d;                        /* gemv=stream's (none with param.part = attn) */
-    dr_kv_maps kv;                              /* attn=mma_tma's */
-};
 
 namespace {
 
@@ -111,9 +98,9 @@ cudaError_t gemv(const GemvArgs<T> &a, int ks, bool pdl, cudaStream_t s)
 
 /* The mma kernel's launch attributes, once: its ring past the 48 KB a launch gets unasked, and (CL) a
    cluster of up to 16 */
-template <typename T, int D, int G, bool CL, int MW, bool TMA> cudaError_t mma_attrs()
+template <typename T, int D, int G, bool CL, int MW> cudaError_t mma_attrs()
 {
-    constexpr auto k = attn_mma_kernel<T, D, G, CL, MW, TMA>;
+    constexpr auto k = attn_mma_kernel<T, D, G, CL, MW>;
     cudaError_t e = func_attr_once<k, cudaFuncAttributeMaxDynamicSharedMemorySize>((int)MmaRing<T, D, MW>::BYTES);
     if (e == cudaSuccess && CL)
         e = func_attr_once<k, cudaFuncAttributeNonPortableClusterSizeAllowed>(1);
@@ -126,16 +113,15 @@ template <typename T, int D, int G, bool CL, int MW, bool TMA> cudaError_t mma_a
    GPC; the H200 holds fewer than llama8b's 8 such), three (96 KB, two CTAs an SM: llama8b's ring, ncu in
    calls 2 and 5 of 2026-11-22-h200-9), else two (64 KB), since a second wave of clusters would cost more
    than a deeper ring saves. */
-template <typename T, int D, int G, int MW, bool TMA>
-cudaError_t launch_cluster_ring(const AttnArgs<T> &a, const MmaMaps<TMA> &m, cudaLaunchConfig_t &cfg,
-                                int64_t clusters, bool last, bool *done)
+template <typename T, int D, int G, int MW>
+cudaError_t launch_cluster_ring(const AttnArgs<T> &a, cudaLaunchConfig_t &cfg, int64_t clusters, bool last, bool *done)
 {
-    constexpr auto k = attn_mma_kernel<T, D, G, true, MW, TMA>;
-    cudaError_t e = mma_attrs<T, D, G, true, MW, TMA>();
+    constexpr auto k = attn_mma_kernel<T, D, G, true, MW>;
+    cudaError_t e = mma_attrs<T, D, G, true, MW>();
     if (e != cudaSuccess)
         return e;
     cfg.dynamicSmemBytes = MmaRing<T, D, MW>::BYTES;
-    static int fits[DR_MAX_CLUSTER + 1]; /* clusters resident at once, by size (a kernel's); 0: unasked, -1: none */
+    static int fits[DR_MAX_CLUSTER + 1]; /* clusters resident at once, by size; 0: unasked, -1: none */
     int &fit = fits[cfg.gridDim.y];
     if (fit == 0 && (e = cudaOccupancyMaxActiveClusters(&fit, k, &cfg)) != cudaSuccess)
         return e;
@@ -144,11 +130,11 @@ cudaError_t launch_cluster_ring(const AttnArgs<T> &a, const MmaMaps<TMA> &m, cud
     if (!last && (int64_t)fit < clusters)
         return cudaSuccess; /* not this ring: *done stays false */
     *done = true;
-    return cudaLaunchKernelEx(&cfg, k, a, m);
+    return cudaLaunchKernelEx(&cfg, k, a);
 }
 
-template <typename T, int D, int G, bool TMA>
-cudaError_t attention_cluster(const AttnArgs<T> &a, const MmaMaps<TMA> &m, dim3 grid, bool pdl, cudaStream_t s)
+template <typename T, int D, int G>
+cudaError_t attention_cluster(const AttnArgs<T> &a, dim3 grid, bool pdl, cudaStream_t s)
 {
     if (grid.y < 1 || grid.y > DR_MAX_CLUSTER)
         return cudaErrorInvalidValue;
@@ -157,44 +143,41 @@ cudaError_t attention_cluster(const AttnArgs<T> &a, const MmaMaps<TMA> &m, dim3 
     cudaLaunchConfig_t &cfg = lc.cfg;
     const int64_t clusters = (int64_t)grid.x * grid.z;
     bool done = false;
-    cudaError_t e = launch_cluster_ring<T, D, G, 4, TMA>(a, m, cfg, clusters, false, &done);
+    cudaError_t e = launch_cluster_ring<T, D, G, 4>(a, cfg, clusters, false, &done);
     if (e == cudaSuccess && !done)
-        e = launch_cluster_ring<T, D, G, 3, TMA>(a, m, cfg, clusters, false, &done);
+        e = launch_cluster_ring<T, D, G, 3>(a, cfg, clusters, false, &done);
     if (e == cudaSuccess && !done)
-        e = launch_cluster_ring<T, D, G, 2, TMA>(a, m, cfg, clusters, true, &done);
+        e = launch_cluster_ring<T, D, G, 2>(a, cfg, clusters, true, &done);
     return e;
 }
 
-/* kvm: attn=mma_tma's maps (checked by dr_enqueue), else unused */
 template <typename T, int D, int G>
-cudaError_t attention_path(const AttnArgs<T> &a, const dr_kv_maps *kvm, dim3 grid, int attn, bool pdl, cudaStream_t s)
+cudaError_t attention_path(const AttnArgs<T> &a, dim3 grid, int attn, bool pdl, cudaStream_t s)
 {
     const dim3 block(AW * 32);
     switch (attn) {
     case DR_ATTN_SPLIT: return launch(attn_kernel<T, D, G>, grid, block, pdl, s, a);
     case DR_ATTN_FUSED: return launch(attn_fused_kernel<T, D, G>, grid, block, pdl, s, a);
     case DR_ATTN_MMA: {
-        const cudaError_t e = mma_attrs<T, D, G, false, 2, false>();
+        const cudaError_t e = mma_attrs<T, D, G, false, 2>();
         return e != cudaSuccess ? e
-                                : launch_smem(attn_mma_kernel<T, D, G, false, 2, false>, grid, block,
-                                              MmaRing<T, D, 2>::BYTES, pdl, s, a, dr_no_maps{});
+                                : launch_smem(attn_mma_kernel<T, D, G, false, 2>, grid, block, MmaRing<T, D, 2>::BYTES,
+                                              pdl, s, a);
     }
-    case DR_ATTN_MMA_CLUSTER: return attention_cluster<T, D, G, false>(a, dr_no_maps{}, grid, pdl, s);
-    case DR_ATTN_MMA_TMA: return attention_cluster<T, D, G, true>(a, *kvm, grid, pdl, s);
+    case DR_ATTN_MMA_CLUSTER: return attention_cluster<T, D, G>(a, grid, pdl, s);
     default: return cudaErrorInvalidValue;
     }
 }
 
 template <typename T, int D>
-cudaError_t attention(const AttnArgs<T> &a, const dr_kv_maps *kvm, int batch, int grp, int attn, bool pdl,
-                      cudaStream_t s)
+cudaError_t attention(const AttnArgs<T> &a, int batch, int grp, int attn, bool pdl, cudaStream_t s)
 {
     const dim3 grid((unsigned)a.kv_heads, (unsigned)a.splits, (unsigned)batch);
     switch (grp) {
-    case 1: return attention_path<T, D, 1>(a, kvm, grid, attn, pdl, s);
-    case 2: return attention_path<T, D, 2>(a, kvm, grid, attn, pdl, s);
-    case 4: return attention_path<T, D, 4>(a, kvm, grid, attn, pdl, s);
-    case 8: return attention_path<T, D, 8>(a, kvm, grid, attn, pdl, s);
+    case 1: return attention_path<T, D, 1>(a, grid, attn, pdl, s);
+    case 2: return attention_path<T, D, 2>(a, grid, attn, pdl, s);
+    case 4: return attention_path<T, D, 4>(a, grid, attn, pdl, s);
+    case 8: return attention_path<T, D, 8>(a, grid, attn, pdl, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -204,7 +187,7 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
 {
     /* the down projection's K split; the other GEMVs run the same kernel unsplit */
     const int ks_down = dr_gemv_ksplit(gemv_v), ks = ks_down > 0 ? 1 : 0;
-    const bool stream = gemv_v == DR_GEMV_STREAM; /* dr_enqueue has checked t->maps */
+    const bool stream = gemv_v == DR_GEMV_STREAM; /* dr_enqueue has checked t->stream */
     const int B = (int)g->batch, H = (int)g->hidden, D = (int)g->head_dim, qd = (int)(g->heads * g->head_dim);
     const int I = (int)g->inter, kpl = dr_kernels_per_layer(g), nk = (int)g->layers * kpl;
     const size_t cache_layer = (size_t)B * (size_t)g->kv_heads * (size_t)g->kv * (size_t)D;
@@ -221,8 +204,8 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
             if ((e = gemv<T, EPI_STORE, true>(q, ks, pdl, s)) != cudaSuccess)
                 return e;
         }
-        /* fused and mma: one kernel, the fused plan, its own split merge; the cluster paths their own plan */
-        const bool fused = attn != DR_ATTN_SPLIT, cluster = dr_attn_clustered(attn) != 0;
+        /* fused and mma: one kernel, the fused plan, its own split merge; the cluster path its own plan */
+        const bool fused = attn != DR_ATTN_SPLIT, cluster = attn == DR_ATTN_MMA_CLUSTER;
         const bool split = (fused ? g->fsplits : g->splits) > 1;
         const int64_t chunk = cluster ? g->cchunk : fused ? g->fchunk : g->chunk;
         const int64_t splits = cluster ? g->csplits : fused ? g->fsplits : g->splits;
@@ -230,11 +213,10 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
         AttnArgs<T> at = {g->attn_only ? x + (size_t)l * B * g->nqkv : (const T *)t->qkv,
                           (T *)t->kc + l * cache_layer, (T *)t->vc + l * cache_layer, t->cos_t, t->sin_t, t->lens,
                           t->opart, t->ml, o, (int)g->heads, (int)g->kv_heads, (int)g->nqkv, (int)g->kv,
-                          (int)chunk, (int)splits, (int)g->steps, l,
+                          (int)chunk, (int)splits, (int)g->steps,
                           ctl(DR_K_ATTN, g->attn_only && last_layer && (fused || !split))};
         const int grp = (int)(g->heads / g->kv_heads);
-        const dr_kv_maps *kvm = attn == DR_ATTN_MMA_TMA ? &t->maps->kv : nullptr;
-        e = D == 64 ? attention<T, 64>(at, kvm, B, grp, attn, pdl, s) : attention<T, 128>(at, kvm, B, grp, attn, pdl, s);
+        e = D == 64 ? attention<T, 64>(at, B, grp, attn, pdl, s) : attention<T, 128>(at, B, grp, attn, pdl, s);
         if (e != cudaSuccess)
             return e;
         if (split && !fused) {
@@ -251,7 +233,7 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
             continue;
         GemvArgs<T> op = {(const T *)t->wo + (size_t)l * H * qd, (const T *)t->attn, nullptr, hin, h, H, qd, B,
                           (float)g->eps, ctl(DR_K_OPROJ, false)};
-        e = stream ? stream_gemv<T>(t->maps->o, l, B, H, qd, hin, h, op.c, pdl, s)
+        e = stream ? stream_gemv<T>(t->stream->o, l, B, H, qd, hin, h, op.c, pdl, s)
                    : gemv<T, EPI_RESID, false>(op, ks, pdl, s);
         if (e != cudaSuccess)
             return e;
@@ -261,7 +243,7 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
             return e;
         GemvArgs<T> dn = {(const T *)t->wd + (size_t)l * H * I, (const T *)t->act, nullptr, h,
                           last_layer ? y : h, H, I, B, (float)g->eps, ctl(DR_K_DOWN, last_layer)};
-        e = stream ? stream_gemv<T>(t->maps->d, l, B, H, I, h, dn.out, dn.c, pdl, s)
+        e = stream ? stream_gemv<T>(t->stream->d, l, B, H, I, h, dn.out, dn.c, pdl, s)
                    : gemv<T, EPI_RESID, false>(dn, ks_down, pdl, s);
         if (e != cudaSuccess)
             return e;
@@ -270,14 +252,11 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
 }
 
 /* m holds the maps of t's tensors at g's sizes */
-bool maps_hold(const dr_maps *m, klab_dtype d, const dr_geom *g, const dr_dev *t)
+bool stream_holds(const dr_stream *m, klab_dtype d, const dr_geom *g, const dr_dev *t)
 {
-    const dr_geom *h = m ? &m->g : nullptr;
-    return m && m->bound && m->dtype == d && h->layers == g->layers && h->batch == g->batch &&
-           h->hidden == g->hidden && h->heads == g->heads && h->kv_heads == g->kv_heads &&
-           h->head_dim == g->head_dim && h->inter == g->inter && h->kv == g->kv && h->attn_only == g->attn_only &&
-           m->kc == t->kc && m->vc == t->vc &&
-           (g->attn_only || (m->wo == t->wo && m->wd == t->wd && m->attn == t->attn && m->act == t->act));
+    return m && m->bound && m->dtype == d && m->layers == g->layers && m->wo == t->wo && m->wd == t->wd &&
+           m->attn == t->attn && m->act == t->act && m->hidden == g->hidden && m->qd == g->heads * g->head_dim &&
+           m->inter == g->inter && m->batch == g->batch;
 }
 
 } // namespace
@@ -288,9 +267,7 @@ extern "C" int dr_enqueue(klab_dtype d, const dr_geom *g, const dr_dev *t, int a
     if (attn < 0 || attn >= DR_NATTN || dr_gemv_ksplit(gemv) < 0)
         return (int)cudaErrorInvalidValue;
     /* maps of other tensors would read and write what the host does not check */
-    if (((gemv == DR_GEMV_STREAM && !g->attn_only) || attn == DR_ATTN_MMA_TMA) && !maps_hold(t->maps, d, g, t))
-        return (int)cudaErrorInvalidValue;
-    if (attn == DR_ATTN_MMA_TMA && !t->maps->kv_ok)
+    if (gemv == DR_GEMV_STREAM && !g->attn_only && !stream_holds(t->stream, d, g, t))
         return (int)cudaErrorInvalidValue;
     if (d == KLAB_FP16)
         return (int)enqueue<__half>(g, t, attn, gemv, l0, l1, pdl != 0, s);
@@ -299,9 +276,9 @@ extern "C" int dr_enqueue(klab_dtype d, const dr_geom *g, const dr_dev *t, int a
     return (int)cudaErrorInvalidValue;
 }
 
-extern "C" dr_maps *dr_maps_new(int64_t layers)
+extern "C" dr_stream *dr_stream_new(int64_t layers)
 {
-    dr_maps *m = (dr_maps *)calloc(1, sizeof(dr_maps));
+    dr_stream *m = (dr_stream *)calloc(1, sizeof(dr_stream));
     /* CUtensorMap is 64-byte aligned: a multiple of it is a valid aligned_alloc size */
     const size_t bytes = (size_t)(layers > 0 ? layers : 1) * sizeof(CUtensorMap);
     if (m) {
@@ -310,13 +287,13 @@ extern "C" dr_maps *dr_maps_new(int64_t layers)
         m->cap = layers;
     }
     if (m && (!m->o.w || !m->d.w)) {
-        dr_maps_free(m);
+        dr_stream_free(m);
         return NULL;
     }
     return m;
 }
 
-extern "C" void dr_maps_free(dr_maps *m)
+extern "C" void dr_stream_free(dr_stream *m)
 {
     if (!m)
         return;
@@ -325,29 +302,26 @@ extern "C" void dr_maps_free(dr_maps *m)
     free(m);
 }
 
-extern "C" int dr_maps_bind(dr_maps *m, klab_dtype d, const dr_geom *g, const dr_dev *t, char *why, size_t whylen)
+extern "C" int dr_stream_bind(dr_stream *m, klab_dtype d, const dr_geom *g, const dr_dev *t, char *why, size_t whylen)
 {
-    if (maps_hold(m, d, g, t))
+    if (stream_holds(m, d, g, t))
         return 0;
     m->bound = 0;
     if (g->layers > m->cap) {
-        snprintf(why, whylen, "TMA maps: %lld layers, maps made for %lld", (long long)g->layers, (long long)m->cap);
+        snprintf(why, whylen, "gemv=stream: %lld layers, maps made for %lld", (long long)g->layers, (long long)m->cap);
         return -1;
     }
-    if (d != KLAB_FP16 && d != KLAB_BF16) {
-        snprintf(why, whylen, "TMA maps: fp16 and bf16 only");
+    int rc = -1;
+    if (d == KLAB_FP16)
+        rc = stream_bind<__half>(m, g, t, why, whylen);
+    else if (d == KLAB_BF16)
+        rc = stream_bind<__nv_bfloat16>(m, g, t, why, whylen);
+    else
+        snprintf(why, whylen, "gemv=stream: fp16 and bf16 only");
+    if (rc != 0)
         return -1;
-    }
-    const bool h = d == KLAB_FP16;
-    if (!g->attn_only && (h ? stream_bind<__half>(&m->o, &m->d, g, t, why, whylen)
-                            : stream_bind<__nv_bfloat16>(&m->o, &m->d, g, t, why, whylen)) != 0)
-        return -1;
-    m->kv_ok = dr_tma_fits(g);
-    if (m->kv_ok && (h ? mma_maps<__half>(&m->kv, t->kc, t->vc, g, why, whylen)
-                       : mma_maps<__nv_bfloat16>(&m->kv, t->kc, t->vc, g, why, whylen)) != 0)
-        return -1;
-    m->dtype = d, m->g = *g;
-    m->wo = t->wo, m->wd = t->wd, m->attn = t->attn, m->act = t->act, m->kc = t->kc, m->vc = t->vc;
+    m->dtype = d, m->layers = g->layers, m->wo = t->wo, m->wd = t->wd, m->attn = t->attn, m->act = t->act;
+    m->hidden = g->hidden, m->qd = g->heads * g->head_dim, m->inter = g->inter, m->batch = g->batch;
     m->bound = 1;
     return 0;
 }

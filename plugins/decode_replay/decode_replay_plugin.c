@@ -13,10 +13,9 @@
  * The graphs bake in setup's tensors (KLAB_PROFILE_FIXED_TENSORS) and are the plugin's own
  * (KLAB_PROFILE_OWNS_GRAPH). Fixed and dynamic are cases (param.schedule), not profiles: their
  * functions differ. Every profile's tuning space is the attention's path (`attn=fused`, `attn=split`,
- * `attn=mma`, the own choice, and `attn=mma_cluster` and `attn=mma_tma`, sm_90a only) times the GEMV
- * (`gemv=plain`, the own choice, `gemv=pipe,ksplit=1|2|4` and `gemv=stream`, sm_90a only): 25 configurations
- * and the own choice a profile, 104 entries over the four profiles (--tune's cap for a case and dtype is
- * 128). graph_pdl, sm_90a
+ * `attn=mma`, the own choice, and `attn=mma_cluster`, sm_90a only) times the GEMV (`gemv=plain`, the own
+ * choice, `gemv=pipe,ksplit=1|2|4` and `gemv=stream`, sm_90a only): 20 configurations and the own choice a
+ * profile, 84 entries over the four profiles (--tune's cap for a case and dtype is 96). graph_pdl, sm_90a
  * only, has an own choice of its own (dr_pdl_own_config: the cluster attention, the stream at hidden >= 4096),
  * so `klab --tune` times them in the same rounds: setup captures each graph once a configuration. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -42,7 +41,7 @@ typedef struct dr_state {
     void *made[DR_T_COUNT]; /* setup's pointers in launch->tensors' order: what the graphs are bound to */
     cudaGraphExec_t whole[DR_NCONFIGS], pdl[DR_NCONFIGS], *piece[DR_NCONFIGS]; /* by configuration */
     int cc;                        /* the device's compute capability: gemv=stream needs sm_90a */
-    dr_maps *maps, *eager_maps;    /* the TMA maps of setup's tensors (the graphs'), of eager's */
+    dr_stream *maps, *eager_maps;  /* gemv=stream's TMA maps of setup's tensors (the graphs'), of eager's */
     dr_probes probes;
     const char *case_name;
     /* the reference of the last verify, and what it was computed from */
@@ -71,7 +70,7 @@ static klab_status capture(dr_state *st, int c, int l0, int l1, int pdl, unsigne
     cudaStream_t s = (cudaStream_t)host->stream(st->ctx);
     dr_dev d;
     dr_bind(st->idx, st->made, probe, &d);
-    d.maps = st->maps;
+    d.stream = st->maps;
     cudaGraph_t graph = NULL;
     KLAB_CUDA(host, st->ctx, cudaStreamSynchronize(s));
     KLAB_CUDA(host, st->ctx, cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
@@ -154,9 +153,8 @@ static klab_status make_tensors(dr_state *st)
 
 static void dr_teardown(void *state);
 
-/* Whether configuration c runs here; if not, why. gemv=stream's, attn=mma_cluster's and attn=mma_tma's
-   kernels are sm_90a code (elsewhere a trap); the cluster paths need their splits in one cluster, the TMA
-   path its caches' rows within the copy engine's coordinates. */
+/* Whether configuration c runs here; if not, why. gemv=stream's and attn=mma_cluster's kernels are
+   sm_90a code (elsewhere a trap); the cluster path needs its splits in one cluster. */
 static const char *config_refusal(const dr_state *st, int c)
 {
     int attn, gemv;
@@ -164,14 +162,10 @@ static const char *config_refusal(const dr_state *st, int c)
         return "no such configuration";
     if (gemv == DR_GEMV_STREAM && st->cc != 90)
         return "gemv=stream: the TMA weight stream is sm_90a code";
-    if (dr_attn_clustered(attn) && st->cc != 90)
-        return attn == DR_ATTN_MMA_TMA ? "attn=mma_tma: TMA copies and thread-block clusters are sm_90a code here"
-                                       : "attn=mma_cluster: thread-block clusters are sm_90a code here";
-    if (dr_attn_clustered(attn) && !dr_cluster_fits(&st->g))
-        return attn == DR_ATTN_MMA_TMA ? "attn=mma_tma: dim.chunk makes more splits than a cluster holds (16)"
-                                       : "attn=mma_cluster: dim.chunk makes more splits than a cluster holds (16)";
-    if (attn == DR_ATTN_MMA_TMA && !dr_tma_fits(&st->g))
-        return "attn=mma_tma: the caches have more rows (layers x batch x kv_heads x kv) than TMA's int32 coordinates";
+    if (attn == DR_ATTN_MMA_CLUSTER && st->cc != 90)
+        return "attn=mma_cluster: thread-block clusters are sm_90a code here";
+    if (attn == DR_ATTN_MMA_CLUSTER && !dr_cluster_fits(&st->g))
+        return "attn=mma_cluster: dim.chunk makes more splits than a cluster holds (16)";
     return NULL;
 }
 
@@ -180,17 +174,17 @@ static int config_runs(const dr_state *st, int c)
     return config_refusal(st, c) == NULL;
 }
 
-/* The TMA maps of setup's tensors, and room for eager's: encoded once, here */
+/* gemv=stream's maps of setup's tensors, and room for eager's: encoded once, here */
 static klab_status make_maps(dr_state *st)
 {
-    if (st->cc != 90)
-        return KLAB_OK; /* no TMA kernel to run */
-    if (!(st->maps = dr_maps_new(st->g.layers)) || !(st->eager_maps = dr_maps_new(st->g.layers)))
+    if (st->g.attn_only || st->cc != 90)
+        return KLAB_OK; /* no O or down projection; no stream kernel to run */
+    if (!(st->maps = dr_stream_new(st->g.layers)) || !(st->eager_maps = dr_stream_new(st->g.layers)))
         return st->host->error(st->ctx, "out of memory");
     char why[400];
     dr_dev d;
     dr_bind(st->idx, st->made, NULL, &d);
-    if (dr_maps_bind(st->maps, st->dtype, &st->g, &d, why, sizeof why) != 0)
+    if (dr_stream_bind(st->maps, st->dtype, &st->g, &d, why, sizeof why) != 0)
         return st->host->error(st->ctx, "case %s: %s", st->case_name, why);
     return KLAB_OK;
 }
@@ -279,11 +273,11 @@ static klab_status dr_run(void *state, const klab_launch *l)
     case DR_EAGER: {
         dr_dev d;
         dr_bind(st->idx, l->tensors, dr_probes_ring(&st->probes, DR_EAGER), &d);
-        if ((gemv == DR_GEMV_STREAM && !st->g.attn_only) || attn == DR_ATTN_MMA_TMA) {
+        if (gemv == DR_GEMV_STREAM && !st->g.attn_only) {
             char why[400];
-            if (dr_maps_bind(st->eager_maps, st->dtype, &st->g, &d, why, sizeof why) != 0)
+            if (dr_stream_bind(st->eager_maps, st->dtype, &st->g, &d, why, sizeof why) != 0)
                 return st->host->error(st->ctx, "case %s: %s", st->case_name, why);
-            d.maps = st->eager_maps;
+            d.stream = st->eager_maps;
         }
         KLAB_CUDA(st->host, st->ctx, (cudaError_t)dr_enqueue(st->dtype, &st->g, &d, attn, gemv, 0, (int)st->g.layers, 0,
                                                                  s));
@@ -387,8 +381,8 @@ static void dr_teardown(void *state)
                 cudaGraphExecDestroy(st->piece[a][l]);
         free(st->piece[a]);
     }
-    dr_maps_free(st->maps);
-    dr_maps_free(st->eager_maps);
+    dr_stream_free(st->maps);
+    dr_stream_free(st->eager_maps);
     for (int o = 0; o < 4; o++)
         free(st->memo[o]);
     free(st);
@@ -448,9 +442,8 @@ static const klab_profile profiles[] = {
 static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "decode_replay",
-    .version = "1.6.0", /* 1.2.0: the GEMV axis; 1.3.0: attn=mma; 1.4.0: gemv=stream; 1.5.0: attn=mma_cluster,
-                           graph_pdl's own choice; 1.6.0: attn=mma_tma. A choice cached by an older version was
-                           made without them */
+    .version = "1.5.0", /* 1.2.0: the GEMV axis; 1.3.0: attn=mma; 1.4.0: gemv=stream; 1.5.0: attn=mma_cluster,
+                           graph_pdl's own choice. A choice cached by an older version was made without them */
     .summary = "a Llama-style decode step (B sequences, resident KV cache) eager and replayed through CUDA graphs",
     .profiles = profiles,
     .baseline = "eager",

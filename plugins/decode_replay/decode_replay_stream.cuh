@@ -16,7 +16,7 @@
  * start stamp comes from hs's start hook (begin(): thread 0 of every CTA, before the mainloop, after the
  * PDL wait; the producer's first weight loads do not wait for it).
  *
- * The maps (dr_stream_proj, in struct dr_maps) are encoded once for a set of tensors (setup's, for the graphs; eager's,
+ * The maps (struct dr_stream) are encoded once for a set of tensors (setup's, for the graphs; eager's,
  * re-encoded only when the host hands other tensors) and passed by value into each launch: a captured
  * graph holds its copy. Included by decode_replay_kernels.cu (one translation unit: the ticket and the
  * step control are its). */
@@ -35,6 +35,16 @@ struct dr_stream_proj {
     CUtensorMap *w; /* [layers] */
     CUtensorMap x;
     int splits;
+};
+
+struct dr_stream {
+    int64_t cap; /* layers the weights' map arrays hold */
+    int bound;   /* the maps are those of the tensors below */
+    klab_dtype dtype;
+    int64_t layers;
+    const void *wo, *wd, *attn, *act; /* the tensors the maps were encoded for */
+    int64_t hidden, qd, inter, batch;
+    dr_stream_proj o, d;
 };
 
 namespace {
@@ -97,9 +107,7 @@ int stream_maps(dr_stream_proj *p, int64_t layers, const T *w, const T *x, int M
     return 0;
 }
 
-/* o's and d's maps of t's tensors */
-template <typename T>
-int stream_bind(dr_stream_proj *o, dr_stream_proj *d, const dr_geom *g, const dr_dev *t, char *why, size_t whylen)
+template <typename T> int stream_bind(dr_stream *m, const dr_geom *g, const dr_dev *t, char *why, size_t whylen)
 {
     int dev = 0, sms = 0;
     cudaError_t e = cudaGetDevice(&dev);
@@ -110,8 +118,8 @@ int stream_bind(dr_stream_proj *o, dr_stream_proj *d, const dr_geom *g, const dr
         return -1;
     }
     const int B = (int)g->batch, H = (int)g->hidden, qd = (int)(g->heads * g->head_dim), I = (int)g->inter;
-    if (stream_maps<T>(o, g->layers, (const T *)t->wo, (const T *)t->attn, B, H, qd, sms, why, whylen) ||
-        stream_maps<T>(d, g->layers, (const T *)t->wd, (const T *)t->act, B, H, I, sms, why, whylen))
+    if (stream_maps<T>(&m->o, g->layers, (const T *)t->wo, (const T *)t->attn, B, H, qd, sms, why, whylen) ||
+        stream_maps<T>(&m->d, g->layers, (const T *)t->wd, (const T *)t->act, B, H, I, sms, why, whylen))
         return -1;
     return 0;
 }

@@ -75,7 +75,7 @@ void dr_bind(const int idx[DR_T_COUNT], void *const *table, unsigned long long *
 /* As enqueue launches them: the GEMVs write nb x nout, the attention the new entry of each (sequence, KV
    head) in the layer's slice of both caches and, split, a partial o and (m, l) per (sequence, head,
    split) of its path's plan, else o itself; the split path's combine o, the fused path's attention o too
-   (its last CTA a head); the cluster paths' attention o alone (its splits meet in shared memory); the
+   (its last CTA a head); the cluster path's attention o alone (its splits meet in shared memory); the
    step's last kernel the cursor. */
 int dr_layer_writes(const dr_geom *g, int attn, int l, dr_write w[DR_WRITES_PER_LAYER])
 {
@@ -84,7 +84,7 @@ int dr_layer_writes(const dr_geom *g, int attn, int l, dr_write w[DR_WRITES_PER_
     const size_t splits = (size_t)(fused ? g->fsplits : g->splits);
     const size_t qd = (size_t)g->heads * D, per_split = B * (size_t)g->heads * splits;
     const size_t cl = B * (size_t)g->kv_heads * (size_t)g->kv * D;
-    const int split = splits > 1 && !dr_attn_clustered(attn), last = l == g->layers - 1;
+    const int split = splits > 1 && attn != DR_ATTN_MMA_CLUSTER, last = l == g->layers - 1;
     const int out_t = g->attn_only ? DR_T_Y : DR_T_ATTN;
     const size_t out_off = g->attn_only ? (size_t)l * B * qd : 0;
     const int merger = split && !fused ? DR_K_COMBINE : DR_K_ATTN; /* the kernel that writes o */
