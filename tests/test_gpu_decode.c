@@ -252,6 +252,18 @@ static void count_config(const klab_row *w, int seen[NCONFIGS], int *own)
         fail_msg("%s %s %s: own choice '%s', expected '%s'", w->kcase, w->dtype, w->profile, w->config, configs[want]);
 }
 
+/* Every configuration counted `units` times a profile it runs on here (a unit: a case and dtype), and the
+   own choice once a unit and profile; rows this device cannot run were skipped, saying why. */
+static void expect_config_counts(const int seen[NCONFIGS], int own, int units)
+{
+    const int profiles = device_cc == 90 ? 4 : 3;
+    assert_int_equal(own, units * profiles);
+    for (int k = 0; k < NCONFIGS; k++)
+        if (seen[k] != units * runs_here(k, profiles))
+            fail_msg("%s: %d rows, expected %d (one a unit and profile it runs on here)", configs[k], seen[k],
+                     units * runs_here(k, profiles));
+}
+
 /* klab --tune (verify_only: --tune --verify-only) on `text` as the INI, in a folder and run `name` of its
    own with a tuning cache there. */
 static klab_result run_tune(const char *name, const char *text, int verify_only)
@@ -293,12 +305,7 @@ static void test_tune_times_every_configuration(void **state)
         count_config(w, seen, &own);
         printf("# %-16s %-30s p50 %.4f ms\n", w->profile, w->config, w->median_ms);
     }
-    const int profiles = device_cc == 90 ? 4 : 3;
-    assert_int_equal(own, profiles);
-    for (int k = 0; k < NCONFIGS; k++)
-        if (seen[k] != runs_here(k, profiles))
-            fail_msg("%s: %d rows, expected one a profile it runs on here (%d)", configs[k], seen[k],
-                     runs_here(k, profiles));
+    expect_config_counts(seen, own, 1);
     free(c.rows);
     free(r.out);
 }
@@ -326,7 +333,6 @@ static void test_every_configuration_verifies(void **state)
                              1);
     assert_int_equal(r.rc, 0);
     csv c = read_rows("verify", "decode_replay");
-    const int profiles = device_cc == 90 ? 4 : 3;
     int seen[NCONFIGS] = {0}, own = 0, verified = 0;
     for (int i = 0; i < c.n; i++) {
         const klab_row *w = &c.rows[i];
@@ -339,12 +345,7 @@ static void test_every_configuration_verifies(void **state)
         count_config(w, seen, &own);
         verified++;
     }
-    /* 6 cases x 2 dtypes x profiles, each with every configuration and the own choice (rows this device
-       cannot run skipped, saying why) */
-    assert_int_equal(own, 6 * 2 * profiles);
-    for (int k = 0; k < NCONFIGS; k++)
-        if (seen[k] != 6 * 2 * runs_here(k, profiles))
-            fail_msg("%s: %d rows verified, expected %d", configs[k], seen[k], 6 * 2 * runs_here(k, profiles));
+    expect_config_counts(seen, own, 6 * 2); /* 6 cases x 2 dtypes */
     printf("# %d rows: every configuration, B = 1, 3, 8, fp16 and bf16, %d verified on this device\n",
            6 * 2 * 4 * (NCONFIGS + 1), verified);
     free(c.rows);

@@ -201,8 +201,9 @@ static void test_tune_verifies_every_configuration(void **state)
 /* Every skinny configuration of its cases verified (bf16 and fp16: the two MMA and pack instantiations),
    one row each and the own choice: M = 16, 8, 5, 13, 1 at 1, 2 and 4 splits; v2 at each (warps, ring) of
    (4, 8, 16) x (4, 8, 16) it has, some with fewer steps a warp than its ring (skinny-16: 1 to 8), v1
-   at 8 and 16 warps, unroll 2 and 4, and v3 at stages 4, 8, 16, with and without the L2 prefetch (skinny-16: 8 K tiles, a rank's range
-   shorter than its ring; skinny-n200: N past the last 64-column tile). */
+   at 8 and 16 warps, unroll 2 and 4, and v3 at stages 4, 8, 16, with and without the L2 prefetch
+   (skinny-16: 8 K tiles, a rank's range shorter than its ring; skinny-n200: N past the last 64-column
+   tile). */
 static void test_skinny_verifies_every_configuration(void **state)
 {
     (void)state;

@@ -225,9 +225,9 @@ static void test_tuning_spaces(void **state)
 }
 
 /* skinny: the space holds only what fits the case, v2's rings, v1's batches, then v3's TMA rings; the own
-   choice is v1 (the H200's best, 2026-11-22) and fits every decode shape it is meant for, one CTA an SM at
-   most; v2 where v1's shapes do not divide K; v3 where N is no multiple of 64; the rest is declined with a
-   reason. */
+   choice (the H200's best, 2026-11-22) fits every decode shape it is meant for, one CTA an SM at most: v3
+   where its 2-split CTAs fit one wave and K <= 4096, else v1; v2 where v1's shapes do not divide K; v3
+   where N is no multiple of 64; the rest is declined with a reason. */
 static void test_skinny_space(void **state)
 {
     (void)state;
