@@ -50,8 +50,8 @@ size_t row_plan_split_bytes(const row_shape *s)
 {
     if (row_window(s->cols, s->elem) <= ROW_PLAN_MAX_VECTORS)
         return 0;
-    /* the launch's counter and a counter a row (rounded to 16 bytes), then 8 bytes a unit */
-    return (4 + (s->rows + 3) / 4 * 4) * 4 + s->rows * ROW_PLAN_MAX_SPLIT * 8;
+    /* two counters (16 bytes), then a partial's two 32-bit words a unit, each in a 64-bit tagged slot */
+    return 16 + s->rows * ROW_PLAN_MAX_SPLIT * 2 * 8;
 }
 
 int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p, char *why, size_t whylen)

@@ -97,8 +97,9 @@ size_t row_plan_ring_bytes(const row_shape *s, const row_plan *p);
 /* Units a row of a split plan: ceil(window / (cta * vpt)). */
 size_t row_plan_split_units(const row_shape *s, const row_plan *p);
 
-/* The workspace (bytes) every split plan of a shape needs: a counter a row, a partial (at most 8 bytes)
-   a unit, and the launch's own counter; 0 where the space holds no split plan (rows of 64 KiB or less). */
+/* The workspace (bytes) every split plan of a shape needs: two counters of the launch and a partial (at
+   most two 32-bit words, each in a 64-bit tagged slot) a unit; 0 where the space holds no split plan
+   (rows of 64 KiB or less). */
 size_t row_plan_split_bytes(const row_shape *s);
 
 /* 16-byte vectors a row of `cols` elements of `elem` bytes spans at most. */

@@ -10,11 +10,11 @@
  * For each, the block
  *   - has the unit in registers (loaded one round earlier) and loads its next unit into a second set,
  *     so an SM always has loads in flight, also while it waits;
- *   - reduces the unit (its threads, then its warps), stores the block's partial in the workspace and
- *     adds one to the row's counter (release);
- *   - waits until the row's counter reaches S (acquire), merges the row's S partials in unit order
- *     (one warp, a fixed tree: every block of the row gets the same total, bit for bit, every run), and
- *     writes the unit through the op's epilogue.
+ *   - reduces the unit (its threads, then its warps) and stores the block's partial in the workspace,
+ *     each 32-bit word of it in a 64-bit slot beside the launch's tag (one single-copy-atomic store);
+ *   - has one warp read the row's S slots until each carries the tag, merge the partials in unit order
+ *     (a fixed tree: every block of the row gets the same total, bit for bit, every run), and writes
+ *     the unit through the op's epilogue.
  * No block waits for one that is not resident: units are numbered row by row, every block walks them in
  * order and publishes a unit's partial before it waits on that unit's row, the S units of a row lie in
  * S consecutive blocks' same or next round, and S <= P; so the oldest row in flight always completes.
@@ -22,10 +22,11 @@
  * four seconds instead of hanging the worker.
  *
  * The workspace (row_plan_split_bytes; the plugin's own memory, zeroed once): the launch's counter of
- * finished blocks, a counter a row, a partial a unit. Every launch leaves it zeroed: the last block to
- * finish (the launch's counter says which) clears the row counters and the launch's counter; no other
- * block reads them after it counted itself finished. Launches on one stream therefore share one
- * workspace; two concurrent launches must not. */
+ * finished blocks, the number of launches so far, a partial's slots a unit. A launch's tag is that
+ * number + 1, so no slot written by an earlier launch carries it and nothing is cleared between
+ * launches: the last block to finish (the counter of finished blocks says which; every block read the
+ * number before it counted itself) moves the number on and zeroes the counter. Launches on one stream
+ * therefore share one workspace; two concurrent launches must not. */
 #ifndef ROW_SPLIT_CUH
 #define ROW_SPLIT_CUH
 
@@ -33,27 +34,43 @@
 
 namespace rowk {
 
-__device__ __forceinline__ unsigned ld_acquire(const unsigned *p)
+/* A partial travels as 32-bit words, each in a 64-bit slot with the launch's tag beside it: one
+   single-copy-atomic store a word, so a reader that sees the tag sees the word, with no fence, counter
+   or second read (a release / acquire counter measured slower: docs/notes/rmsnorm.md). */
+__device__ __forceinline__ void st_tagged(unsigned long long *p, uint32_t word, uint32_t tag)
 {
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"((unsigned long long)tag << 32 | word) : "memory");
+}
+
+__device__ __forceinline__ unsigned long long ld_tagged(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
 }
 
-__device__ __forceinline__ void red_release_add(unsigned *p, unsigned v)
-{
-    asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
+template <typename A> struct Words;
+template <> struct Words<float> {
+    static constexpr int N = 1;
+    __device__ static void split(float a, uint32_t (&w)[1]) { w[0] = __float_as_uint(a); }
+    __device__ static float join(const uint32_t (&w)[1]) { return __uint_as_float(w[0]); }
+};
+template <> struct Words<float2> {
+    static constexpr int N = 2;
+    __device__ static void split(float2 a, uint32_t (&w)[2]) { w[0] = __float_as_uint(a.x), w[1] = __float_as_uint(a.y); }
+    __device__ static float2 join(const uint32_t (&w)[2]) { return make_float2(__uint_as_float(w[0]), __uint_as_float(w[1])); }
+};
 
-/* Where the workspace's parts lie (row_plan_split_bytes has the same layout). */
+/* Where the workspace's parts lie (row_plan_split_bytes has room for it): the launch's counter of
+   finished blocks, the launch count (tags are it + 1), then Words<A>::N slots a unit. */
 template <typename A> struct SplitSpace {
-    unsigned *done, *count;
-    A *part;
-    __host__ __device__ SplitSpace(void *ws, int64_t rows)
+    unsigned *done, *epoch;
+    unsigned long long *slot;
+    __host__ __device__ explicit SplitSpace(void *ws)
     {
         done = static_cast<unsigned *>(ws);
-        count = done + 4;
-        part = reinterpret_cast<A *>(count + (rows + 3) / 4 * 4);
+        epoch = done + 1;
+        slot = reinterpret_cast<unsigned long long *>(done + 4);
     }
 };
 
@@ -86,26 +103,39 @@ template <class Op, int VPT, bool ALIGNED> struct SplitUnit {
 
     /* Reduce unit u, publish its partial, wait for its row's, finish, write. */
     __device__ __forceinline__ static void finish(int64_t u, int S, const Geom &g, Op &o, const uint4 (&raw)[VPT],
-                                                  const SplitSpace<A> &ws, A *warp_part, A *total)
+                                                  const SplitSpace<A> &ws, uint32_t tag, A *warp_part, A *total)
     {
         int c0, c1;
         const RowSpan r = span(u, S, g, c0, c1);
         const int tid = (int)threadIdx.x;
         A a = reduce_group(o, o.partial(raw), g, warp_part); /* ends with every thread past a block barrier */
+        typedef Words<A> W;
         if (tid == 0) {
-            ws.part[u] = a;
-            red_release_add(ws.count + r.row, 1u);
+            uint32_t w[W::N];
+            W::split(a, w);
+#pragma unroll
+            for (int k = 0; k < W::N; k++)
+                st_tagged(ws.slot + u * W::N + k, w[k], tag);
         }
         if (tid < 32) {
-            const A *part = ws.part + r.row * S;
-            for (long n = 0; ld_acquire(ws.count + r.row) < (unsigned)S; n++) {
-                if (n > (1L << 25))
-                    __trap(); /* ~4 s: a unit of this row never came (row_split.cuh's first comment) */
-                __nanosleep(100);
-            }
+            /* lane j gathers units j and j + 32 of the row, in unit order, then a fixed tree */
+            const unsigned long long *row = ws.slot + (u - (u % S)) * W::N;
             a = o.identity();
-            for (int j = tid; j < S; j += 32)
-                a = o.merge(a, __ldcg(part + j));
+            for (int j = tid; j < S; j += 32) {
+                uint32_t w[W::N];
+#pragma unroll
+                for (int k = 0; k < W::N; k++) {
+                    unsigned long long v;
+                    for (long n = 0; (uint32_t)((v = ld_tagged(row + j * W::N + k)) >> 32) != tag; n++) {
+                        if (n > (1L << 25))
+                            __trap(); /* ~4 s: a unit of this row never came (row_split.cuh's first comment) */
+                        if (n > 64)
+                            __nanosleep(100);
+                    }
+                    w[k] = (uint32_t)v;
+                }
+                a = o.merge(a, W::join(w));
+            }
             for (int off = 16; off > 0; off >>= 1)
                 a = o.merge(a, shfl_xor(a, off));
             if (tid == 0)
@@ -133,8 +163,8 @@ __global__ void __launch_bounds__(split_max_threads<VPT>()) split_kernel(Op op, 
     typedef SplitUnit<Op, VPT, ALIGNED> U;
     __shared__ A warp_part[32];
     __shared__ A total;
-    __shared__ int last;
-    const SplitSpace<A> ws(wsp, g.rows);
+    const SplitSpace<A> ws(wsp);
+    const uint32_t tag = __ldcg(ws.epoch) + 1; /* the last block of the previous launch moved it on */
     const int64_t units = g.rows * S, P = gridDim.x;
     Op oa = op, ob = op;
     uint4 ra[VPT], rb[VPT];
@@ -145,28 +175,20 @@ __global__ void __launch_bounds__(split_max_threads<VPT>()) split_kernel(Op op, 
     while (u < units) {
         if (u + P < units)
             U::load(u + P, S, g, ob, rb);
-        U::finish(u, S, g, oa, ra, ws, warp_part, &total);
+        U::finish(u, S, g, oa, ra, ws, tag, warp_part, &total);
         u += P;
         if (u >= units)
             break;
         if (u + P < units)
             U::load(u + P, S, g, oa, ra);
-        U::finish(u, S, g, ob, rb, ws, warp_part, &total);
+        U::finish(u, S, g, ob, rb, ws, tag, warp_part, &total);
         u += P;
     }
-    /* this block reads no counter any more; the last block to say so clears them for the next launch */
+    /* every thread read the launch count before its block counts itself finished: the last moves it on */
     __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        last = atomicAdd(ws.done, 1u) == (unsigned)(P - 1);
-        __threadfence();
-    }
-    __syncthreads();
-    if (last) {
-        for (int64_t i = threadIdx.x; i < g.rows; i += blockDim.x)
-            ws.count[i] = 0;
-        if (threadIdx.x == 0)
-            *ws.done = 0;
+    if (threadIdx.x == 0 && atomicAdd(ws.done, 1u) == (unsigned)(P - 1)) {
+        *ws.done = 0;
+        *ws.epoch = tag;
     }
 }
 
