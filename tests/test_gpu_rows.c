@@ -1,7 +1,7 @@
 /* The row plugins on a GPU, through the real klab binary (issue "Row kernels"): every profile of rmsnorm,
  * softmax and rmsnorm_rope verifies against float64 and times on the shapes the row-kernel skeleton
  * must take (1x1, 3x7, 1x262145, 65537x17, ragged tails, the residual form, both RoPE layouts), every
- * path of the skeleton forced through a configuration (rows packed, a cluster, a stream, both, a ring, a split) and named
+ * path of the skeleton forced through a configuration (rows packed, a cluster, a stream, both, a ring) and named
  * in its row; RoPE geometries the kernels cannot take are refused at setup naming the case and the
  * limit; the shipped INIs and the row sweeps verify (--verify-only) on their real shapes.
  *
@@ -48,7 +48,7 @@ static void test_rmsnorm_rows(void **state)
     assert_int_equal(r.rc, 0);
     csv c = read_rows("rms", "rmsnorm");
     expect_all_passed(&c, 1);
-    assert_int_equal(c.n, 10 * 3 * 2 + 10 * 2 + 7 * 2); /* 7 split rows in two profiles */
+    assert_int_equal(c.n, 10 * 3 * 2 + 10 * 2);
     /* the plugin's own plan for each path, and the forced ones as asked */
     expect_config(&c, "65537x17", "fp32", "cta=256,tpr=2,vpt=4,cluster=1,stream=0");
     expect_config(&c, "1x262145", "fp32", "cta=512,tpr=512,vpt=8,cluster=16,stream=1");
@@ -62,13 +62,6 @@ static void test_rmsnorm_rows(void **state)
     expect_config(&c, "ring-ragged-fp32-c8", "fp32", "cta=256,tpr=256,vpt=8,cluster=8,stream=0,ring=2");
     expect_config(&c, "residual-ring-shape", "fp16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0");
     expect_config(&c, "ring3", "fp32", "cta=256,tpr=256,vpt=8,cluster=1,stream=0,ring=3");
-    /* the split plan forced: ragged, fp32, the residual form, one row, 64 units a row, many rounds */
-    expect_config(&c, "split-ragged", "bf16", "cta=256,tpr=256,vpt=4,cluster=1,stream=0,split=1");
-    expect_config(&c, "split-ragged-fp32", "fp32", "cta=256,tpr=256,vpt=8,cluster=1,stream=0,split=1");
-    expect_config(&c, "residual-split", "fp16", "cta=512,tpr=512,vpt=2,cluster=1,stream=0,split=1");
-    expect_config(&c, "split-1-row", "fp16", "cta=512,tpr=512,vpt=4,cluster=1,stream=0,split=1");
-    expect_config(&c, "split-64", "fp32", "cta=256,tpr=256,vpt=4,cluster=1,stream=0,split=1");
-    expect_config(&c, "split-many", "fp32", "cta=128,tpr=128,vpt=2,cluster=1,stream=0,split=1");
     free(c.rows);
     free(r.out);
 }
@@ -81,16 +74,12 @@ static void test_softmax_rows(void **state)
     assert_int_equal(r.rc, 0);
     csv c = read_rows("smx", "softmax");
     expect_all_passed(&c, 1);
-    /* 8 cases in 3 dtypes, 6 forced in one, ring-ragged in two, split-ragged in two and two more split */
-    assert_int_equal(c.n, (8 * 3 + 6 + 2 + 4) * 2);
+    assert_int_equal(c.n, (8 * 3 + 6 + 2) * 2); /* 8 cases in 3 dtypes, 6 forced in one, ring-ragged in two */
     expect_config(&c, "cluster4", "bf16", "cta=128,tpr=128,vpt=2,cluster=4,stream=0");
     expect_config(&c, "stream", "fp16", "cta=128,tpr=128,vpt=4,cluster=1,stream=1");
     expect_config(&c, "ring-ragged", "fp16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0,ring=2");
     expect_config(&c, "ring-ragged-fp32", "fp32", "cta=256,tpr=256,vpt=8,cluster=16,stream=0,ring=2");
     expect_config(&c, "ring3", "fp32", "cta=256,tpr=256,vpt=8,cluster=1,stream=0,ring=3");
-    expect_config(&c, "split-ragged", "fp16", "cta=256,tpr=256,vpt=4,cluster=1,stream=0,split=1");
-    expect_config(&c, "split-64", "fp32", "cta=256,tpr=256,vpt=4,cluster=1,stream=0,split=1");
-    expect_config(&c, "split-many", "fp32", "cta=128,tpr=128,vpt=2,cluster=1,stream=0,split=1");
     /* the same long ragged rows unforced: the register plan (the ring measured slower, row_plan.c) */
     expect_config(&c, "long-ragged", "fp16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0");
     expect_config(&c, "long-ragged", "fp32", "cta=256,tpr=256,vpt=8,cluster=16,stream=0");

@@ -68,7 +68,7 @@ static void test_choice(void **state)
     assert_string_equal(chosen(1, 262145, 4), "cta=512,tpr=512,vpt=8,cluster=16,stream=1");
     assert_string_equal(chosen(1, 1, 4), "cta=256,tpr=1,vpt=1,cluster=1,stream=0");
     /* an op that needs the row in one block: on chip up to 64 KiB, then refused with the reason */
-    row_limits one = {1, 1, 1, 0, 0};
+    row_limits one = {1, 1, 1, 0};
     row_shape s = {4, 16384, 4};
     row_plan p;
     char why[300];
@@ -78,7 +78,7 @@ static void test_choice(void **state)
     assert_int_equal(row_plan_choose(&s, &one, &p, why, sizeof why), -1);
     assert_non_null(strstr(why, "needs the row on chip"));
     /* whole heads a thread group: 16 vectors a head of 128 fp16 */
-    row_limits heads = {1, 1, 16, 0, 0};
+    row_limits heads = {1, 1, 16, 0};
     s = (row_shape){1, 128, 2};
     assert_int_equal(row_plan_choose(&s, &heads, &p, why, sizeof why), 0);
     assert_int_equal(p.tpr, 16);
@@ -97,60 +97,38 @@ static void test_rules(void **state)
 {
     (void)state;
     const row_limits *any = &row_limits_any;
-    expect_bad((row_plan){256, 128, 4, 2, 0, 0, 0}, 1, 65536, 2, any, "takes whole blocks");
-    expect_bad((row_plan){1024, 1024, 8, 1, 0, 0, 0}, 1, 8192, 4, any, "cta * vpt must be at most 4096");
-    expect_bad((row_plan){256, 256, 4, 1, 0, 0, 0}, 1, 8192, 4, any, "do not cover the row");
-    expect_bad((row_plan){256, 256, 2, 1, 1, 0, 0}, 1, 8192, 4, any, "4 or 8 vectors");
-    expect_bad((row_plan){256, 96, 4, 1, 0, 0, 0}, 1, 128, 4, any, "power of two");
-    expect_bad((row_plan){256, 256, 4, 32, 0, 0, 0}, 1, 1 << 20, 4, any, "cluster must be");
-    expect_bad((row_plan){100, 4, 4, 1, 0, 0, 0}, 1, 16, 4, any, "multiple of 32");
-    row_limits rope = {1, 1, 16, 0, 0};
-    expect_bad((row_plan){256, 256, 4, 2, 0, 0, 0}, 1, 4096, 2, &rope, "keeps a row in one block");
-    expect_bad((row_plan){256, 256, 4, 1, 1, 0, 0}, 1, 8192, 2, &rope, "needs the row on chip");
-    expect_bad((row_plan){256, 8, 4, 1, 0, 0, 0}, 1, 128, 2, &rope, "whole heads");
-    expect_bad((row_plan){256, 256, 8, 4, 0, 1, 0}, 512, 65536, 2, any, "ring must be 0 or 2..4");
-    expect_bad((row_plan){256, 256, 8, 4, 0, 5, 0}, 512, 65536, 2, any, "ring must be 0 or 2..4");
-    expect_bad((row_plan){256, 256, 8, 4, 0, 2, 0}, 512, 65536, 2, &row_limits_no_ring, "through registers (ring 0)");
-    expect_bad((row_plan){256, 256, 8, 1, 0, 2, 0}, 512, 8192, 2, &rope, "through registers (ring 0)");
-    expect_bad((row_plan){256, 256, 8, 4, 1, 2, 0}, 512, 65536, 2, any, "in shared memory (stream 0)");
-    expect_bad((row_plan){256, 128, 8, 1, 0, 2, 0}, 512, 65536, 2, any, "one row (tpr = cta)");
-    expect_bad((row_plan){256, 256, 2, 4, 0, 2, 0}, 512, 65536, 2, any, "takes 4 or 8 vectors");
+    expect_bad((row_plan){256, 128, 4, 2, 0, 0}, 1, 65536, 2, any, "takes whole blocks");
+    expect_bad((row_plan){1024, 1024, 8, 1, 0, 0}, 1, 8192, 4, any, "cta * vpt must be at most 4096");
+    expect_bad((row_plan){256, 256, 4, 1, 0, 0}, 1, 8192, 4, any, "do not cover the row");
+    expect_bad((row_plan){256, 256, 2, 1, 1, 0}, 1, 8192, 4, any, "4 or 8 vectors");
+    expect_bad((row_plan){256, 96, 4, 1, 0, 0}, 1, 128, 4, any, "power of two");
+    expect_bad((row_plan){256, 256, 4, 32, 0, 0}, 1, 1 << 20, 4, any, "cluster must be");
+    expect_bad((row_plan){100, 4, 4, 1, 0, 0}, 1, 16, 4, any, "multiple of 32");
+    row_limits rope = {1, 1, 16, 0};
+    expect_bad((row_plan){256, 256, 4, 2, 0, 0}, 1, 4096, 2, &rope, "keeps a row in one block");
+    expect_bad((row_plan){256, 256, 4, 1, 1, 0}, 1, 8192, 2, &rope, "needs the row on chip");
+    expect_bad((row_plan){256, 8, 4, 1, 0, 0}, 1, 128, 2, &rope, "whole heads");
+    expect_bad((row_plan){256, 256, 8, 4, 0, 1}, 512, 65536, 2, any, "ring must be 0 or 2..4");
+    expect_bad((row_plan){256, 256, 8, 4, 0, 5}, 512, 65536, 2, any, "ring must be 0 or 2..4");
+    expect_bad((row_plan){256, 256, 8, 4, 0, 2}, 512, 65536, 2, &row_limits_no_ring, "through registers (ring 0)");
+    expect_bad((row_plan){256, 256, 8, 1, 0, 2}, 512, 8192, 2, &rope, "through registers (ring 0)");
+    expect_bad((row_plan){256, 256, 8, 4, 1, 2}, 512, 65536, 2, any, "in shared memory (stream 0)");
+    expect_bad((row_plan){256, 128, 8, 1, 0, 2}, 512, 65536, 2, any, "one row (tpr = cta)");
+    expect_bad((row_plan){256, 256, 2, 4, 0, 2}, 512, 65536, 2, any, "takes 4 or 8 vectors");
     /* 8192 vectors a row in one block: 2 x 128 KiB of stages */
-    expect_bad((row_plan){256, 256, 8, 1, 0, 2, 0}, 512, 65536, 2, any, "past 224 KiB of shared memory");
-    /* split plans */
-    expect_bad((row_plan){256, 256, 4, 1, 0, 0, 2}, 512, 65536, 2, any, "split must be 0 or 1");
-    expect_bad((row_plan){256, 256, 4, 1, 0, 0, 1}, 512, 65536, 2, &rope, "gives no split workspace");
-    expect_bad((row_plan){256, 256, 4, 2, 0, 0, 1}, 512, 65536, 2, any, "outside any cluster");
-    expect_bad((row_plan){256, 128, 4, 1, 0, 0, 1}, 512, 65536, 2, any, "outside any cluster");
-    expect_bad((row_plan){256, 256, 4, 1, 1, 0, 1}, 512, 65536, 2, any, "outside any cluster");
-    expect_bad((row_plan){256, 256, 4, 1, 0, 2, 1}, 512, 16384, 2, any, "outside any cluster");
-    expect_bad((row_plan){512, 512, 8, 1, 0, 0, 1}, 512, 65536, 2, any, "at most 2048");
-    expect_bad((row_plan){1024, 1024, 2, 1, 0, 0, 1}, 512, 65536, 2, any, "cta at most 512");
-    expect_bad((row_plan){256, 256, 4, 1, 0, 0, 1}, 1024, 32768, 2, any, "rows past 64 KiB");
-    /* 262144 fp32 = 65536 vectors: 128 units of 512 */
-    expect_bad((row_plan){128, 128, 4, 1, 0, 0, 1}, 128, 262144, 4, any, "at most 64 units");
-    row_shape s = {128, 262144, 4};
-    row_plan p = {256, 256, 4, 1, 0, 0, 1};
+    expect_bad((row_plan){256, 256, 8, 1, 0, 2}, 512, 65536, 2, any, "past 224 KiB of shared memory");
+    row_shape s = {512, 65536, 2};
+    row_plan p = {256, 256, 8, 2, 0, 3};
     char why[300];
-    assert_int_equal(row_plan_check(&s, &row_limits_any, &p, why, sizeof why), 0);
-    assert_int_equal(row_plan_split_units(&s, &p), 64);
-    s = (row_shape){40, 65541, 2}; /* ragged: windows of 8193 and 8194 vectors */
-    assert_int_equal(row_plan_split_units(&s, &p), 9);
-    {
-        char buf[80];
-        assert_string_equal(row_plan_format(&p, buf, sizeof buf), "cta=256,tpr=256,vpt=4,cluster=1,stream=0,split=1");
-    }
-    s = (row_shape){512, 65536, 2};
-    p = (row_plan){256, 256, 8, 2, 0, 3, 0};
     assert_int_equal(row_plan_ring_bytes(&s, &p), 3 * 4096 * 16);
     assert_int_equal(row_plan_check(&s, &row_limits_any, &p, why, sizeof why), 0);
     /* a ring plan need not cover the row with its threads' vectors: it walks its shared memory */
-    p = (row_plan){256, 256, 4, 4, 0, 2, 0};
+    p = (row_plan){256, 256, 4, 4, 0, 2};
     assert_int_equal(row_plan_check(&s, &row_limits_any, &p, why, sizeof why), 0);
     char buf[64];
     assert_string_equal(row_plan_format(&p, buf, sizeof buf), "cta=256,tpr=256,vpt=4,cluster=4,stream=0,ring=2");
     s = (row_shape){3, 7, 2};
-    p = (row_plan){256, 1, 2, 1, 0, 0, 0};
+    p = (row_plan){256, 1, 2, 1, 0, 0};
     assert_int_equal(row_plan_check(&s, &row_limits_any, &p, why, sizeof why), 0);
 }
 
@@ -160,10 +138,8 @@ static void cover(const row_shape *s, const row_plan *p, size_t row, unsigned ch
 {
     const long per = (long)(16 / s->elem), st = (long)(row * s->cols), v0 = st / per, head = st - v0 * per;
     const long nwin = (head + (long)s->cols + per - 1) / per, tail = (head + (long)s->cols) % per;
-    /* a split plan's parts are units of cta * vpt vectors, as many as the longest window needs */
-    const long unit = (long)p->cta * p->vpt, nparts = p->split ? (long)row_plan_split_units(s, p) : p->cluster;
-    const long part = p->split ? unit : (nwin + p->cluster - 1) / p->cluster;
-    for (long rank = 0; rank < nparts; rank++) {
+    const long part = (nwin + p->cluster - 1) / p->cluster;
+    for (long rank = 0; rank < p->cluster; rank++) {
         const long c0 = rank * part, c1 = c0 + part < nwin ? c0 + part : nwin;
         /* a ring plan walks its part in shared memory in steps, as a streaming plan walks it in memory */
         const long step = (long)p->vpt * p->tpr, walks = p->stream || p->ring;
@@ -244,76 +220,65 @@ static void test_space_valid_unique_and_covering(void **state)
         }
 }
 
-/* The kind of a plan, in the order the space of a long row lists them (row_plan.h): split plans first
-   (so that `klab --tune`, which times the first 63 entries, times them beside the others), then the
-   on-chip register plans, the ring plans, the streaming plans. */
-static int kind_of(const row_plan *p)
-{
-    return p->split ? 0 : p->ring ? 2 : p->stream ? 3 : 1;
-}
-
-/* Entries of each kind in the space, failing where the kinds are out of order or a ring plan's stages
-   do not fit shared memory. */
-static void space_kinds(const row_shape *s, const row_limits *lim, int count[4])
+/* The ring plans lead the space of a long row (so that `klab --tune`, which times the first 63 entries,
+   compares them with the register plans), every one fits shared memory, and an op or a row that
+   cannot take them has none. */
+static int ring_entries(const row_shape *s, const row_limits *lim, int *first_other, int *total)
 {
     row_plan p;
-    int last = 0;
-    memset(count, 0, 4 * sizeof count[0]);
-    for (int n = 0; row_plan_space(s, lim, n, &p); n++) {
-        const int k = kind_of(&p);
-        if (k < last)
-            fail_msg("entry %d of kind %d after one of kind %d", n, k, last);
-        if (p.ring && row_plan_ring_bytes(s, &p) > ROW_PLAN_RING_SMEM)
-            fail_msg("ring entry %d: %zu bytes of stages", n, row_plan_ring_bytes(s, &p));
-        if (p.split && row_plan_split_units(s, &p) > ROW_PLAN_MAX_SPLIT)
-            fail_msg("split entry %d: %zu units a row", n, row_plan_split_units(s, &p));
-        last = k;
-        count[k]++;
+    int n = 0, rings = 0;
+    *first_other = -1;
+    for (; row_plan_space(s, lim, n, &p); n++) {
+        if (p.ring) {
+            if (*first_other >= 0)
+                fail_msg("ring entry %d after the register plans (from %d)", n, *first_other);
+            if (row_plan_ring_bytes(s, &p) > ROW_PLAN_RING_SMEM)
+                fail_msg("ring entry %d: %zu bytes of stages", n, row_plan_ring_bytes(s, &p));
+            rings++;
+        } else if (*first_other < 0) {
+            *first_other = n;
+        }
     }
+    *total = n;
+    return rings;
 }
 
-static void test_space_order(void **state)
+static void test_ring_space(void **state)
 {
     (void)state;
     static const size_t sweep[][2] = {{1024, 32768}, {512, 65536}, {256, 131072}, {128, 262144}};
-    int count[4];
+    int other, total;
     for (size_t i = 0; i < 4; i++)
         for (size_t elem = 2; elem <= 4; elem += 2) {
             row_shape s = {sweep[i][0], sweep[i][1], elem};
             row_plan own, p;
             char why[300];
-            space_kinds(&s, &row_limits_any, count);
-            if (elem == 2 && i == 0) { /* 64 KiB rows: one block of 512 x 8 holds them, no ring, no split */
-                assert_int_equal(count[0], 0);
-                assert_int_equal(count[2], 0);
-                assert_int_equal(row_plan_split_bytes(&s), 0);
+            int rings = ring_entries(&s, &row_limits_any, &other, &total);
+            if (elem == 2 && i == 0) { /* 64 KiB rows: one block of 512 x 8 holds them, no ring */
+                assert_int_equal(rings, 0);
                 continue;
             }
-            if (count[0] < 3 || count[0] > 9 || count[1] < 1 || count[2] < 6 || count[2] > 24)
-                fail_msg("%zux%zu (%zu bytes): %d split, %d register, %d ring entries", s.rows, s.cols, elem,
-                         count[0], count[1], count[2]);
-            /* every split plan's workspace fits the shape's */
-            assert_true(row_plan_split_bytes(&s) >= 16 + s.rows * ROW_PLAN_MAX_SPLIT * 16);
-            /* the own choice is the register plan, and it is timed beside the split plans */
+            if (rings < 6 || rings > 24 || other != rings)
+                fail_msg("%zux%zu (%zu bytes): %d ring entries, the first other at %d", s.rows, s.cols, elem, rings,
+                         other);
+            /* the own choice is the register plan, and it is timed beside the ring plans */
             assert_int_equal(row_plan_choose(&s, &row_limits_any, &own, why, sizeof why), 0);
-            assert_true(own.ring == 0 && own.split == 0);
+            assert_true(own.ring == 0);
+            row_plan reg = own;
             int found = 0;
             for (int n = 0; n < 63 && row_plan_space(&s, &row_limits_any, n, &p); n++)
-                found |= !memcmp(&p, &own, sizeof p);
+                found |= !memcmp(&p, &reg, sizeof p);
             if (!found)
-                fail_msg("%zux%zu (%zu bytes): the own choice is not in the first 63 entries", s.rows, s.cols, elem);
+                fail_msg("%zux%zu (%zu bytes): no register plan of the choice's split in the first 63 entries", s.rows,
+                         s.cols, elem);
         }
-    /* the residual form: split plans, no ring; RoPE's limits and rows of 64 KiB or less: neither */
     row_shape s = {512, 65536, 2};
-    space_kinds(&s, &row_limits_no_ring, count);
-    assert_true(count[0] >= 3 && count[2] == 0);
-    row_limits rope = {1, 1, 16, 0, 0};
+    assert_int_equal(ring_entries(&s, &row_limits_no_ring, &other, &total), 0);
+    row_limits rope = {1, 1, 16, 0};
     s = (row_shape){512, 8192, 2};
-    space_kinds(&s, &rope, count);
-    assert_true(count[0] == 0 && count[2] == 0);
+    assert_int_equal(ring_entries(&s, &rope, &other, &total), 0);
     s = (row_shape){4096, 4096, 2};
-    space_kinds(&s, &row_limits_any, count);
-    assert_true(count[0] == 0 && count[2] == 0);
+    assert_int_equal(ring_entries(&s, &row_limits_any, &other, &total), 0);
 }
 
 /* Every `config` an INI file names is in the space its case offers, for each of its dtypes. */
@@ -369,7 +334,7 @@ int main(void)
         cmocka_unit_test(test_choice),
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_space_valid_unique_and_covering),
-        cmocka_unit_test(test_space_order),
+        cmocka_unit_test(test_ring_space),
         cmocka_unit_test(test_ini_configs_in_space),
     };
     KLAB_RUN_TESTS(tests);

@@ -24,7 +24,6 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
     static constexpr bool STREAMS = true;
     static constexpr bool ROW_OUT = true;
     static constexpr bool RING = !RESID; /* a ring plan copies one tensor's rows: x, not x and r */
-    static constexpr bool SPLIT = true;
     static constexpr int PER = 16 / sizeof(T);
 
     const T *x, *r, *w; /* r: RESID only */

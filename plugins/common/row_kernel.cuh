@@ -20,9 +20,6 @@
  *     only the row's elements. No scalar fallback, no second code path for ragged rows.
  *   - With ring > 0 (long rows) the row's part lives in shared memory instead, the grid is persistent
  *     and each block's next rows load while it writes this one: row_ring.cuh.
- *   - With split = 1 (long rows) a row's parts are units of a persistent grid that meet in global memory
- *     instead of a cluster, each block loading its next unit while it waits for this one's row:
- *     row_split.cuh.
  *   - Accumulation in float, results rounded once to the output dtype.
  *
  * How an op plugs in (see rms_op.cuh, the softmax and RoPE ops for complete examples):
@@ -43,7 +40,6 @@
  *                                                                   // the one thread that may store it)
  *       __device__ void epilogue(uint4 raw, const rowk::Slot &sl); // write one vector (ROW_OUT)
  *       static constexpr bool RING = true;     // may run ring plans: then also ring_in() and pad()
- *       static constexpr bool SPLIT = true;    // may run split plans (no hook of its own: the ones above)
  *   };
  *
  * load/reload/epilogue get a Slot: the vector's index i in the row's window (vector 0 holds the row's
@@ -55,8 +51,7 @@
  * slot. Indices within a row are 32-bit (a row of up to 2^31 vectors); tensors must start on 16-byte
  * boundaries (klab's start on 256-byte ones).
  *
- * Launch: rowk::launch<Op>(op, plan, rows, cols, stream, split_ws); split_ws is the plugin's workspace
- * of row_plan_split_bytes for split plans (NULL where it offers none). Cluster plans need sm_90 (the kernel is
+ * Launch: rowk::launch<Op>(op, plan, rows, cols, stream). Cluster plans need sm_90 (the kernel is
  * compiled for sm_80 too, without the cluster exchange, which traps there): the plugin declines them
  * on older devices before launching. */
 #ifndef ROW_KERNEL_CUH
@@ -343,13 +338,9 @@ cudaError_t launch_one(const Op &op, const Geom &g, unsigned blocks, int cta, in
 /* The ring plan (row_ring.cuh, included below): a persistent grid, rows in shared memory. */
 template <class Op>
 cudaError_t launch_ring(const Op &op, const row_plan &p, const Geom &g, int64_t window, cudaStream_t st);
-/* The split plan (row_split.cuh, included below): a persistent grid, rows' parts meet in global memory. */
-template <class Op>
-cudaError_t launch_split(const Op &op, const row_plan &p, const Geom &g, int64_t window, void *ws, cudaStream_t st);
 
 /* Launch `op` over rows x cols with plan p (checked by row_plan_check). */
-template <class Op>
-cudaError_t launch(const Op &op, const row_plan &p, int64_t rows, int64_t cols, cudaStream_t st, void *split_ws = nullptr)
+template <class Op> cudaError_t launch(const Op &op, const row_plan &p, int64_t rows, int64_t cols, cudaStream_t st)
 {
     int lg = 0;
     while ((1 << lg) < p.tpr)
@@ -359,11 +350,6 @@ cudaError_t launch(const Op &op, const row_plan &p, int64_t rows, int64_t cols, 
     if (rows < 1 || cols < 1 || blocks64 > 0x7fffffff)
         return cudaErrorInvalidValue;
     const unsigned blocks = (unsigned)blocks64;
-    if (p.split) {
-        if constexpr (Op::SPLIT)
-            return launch_split(op, p, g, (int64_t)row_window((size_t)cols, sizeof(typename Op::elem_t)), split_ws, st);
-        return cudaErrorInvalidValue;
-    }
     if (p.ring) {
         if constexpr (Op::RING)
             return launch_ring(op, p, g, (int64_t)row_window((size_t)cols, sizeof(typename Op::elem_t)), st);
@@ -391,6 +377,5 @@ cudaError_t launch(const Op &op, const row_plan &p, int64_t rows, int64_t cols, 
 } // namespace rowk
 
 #include "row_ring.cuh"
-#include "row_split.cuh"
 
 #endif

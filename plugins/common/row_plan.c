@@ -3,8 +3,8 @@
 
 #include <stdio.h>
 
-const row_limits row_limits_any = {ROW_PLAN_MAX_CLUSTER, 0, 1, 1, 1};
-const row_limits row_limits_no_ring = {ROW_PLAN_MAX_CLUSTER, 0, 1, 0, 1};
+const row_limits row_limits_any = {ROW_PLAN_MAX_CLUSTER, 0, 1, 1};
+const row_limits row_limits_no_ring = {ROW_PLAN_MAX_CLUSTER, 0, 1, 0};
 
 static size_t pow2ceil(size_t n)
 {
@@ -38,20 +38,6 @@ size_t row_plan_ring_bytes(const row_shape *s, const row_plan *p)
 {
     size_t w = row_window(s->cols, s->elem), c = p->cluster > 0 ? (size_t)p->cluster : 1;
     return (size_t)p->ring * ((w + c - 1) / c) * 16;
-}
-
-size_t row_plan_split_units(const row_shape *s, const row_plan *p)
-{
-    size_t unit = (size_t)p->cta * (size_t)p->vpt;
-    return unit ? (row_window(s->cols, s->elem) + unit - 1) / unit : 0;
-}
-
-size_t row_plan_split_bytes(const row_shape *s)
-{
-    if (row_window(s->cols, s->elem) <= ROW_PLAN_MAX_VECTORS)
-        return 0;
-    /* two counters (16 bytes), then a partial's two 32-bit words a unit, each in a 64-bit tagged slot */
-    return 16 + s->rows * ROW_PLAN_MAX_SPLIT * 2 * 8;
 }
 
 int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p, char *why, size_t whylen)
@@ -94,19 +80,7 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
         bad = "a ring plan takes 4 or 8 vectors a thread a step";
     else if (p->ring && row_plan_ring_bytes(s, p) > ROW_PLAN_RING_SMEM)
         bad = "ring stages of a block's part of the row past 224 KiB of shared memory: a larger cluster";
-    else if (p->split != 0 && p->split != 1)
-        bad = "split must be 0 or 1";
-    else if (p->split && !lim->split)
-        bad = "this op's plugin gives no split workspace (split 0)";
-    else if (p->split && (p->cluster != 1 || p->tpr != p->cta || p->stream || p->ring))
-        bad = "a split plan gives a unit to a whole block, outside any cluster (tpr = cta, cluster 1, stream 0, ring 0)";
-    else if (p->split && ((long)p->cta * p->vpt > ROW_PLAN_SPLIT_VECTORS || p->cta > 512))
-        bad = "a split plan holds two units in registers: cta * vpt must be at most 2048 (32 KiB a unit), cta at most 512";
-    else if (p->split && w <= ROW_PLAN_MAX_VECTORS)
-        bad = "a split plan is for rows past 64 KiB (4096 vectors)";
-    else if (p->split && row_plan_split_units(s, p) > ROW_PLAN_MAX_SPLIT)
-        bad = "a split plan cuts a row into at most 64 units: more vectors a unit";
-    else if (!p->stream && !p->ring && !p->split && (size_t)p->cluster * p->tpr * p->vpt < w)
+    else if (!p->stream && !p->ring && (size_t)p->cluster * p->tpr * p->vpt < w)
         bad = "cluster * tpr * vpt vectors do not cover the row: stream it, or hold more";
     else {
         size_t per = (size_t)(p->cta / p->tpr), blocks = (s->rows + per - 1) / per * (size_t)p->cluster;
@@ -143,7 +117,6 @@ static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_p
     p->cluster = 1;
     p->stream = 0;
     p->ring = 0;
-    p->split = 0;
 }
 
 int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, char *why, size_t whylen)
@@ -163,11 +136,11 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
     } else if (lim->max_cluster > 1) {
         /* 32 KiB a block (256 threads x 8 vectors), in the smallest cluster that holds the row; 64 KiB a
            block when 16 blocks of 32 KiB do not; past 16 x 64 KiB the row streams */
-        p = (row_plan){256, 256, 8, (int)pow2ceil((w + 2047) / 2048), 0, 0, 0};
+        p = (row_plan){256, 256, 8, (int)pow2ceil((w + 2047) / 2048), 0, 0};
         if (p.cluster > ROW_PLAN_MAX_CLUSTER)
-            p = (row_plan){512, 512, 8, (int)pow2ceil((w + 4095) / 4096), 0, 0, 0};
+            p = (row_plan){512, 512, 8, (int)pow2ceil((w + 4095) / 4096), 0, 0};
         if (p.cluster > lim->max_cluster)
-            p = (row_plan){512, 512, 8, lim->max_cluster, 1, 0, 0};
+            p = (row_plan){512, 512, 8, lim->max_cluster, 1, 0};
         /* few rows: spread each over more blocks so more SMs pull from memory (1x65536 ran on 1 SM) */
         while (!p.stream && s->rows * (size_t)p.cluster < ROW_PLAN_SMS && p.cluster < lim->max_cluster) {
             p.cluster *= 2;
@@ -179,7 +152,7 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
                 break;
         }
     } else {
-        p = (row_plan){512, 512, 8, 1, 1, 0, 0};
+        p = (row_plan){512, 512, 8, 1, 1, 0};
     }
     return row_plan_check(s, lim, &p, why, whylen) == 0 ? (*out = p, 0) : -1;
 }
@@ -195,7 +168,7 @@ static int ring_space(const row_shape *s, const row_limits *lim, int index, int 
     for (int ri = 0; ri < 2; ri++)
         for (int ai = 0; ai < 2; ai++)
             for (int vi = 0; vi < 2; vi++) {
-                row_plan p = {ctas[ai], ctas[ai], vpts[vi], 1, 0, rings[ri], 0};
+                row_plan p = {ctas[ai], ctas[ai], vpts[vi], 1, 0, rings[ri]};
                 while (p.cluster < lim->max_cluster && row_plan_ring_bytes(s, &p) > ROW_PLAN_RING_SMEM)
                     p.cluster *= 2;
                 for (int k = 0; k < 3 && p.cluster <= lim->max_cluster; k++, p.cluster *= 2) {
@@ -210,66 +183,42 @@ static int ring_space(const row_shape *s, const row_limits *lim, int index, int 
     return 0;
 }
 
-/* The split plans of the space (row_plan.h says which), counted in *n as ring_space does. */
-static int split_space(const row_shape *s, const row_limits *lim, int index, int *n, row_plan *out)
-{
-    static const int ctas[] = {256, 512, 128}, vpts[] = {4, 2, 8};
-    char why[8];
-    if (!lim->split || row_window(s->cols, s->elem) <= ROW_PLAN_MAX_VECTORS)
-        return 0;
-    for (int ai = 0; ai < 3; ai++)
-        for (int vi = 0; vi < 3; vi++) {
-            row_plan p = {ctas[ai], ctas[ai], vpts[vi], 1, 0, 0, 1};
-            if (row_plan_check(s, lim, &p, why, sizeof why) != 0)
-                continue;
-            if ((*n)++ == index) {
-                *out = p;
-                return 1;
-            }
-        }
-    return 0;
-}
-
-/* The register plans of the space, on chip (stream 0) or streaming (stream 1), counted in *n. */
-static int register_space(const row_shape *s, const row_limits *lim, int stream, int index, int *n, row_plan *out)
+int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_plan *out)
 {
     static const int ctas[] = {128, 256, 512, 1024}, clusters[] = {1, 2, 4, 8, 16}, vpts[] = {1, 2, 4, 8};
     size_t w = row_window(s->cols, s->elem);
+    int n = 0;
     char why[8];
-    for (int ci = 0; ci < 5; ci++)
-        for (int ai = 0; ai < 4; ai++)
-            for (int tpr = 1; tpr <= ctas[ai]; tpr <<= 1) {
-                int cl = clusters[ci], cta = ctas[ai];
-                if (cl > 1 && tpr != cta)
-                    continue;
-                if ((size_t)cl * (size_t)tpr > pow2ceil(w) && !(cl == 1 && tpr == 1))
-                    continue; /* threads that would hold nothing */
-                int vmin = 0; /* the smallest covering vpt */
-                for (int vi = 0; vi < 4 && !vmin; vi++)
-                    if ((size_t)cl * (size_t)tpr * (size_t)vpts[vi] >= w)
-                        vmin = vpts[vi];
-                for (int vi = 0; vi < 4; vi++) {
-                    row_plan p = {cta, tpr, vpts[vi], cl, stream, 0, 0};
-                    if (!stream && p.vpt != vmin && p.vpt != 2 * vmin)
+    if (ring_space(s, lim, index, &n, out))
+        return 1;
+    for (int stream = 0; stream <= 1; stream++)
+        for (int ci = 0; ci < 5; ci++)
+            for (int ai = 0; ai < 4; ai++)
+                for (int tpr = 1; tpr <= ctas[ai]; tpr <<= 1) {
+                    int cl = clusters[ci], cta = ctas[ai];
+                    if (cl > 1 && tpr != cta)
                         continue;
-                    if (stream && (size_t)cl * (size_t)tpr * (size_t)p.vpt >= w)
-                        continue; /* the row fits: the on-chip plan is the one to time */
-                    if (row_plan_check(s, lim, &p, why, sizeof why) != 0)
-                        continue;
-                    if ((*n)++ == index) {
-                        *out = p;
-                        return 1;
+                    if ((size_t)cl * (size_t)tpr > pow2ceil(w) && !(cl == 1 && tpr == 1))
+                        continue; /* threads that would hold nothing */
+                    int vmin = 0; /* the smallest covering vpt */
+                    for (int vi = 0; vi < 4 && !vmin; vi++)
+                        if ((size_t)cl * (size_t)tpr * (size_t)vpts[vi] >= w)
+                            vmin = vpts[vi];
+                    for (int vi = 0; vi < 4; vi++) {
+                        row_plan p = {cta, tpr, vpts[vi], cl, stream, 0};
+                        if (!stream && p.vpt != vmin && p.vpt != 2 * vmin)
+                            continue;
+                        if (stream && (size_t)cl * (size_t)tpr * (size_t)p.vpt >= w)
+                            continue; /* the row fits: the on-chip plan is the one to time */
+                        if (row_plan_check(s, lim, &p, why, sizeof why) != 0)
+                            continue;
+                        if (n++ == index) {
+                            *out = p;
+                            return 1;
+                        }
                     }
                 }
-            }
     return 0;
-}
-
-int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_plan *out)
-{
-    int n = 0;
-    return split_space(s, lim, index, &n, out) || register_space(s, lim, 0, index, &n, out) ||
-           ring_space(s, lim, index, &n, out) || register_space(s, lim, 1, index, &n, out);
 }
 
 const char *row_plan_format(const row_plan *p, char *buf, size_t len)
@@ -277,9 +226,7 @@ const char *row_plan_format(const row_plan *p, char *buf, size_t len)
     int k = snprintf(buf, len, "cta=%d,tpr=%d,vpt=%d,cluster=%d,stream=%d", p->cta, p->tpr, p->vpt, p->cluster,
                      p->stream);
     if (p->ring && k >= 0 && (size_t)k < len)
-        k += snprintf(buf + k, len - (size_t)k, ",ring=%d", p->ring);
-    if (p->split && k >= 0 && (size_t)k < len)
-        snprintf(buf + k, len - (size_t)k, ",split=%d", p->split);
+        snprintf(buf + k, len - (size_t)k, ",ring=%d", p->ring);
     return buf;
 }
 

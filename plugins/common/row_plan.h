@@ -2,12 +2,11 @@
  * of choices in plain C, so a plugin's klab_profile.config hook (a pure function of the case, run
  * without a GPU by `klab --validate` and `klab --tune --list`) and its launcher agree on one thing.
  *
- * A plan is five numbers, written as a configuration string in that order, and two more, ring and
- * split, each written only where it is not 0:
+ * A plan is five numbers, written as a configuration string in that order, and a sixth, ring, written
+ * only where it is not 0:
  *
  *   cta=256,tpr=32,vpt=4,cluster=1,stream=0
  *   cta=256,tpr=256,vpt=8,cluster=4,stream=0,ring=2
- *   cta=256,tpr=256,vpt=4,cluster=1,stream=0,split=1
  *
  *   cta      threads a block (32..1024)
  *   tpr      threads a row, a power of two <= cta: cta/tpr rows share a block (short rows), tpr = cta
@@ -25,13 +24,6 @@
  *            one (row_ring.cuh). vpt is then the vectors a thread takes from shared memory a step.
  *            For long rows, where one block or cluster a row alternates a load phase with a store
  *            phase (docs/notes/rmsnorm.md has the bytes-in-flight budget)
- *   split    0: the above; 1: the row is cut into units of cta * vpt vectors, each a block's, and the
- *            units' partial results meet in global memory, not in a cluster: a persistent grid walks
- *            the units in order, each block loading its next unit into a second set of registers
- *            while it waits for the other units of its row and writes this one (row_split.cuh). No
- *            cluster (cluster = 1, tpr = cta, stream = 0, ring = 0) and no sm_90 instruction; the
- *            plugin gives the launcher a workspace of row_plan_split_bytes (its own memory, zeroed
- *            once: every launch leaves it zeroed)
  *
  * A row of N elements of E bytes spans at most row_window(N, E) 16-byte vectors: N * E / 16 when
  * every row starts on a 16-byte boundary (N * E a multiple of 16), else one or two more, because the
@@ -54,7 +46,7 @@ extern "C" {
 #endif
 
 typedef struct row_plan {
-    int cta, tpr, vpt, cluster, stream, ring, split;
+    int cta, tpr, vpt, cluster, stream, ring;
 } row_plan;
 
 typedef struct row_shape {
@@ -67,10 +59,9 @@ typedef struct row_limits {
     int no_stream;    /* the op needs the row on chip */
     int tpr_multiple; /* tpr must be a multiple of this (1: any) */
     int ring;         /* 1 where the op can take ring plans (its rows read from one tensor); 0: not */
-    int split;        /* 1 where the plugin passes the launcher a split workspace; 0: no split plans */
 } row_limits;
 
-/* What every op without limits of its own takes, given a split workspace (row_plan_split_bytes). */
+/* What every op without limits of its own takes. */
 extern const row_limits row_limits_any;
 /* The same without ring plans: ops that read a row from more than one tensor (RMSNorm's residual form). */
 extern const row_limits row_limits_no_ring;
@@ -86,21 +77,9 @@ extern const row_limits row_limits_no_ring;
    block may ask for, the rest left to the skeleton's own few hundred bytes). */
 #define ROW_PLAN_MAX_RING 4
 #define ROW_PLAN_RING_SMEM (224 * 1024)
-/* A split plan's units a row at most (the warp that gathers a row's partials takes two a lane), and the
-   vectors a unit at most (two units in registers: 64 KiB a block). */
-#define ROW_PLAN_MAX_SPLIT 64
-#define ROW_PLAN_SPLIT_VECTORS 2048
 
 /* The shared memory (bytes) a ring plan's stages take a block: ring * ceil(window / cluster) vectors. */
 size_t row_plan_ring_bytes(const row_shape *s, const row_plan *p);
-
-/* Units a row of a split plan: ceil(window / (cta * vpt)). */
-size_t row_plan_split_units(const row_shape *s, const row_plan *p);
-
-/* The workspace (bytes) every split plan of a shape needs: two counters of the launch and a partial (at
-   most two 32-bit words, each in a 64-bit tagged slot) a unit; 0 where the space holds no split plan
-   (rows of 64 KiB or less). */
-size_t row_plan_split_bytes(const row_shape *s);
 
 /* 16-byte vectors a row of `cols` elements of `elem` bytes spans at most. */
 size_t row_window(size_t cols, size_t elem);
@@ -112,14 +91,12 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
    (a row too long to hold on chip for an op that cannot stream). */
 int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, char *why, size_t whylen);
 
-/* Plan `index` of the tuning space (0, 1, ...): returns 1 and fills *out, or 0 past the last. Where the
-   row is past 64 KiB the space holds first the split plans (where the op takes them: cta 128, 256 and
-   512, vpt 2, 4 and 8, units of at most ROW_PLAN_SPLIT_VECTORS, at most ROW_PLAN_MAX_SPLIT a row), so
-   that `klab --tune`, which times the first 63 entries of a space, always has them beside the others;
-   then every valid on-chip plan with cta in {128, 256, 512, 1024} and no more than twice the smallest
-   covering vpt; then the ring plans (where the op takes them: ring 2 and 3, cta 256 and 512, vpt 4 and
-   8, the smallest cluster whose stages fit shared memory and the next two); then the streaming plans,
-   only where the row does not fit the on-chip ones. */
+/* Plan `index` of the tuning space (0, 1, ...): returns 1 and fills *out, or 0 past the last. The space
+   holds first the ring plans (where the op takes them and the row is past 64 KiB: ring 2 and 3, cta 256
+   and 512, vpt 4 and 8, the smallest cluster whose stages fit shared memory and the next two), so that
+   `klab --tune`, which times the first 63 entries of a space, always has them beside the others; then
+   every valid plan with cta in {128, 256, 512, 1024}, on-chip plans no more than twice the smallest
+   covering vpt, and streaming plans only where the row does not fit the on-chip ones. */
 int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_plan *out);
 
 /* "cta=256,tpr=32,vpt=4,cluster=1,stream=0" into buf; returns buf. */
@@ -140,8 +117,7 @@ row_shape row_shape_of(const klab_case *k);
 
 /* The plan run() uses for launch->config, remembered between calls (a space entry is found by walking
    the space). Declines (KLAB_UNSUPPORTED, the reason through host->error) a configuration past the
-   space, or a cluster or ring plan on a device without clusters and bulk copies (compute capability `cc` < 9.0).
-   Split plans run on any device. */
+   space, or a cluster or ring plan on a device without clusters and bulk copies (compute capability `cc` < 9.0). */
 typedef struct row_plan_cache {
     int config; /* what `plan` was made for; start with ROW_PLAN_NONE */
     row_plan plan;

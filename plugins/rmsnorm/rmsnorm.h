@@ -14,7 +14,6 @@
 
 #include "klab/plugin.h"
 #include "../common/row_plan.h"
-#include "../common/row_workspace.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,9 +40,9 @@ static inline klab_status rmsnorm_eps_of(klab_ctx *ctx, const klab_host *host, c
 int rmsnorm_baseline_launch(klab_dtype d, const void *x, const void *r, const void *w, void *y, void *h, float *sq,
                             float *inv, void *t, size_t rows, size_t cols, float eps, klab_stream s);
 
-/* The skeleton with plan p (r and h NULL: plain); split_ws: the split plans' workspace (row_workspace.h). */
+/* The skeleton with plan p (r and h NULL: plain). */
 int rmsnorm_fused_launch(klab_dtype d, const void *x, const void *r, const void *w, void *y, void *h, size_t rows,
-                         size_t cols, float eps, const row_plan *p, void *split_ws, klab_stream s);
+                         size_t cols, float eps, const row_plan *p, klab_stream s);
 
 /* The float64 results. The residual form: h = x + r, y = rmsnorm(h) * w. */
 void rmsnorm_reference(const double *x, const double *w, double *y, size_t rows, size_t cols, double eps);

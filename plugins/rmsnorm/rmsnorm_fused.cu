@@ -1,8 +1,7 @@
 /* Fused RMSNorm: the row-kernel skeleton (plugins/common/row_kernel.cuh) with the RMSNorm op
  * (plugins/common/rms_op.cuh). The skeleton gives every shape one read and one write: short rows
- * packed several a block (or a warp), long rows split across a thread-block cluster or across the
- * blocks of a persistent grid, rows longer than a cluster holds streamed twice, ragged rows through
- * masked 16-byte vectors. */
+ * packed several a block (or a warp), long rows split across a thread-block cluster, rows longer than
+ * a cluster holds streamed twice, ragged rows through masked 16-byte vectors. */
 #include <cuda_runtime.h>
 
 #include "klab/cuda.h"
@@ -13,22 +12,21 @@ namespace {
 
 template <typename T, bool RESID>
 int launch(const void *x, const void *r, const void *w, void *y, void *h, size_t rows, size_t cols, float eps,
-           const row_plan *p, void *split_ws, cudaStream_t s)
+           const row_plan *p, cudaStream_t s)
 {
     RmsOp<T, RESID> op;
     op.init((const T *)x, (const T *)r, (const T *)w, (T *)y, (T *)h, (int64_t)rows, (int64_t)cols, eps);
-    return (int)rowk::launch(op, *p, (int64_t)rows, (int64_t)cols, s, split_ws);
+    return (int)rowk::launch(op, *p, (int64_t)rows, (int64_t)cols, s);
 }
 
 } // namespace
 
 extern "C" int rmsnorm_fused_launch(klab_dtype d, const void *x, const void *r, const void *w, void *y, void *h,
-                                    size_t rows, size_t cols, float eps, const row_plan *p, void *split_ws,
-                                    klab_stream s)
+                                    size_t rows, size_t cols, float eps, const row_plan *p, klab_stream s)
 {
     KLAB_DISPATCH_FLOAT(d, T, {
-        return r ? launch<T, true>(x, r, w, y, h, rows, cols, eps, p, split_ws, s)
-                 : launch<T, false>(x, r, w, y, h, rows, cols, eps, p, split_ws, s);
+        return r ? launch<T, true>(x, r, w, y, h, rows, cols, eps, p, s)
+                 : launch<T, false>(x, r, w, y, h, rows, cols, eps, p, s);
     })
     return (int)cudaErrorInvalidValue;
 }

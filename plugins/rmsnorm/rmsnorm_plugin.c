@@ -17,7 +17,6 @@ typedef struct rms_state {
     float eps;
     int residual, cc;
     row_plan_cache plan;
-    void *split_ws; /* the split plans' workspace (NULL for shapes without them) */
     /* where run() finds each tensor in launch->tensors (-1: not made) */
     int tx, tr, tw, ty, th, tsq, tinv, tt;
 } rms_state;
@@ -60,7 +59,7 @@ static klab_status rms_setup(klab_ctx *ctx, const klab_host *host, const klab_ca
     if (!st)
         return host->error(ctx, "out of memory");
     *st = (rms_state){ctx, host, k->dtype, row_shape_of(k), eps, residual, host->device_cc(ctx), {ROW_PLAN_NONE, {0}},
-                      NULL, -1, -1, -1, -1, -1, -1, -1, -1};
+                      -1, -1, -1, -1, -1, -1, -1, -1};
     size_t n = st->shape.rows * st->shape.cols;
     int made = 0;
     if (make(st, "x", KLAB_INPUT, k->dtype, n, &st->tx, &made) ||
@@ -70,8 +69,7 @@ static klab_status rms_setup(klab_ctx *ctx, const klab_host *host, const klab_ca
         (residual && make(st, "h", KLAB_OUTPUT, k->dtype, n, &st->th, &made)) ||
         make(st, "sq", KLAB_SCRATCH, KLAB_FP32, n, &st->tsq, &made) ||
         make(st, "inv", KLAB_SCRATCH, KLAB_FP32, st->shape.rows, &st->tinv, &made) ||
-        make(st, "t", KLAB_SCRATCH, k->dtype, n, &st->tt, &made) ||
-        row_workspace_make(host, ctx, &st->shape, &st->split_ws) != KLAB_OK) {
+        make(st, "t", KLAB_SCRATCH, k->dtype, n, &st->tt, &made)) {
         free(st);
         return KLAB_ERROR;
     }
@@ -96,7 +94,7 @@ static klab_status rms_run(void *state, const klab_launch *l)
         if (ks != KLAB_OK)
             return ks;
         e = rmsnorm_fused_launch(st->dtype, t[st->tx], at(t, st->tr), t[st->tw], t[st->ty], at(t, st->th),
-                                 st->shape.rows, st->shape.cols, st->eps, &p, st->split_ws, l->stream);
+                                 st->shape.rows, st->shape.cols, st->eps, &p, l->stream);
     } else {
         e = rmsnorm_baseline_launch(st->dtype, t[st->tx], at(t, st->tr), t[st->tw], t[st->ty], at(t, st->th),
                                     (float *)t[st->tsq], (float *)t[st->tinv], t[st->tt], st->shape.rows,
@@ -120,9 +118,7 @@ static klab_status rms_verify(void *state, const klab_case *k, const klab_verify
 
 static void rms_teardown(void *state)
 {
-    rms_state *st = state;
-    row_workspace_free(st->split_ws);
-    free(st);
+    free(state);
 }
 
 static void rms_work(const klab_case *k, klab_work *w)

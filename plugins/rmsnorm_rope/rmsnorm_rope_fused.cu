@@ -19,8 +19,7 @@ namespace {
 template <typename T, bool HALF> struct RopeOp : RmsOp<T, false, false> {
     typedef RmsOp<T, false, false> Rms;
     static constexpr bool STREAMS = false;
-    static constexpr bool RING = false;  /* its limits never offer ring plans: no ring kernel compiled */
-    static constexpr bool SPLIT = false; /* nor split plans */
+    static constexpr bool RING = false; /* its limits never offer ring plans: no ring kernel compiled */
     static constexpr int PER = Rms::PER;
 
     const int32_t *pos;

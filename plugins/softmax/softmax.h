@@ -13,7 +13,6 @@
 
 #include "klab/plugin.h"
 #include "../common/row_plan.h"
-#include "../common/row_workspace.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,9 +26,9 @@ enum { SMX_BASELINE = 0, SMX_FUSED };
 int softmax_baseline_launch(klab_dtype d, const void *x, void *y, float *e, float *m, float *s, size_t rows,
                             size_t cols, klab_stream st);
 
-/* The skeleton with plan p; split_ws: the split plans' workspace (row_workspace.h). */
+/* The skeleton with plan p. */
 int softmax_fused_launch(klab_dtype d, const void *x, void *y, size_t rows, size_t cols, const row_plan *p,
-                         void *split_ws, klab_stream st);
+                         klab_stream st);
 
 /* The float64 result. */
 void softmax_reference(const double *x, double *y, size_t rows, size_t cols);

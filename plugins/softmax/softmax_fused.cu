@@ -22,7 +22,6 @@ template <typename T> struct SoftmaxOp {
     static constexpr bool STREAMS = true;
     static constexpr bool ROW_OUT = true;
     static constexpr bool RING = true;
-    static constexpr bool SPLIT = true;
     static constexpr int PER = 16 / sizeof(T);
 
     const T *x;
@@ -90,20 +89,20 @@ template <typename T> struct SoftmaxOp {
 };
 
 template <typename T>
-int launch(const void *x, void *y, size_t rows, size_t cols, const row_plan *p, void *split_ws, cudaStream_t st)
+int launch(const void *x, void *y, size_t rows, size_t cols, const row_plan *p, cudaStream_t st)
 {
     SoftmaxOp<T> op;
     op.x = (const T *)x, op.y = (T *)y;
     op.xr = NULL, op.yr = NULL;
     op.ml = op.inv = 0.f;
-    return (int)rowk::launch(op, *p, (int64_t)rows, (int64_t)cols, st, split_ws);
+    return (int)rowk::launch(op, *p, (int64_t)rows, (int64_t)cols, st);
 }
 
 } // namespace
 
 extern "C" int softmax_fused_launch(klab_dtype d, const void *x, void *y, size_t rows, size_t cols, const row_plan *p,
-                                    void *split_ws, klab_stream st)
+                                    klab_stream st)
 {
-    KLAB_DISPATCH_FLOAT(d, T, { return launch<T>(x, y, rows, cols, p, split_ws, st); })
+    KLAB_DISPATCH_FLOAT(d, T, { return launch<T>(x, y, rows, cols, p, st); })
     return (int)cudaErrorInvalidValue;
 }

@@ -16,7 +16,6 @@ typedef struct smx_state {
     row_shape shape;
     int cc;
     row_plan_cache plan;
-    void *split_ws; /* the split plans' workspace (NULL for shapes without them) */
 } smx_state;
 
 static klab_status smx_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
@@ -30,13 +29,12 @@ static klab_status smx_setup(klab_ctx *ctx, const klab_host *host, const klab_ca
     smx_state *st = calloc(1, sizeof *st);
     if (!st)
         return host->error(ctx, "out of memory");
-    *st = (smx_state){ctx, host, k->dtype, row_shape_of(k), host->device_cc(ctx), {ROW_PLAN_NONE, {0}}, NULL};
+    *st = (smx_state){ctx, host, k->dtype, row_shape_of(k), host->device_cc(ctx), {ROW_PLAN_NONE, {0}}};
     size_t n = st->shape.rows * st->shape.cols;
     void *x = host->tensor(ctx, "x", KLAB_INPUT, k->dtype, n);
     if (!x || host->fill_uniform(ctx, x, -spread, spread) != KLAB_OK || !host->tensor(ctx, "y", KLAB_OUTPUT, k->dtype, n) ||
         !host->tensor(ctx, "e", KLAB_SCRATCH, KLAB_FP32, n) || !host->tensor(ctx, "m", KLAB_SCRATCH, KLAB_FP32, st->shape.rows) ||
-        !host->tensor(ctx, "s", KLAB_SCRATCH, KLAB_FP32, st->shape.rows) ||
-        row_workspace_make(host, ctx, &st->shape, &st->split_ws) != KLAB_OK) {
+        !host->tensor(ctx, "s", KLAB_SCRATCH, KLAB_FP32, st->shape.rows)) {
         free(st);
         return KLAB_ERROR;
     }
@@ -54,8 +52,7 @@ static klab_status smx_run(void *state, const klab_launch *l)
         klab_status ks = row_plan_run(st->host, st->ctx, st->cc, &st->shape, &row_limits_any, l->config, &st->plan, &p);
         if (ks != KLAB_OK)
             return ks;
-        e = softmax_fused_launch(st->dtype, t[T_X], t[T_Y], st->shape.rows, st->shape.cols, &p, st->split_ws,
-                                 l->stream);
+        e = softmax_fused_launch(st->dtype, t[T_X], t[T_Y], st->shape.rows, st->shape.cols, &p, l->stream);
     } else {
         e = softmax_baseline_launch(st->dtype, t[T_X], t[T_Y], (float *)t[T_E], (float *)t[T_M], (float *)t[T_S],
                                     st->shape.rows, st->shape.cols, l->stream);
@@ -74,9 +71,7 @@ static klab_status smx_verify(void *state, const klab_case *k, const klab_verify
 
 static void smx_teardown(void *state)
 {
-    smx_state *st = state;
-    row_workspace_free(st->split_ws);
-    free(st);
+    free(state);
 }
 
 static void smx_work(const klab_case *k, klab_work *w)
