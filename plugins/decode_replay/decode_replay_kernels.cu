@@ -204,9 +204,10 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
             if ((e = gemv<T, EPI_STORE, true>(q, ks, pdl, s)) != cudaSuccess)
                 return e;
         }
-        /* fused and mma: one kernel, the fused plan, its own split merge; the cluster path its own plan */
+        /* fused and mma: one kernel, the fused plan, its own split merge; the cluster path its own plan;
+           the split path a combine kernel after it where its cache is split */
         const bool fused = attn != DR_ATTN_SPLIT, cluster = attn == DR_ATTN_MMA_CLUSTER;
-        const bool split = (fused ? g->fsplits : g->splits) > 1;
+        const bool combine = !fused && g->splits > 1;
         const int64_t chunk = cluster ? g->cchunk : fused ? g->fchunk : g->chunk;
         const int64_t splits = cluster ? g->csplits : fused ? g->fsplits : g->splits;
         T *o = g->attn_only ? y + (size_t)l * B * qd : (T *)t->attn;
@@ -214,12 +215,12 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
                           (T *)t->kc + l * cache_layer, (T *)t->vc + l * cache_layer, t->cos_t, t->sin_t, t->lens,
                           t->opart, t->ml, o, (int)g->heads, (int)g->kv_heads, (int)g->nqkv, (int)g->kv,
                           (int)chunk, (int)splits, (int)g->steps,
-                          ctl(DR_K_ATTN, g->attn_only && last_layer && (fused || !split))};
+                          ctl(DR_K_ATTN, g->attn_only && last_layer && !combine)};
         const int grp = (int)(g->heads / g->kv_heads);
         e = D == 64 ? attention<T, 64>(at, B, grp, attn, pdl, s) : attention<T, 128>(at, B, grp, attn, pdl, s);
         if (e != cudaSuccess)
             return e;
-        if (split && !fused) {
+        if (combine) {
             const StepCtl c = ctl(DR_K_COMBINE, g->attn_only && last_layer);
             const dim3 grid((unsigned)g->heads, (unsigned)B);
             e = D == 64 ? launch(combine_kernel<T, 64>, grid, dim3(64), pdl, s, (const float *)t->opart,
