@@ -12,8 +12,7 @@
  *   - Each thread holds vpt 16-byte vectors in registers: vector k of a thread is the row's vector
  *     part_start + k * tpr + lane, so a warp's loads are consecutive 16-byte words. With stream = 0 the
  *     row (its part) is read once and kept for the epilogue; with stream = 1 the part is walked in
- *     steps of vpt * tpr vectors twice: reduce, then write, backwards: the last step from the
- *     registers that still hold it, each earlier one reloaded (from L2 where it still is).
+ *     steps of vpt * tpr vectors twice: reduce, then reload (from L2 where it still is) and write.
  *   - Any length, any alignment: a row of elements [s, e) is read through the aligned 16-byte vectors
  *     that overlap it. A vector wholly inside the row is one 16-byte load; the (at most two) vectors
  *     it shares with its neighbours load only the row's elements and fill the rest with the op's
@@ -293,18 +292,12 @@ __global__ void __launch_bounds__(max_threads<VPT>()) row_kernel(Op op, Geom g)
                 const int i = c0 + k * g.tpr + lane;
                 o.epilogue(raw[k], r.slot<PER>(i, live && i < c1));
             }
-        } else if (c1 > c0) {
-            /* Backwards: the last step is still in registers (no reload at all), and each earlier step is
-               reloaded in the reverse of the order it was read, the most recently read first, so the
-               second read needs only the part minus one step to stay in L2, and the likeliest to. */
-            const int last = c0 + (c1 - c0 - 1) / step * step;
-            for (int b = last; b >= c0; b -= step) {
-                if (b != last) {
+        } else {
+            for (int b = c0; b < c1; b += step) {
 #pragma unroll
-                    for (int k = 0; k < VPT; k++) {
-                        const int i = b + k * g.tpr + lane;
-                        raw[k] = o.reload(r.slot<PER>(i, live && i < c1));
-                    }
+                for (int k = 0; k < VPT; k++) {
+                    const int i = b + k * g.tpr + lane;
+                    raw[k] = o.reload(r.slot<PER>(i, live && i < c1));
                 }
 #pragma unroll
                 for (int k = 0; k < VPT; k++) {
