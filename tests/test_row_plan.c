@@ -43,6 +43,15 @@ static void test_choice(void **state)
     /* ... but not in 1024 rows, nor where 4 vectors a thread fill the row exactly */
     assert_string_equal(chosen(1024, 4093, 2), "cta=256,tpr=256,vpt=4,cluster=1,stream=0");
     assert_string_equal(chosen(4096, 4096, 2), "cta=128,tpr=128,vpt=4,cluster=1,stream=0");
+    /* a row that fills 512 threads x 4 exactly halves too where the rows fill the GPU (2048 vectors) */
+    assert_string_equal(chosen(2048, 16384, 2), "cta=256,tpr=256,vpt=8,cluster=1,stream=0");
+    assert_string_equal(chosen(4096, 8192, 4), "cta=256,tpr=256,vpt=8,cluster=1,stream=0");
+    assert_string_equal(chosen(1024, 16384, 2), "cta=512,tpr=512,vpt=4,cluster=1,stream=0");
+    /* ... and at 256 threads x 4 exactly (1024 vectors) only for an op with heavy arithmetic (softmax) */
+    row_shape exact = {4096, 8192, 2};
+    assert_string_equal(row_plan_config(&exact, &row_limits_heavy, -1), "cta=128,tpr=128,vpt=8,cluster=1,stream=0");
+    exact.rows = 2048;
+    assert_string_equal(row_plan_config(&exact, &row_limits_heavy, -1), "cta=256,tpr=256,vpt=4,cluster=1,stream=0");
     /* 64 KiB rows in one block of 512 x 8 rather than a cluster, unless there are few rows */
     assert_string_equal(chosen(1024, 32768, 2), "cta=512,tpr=512,vpt=8,cluster=1,stream=0");
     assert_string_equal(chosen(1, 32768, 2), "cta=128,tpr=128,vpt=2,cluster=16,stream=0");
@@ -68,7 +77,7 @@ static void test_choice(void **state)
     assert_string_equal(chosen(1, 262145, 4), "cta=512,tpr=512,vpt=8,cluster=16,stream=1");
     assert_string_equal(chosen(1, 1, 4), "cta=256,tpr=1,vpt=1,cluster=1,stream=0");
     /* an op that needs the row in one block: on chip up to 64 KiB, then refused with the reason */
-    row_limits one = {1, 1, 1, 0};
+    row_limits one = {1, 1, 1, 0, 0};
     row_shape s = {4, 16384, 4};
     row_plan p;
     char why[300];
@@ -78,7 +87,7 @@ static void test_choice(void **state)
     assert_int_equal(row_plan_choose(&s, &one, &p, why, sizeof why), -1);
     assert_non_null(strstr(why, "needs the row on chip"));
     /* whole heads a thread group: 16 vectors a head of 128 fp16 */
-    row_limits heads = {1, 1, 16, 0};
+    row_limits heads = {1, 1, 16, 0, 0};
     s = (row_shape){1, 128, 2};
     assert_int_equal(row_plan_choose(&s, &heads, &p, why, sizeof why), 0);
     assert_int_equal(p.tpr, 16);
@@ -104,7 +113,7 @@ static void test_rules(void **state)
     expect_bad((row_plan){256, 96, 4, 1, 0, 0}, 1, 128, 4, any, "power of two");
     expect_bad((row_plan){256, 256, 4, 32, 0, 0}, 1, 1 << 20, 4, any, "cluster must be");
     expect_bad((row_plan){100, 4, 4, 1, 0, 0}, 1, 16, 4, any, "multiple of 32");
-    row_limits rope = {1, 1, 16, 0};
+    row_limits rope = {1, 1, 16, 0, 0};
     expect_bad((row_plan){256, 256, 4, 2, 0, 0}, 1, 4096, 2, &rope, "keeps a row in one block");
     expect_bad((row_plan){256, 256, 4, 1, 1, 0}, 1, 8192, 2, &rope, "needs the row on chip");
     expect_bad((row_plan){256, 8, 4, 1, 0, 0}, 1, 128, 2, &rope, "whole heads");
@@ -274,7 +283,7 @@ static void test_ring_space(void **state)
         }
     row_shape s = {512, 65536, 2};
     assert_int_equal(ring_entries(&s, &row_limits_no_ring, &other, &total), 0);
-    row_limits rope = {1, 1, 16, 0};
+    row_limits rope = {1, 1, 16, 0, 0};
     s = (row_shape){512, 8192, 2};
     assert_int_equal(ring_entries(&s, &rope, &other, &total), 0);
     s = (row_shape){4096, 4096, 2};

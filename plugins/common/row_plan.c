@@ -3,8 +3,9 @@
 
 #include <stdio.h>
 
-const row_limits row_limits_any = {ROW_PLAN_MAX_CLUSTER, 0, 1, 1};
-const row_limits row_limits_no_ring = {ROW_PLAN_MAX_CLUSTER, 0, 1, 0};
+const row_limits row_limits_any = {ROW_PLAN_MAX_CLUSTER, 0, 1, 1, 0};
+const row_limits row_limits_no_ring = {ROW_PLAN_MAX_CLUSTER, 0, 1, 0, 0};
+const row_limits row_limits_heavy = {ROW_PLAN_MAX_CLUSTER, 0, 1, 1, 1};
 
 static size_t pow2ceil(size_t n)
 {
@@ -99,13 +100,20 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
    a block each. Halving the threads for 8 vectors each keeps the slots and halves the threads: on an
    H200 it won where the rows still fill the GPU and the row leaves slots empty (4096x5120 fp16,
    640 vectors: 1.12x) and lost where they do not (1024x4093: 0.90x), and it is needed past 512
-   threads (512 x 8 vectors is the most a block holds). docs/notes/rmsnorm.md has the tune runs. */
+   threads (512 x 8 vectors is the most a block holds). A row that fills 512 threads x 4 exactly (2048
+   vectors: fp16 16384, fp32 8192) halves too, where the rows fill the GPU: 256 x 8 beat 512 x 4 by 1.03x
+   (rmsnorm) and 1.35x (softmax, 72.6 -> 98.3 % of the copy) at 2048x16384 fp16; at 1024 vectors
+   (256 x 4 exactly) softmax gained 1.10x with 128 x 8 (fp16 4096x8192, 91.1 -> 101.7 %) and rmsnorm
+   did not (0.99x), so there only ops with heavy arithmetic an element halve (lim->heavy).
+   docs/notes/rmsnorm.md and softmax.md have the tune runs. */
 static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_plan *p)
 {
     int vpt = w >= 4 ? 4 : (int)pow2ceil(w);
     size_t tpr = pow2ceil((w + (size_t)vpt - 1) / (size_t)vpt);
+    const size_t exact = lim->heavy ? 256 : 512; /* from here a row that fills tpr x 4 exactly halves too */
     if (vpt == 4 && tpr >= 64 &&
-        (tpr > 512 || (tpr * 4 > w && s->rows * (tpr / 2) >= (size_t)ROW_PLAN_SMS * ROW_PLAN_SM_THREADS))) {
+        (tpr > 512 ||
+         ((tpr * 4 > w || tpr >= exact) && s->rows * (tpr / 2) >= (size_t)ROW_PLAN_SMS * ROW_PLAN_SM_THREADS))) {
         vpt = 8;
         tpr /= 2;
     }

@@ -59,12 +59,16 @@ typedef struct row_limits {
     int no_stream;    /* the op needs the row on chip */
     int tpr_multiple; /* tpr must be a multiple of this (1: any) */
     int ring;         /* 1 where the op can take ring plans (its rows read from one tensor); 0: not */
+    int heavy;        /* 1 where the op's arithmetic an element is heavy (softmax: two exponentials), so
+                         one block a row takes 8 vectors a thread from rows of 1024 vectors, not 2048 */
 } row_limits;
 
 /* What every op without limits of its own takes. */
 extern const row_limits row_limits_any;
 /* The same without ring plans: ops that read a row from more than one tensor (RMSNorm's residual form). */
 extern const row_limits row_limits_no_ring;
+/* The same as row_limits_any for an op with heavy arithmetic an element (softmax). */
+extern const row_limits row_limits_heavy;
 
 /* The SMs the per-shape choice assumes when it spreads few rows over more blocks (H100 and H200: 132). */
 #define ROW_PLAN_SMS 132

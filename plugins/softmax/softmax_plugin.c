@@ -49,7 +49,7 @@ static klab_status smx_run(void *state, const klab_launch *l)
     int e;
     if (l->profile == SMX_FUSED) {
         row_plan p;
-        klab_status ks = row_plan_run(st->host, st->ctx, st->cc, &st->shape, &row_limits_any, l->config, &st->plan, &p);
+        klab_status ks = row_plan_run(st->host, st->ctx, st->cc, &st->shape, &row_limits_heavy, l->config, &st->plan, &p);
         if (ks != KLAB_OK)
             return ks;
         e = softmax_fused_launch(st->dtype, t[T_X], t[T_Y], st->shape.rows, st->shape.cols, &p, l->stream);
@@ -87,7 +87,7 @@ static const char *fused_config(const klab_case *k, int index)
     if (k->rank < 1)
         return NULL;
     row_shape s = row_shape_of(k);
-    return row_plan_config(&s, &row_limits_any, index);
+    return row_plan_config(&s, &row_limits_heavy, index);
 }
 
 static const klab_profile profiles[] = {
