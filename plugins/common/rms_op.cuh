@@ -22,7 +22,6 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
     typedef T elem_t;
     typedef float acc_t;
     static constexpr bool STREAMS = true;
-    static constexpr bool STREAM_PIPE = !RESID; /* x and r a vector: no registers for a second step */
     static constexpr bool ROW_OUT = true;
     static constexpr bool RING = !RESID; /* a ring plan copies one tensor's rows: x, not x and r */
     static constexpr int PER = 16 / sizeof(T);
@@ -65,13 +64,9 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
     {
         if (EARLY_W && early_w && head == 0 && !sl.empty()) /* w's vector of the same columns (aligned rows) */
             asm volatile("prefetch.global.L2 [%0];" ::"l"(reinterpret_cast<const uint4 *>(w) + sl.i));
-        /* x and r are read once even by a streaming plan (its pass 2 reads h back): no L2 hint */
-        rowk::Slot once = sl;
-        if (RESID)
-            once.hint = rowk::HINT_NONE;
-        uint4 a = rowk::load_vec<T>(xr, once, 0.f);
+        uint4 a = rowk::load_vec<T>(xr, sl, 0.f);
         if (RESID) {
-            const uint4 b = rowk::load_vec<T>(rr, once, 0.f);
+            const uint4 b = rowk::load_vec<T>(rr, sl, 0.f);
             float fa[PER], fb[PER];
             vec16<T>::unpack(a, fa);
             vec16<T>::unpack(b, fb);

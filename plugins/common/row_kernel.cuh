@@ -12,8 +12,7 @@
  *   - Each thread holds vpt 16-byte vectors in registers: vector k of a thread is the row's vector
  *     part_start + k * tpr + lane, so a warp's loads are consecutive 16-byte words. With stream = 0 the
  *     row (its part) is read once and kept for the epilogue; with stream = 1 the part is walked in
- *     steps of vpt * tpr vectors twice: reduce, then reload (from L2, where the first read asked its
- *     lines to stay) and write, each step's loads issued before the previous step is used.
+ *     steps of vpt * tpr vectors twice: reduce, then reload (from L2 where it still is) and write.
  *   - Any length, any alignment: a row of elements [s, e) is read through the aligned 16-byte vectors
  *     that overlap it. A vector wholly inside the row is one 16-byte load; the (at most two) vectors
  *     it shares with its neighbours load only the row's elements and fill the rest with the op's
@@ -29,9 +28,6 @@
  *       typedef __half elem_t;          // the dtype of the rows (16-byte vectors of it)
  *       typedef float acc_t;            // what is reduced: float or float2
  *       static constexpr bool STREAMS = true;  // may run with stream = 1 (needs reload)
- *       static constexpr bool STREAM_PIPE = true; // (with STREAMS) a streaming step's loads may go out
- *                                       // before the previous step is reduced: two steps in registers
- *                                       // (false where load() needs more: RMSNorm's residual form)
  *       static constexpr bool ROW_OUT = true;  // writes the row back (false: one value a row)
  *       __device__ void row_begin(const rowk::RowSpan &r, bool live); // the row's pointers (its window
  *                                       // starts at element r.v0 * PER), a position, ...
@@ -72,16 +68,10 @@
 
 namespace rowk {
 
-/* How long a load's line should stay in L2: the streaming plan reads each vector twice, and its
-   second read comes from L2 only if the first kept it there. */
-enum Hint { HINT_NONE, HINT_KEEP /* read again soon: evict last */, HINT_LAST /* last read: evict first */ };
-
 /* Vector i of a row's window (the aligned 16-byte vectors that overlap the row, counted from the
-   first): [lo, hi) of its elements are the row's; lo = hi = 0 for a slot that holds nothing. hint is
-   a compile-time constant at every call site (the skeleton's), so the load's branch on it folds. */
+   first): [lo, hi) of its elements are the row's; lo = hi = 0 for a slot that holds nothing. */
 struct Slot {
     int i, lo, hi;
-    Hint hint;
     __device__ __forceinline__ bool full(int per) const { return lo == 0 && hi == per; }
     __device__ __forceinline__ bool empty() const { return lo >= hi; }
 };
@@ -91,11 +81,10 @@ struct Slot {
 struct RowSpan {
     int64_t row, s, v0;
     int head, nwin, tail;
-    template <int PER> __device__ __forceinline__ Slot slot(int i, bool on, Hint hint = HINT_NONE) const
+    template <int PER> __device__ __forceinline__ Slot slot(int i, bool on) const
     {
         Slot sl;
         sl.i = i;
-        sl.hint = hint;
         sl.lo = on && i == 0 ? head : 0;
         sl.hi = !on ? 0 : i == nwin - 1 && tail ? tail : PER;
         return sl;
@@ -117,41 +106,15 @@ template <> struct bits<__nv_bfloat16> {
     __device__ static __forceinline__ uint16_t of(float v) { return __bfloat16_as_ushort(__float2bfloat16_rn(v)); }
 };
 
-/* A read-only 16-byte load with an L2 eviction priority (sm_80 and up: createpolicy and the cache-hint
-   form of ld, as Triton lowers its eviction_policy). */
-template <Hint H> __device__ __forceinline__ uint4 ldg_hint(const uint4 *p)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    uint64_t pol;
-    uint4 v;
-    if (H == HINT_KEEP)
-        asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
-    else
-        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-    asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-        : "l"(p), "l"(pol));
-    return v;
-#else
-    return __ldg(p);
-#endif
-}
-
 /* Vector sl.i of the row whose window starts at p (16-byte aligned): one 16-byte load when the row owns
    all of it, else the row's elements one by one and `pad` for the others. NC: the tensor is not
-   written by this kernel (ld.global.nc; only such loads take sl.hint). */
+   written by this kernel (ld.global.nc). */
 template <typename T, bool NC = true>
 __device__ __forceinline__ uint4 load_vec(const T *p, const Slot &sl, float pad)
 {
     constexpr int PER = 16 / sizeof(T);
-    if (sl.full(PER)) {
-        const uint4 *q = reinterpret_cast<const uint4 *>(p) + sl.i;
-        if (NC && sl.hint == HINT_KEEP)
-            return ldg_hint<HINT_KEEP>(q);
-        if (NC && sl.hint == HINT_LAST)
-            return ldg_hint<HINT_LAST>(q);
-        return NC ? __ldg(q) : *q;
-    }
+    if (sl.full(PER))
+        return NC ? __ldg(reinterpret_cast<const uint4 *>(p) + sl.i) : reinterpret_cast<const uint4 *>(p)[sl.i];
     typedef typename bits<T>::type B;
     const B *pb = reinterpret_cast<const B *>(p) + sl.i * PER;
     const B padb = bits<T>::of(pad);
@@ -272,16 +235,6 @@ template <int PER, bool ALIGNED> __device__ __forceinline__ RowSpan row_span(int
 
 template <int VPT> constexpr int max_threads() { return VPT >= 8 ? 512 : 1024; }
 
-/* Whether a streaming plan of Op may hold two steps in registers (Op::STREAM_PIPE; ops that cannot
-   stream need not say). */
-template <class Op> __host__ __device__ constexpr bool stream_pipe()
-{
-    if constexpr (Op::STREAMS)
-        return Op::STREAM_PIPE;
-    else
-        return false;
-}
-
 /* ALIGNED: every row starts on a vector boundary and is a whole number of vectors (cols * sizeof(T) a
    multiple of 16), so a slot is full or empty and the element-wise code vanishes: 20-30 registers
    fewer, more blocks an SM. */
@@ -312,21 +265,6 @@ __global__ void __launch_bounds__(max_threads<VPT>()) row_kernel(Op op, Geom g)
 
     uint4 raw[VPT];
     A acc;
-    constexpr bool PIPE = STREAM && ALIGNED && stream_pipe<Op>();
-    /* a streaming step: the VPT vectors of this thread from vector b of the part on (load or reload) */
-    auto load_step = [&](uint4(&dst)[VPT], int b, Hint h, bool again) {
-#pragma unroll
-        for (int k = 0; k < VPT; k++) {
-            const int i = b + k * g.tpr + lane;
-            const Slot sl = r.slot<PER>(i, live && i < c1, h);
-            dst[k] = again ? o.reload(sl) : o.load(sl);
-        }
-    };
-    auto copy_step = [](uint4(&dst)[VPT], const uint4(&src)[VPT]) {
-#pragma unroll
-        for (int k = 0; k < VPT; k++)
-            dst[k] = src[k];
-    };
     if (!STREAM) {
 #pragma unroll
         for (int k = 0; k < VPT; k++) {
@@ -335,25 +273,14 @@ __global__ void __launch_bounds__(max_threads<VPT>()) row_kernel(Op op, Geom g)
         }
         acc = o.partial(raw);
     } else {
-        /* Each step's loads keep their lines in L2 for pass 2 (HINT_KEEP), and go out before the
-           previous step is reduced (PIPE: a second register set, aligned rows only: the ragged
-           kernels' element-wise edges leave no registers for it), so a block streams its part
-           without a gap a step and reads it again from L2 while the resident blocks' parts fit. */
         acc = o.identity();
-        if (c0 < c1) {
-            if (PIPE)
-                load_step(raw, c0, HINT_KEEP, false);
-            for (int b = c0; b < c1; b += step) {
-                const int nb = b + step;
-                uint4 next[VPT];
-                if (!PIPE)
-                    load_step(raw, b, HINT_KEEP, false);
-                else if (nb < c1)
-                    load_step(next, nb, HINT_KEEP, false);
-                acc = o.merge(acc, o.partial(raw));
-                if (PIPE && nb < c1)
-                    copy_step(raw, next);
+        for (int b = c0; b < c1; b += step) {
+#pragma unroll
+            for (int k = 0; k < VPT; k++) {
+                const int i = b + k * g.tpr + lane;
+                raw[k] = o.load(r.slot<PER>(i, live && i < c1));
             }
+            acc = o.merge(acc, o.partial(raw));
         }
     }
     acc = reduce_row(o, acc, g, rank, warp_part, peer);
@@ -365,25 +292,18 @@ __global__ void __launch_bounds__(max_threads<VPT>()) row_kernel(Op op, Geom g)
                 const int i = c0 + k * g.tpr + lane;
                 o.epilogue(raw[k], r.slot<PER>(i, live && i < c1));
             }
-        } else if (c0 < c1) {
-            /* pass 2 the same way: the next step's reloads (their last use: HINT_LAST) before this
-               step's writes */
-            if (PIPE)
-                load_step(raw, c0, HINT_LAST, true);
+        } else {
             for (int b = c0; b < c1; b += step) {
-                const int nb = b + step;
-                uint4 next[VPT];
-                if (!PIPE)
-                    load_step(raw, b, HINT_LAST, true);
-                else if (nb < c1)
-                    load_step(next, nb, HINT_LAST, true);
+#pragma unroll
+                for (int k = 0; k < VPT; k++) {
+                    const int i = b + k * g.tpr + lane;
+                    raw[k] = o.reload(r.slot<PER>(i, live && i < c1));
+                }
 #pragma unroll
                 for (int k = 0; k < VPT; k++) {
                     const int i = b + k * g.tpr + lane;
                     o.epilogue(raw[k], r.slot<PER>(i, live && i < c1));
                 }
-                if (PIPE && nb < c1)
-                    copy_step(raw, next);
             }
         }
     }

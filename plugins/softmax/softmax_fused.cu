@@ -20,7 +20,6 @@ template <typename T> struct SoftmaxOp {
     typedef T elem_t;
     typedef float2 acc_t; /* (max, sum of exp(x - max)) */
     static constexpr bool STREAMS = true;
-    static constexpr bool STREAM_PIPE = true;
     static constexpr bool ROW_OUT = true;
     static constexpr bool RING = true;
     static constexpr int PER = 16 / sizeof(T);
