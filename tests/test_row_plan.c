@@ -119,6 +119,9 @@ static void test_rules(void **state)
     expect_bad((row_plan){256, 8, 4, 1, 0, 0}, 1, 128, 2, &rope, "whole heads");
     expect_bad((row_plan){256, 256, 8, 4, 0, 1}, 512, 65536, 2, any, "ring must be 0 or 2..4");
     expect_bad((row_plan){256, 256, 8, 4, 0, 5}, 512, 65536, 2, any, "ring must be 0 or 2..4");
+    /* 1024 x 8 only streams, and only rows of whole vectors */
+    expect_bad((row_plan){1024, 1024, 8, 1, 0, 0}, 512, 65536, 2, any, "at most 4096");
+    expect_bad((row_plan){1024, 1024, 8, 1, 1, 0}, 512, 65535, 2, any, "rows of whole 16-byte vectors");
     expect_bad((row_plan){256, 256, 8, 4, 0, 2}, 512, 65536, 2, &row_limits_no_ring, "through registers (ring 0)");
     expect_bad((row_plan){256, 256, 8, 1, 0, 2}, 512, 8192, 2, &rope, "through registers (ring 0)");
     expect_bad((row_plan){256, 256, 8, 4, 1, 2}, 512, 65536, 2, any, "in shared memory (stream 0)");

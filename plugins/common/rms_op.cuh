@@ -64,9 +64,13 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
     {
         if (EARLY_W && early_w && head == 0 && !sl.empty()) /* w's vector of the same columns (aligned rows) */
             asm volatile("prefetch.global.L2 [%0];" ::"l"(reinterpret_cast<const uint4 *>(w) + sl.i));
-        uint4 a = rowk::load_vec<T>(xr, sl, 0.f);
+        /* x and r are read once even by a streaming plan (its pass 2 reads h back): no L1 hint */
+        rowk::Slot once = sl;
+        if (RESID)
+            once.hint = rowk::HINT_NONE;
+        uint4 a = rowk::load_vec<T>(xr, once, 0.f);
         if (RESID) {
-            const uint4 b = rowk::load_vec<T>(rr, sl, 0.f);
+            const uint4 b = rowk::load_vec<T>(rr, once, 0.f);
             float fa[PER], fb[PER];
             vec16<T>::unpack(a, fa);
             vec16<T>::unpack(b, fb);
@@ -112,7 +116,10 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
         vec16<T>::unpack(raw, f);
         float g[PER];
         if (head == 0 && sl.full(PER)) {
-            vec16<T>::unpack(__ldg(reinterpret_cast<const uint4 *>(w) + sl.i), g);
+            /* a streaming plan's second pass (sl.hint set): w, read again by every row, kept in L1 beside
+               the part; the on-chip plans' plain load is the measured one */
+            const uint4 *wv = reinterpret_cast<const uint4 *>(w) + sl.i;
+            vec16<T>::unpack(sl.hint != rowk::HINT_NONE ? rowk::ldg_hint<rowk::HINT_KEEP>(wv) : __ldg(wv), g);
         } else {
             const T *wc = w + (sl.i * PER - head); /* column of element 0 of this vector */
 #pragma unroll

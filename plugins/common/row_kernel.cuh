@@ -12,7 +12,10 @@
  *   - Each thread holds vpt 16-byte vectors in registers: vector k of a thread is the row's vector
  *     part_start + k * tpr + lane, so a warp's loads are consecutive 16-byte words. With stream = 0 the
  *     row (its part) is read once and kept for the epilogue; with stream = 1 the part is walked in
- *     steps of vpt * tpr vectors twice: reduce, then reload (from L2 where it still is) and write.
+ *     steps of vpt * tpr vectors twice: reduce, then reload and write. The first read asks L1 to keep
+ *     its lines and the second to drop them, so that a part one block's L1 holds (128 KiB at 1024 x 8,
+ *     one block an SM) is read from DRAM once, all of it in flight at once, as torch.compile's
+ *     two-pass kernel does (docs/notes/rmsnorm.md, v8).
  *   - Any length, any alignment: a row of elements [s, e) is read through the aligned 16-byte vectors
  *     that overlap it. A vector wholly inside the row is one 16-byte load; the (at most two) vectors
  *     it shares with its neighbours load only the row's elements and fill the rest with the op's
@@ -68,10 +71,16 @@
 
 namespace rowk {
 
+/* How long a loaded line should stay in L1: a streaming plan reads its part twice, and the second read
+   is an L1 hit only while the first read's lines are kept and the second's make way. */
+enum Hint { HINT_NONE, HINT_KEEP /* read again soon: L1::evict_last */, HINT_LAST /* last read: L1::evict_first */ };
+
 /* Vector i of a row's window (the aligned 16-byte vectors that overlap the row, counted from the
-   first): [lo, hi) of its elements are the row's; lo = hi = 0 for a slot that holds nothing. */
+   first): [lo, hi) of its elements are the row's; lo = hi = 0 for a slot that holds nothing. hint is
+   a compile-time constant at every call site (the skeleton's), so a load's branch on it folds. */
 struct Slot {
     int i, lo, hi;
+    Hint hint;
     __device__ __forceinline__ bool full(int per) const { return lo == 0 && hi == per; }
     __device__ __forceinline__ bool empty() const { return lo >= hi; }
 };
@@ -81,10 +90,11 @@ struct Slot {
 struct RowSpan {
     int64_t row, s, v0;
     int head, nwin, tail;
-    template <int PER> __device__ __forceinline__ Slot slot(int i, bool on) const
+    template <int PER> __device__ __forceinline__ Slot slot(int i, bool on, Hint hint = HINT_NONE) const
     {
         Slot sl;
         sl.i = i;
+        sl.hint = hint;
         sl.lo = on && i == 0 ? head : 0;
         sl.hi = !on ? 0 : i == nwin - 1 && tail ? tail : PER;
         return sl;
@@ -106,15 +116,36 @@ template <> struct bits<__nv_bfloat16> {
     __device__ static __forceinline__ uint16_t of(float v) { return __bfloat16_as_ushort(__float2bfloat16_rn(v)); }
 };
 
+/* A read-only 16-byte load with an L1 eviction priority (ld.global.nc.L1::evict_*: sm_70 and up). */
+template <Hint H> __device__ __forceinline__ uint4 ldg_hint(const uint4 *p)
+{
+    uint4 v;
+    if (H == HINT_KEEP)
+        asm("ld.global.nc.L1::evict_last.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+            : "l"(p));
+    else
+        asm("ld.global.nc.L1::evict_first.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+            : "l"(p));
+    return v;
+}
+
 /* Vector sl.i of the row whose window starts at p (16-byte aligned): one 16-byte load when the row owns
    all of it, else the row's elements one by one and `pad` for the others. NC: the tensor is not
-   written by this kernel (ld.global.nc). */
+   written by this kernel (ld.global.nc; only such loads take sl.hint). */
 template <typename T, bool NC = true>
 __device__ __forceinline__ uint4 load_vec(const T *p, const Slot &sl, float pad)
 {
     constexpr int PER = 16 / sizeof(T);
-    if (sl.full(PER))
-        return NC ? __ldg(reinterpret_cast<const uint4 *>(p) + sl.i) : reinterpret_cast<const uint4 *>(p)[sl.i];
+    if (sl.full(PER)) {
+        const uint4 *q = reinterpret_cast<const uint4 *>(p) + sl.i;
+        if (NC && sl.hint == HINT_KEEP)
+            return ldg_hint<HINT_KEEP>(q);
+        if (NC && sl.hint == HINT_LAST)
+            return ldg_hint<HINT_LAST>(q);
+        return NC ? __ldg(q) : *q;
+    }
     typedef typename bits<T>::type B;
     const B *pb = reinterpret_cast<const B *>(p) + sl.i * PER;
     const B padb = bits<T>::of(pad);
@@ -233,13 +264,16 @@ template <int PER, bool ALIGNED> __device__ __forceinline__ RowSpan row_span(int
     return r;
 }
 
-template <int VPT> constexpr int max_threads() { return VPT >= 8 ? 512 : 1024; }
+/* Registers bound a block: 512 threads at 8 vectors where the row is held to the epilogue; a streaming
+   step's vectors die after its reduction, so an aligned streaming plan takes 1024 threads at 8 vectors
+   (the ragged rows' element-wise edges would spill under the 64 registers that leaves). */
+template <int VPT, bool WIDE> constexpr int max_threads() { return VPT >= 8 && !WIDE ? 512 : 1024; }
 
 /* ALIGNED: every row starts on a vector boundary and is a whole number of vectors (cols * sizeof(T) a
    multiple of 16), so a slot is full or empty and the element-wise code vanishes: 20-30 registers
    fewer, more blocks an SM. */
 template <class Op, int VPT, bool STREAM, bool ALIGNED>
-__global__ void __launch_bounds__(max_threads<VPT>()) row_kernel(Op op, Geom g)
+__global__ void __launch_bounds__(max_threads<VPT, STREAM && ALIGNED>()) row_kernel(Op op, Geom g)
 {
     typedef typename Op::elem_t T;
     typedef typename Op::acc_t A;
@@ -278,7 +312,7 @@ __global__ void __launch_bounds__(max_threads<VPT>()) row_kernel(Op op, Geom g)
 #pragma unroll
             for (int k = 0; k < VPT; k++) {
                 const int i = b + k * g.tpr + lane;
-                raw[k] = o.load(r.slot<PER>(i, live && i < c1));
+                raw[k] = o.load(r.slot<PER>(i, live && i < c1, HINT_KEEP));
             }
             acc = o.merge(acc, o.partial(raw));
         }
@@ -297,12 +331,12 @@ __global__ void __launch_bounds__(max_threads<VPT>()) row_kernel(Op op, Geom g)
 #pragma unroll
                 for (int k = 0; k < VPT; k++) {
                     const int i = b + k * g.tpr + lane;
-                    raw[k] = o.reload(r.slot<PER>(i, live && i < c1));
+                    raw[k] = o.reload(r.slot<PER>(i, live && i < c1, HINT_LAST));
                 }
 #pragma unroll
                 for (int k = 0; k < VPT; k++) {
                     const int i = b + k * g.tpr + lane;
-                    o.epilogue(raw[k], r.slot<PER>(i, live && i < c1));
+                    o.epilogue(raw[k], r.slot<PER>(i, live && i < c1, HINT_LAST));
                 }
             }
         }

@@ -55,8 +55,10 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
         bad = "tpr must hold whole heads (a multiple of the vectors a head spans)";
     else if (!is_pow2(p->vpt) || p->vpt > 8)
         bad = "vpt must be 1, 2, 4 or 8";
-    else if ((long)p->cta * p->vpt > ROW_PLAN_MAX_VECTORS)
+    else if ((long)p->cta * p->vpt > ROW_PLAN_MAX_VECTORS && !p->stream)
         bad = "cta * vpt must be at most 4096 (64 KiB of registers a block)";
+    else if ((long)p->cta * p->vpt > ROW_PLAN_MAX_VECTORS && s->cols * s->elem % 16)
+        bad = "a streaming step of more than 4096 vectors (1024 x 8) needs rows of whole 16-byte vectors";
     else if (!is_pow2(p->cluster) || p->cluster > ROW_PLAN_MAX_CLUSTER)
         bad = "cluster must be 1, 2, 4, 8 or 16";
     else if (p->cluster > lim->max_cluster)
@@ -216,7 +218,7 @@ int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_pla
                         row_plan p = {cta, tpr, vpts[vi], cl, stream, 0};
                         if (!stream && p.vpt != vmin && p.vpt != 2 * vmin)
                             continue;
-                        if (stream && (size_t)cl * (size_t)tpr * (size_t)p.vpt >= w)
+                        if (stream && (size_t)cl * (size_t)tpr * (size_t)p.vpt >= w && (long)cta * p.vpt <= ROW_PLAN_MAX_VECTORS)
                             continue; /* the row fits: the on-chip plan is the one to time */
                         if (row_plan_check(s, lim, &p, why, sizeof why) != 0)
                             continue;

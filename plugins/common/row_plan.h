@@ -75,7 +75,8 @@ extern const row_limits row_limits_heavy;
 /* The threads an SM holds at most (sm_80, sm_90). */
 #define ROW_PLAN_SM_THREADS 2048
 #define ROW_PLAN_MAX_CLUSTER 16
-/* Registers bound the vectors a block holds: cta * vpt <= 4096 (64 KiB a block), vpt 8 up to 512 threads. */
+/* Registers bound the vectors a block holds: cta * vpt <= 4096 (64 KiB a block), vpt 8 up to 512 threads;
+   a streaming plan holds one step at a time and may take 1024 x 8 on rows of whole vectors. */
 #define ROW_PLAN_MAX_VECTORS 4096
 /* A ring plan's stages, and the shared memory its stages may take a block (of the 227 KiB an sm_90
    block may ask for, the rest left to the skeleton's own few hundred bytes). */

@@ -100,7 +100,7 @@ __device__ __forceinline__ uint4 ring_vec(const uint4 *stage, int j, const Slot 
 }
 
 template <class Op, int VPT, bool ALIGNED>
-__global__ void __launch_bounds__(max_threads<VPT>()) ring_kernel(Op op, Geom g, int ring, int stage_vecs)
+__global__ void __launch_bounds__(max_threads<VPT, false>()) ring_kernel(Op op, Geom g, int ring, int stage_vecs)
 {
     typedef typename Op::acc_t A;
     extern __shared__ __align__(128) uint4 stages[];
