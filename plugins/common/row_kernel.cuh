@@ -269,6 +269,23 @@ template <int PER, bool ALIGNED> __device__ __forceinline__ RowSpan row_span(int
    (the ragged rows' element-wise edges would spill under the 64 registers that leaves). */
 template <int VPT, bool WIDE> constexpr int max_threads() { return VPT >= 8 && !WIDE ? 512 : 1024; }
 
+/* Every vector of a step in flight before any is used. ptxas reorders a step's loads to save registers:
+   it gave the fp32 RMSNorm step at 1024 x 8 32 registers by interleaving each load with the FFMAs of
+   the one before, two loads in flight a thread (SASS, twelfth sitting), where torch.compile's kernel
+   issues all eight first. A data dependency is what it cannot reorder: each vector takes an XOR of all
+   of them ANDed with a zero it cannot see (the sign of g.rows, which launch() checks is >= 1). */
+template <int V> __device__ __forceinline__ void all_in_flight(uint4 (&v)[V], int64_t rows)
+{
+    uint32_t x = 0;
+#pragma unroll
+    for (int k = 0; k < V; k++)
+        x ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+    x &= (uint32_t)(rows >> 63);
+#pragma unroll
+    for (int k = 0; k < V; k++)
+        v[k].x ^= x;
+}
+
 /* ALIGNED: every row starts on a vector boundary and is a whole number of vectors (cols * sizeof(T) a
    multiple of 16), so a slot is full or empty and the element-wise code vanishes: 20-30 registers
    fewer, more blocks an SM. */
@@ -314,6 +331,7 @@ __global__ void __launch_bounds__(max_threads<VPT, STREAM && ALIGNED>()) row_ker
                 const int i = b + k * g.tpr + lane;
                 raw[k] = o.load(r.slot<PER>(i, live && i < c1, HINT_KEEP));
             }
+            all_in_flight(raw, g.rows);
             acc = o.merge(acc, o.partial(raw));
         }
     }
@@ -333,6 +351,7 @@ __global__ void __launch_bounds__(max_threads<VPT, STREAM && ALIGNED>()) row_ker
                     const int i = b + k * g.tpr + lane;
                     raw[k] = o.reload(r.slot<PER>(i, live && i < c1, HINT_LAST));
                 }
+                all_in_flight(raw, g.rows);
 #pragma unroll
                 for (int k = 0; k < VPT; k++) {
                     const int i = b + k * g.tpr + lane;
