@@ -265,8 +265,9 @@ template <int PER, bool ALIGNED> __device__ __forceinline__ RowSpan row_span(int
 }
 
 /* Registers bound a block: 512 threads at 8 vectors where the row is held to the epilogue; a streaming
-   step's vectors die after its reduction, so an aligned streaming plan takes 1024 threads at 8 vectors
-   (the ragged rows' element-wise edges would spill under the 64 registers that leaves). */
+   step's vectors die after its reduction, so an aligned streaming plan of an op that reads its rows
+   from one tensor (Op::RING) takes 1024 threads at 8 vectors (ragged rows' element-wise edges, and the
+   residual form's x, r and h, would spill under the 64 registers that leaves). */
 template <int VPT, bool WIDE> constexpr int max_threads() { return VPT >= 8 && !WIDE ? 512 : 1024; }
 
 /* Every vector of a step in flight before any is used. ptxas reorders a step's loads to save registers:
@@ -290,8 +291,9 @@ template <int V> __device__ __forceinline__ void all_in_flight(uint4 (&v)[V], in
    multiple of 16), so a slot is full or empty and the element-wise code vanishes: 20-30 registers
    fewer, more blocks an SM. */
 template <class Op, int VPT, bool STREAM, bool ALIGNED>
-__global__ void __launch_bounds__(max_threads<VPT, STREAM && ALIGNED>()) row_kernel(Op op, Geom g)
+__global__ void __launch_bounds__(max_threads<VPT, STREAM && ALIGNED && Op::RING>()) row_kernel(Op op, Geom g)
 {
+    constexpr bool WIDE = STREAM && ALIGNED && Op::RING; /* may run 1024 x 8 */
     typedef typename Op::elem_t T;
     typedef typename Op::acc_t A;
     constexpr int PER = 16 / sizeof(T);
@@ -331,7 +333,9 @@ __global__ void __launch_bounds__(max_threads<VPT, STREAM && ALIGNED>()) row_ker
                 const int i = b + k * g.tpr + lane;
                 raw[k] = o.load(r.slot<PER>(i, live && i < c1, HINT_KEEP));
             }
-            all_in_flight(raw, g.rows);
+            if constexpr (WIDE)
+                if constexpr (WIDE)
+                    all_in_flight(raw, g.rows);
             acc = o.merge(acc, o.partial(raw));
         }
     }
@@ -351,7 +355,8 @@ __global__ void __launch_bounds__(max_threads<VPT, STREAM && ALIGNED>()) row_ker
                     const int i = b + k * g.tpr + lane;
                     raw[k] = o.reload(r.slot<PER>(i, live && i < c1, HINT_LAST));
                 }
-                all_in_flight(raw, g.rows);
+                if constexpr (WIDE)
+                    all_in_flight(raw, g.rows);
 #pragma unroll
                 for (int k = 0; k < VPT; k++) {
                     const int i = b + k * g.tpr + lane;

@@ -59,6 +59,8 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
         bad = "cta * vpt must be at most 4096 (64 KiB of registers a block)";
     else if ((long)p->cta * p->vpt > ROW_PLAN_MAX_VECTORS && s->cols * s->elem % 16)
         bad = "a streaming step of more than 4096 vectors (1024 x 8) needs rows of whole 16-byte vectors";
+    else if ((long)p->cta * p->vpt > ROW_PLAN_MAX_VECTORS && !lim->ring)
+        bad = "a streaming step of more than 4096 vectors (1024 x 8) needs rows read from one tensor";
     else if (!is_pow2(p->cluster) || p->cluster > ROW_PLAN_MAX_CLUSTER)
         bad = "cluster must be 1, 2, 4, 8 or 16";
     else if (p->cluster > lim->max_cluster)
@@ -105,7 +107,7 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
    threads (512 x 8 vectors is the most a block holds). A row that fills 512 threads x 4 exactly (2048
    vectors: fp16 16384, fp32 8192) halves too, where the rows fill the GPU: 256 x 8 beat 512 x 4 by 1.03x
    (rmsnorm) and 1.35x (softmax, 72.6 -> 98.3 % of the copy) at 2048x16384 fp16; at 1024 vectors
-   (256 x 4 exactly) softmax gained 1.10x with 128 x 8 (fp16 4096x8192, 91.1 -> 101.7 %) and rmsnorm
+   (256 x 4 exactly) softmax gained 1.12x with 128 x 8 (fp16 4096x8192, 91.1 -> 101.7 %) and rmsnorm
    did not (0.99x), so there only ops with heavy arithmetic an element halve (lim->heavy).
    docs/notes/rmsnorm.md and softmax.md have the tune runs. */
 static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_plan *p)
@@ -139,7 +141,15 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
        fp32, rmsnorm and softmax (2026-11-22, docs/measurements/2026-11-22-h200-rows-3.md): they stay in
        the tuning space, never the own choice. */
     int few = s->rows < ROW_PLAN_SMS && lim->max_cluster > 1;
-    if (w <= 2048 || (w <= ROW_PLAN_MAX_VECTORS && !few)) {
+    if (w > ROW_PLAN_MAX_VECTORS && w <= 2 * ROW_PLAN_MAX_VECTORS && s->elem == 4 && s->cols * s->elem % 16 == 0 &&
+        lim->ring && !lim->heavy && !lim->no_stream && s->rows >= 2 * ROW_PLAN_SMS) {
+        /* fp32 rows of 64-128 KiB: one block of 1024 x 8 a row, the whole row in flight in one streaming
+           step, then read again from L1 (torch.compile's kernel there). 92.5 % of the copy against the
+           cluster plan's 85.3 % at rmsnorm 1024x32768 (H200, twelfth sitting, call 9); slower for fp16
+           rows of the same bytes (77.7 against 81.0 %, its second pass's w loads one at a time) and for
+           softmax (79.2 against 88.1 %) */
+        p = (row_plan){1024, 1024, 8, 1, 1, 0};
+    } else if (w <= 2048 || (w <= ROW_PLAN_MAX_VECTORS && !few)) {
         /* up to 64 KiB a row in one block: one block of 512 x 8 vectors beat a 2-block cluster at
            1024x32768 fp16 (1.13x, H200) */
         one_block(s, w, lim, &p);
