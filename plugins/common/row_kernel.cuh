@@ -12,9 +12,9 @@
  *   - Each thread holds vpt 16-byte vectors in registers: vector k of a thread is the row's vector
  *     part_start + k * tpr + lane, so a warp's loads are consecutive 16-byte words. With stream = 0 the
  *     row (its part) is read once and kept for the epilogue; with stream = 1 the part is walked in
- *     steps of vpt * tpr vectors twice: reduce, then reload and write. The first read asks L1 to keep
- *     its lines and the second to drop them, so that a part one block's L1 holds (128 KiB at 1024 x 8,
- *     one block an SM) is read from DRAM once, all of it in flight at once, as torch.compile's
+ *     steps of vpt * tpr vectors twice: reduce, then reload (from L2 where it still is) and write. A
+ *     wide streaming plan (1024 x 8: one 128 KiB step a block, one block an SM) issues its step's
+ *     loads all at once, asks L1 to keep them, and reads them again from L1, as torch.compile's
  *     two-pass kernel does (docs/notes/rmsnorm.md, v8).
  *   - Any length, any alignment: a row of elements [s, e) is read through the aligned 16-byte vectors
  *     that overlap it. A vector wholly inside the row is one 16-byte load; the (at most two) vectors
@@ -294,6 +294,8 @@ template <class Op, int VPT, bool STREAM, bool ALIGNED>
 __global__ void __launch_bounds__(max_threads<VPT, STREAM && ALIGNED && Op::RING>()) row_kernel(Op op, Geom g)
 {
     constexpr bool WIDE = STREAM && ALIGNED && Op::RING; /* may run 1024 x 8 */
+    /* L1 priorities for the two passes of the wide streaming kernels, the ones measured with them */
+    constexpr Hint KEEP = WIDE ? HINT_KEEP : HINT_NONE, LAST = WIDE ? HINT_LAST : HINT_NONE;
     typedef typename Op::elem_t T;
     typedef typename Op::acc_t A;
     constexpr int PER = 16 / sizeof(T);
@@ -331,11 +333,10 @@ __global__ void __launch_bounds__(max_threads<VPT, STREAM && ALIGNED && Op::RING
 #pragma unroll
             for (int k = 0; k < VPT; k++) {
                 const int i = b + k * g.tpr + lane;
-                raw[k] = o.load(r.slot<PER>(i, live && i < c1, HINT_KEEP));
+                raw[k] = o.load(r.slot<PER>(i, live && i < c1, KEEP));
             }
             if constexpr (WIDE)
-                if constexpr (WIDE)
-                    all_in_flight(raw, g.rows);
+                all_in_flight(raw, g.rows);
             acc = o.merge(acc, o.partial(raw));
         }
     }
@@ -353,14 +354,14 @@ __global__ void __launch_bounds__(max_threads<VPT, STREAM && ALIGNED && Op::RING
 #pragma unroll
                 for (int k = 0; k < VPT; k++) {
                     const int i = b + k * g.tpr + lane;
-                    raw[k] = o.reload(r.slot<PER>(i, live && i < c1, HINT_LAST));
+                    raw[k] = o.reload(r.slot<PER>(i, live && i < c1, LAST));
                 }
                 if constexpr (WIDE)
                     all_in_flight(raw, g.rows);
 #pragma unroll
                 for (int k = 0; k < VPT; k++) {
                     const int i = b + k * g.tpr + lane;
-                    o.epilogue(raw[k], r.slot<PER>(i, live && i < c1, HINT_LAST));
+                    o.epilogue(raw[k], r.slot<PER>(i, live && i < c1, LAST));
                 }
             }
         }
