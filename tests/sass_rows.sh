@@ -1,7 +1,8 @@
 #!/bin/sh
 # The row-kernel skeleton's machine code (tests/unit.cmake runs this): in every instantiation of
 # rowk::row_kernel in rmsnorm.so, softmax.so and rmsnorm_rope.so, for every architecture built, the row
-# moves through 16-byte global loads and stores (LDG.E.128, STG.E.128), and nothing goes to local memory
+# moves through 16-byte global loads and stores (LDG.E.128, or LDG.E.EL.128 / LDG.E.EF.128 with the L1
+# eviction priority of the wide streaming kernels; STG.E.128), and nothing goes to local memory
 # (no LDL/STL, no stack frame: a run-time index into a register array, or a spill, would put it there).
 # The ring plan's kernels (rowk::ring_kernel, row_ring.cuh), in their sm_90 code: the row comes in by
 # bulk copies (UBLKCP) and leaves through 16-byte stores, and nothing goes to local memory either (their
@@ -35,7 +36,7 @@ for p in rmsnorm softmax rmsnorm_rope; do
   # one line a row_kernel function: name, 128-bit loads, 128-bit stores, local-memory instructions
   report=$("$tool" --dump-sass "$so" | awk '
     /Function : / { if (f != "") print f, ld, st, loc; f = ""; if ($0 ~ /row_kernel/) { f = $NF; ld = st = loc = 0 } next }
-    f != "" && /LDG\.E\.128/ { ld++ }
+    f != "" && /LDG\.E(\.E[LF])?\.128/ { ld++ }
     f != "" && /STG\.E\.128/ { st++ }
     f != "" && /[^A-Z](LDL|STL)[ .]/ { loc++ }
     END { if (f != "") print f, ld, st, loc }')
