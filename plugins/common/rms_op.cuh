@@ -64,13 +64,9 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
     {
         if (EARLY_W && early_w && head == 0 && !sl.empty()) /* w's vector of the same columns (aligned rows) */
             asm volatile("prefetch.global.L2 [%0];" ::"l"(reinterpret_cast<const uint4 *>(w) + sl.i));
-        /* x and r are read once even by a streaming plan (its pass 2 reads h back): no L1 hint */
-        rowk::Slot once = sl;
-        if (RESID)
-            once.hint = rowk::HINT_NONE;
-        uint4 a = rowk::load_vec<T>(xr, once, 0.f);
-        if (RESID) {
-            const uint4 b = rowk::load_vec<T>(rr, once, 0.f);
+        uint4 a = rowk::load_vec<T>(xr, sl, 0.f);
+        if (RESID) { /* never hinted: the residual form does not run the wide kernels (RING is false) */
+            const uint4 b = rowk::load_vec<T>(rr, sl, 0.f);
             float fa[PER], fb[PER];
             vec16<T>::unpack(a, fa);
             vec16<T>::unpack(b, fb);

@@ -269,6 +269,7 @@ template <int PER, bool ALIGNED> __device__ __forceinline__ RowSpan row_span(int
    from one tensor (Op::RING) takes 1024 threads at 8 vectors (ragged rows' element-wise edges, and the
    residual form's x, r and h, would spill under the 64 registers that leaves). */
 template <int VPT, bool WIDE> constexpr int max_threads() { return VPT >= 8 && !WIDE ? 512 : 1024; }
+template <class Op, bool STREAM, bool ALIGNED> constexpr bool wide_stream = STREAM && ALIGNED && Op::RING;
 
 /* Every vector of a step in flight before any is used. ptxas reorders a step's loads to save registers:
    it gave the fp32 RMSNorm step at 1024 x 8 32 registers by interleaving each load with the FFMAs of
@@ -291,9 +292,9 @@ template <int V> __device__ __forceinline__ void all_in_flight(uint4 (&v)[V], in
    multiple of 16), so a slot is full or empty and the element-wise code vanishes: 20-30 registers
    fewer, more blocks an SM. */
 template <class Op, int VPT, bool STREAM, bool ALIGNED>
-__global__ void __launch_bounds__(max_threads<VPT, STREAM && ALIGNED && Op::RING>()) row_kernel(Op op, Geom g)
+__global__ void __launch_bounds__(max_threads<VPT, wide_stream<Op, STREAM, ALIGNED>>()) row_kernel(Op op, Geom g)
 {
-    constexpr bool WIDE = STREAM && ALIGNED && Op::RING; /* may run 1024 x 8 */
+    constexpr bool WIDE = wide_stream<Op, STREAM, ALIGNED>; /* may run 1024 x 8 */
     /* L1 priorities for the two passes of the wide streaming kernels, the ones measured with them */
     constexpr Hint KEEP = WIDE ? HINT_KEEP : HINT_NONE, LAST = WIDE ? HINT_LAST : HINT_NONE;
     typedef typename Op::elem_t T;

@@ -45,6 +45,7 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
 {
     const char *bad = NULL;
     size_t w = row_window(s->cols, s->elem);
+    const int wide = (long)p->cta * p->vpt > ROW_PLAN_MAX_VECTORS; /* more vectors than registers hold */
     if (s->rows < 1 || s->cols < 1 || (s->elem != 2 && s->elem != 4))
         bad = "the skeleton takes rows >= 1 of cols >= 1 elements of 2 or 4 bytes";
     else if (p->cta < 32 || p->cta > 1024 || p->cta % 32)
@@ -55,11 +56,11 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
         bad = "tpr must hold whole heads (a multiple of the vectors a head spans)";
     else if (!is_pow2(p->vpt) || p->vpt > 8)
         bad = "vpt must be 1, 2, 4 or 8";
-    else if ((long)p->cta * p->vpt > ROW_PLAN_MAX_VECTORS && !p->stream)
+    else if (wide && !p->stream)
         bad = "cta * vpt must be at most 4096 (64 KiB of registers a block)";
-    else if ((long)p->cta * p->vpt > ROW_PLAN_MAX_VECTORS && s->cols * s->elem % 16)
+    else if (wide && s->cols * s->elem % 16)
         bad = "a streaming step of more than 4096 vectors (1024 x 8) needs rows of whole 16-byte vectors";
-    else if ((long)p->cta * p->vpt > ROW_PLAN_MAX_VECTORS && !lim->ring)
+    else if (wide && !lim->ring)
         bad = "a streaming step of more than 4096 vectors (1024 x 8) needs rows read from one tensor";
     else if (!is_pow2(p->cluster) || p->cluster > ROW_PLAN_MAX_CLUSTER)
         bad = "cluster must be 1, 2, 4, 8 or 16";
