@@ -27,7 +27,7 @@ typedef enum job_kind {
 /* A unit's entries, each a (profile, configuration) verified, timed and reported as one row: one per
    selected profile in a plain run; in a tune run also one per configuration of a tuning space, the
    first this many kept. */
-#define UNIT_MAX_ENTRIES 128
+#define UNIT_MAX_ENTRIES 96
 
 typedef struct run_filter {
     int ncases;

@@ -257,23 +257,6 @@ static void test_geometry(void **state)
     tcase_init(&t, "p", 64);
     tparam(&t, "part", "mlp");
     expect_refused(&t, "param.part = mlp: stack or attn");
-    tcase_init(&t, "l2", 64);
-    tparam(&t, "l2_prefetch", "1.5");
-    expect_refused(&t, "param.l2_prefetch must be in [0, 1]");
-    tcase_init(&t, "l2h", 64);
-    tparam(&t, "l2_hint", "first");
-    expect_refused(&t, "param.l2_hint = first: normal or last");
-    tcase_init(&t, "l2ok", 64);
-    tparam(&t, "l2_prefetch", "0.5");
-    tparam(&t, "l2_hint", "last");
-    dr_geom gl;
-    assert_int_equal(dr_geometry(&t.k, &gl, why, sizeof why), 0);
-    assert_true(gl.l2_prefetch == 0.5);
-    assert_int_equal(gl.l2_evict_last, 1);
-    tcase_init(&t, "l2def", 64);
-    assert_int_equal(dr_geometry(&t.k, &gl, why, sizeof why), 0);
-    assert_true(gl.l2_prefetch == 1.0); /* all of W_o unless the case says */
-    assert_int_equal(gl.l2_evict_last, 0);
     tcase_init(&t, "pa", 64);
     tparam(&t, "part", "attn");
     tparam(&t, "schedule", "dynamic");
@@ -410,10 +393,8 @@ static void test_config_space(void **state)
     assert_string_equal(dr_config_name(14), "attn=mma,gemv=stream");
     assert_string_equal(dr_config_name(15), "attn=mma_cluster,gemv=plain");
     assert_string_equal(dr_config_name(19), "attn=mma_cluster,gemv=stream");
-    assert_string_equal(dr_config_name(20), "attn=mma_cluster_l2,gemv=plain");
-    assert_string_equal(dr_config_name(24), "attn=mma_cluster_l2,gemv=stream");
-    assert_int_equal(DR_NCONFIGS, 25);
-    assert_true(4 * (DR_NCONFIGS + 1) <= 128); /* klab's UNIT_MAX_ENTRIES: one --tune run times them all */
+    assert_int_equal(DR_NCONFIGS, 20);
+    assert_true(4 * (DR_NCONFIGS + 1) <= 96); /* klab's UNIT_MAX_ENTRIES: one --tune run times them all */
     assert_null(dr_config_name(DR_NCONFIGS));
     assert_null(dr_config_name(-2));
     assert_string_equal(dr_config_name(-1), dr_config_name(DR_ATTN_OWN * DR_NGEMV + DR_GEMV_OWN));

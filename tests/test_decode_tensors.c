@@ -138,7 +138,6 @@ static void test_every_case(void **state)
                 check_writes(label, &g, DR_ATTN_FUSED, spec, idx);
                 check_writes(label, &g, DR_ATTN_MMA, spec, idx);
                 check_writes(label, &g, DR_ATTN_MMA_CLUSTER, spec, idx);
-                check_writes(label, &g, DR_ATTN_MMA_CLUSTER_L2, spec, idx);
                 checked++;
                 attn_only += g.attn_only;
                 split += g.splits > 1;
@@ -244,17 +243,15 @@ static void test_fused_writes(void **state)
             assert_int_equal(wm[i].off, w[i].off);
             assert_int_equal(wm[i].n, w[i].n);
         }
-        /* the cluster paths: o by the attention, no partials (the L2 prefetch writes nothing) */
-        for (int a = DR_ATTN_MMA_CLUSTER; a <= DR_ATTN_MMA_CLUSTER_L2; a++) {
-            const int nc = dr_layer_writes(&g, a, l, wm);
-            int partials = 0, o = 0;
-            for (int i = 0; i < nc; i++) {
-                partials += wm[i].t == DR_T_OPART || wm[i].t == DR_T_ML;
-                o += wm[i].kernel == DR_K_ATTN && wm[i].t == DR_T_ATTN;
-            }
-            assert_int_equal(partials, 0);
-            assert_int_equal(o, 1);
+        /* the cluster path: o by the attention, no partials */
+        const int nc = dr_layer_writes(&g, DR_ATTN_MMA_CLUSTER, l, wm);
+        int partials = 0, o = 0;
+        for (int i = 0; i < nc; i++) {
+            partials += wm[i].t == DR_T_OPART || wm[i].t == DR_T_ML;
+            o += wm[i].kernel == DR_K_ATTN && wm[i].t == DR_T_ATTN;
         }
+        assert_int_equal(partials, 0);
+        assert_int_equal(o, 1);
     }
 }
 
@@ -268,15 +265,13 @@ static void test_attn_configs(void **state)
     assert_string_equal(dr_attn_config(1), "attn=split");
     assert_string_equal(dr_attn_config(2), "attn=mma");
     assert_string_equal(dr_attn_config(3), "attn=mma_cluster");
-    assert_string_equal(dr_attn_config(4), "attn=mma_cluster_l2");
-    assert_null(dr_attn_config(5));
+    assert_null(dr_attn_config(4));
     assert_null(dr_attn_config(-2));
     assert_int_equal(dr_attn_of_config(-1), DR_ATTN_MMA);
     assert_int_equal(dr_attn_of_config(1), DR_ATTN_SPLIT);
     assert_int_equal(dr_attn_of_config(2), DR_ATTN_MMA);
     assert_int_equal(dr_attn_of_config(3), DR_ATTN_MMA_CLUSTER);
-    assert_int_equal(dr_attn_of_config(4), DR_ATTN_MMA_CLUSTER_L2);
-    assert_int_equal(dr_attn_of_config(5), -1);
+    assert_int_equal(dr_attn_of_config(4), -1);
 }
 
 int main(void)

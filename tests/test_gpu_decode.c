@@ -221,9 +221,7 @@ static const char *const configs[] = {
     "attn=split,gemv=stream",       "attn=mma,gemv=plain",          "attn=mma,gemv=pipe,ksplit=1",
     "attn=mma,gemv=pipe,ksplit=2",  "attn=mma,gemv=pipe,ksplit=4",  "attn=mma,gemv=stream",
     "attn=mma_cluster,gemv=plain",  "attn=mma_cluster,gemv=pipe,ksplit=1", "attn=mma_cluster,gemv=pipe,ksplit=2",
-    "attn=mma_cluster,gemv=pipe,ksplit=4", "attn=mma_cluster,gemv=stream", "attn=mma_cluster_l2,gemv=plain",
-    "attn=mma_cluster_l2,gemv=pipe,ksplit=1", "attn=mma_cluster_l2,gemv=pipe,ksplit=2",
-    "attn=mma_cluster_l2,gemv=pipe,ksplit=4", "attn=mma_cluster_l2,gemv=stream",
+    "attn=mma_cluster,gemv=pipe,ksplit=4", "attn=mma_cluster,gemv=stream",
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 #define OWN 10 /* configs[OWN]: the own choice, mma with the plain GEMV (decode_replay.h: DR_ATTN_OWN) */
@@ -317,7 +315,7 @@ static void test_tune_times_every_configuration(void **state)
    slabs of 128 vectors, so the down projection's K split over 4 warps gives them 2, 1, 1 and 1) and no
    whole tile of gemv=stream's 64 (hidden 264: 5 column tiles, the last 8 wide; 136: 3, the last 8; inter
    520: 9 K tiles over 8 ranks of a cluster, the last 8 deep; 4104: 65 over 8), both dtypes: `--tune
-   --verify-only`, nothing timed, no cache written. 6 cases x 2 dtypes, 104 entries each (--tune's cap: 128). */
+   --verify-only`, nothing timed, no cache written. 6 cases x 2 dtypes, 84 entries each (--tune's cap: 96). */
 static void test_every_configuration_verifies(void **state)
 {
     (void)state;

@@ -54,8 +54,6 @@ typedef struct dr_geom {
     int64_t chunk, splits; /* split-KV: positions a CTA reads; splits = ceil(kv / chunk) */
     int64_t fchunk, fsplits; /* the same for the one-kernel paths (DR_ATTN_FUSED, DR_ATTN_MMA), planned apart */
     int64_t cchunk, csplits; /* the same for the cluster path (DR_ATTN_MMA_CLUSTER): its splits one cluster */
-    double l2_prefetch;      /* attn=mma_cluster_l2: the fraction of W_o its CTAs prefetch into L2 */
-    int l2_evict_last;       /* ... marked evict_last (param.l2_hint = last) */
 } dr_geom;
 
 /* The attention's paths, an axis of every profile's tuning space (`attn=fused`, `attn=split`, `attn=mma`),
@@ -74,19 +72,11 @@ typedef struct dr_geom {
    fused 62.0, docs/notes/decode_replay.md); sm_90a's graph_pdl chooses mma_cluster (dr_pdl_own_config), timed
    ahead of mma in the same rounds at attn-only and llama8b-4l (2026-11-22, 522fe91: attn-only graph_pdl
    44.90 us against 51.90; llama8b-4l with gemv=stream 531.18 against 544.06) and in one run at small-16l
-   (871.28 against 884.80, probed).
-     mma_cluster_l2  mma_cluster, its CTAs also asking L2 for the O projection's weights of the layer
-            (cp.async.bulk.prefetch, issued with the K/V tiles before the wait): the attention leaves the
-            DRAM three-quarters idle (ncu: 24-25 % of peak, 2026-11-22-h200-9), the O GEMV after it then
-            reads from L2. param.l2_prefetch: the fraction of W_o (default 1); param.l2_hint = last: the
-            prefetch marked evict_last (default normal). With param.part = attn there is no O: mma_cluster. */
-enum { DR_ATTN_FUSED = 0, DR_ATTN_SPLIT, DR_ATTN_MMA, DR_ATTN_MMA_CLUSTER, DR_ATTN_MMA_CLUSTER_L2, DR_NATTN };
-/* attention path a runs the cluster kernel (mma_cluster, mma_cluster_l2) */
-#define DR_ATTN_IS_CLUSTER(a) ((a) == DR_ATTN_MMA_CLUSTER || (a) == DR_ATTN_MMA_CLUSTER_L2)
+   (871.28 against 884.80, probed). */
+enum { DR_ATTN_FUSED = 0, DR_ATTN_SPLIT, DR_ATTN_MMA, DR_ATTN_MMA_CLUSTER, DR_NATTN };
 #define DR_ATTN_OWN DR_ATTN_MMA
 #define DR_MAX_CLUSTER 16 /* CTAs a cluster: sm_90's non-portable limit */
-/* the attention axis' value i ("attn=fused", "attn=split", "attn=mma", "attn=mma_cluster",
-   "attn=mma_cluster_l2"), -1 the own
+/* the attention axis' value i ("attn=fused", "attn=split", "attn=mma", "attn=mma_cluster"), -1 the own
    choice's; NULL past the last */
 const char *dr_attn_config(int index);
 /* the path of the attention axis' value i (-1: the own choice), or -1 for none */

@@ -27,10 +27,6 @@ template <typename T> struct AttnArgs {
     T *out;            /* [B, heads * D] */
     int heads, kv_heads, nqkv, kv, chunk, splits, steps;
     StepCtl c;
-    /* attn=mma_cluster_l2: bytes of the next kernel's weights the grid asks L2 for (0: none) */
-    const void *pf;
-    size_t pf_bytes;
-    int pf_evict_last;
 };
 
 /* The lane layout both attention kernels share: a group of LP = D/8 lanes holds one position's 16-byte

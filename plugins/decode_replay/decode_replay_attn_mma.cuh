@@ -24,7 +24,6 @@
 #include <type_traits>
 
 #include "../common/cluster_barrier.cuh"
-#include "../common/l2_prefetch.cuh"
 #include "../common/mma_sync.cuh"
 #include "decode_replay_attention.cuh"
 
@@ -216,9 +215,6 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
 #pragma unroll
     for (int j = 0; j < MW; j++)
         issue(ln.warp + j * AW);
-    /* after this CTA's own tiles, so they are the DRAM's first requests */
-    if (CL && a.pf_bytes && threadIdx.x == (AW - 1) * 32)
-        l2_prefetch_share(a.pf, a.pf_bytes, a.pf_evict_last != 0);
     if (CL) {
         pdl_wait();
         if (r.ntile == 0)

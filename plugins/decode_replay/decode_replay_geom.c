@@ -79,16 +79,6 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
         snprintf(why, whylen, "case %s: param.eps must be in (0, 1)", k->name);
         return -1;
     }
-    g->l2_prefetch = 1.0;
-    const char *pf = klab_case_param(k, "l2_prefetch");
-    if (pf && sscanf(pf, "%lf", &g->l2_prefetch) != 1)
-        g->l2_prefetch = -1;
-    if (!(g->l2_prefetch >= 0 && g->l2_prefetch <= 1)) {
-        snprintf(why, whylen, "case %s: param.l2_prefetch must be in [0, 1] (the fraction of W_o)", k->name);
-        return -1;
-    }
-    if (either(k, "l2_hint", "normal", "last", &g->l2_evict_last, why, whylen) != 0)
-        return -1;
     g->nqkv = (g->heads + 2 * g->kv_heads) * g->head_dim;
     /* chunk: the least multiple of 64 positions that gives at most DR_ATTN_CTAS CTAs, unless dim.chunk
        says (tests force splits on tiny caches) */
@@ -212,7 +202,6 @@ void dr_schedule(const dr_geom *g, uint64_t seed, int32_t *lens)
 #define ATTN_SPLIT "attn=split"
 #define ATTN_MMA "attn=mma"
 #define ATTN_MMA_CLUSTER "attn=mma_cluster"
-#define ATTN_MMA_CLUSTER_L2 "attn=mma_cluster_l2"
 #define GEMV_PLAIN ",gemv=plain"
 #define GEMV_PIPE(n) ",gemv=pipe,ksplit=" #n
 #define GEMV_STREAM ",gemv=stream"
@@ -220,8 +209,7 @@ void dr_schedule(const dr_geom *g, uint64_t seed, int32_t *lens)
 const char *dr_attn_config(int index)
 {
     static const char *const name[DR_NATTN] = {[DR_ATTN_FUSED] = ATTN_FUSED, [DR_ATTN_SPLIT] = ATTN_SPLIT,
-                                               [DR_ATTN_MMA] = ATTN_MMA, [DR_ATTN_MMA_CLUSTER] = ATTN_MMA_CLUSTER,
-                                               [DR_ATTN_MMA_CLUSTER_L2] = ATTN_MMA_CLUSTER_L2};
+                                               [DR_ATTN_MMA] = ATTN_MMA, [DR_ATTN_MMA_CLUSTER] = ATTN_MMA_CLUSTER};
     const int a = dr_attn_of_config(index);
     return a < 0 ? NULL : name[a];
 }
@@ -276,10 +264,9 @@ const char *dr_config_name(int index)
     /* in configuration order: attn * DR_NGEMV + gemv */
 #define GEMVS(a) a GEMV_PLAIN, a GEMV_PIPE(1), a GEMV_PIPE(2), a GEMV_PIPE(4), a GEMV_STREAM
     static const char *const name[DR_NCONFIGS] = {GEMVS(ATTN_FUSED), GEMVS(ATTN_SPLIT), GEMVS(ATTN_MMA),
-                                                  GEMVS(ATTN_MMA_CLUSTER), GEMVS(ATTN_MMA_CLUSTER_L2)};
+                                                  GEMVS(ATTN_MMA_CLUSTER)};
 #undef GEMVS
-    _Static_assert(DR_NATTN == 5 && DR_ATTN_SPLIT == 1 && DR_ATTN_MMA == 2 && DR_ATTN_MMA_CLUSTER == 3 &&
-                       DR_ATTN_MMA_CLUSTER_L2 == 4 &&
+    _Static_assert(DR_NATTN == 4 && DR_ATTN_SPLIT == 1 && DR_ATTN_MMA == 2 && DR_ATTN_MMA_CLUSTER == 3 &&
                        DR_NGEMV == 5 && DR_ATTN_FUSED == 0 &&
                        DR_GEMV_PLAIN == 0 && DR_GEMV_PIPE == 1 && DR_GEMV_PIPE_K2 == 2 && DR_GEMV_PIPE_K4 == 3 &&
                        DR_GEMV_STREAM == 4,

@@ -4,8 +4,7 @@
  *                        path (DR_ATTN_FUSED) also the splits' merge, by the last CTA of each KV head;
  *                        the mma path (DR_ATTN_MMA) is the fused one with its tiles on tensor cores;
  *                        the cluster path (DR_ATTN_MMA_CLUSTER) the mma kernel, its splits merged in a
- *                        cluster's shared memory; DR_ATTN_MMA_CLUSTER_L2 the same, its CTAs asking L2
- *                        for this layer's W_o meanwhile (l2_prefetch.cuh)
+ *                        cluster's shared memory
  *   combine              the split path's merge (only when its cache is split: splits > 1)
  *   gemv<RESID>          h = h + Wo o                  (residual in the epilogue)
  *   gemv<NORM, SWIGLU>   act = silu(Wg m) * (Wu m), m = rmsnorm(h)   (SwiGLU in the epilogue)
@@ -165,8 +164,7 @@ cudaError_t attention_path(const AttnArgs<T> &a, dim3 grid, int attn, bool pdl, 
                                 : launch_smem(attn_mma_kernel<T, D, G, false, 2>, grid, block, MmaRing<T, D, 2>::BYTES,
                                               pdl, s, a);
     }
-    case DR_ATTN_MMA_CLUSTER:
-    case DR_ATTN_MMA_CLUSTER_L2: return attention_cluster<T, D, G>(a, grid, pdl, s);
+    case DR_ATTN_MMA_CLUSTER: return attention_cluster<T, D, G>(a, grid, pdl, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -208,20 +206,16 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
         }
         /* fused and mma: one kernel, the fused plan, its own split merge; the cluster path its own plan;
            the split path a combine kernel after it where its cache is split */
-        const bool fused = attn != DR_ATTN_SPLIT, cluster = DR_ATTN_IS_CLUSTER(attn);
+        const bool fused = attn != DR_ATTN_SPLIT, cluster = attn == DR_ATTN_MMA_CLUSTER;
         const bool combine = !fused && g->splits > 1;
         const int64_t chunk = cluster ? g->cchunk : fused ? g->fchunk : g->chunk;
-        /* mma_cluster_l2: the O projection's weights, the next kernel's, asked of L2 by the attention */
-        const bool pf = attn == DR_ATTN_MMA_CLUSTER_L2 && !g->attn_only;
-        const size_t pf_bytes = (size_t)(g->l2_prefetch * (double)((size_t)H * qd * sizeof(T))) / 16 * 16;
         const int64_t splits = cluster ? g->csplits : fused ? g->fsplits : g->splits;
         T *o = g->attn_only ? y + (size_t)l * B * qd : (T *)t->attn;
         AttnArgs<T> at = {g->attn_only ? x + (size_t)l * B * g->nqkv : (const T *)t->qkv,
                           (T *)t->kc + l * cache_layer, (T *)t->vc + l * cache_layer, t->cos_t, t->sin_t, t->lens,
                           t->opart, t->ml, o, (int)g->heads, (int)g->kv_heads, (int)g->nqkv, (int)g->kv,
                           (int)chunk, (int)splits, (int)g->steps,
-                          ctl(DR_K_ATTN, g->attn_only && last_layer && !combine),
-                          pf ? (const T *)t->wo + (size_t)l * H * qd : nullptr, pf ? pf_bytes : 0, g->l2_evict_last};
+                          ctl(DR_K_ATTN, g->attn_only && last_layer && !combine)};
         const int grp = (int)(g->heads / g->kv_heads);
         e = D == 64 ? attention<T, 64>(at, B, grp, attn, pdl, s) : attention<T, 128>(at, B, grp, attn, pdl, s);
         if (e != cudaSuccess)

@@ -162,9 +162,9 @@ static const char *config_refusal(const dr_state *st, int c)
         return "no such configuration";
     if (gemv == DR_GEMV_STREAM && st->cc != 90)
         return "gemv=stream: the TMA weight stream is sm_90a code";
-    if (DR_ATTN_IS_CLUSTER(attn) && st->cc != 90)
+    if (attn == DR_ATTN_MMA_CLUSTER && st->cc != 90)
         return "attn=mma_cluster: thread-block clusters are sm_90a code here";
-    if (DR_ATTN_IS_CLUSTER(attn) && !dr_cluster_fits(&st->g))
+    if (attn == DR_ATTN_MMA_CLUSTER && !dr_cluster_fits(&st->g))
         return "attn=mma_cluster: dim.chunk makes more splits than a cluster holds (16)";
     return NULL;
 }

@@ -7,7 +7,7 @@
 
 #include "decode_replay.h"
 
-const char *const dr_params[] = {"schedule", "part", "eps", "probes", "l2_prefetch", "l2_hint", NULL};
+const char *const dr_params[] = {"schedule", "part", "eps", "probes", NULL};
 const char *const dr_dims[] = {"batch", "layers", "hidden", "heads", "kv_heads", "head_dim",
                                "inter", "kv", "kv_min", "chunk", NULL};
 
@@ -84,7 +84,7 @@ int dr_layer_writes(const dr_geom *g, int attn, int l, dr_write w[DR_WRITES_PER_
     const size_t splits = (size_t)(fused ? g->fsplits : g->splits);
     const size_t qd = (size_t)g->heads * D, per_split = B * (size_t)g->heads * splits;
     const size_t cl = B * (size_t)g->kv_heads * (size_t)g->kv * D;
-    const int split = splits > 1 && !DR_ATTN_IS_CLUSTER(attn), last = l == g->layers - 1;
+    const int split = splits > 1 && attn != DR_ATTN_MMA_CLUSTER, last = l == g->layers - 1;
     const int out_t = g->attn_only ? DR_T_Y : DR_T_ATTN;
     const size_t out_off = g->attn_only ? (size_t)l * B * qd : 0;
     const int merger = split && !fused ? DR_K_COMBINE : DR_K_ATTN; /* the kernel that writes o */
