@@ -257,6 +257,20 @@ static void test_geometry(void **state)
     tcase_init(&t, "p", 64);
     tparam(&t, "part", "mlp");
     expect_refused(&t, "param.part = mlp: stack or attn");
+    tcase_init(&t, "ss", 64);
+    tparam(&t, "stream_stages", "12");
+    expect_refused(&t, "param.stream_stages = 12: 8 or 16");
+    tcase_init(&t, "ss8", 64);
+    tparam(&t, "stream_stages", "8");
+    dr_geom gs;
+    assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
+    assert_int_equal(gs.stream_stages, 8);
+    tcase_init(&t, "ssdef", 64);
+    assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
+    assert_int_equal(gs.stream_stages, 16);
+    assert_int_equal(gs.stream_splits, 0); /* the plan's */
+    tparam(&t, "stream_splits", "9");
+    expect_refused(&t, "param.stream_splits = 9: 1 to 8");
     tcase_init(&t, "pa", 64);
     tparam(&t, "part", "attn");
     tparam(&t, "schedule", "dynamic");

@@ -1,5 +1,6 @@
 /* decode_replay on the CPU: the case's geometry and its refusals, the split-KV plan, the tuning space
  * (attention path x GEMV), the tensors' sizes, the bytes a step moves, and the length schedule. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -77,6 +78,19 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
         g->eps = -1;
     if (!(g->eps > 0 && g->eps < 1)) {
         snprintf(why, whylen, "case %s: param.eps must be in (0, 1)", k->name);
+        return -1;
+    }
+    /* gemv=stream's ring depth: 16 stages (~147 KB, one CTA an SM) or 8 (~77 KB: room beside an
+       attention CTA, so under PDL the O GEMV's CTAs land and issue their first weights before it ends) */
+    g->stream_stages = 16;
+    const char *ss = klab_case_param(k, "stream_stages");
+    if (ss && (sscanf(ss, "%" SCNd64, &g->stream_stages) != 1 || (g->stream_stages != 8 && g->stream_stages != 16))) {
+        snprintf(why, whylen, "case %s: param.stream_stages = %s: 8 or 16", k->name, ss);
+        return -1;
+    }
+    const char *sp = klab_case_param(k, "stream_splits");
+    if (sp && (sscanf(sp, "%" SCNd64, &g->stream_splits) != 1 || g->stream_splits < 1 || g->stream_splits > 8)) {
+        snprintf(why, whylen, "case %s: param.stream_splits = %s: 1 to 8 (a portable cluster)", k->name, sp);
         return -1;
     }
     g->nqkv = (g->heads + 2 * g->kv_heads) * g->head_dim;

@@ -52,7 +52,7 @@ namespace {
 constexpr int SNT = 8;      /* tokens in wgmma's N slot: B <= 8 (DR_MAX_BATCH) */
 constexpr int SSTAGES = 16; /* 16 x 8 KB of weights in flight a CTA */
 static_assert(DR_MAX_BATCH <= SNT, "the sequences fit wgmma's N slot");
-template <typename T> using StreamCfg = hs::Cfg<T, SNT, false, SSTAGES>;
+template <typename T, int STAGES = SSTAGES> using StreamCfg = hs::Cfg<T, SNT, false, STAGES>;
 
 template <typename T> struct Resid {
     const T *res; /* [M, N], may be out */
@@ -83,14 +83,28 @@ template <typename T> struct Resid {
     }
 };
 
-/* out = res + W_l x through projection p's maps of layer l (N outputs, K inputs, M sequences) */
+template <typename T, int STAGES>
+cudaError_t stream_launch(const dr_stream_proj &p, int l, const hs::Problem &pr, int splits, const Resid<T> &epi,
+                          bool pdl, cudaStream_t s)
+{
+    return pdl ? hs::launch<StreamCfg<T, STAGES>, Resid<T>, true>(p.w[l], p.x, pr, splits, epi, s)
+               : hs::launch<StreamCfg<T, STAGES>, Resid<T>, false>(p.w[l], p.x, pr, splits, epi, s);
+}
+
+/* out = res + W_l x through projection p's maps of layer l (N outputs, K inputs, M sequences), a ring of
+   g's stream_stages (8 or 16), K over g's stream_splits CTAs (0: the plan's, p.splits; at most the K tiles) */
 template <typename T>
 cudaError_t stream_gemv(const dr_stream_proj &p, int l, int M, int N, int K, const T *res, T *out, const StepCtl &c,
-                        bool pdl, cudaStream_t s)
+                        const dr_geom *g, bool pdl, cudaStream_t s)
 {
     const Resid<T> epi{res, out, M, N, c};
-    return pdl ? hs::launch<StreamCfg<T>, Resid<T>, true>(p.w[l], p.x, hs::problem(M, N, K), p.splits, epi, s)
-               : hs::launch<StreamCfg<T>, Resid<T>, false>(p.w[l], p.x, hs::problem(M, N, K), p.splits, epi, s);
+    const hs::Problem pr = hs::problem(M, N, K);
+    const int splits = g->stream_splits > 0 ? (int)(g->stream_splits < pr.ktiles ? g->stream_splits : pr.ktiles)
+                                            : p.splits;
+    if (g->stream_stages == 8)
+        return stream_launch<T, 8>(p, l, pr, splits, epi, pdl, s);
+    return g->stream_stages == SSTAGES ? stream_launch<T, SSTAGES>(p, l, pr, splits, epi, pdl, s)
+                                       : cudaErrorInvalidValue;
 }
 
 /* p's maps: layer l's weight at w + l * N * K ([N, K] each), the input x [M, K]. */
