@@ -4,7 +4,7 @@
  *     if (splits > 1) lc.cluster(dim3(1, splits, 1));
  *     lc.pdl(pdl);
  *     return cudaLaunchKernelEx(&lc.cfg, kernel, args...);
- * Each of cluster(), pdl() and carveout() at most once. cfg points into the object's own attribute array, so it is
+ * Each of cluster() and pdl() at most once. cfg points into the object's own attribute array, so it is
  * neither copied nor moved: keep it alive until the launch (or the occupancy query) that reads it. Host
  * code; one copy instead of a hand-filled cudaLaunchAttribute array a launch site. */
 #ifndef KLAB_COMMON_LAUNCH_CONFIG_CUH
@@ -14,7 +14,7 @@
 
 struct LaunchConfig {
     cudaLaunchConfig_t cfg;
-    cudaLaunchAttribute at[3];
+    cudaLaunchAttribute at[2];
 
     LaunchConfig(dim3 grid, dim3 block, size_t smem, cudaStream_t stream) : cfg(), at()
     {
@@ -45,19 +45,6 @@ struct LaunchConfig {
             cudaLaunchAttribute &a = at[cfg.numAttrs++];
             a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
             a.val.programmaticStreamSerializationAllowed = 1;
-        }
-        return *this;
-    }
-    /* the shared memory / L1 split the SMs running it are set to, in percent of the most shared memory
-       (cudaSharedmemCarveoutMaxShared = 100); pct < 0: the driver's choice. An SM changes its split only
-       when empty: a kernel whose CTAs are to land beside this one's (under PDL) needs a split that holds
-       both. */
-    LaunchConfig &carveout(int pct)
-    {
-        if (pct >= 0) {
-            cudaLaunchAttribute &a = at[cfg.numAttrs++];
-            a.id = cudaLaunchAttributePreferredSharedMemoryCarveout;
-            a.val.sharedMemCarveout = (unsigned)pct;
         }
         return *this;
     }

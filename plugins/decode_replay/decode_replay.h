@@ -57,8 +57,6 @@ typedef struct dr_geom {
     int64_t stream_stages;   /* gemv=stream's ring: 16 (default) or 8 (param.stream_stages) */
     int64_t stream_splits;   /* gemv=stream's K splits, 1 to 8 (param.stream_splits); 0: dr_stream_splits' plan */
     int stream_pad;          /* gemv=stream's CTAs padded to more than half an SM's shared memory (param.stream_pad) */
-    int carveout;            /* the register GEMVs' and the attention's shared memory split, percent; -1: the
-                                driver's (param.carveout = max: 100, so a stream CTA fits beside theirs) */
 } dr_geom;
 
 /* The attention's paths, an axis of every profile's tuning space (`attn=fused`, `attn=split`, `attn=mma`),

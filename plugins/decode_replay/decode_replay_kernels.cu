@@ -47,60 +47,53 @@ namespace {
 
 /* ---- launches -------------------------------------------------------------------------------- */
 
-/* How every register-GEMV and attention launch of a step is made: PDL (graph_pdl), and the shared memory
-   split of the SMs running it (param.carveout; -1 the driver's) */
-struct Lk {
-    bool pdl;
-    int carveout;
-};
-
 template <typename... P, typename... A>
-cudaError_t launch_smem(void (*k)(P...), dim3 grid, dim3 block, size_t smem, Lk lk, cudaStream_t s, A... args)
+cudaError_t launch_smem(void (*k)(P...), dim3 grid, dim3 block, size_t smem, bool pdl, cudaStream_t s, A... args)
 {
     LaunchConfig lc(grid, block, smem, s);
-    lc.pdl(lk.pdl).carveout(lk.carveout);
+    lc.pdl(pdl);
     return cudaLaunchKernelEx(&lc.cfg, k, args...);
 }
 
 template <typename... P, typename... A>
-cudaError_t launch(void (*k)(P...), dim3 grid, dim3 block, Lk lk, cudaStream_t s, A... args)
+cudaError_t launch(void (*k)(P...), dim3 grid, dim3 block, bool pdl, cudaStream_t s, A... args)
 {
-    return launch_smem(k, grid, block, 0, lk, s, args...);
+    return launch_smem(k, grid, block, 0, pdl, s, args...);
 }
 
 /* The GEMV of variant gemv (DR_GEMV_*) at the sequences' count: NB the least of 1, 2, 4, 8 that holds them. */
 template <typename T, int EPI, bool NORM, int NB>
-cudaError_t gemv_at(const GemvArgs<T> &a, int ks, int warps, Lk lk, cudaStream_t s)
+cudaError_t gemv_at(const GemvArgs<T> &a, int ks, int warps, bool pdl, cudaStream_t s)
 {
     const dim3 block(GW * 32);
     const auto ctas = [&](int groups) { return dim3((unsigned)((warps + groups - 1) / groups)); };
     switch (ks) {
-    case 0: return launch(gemv_kernel<T, NB, EPI, NORM>, ctas(GW), block, lk, s, a);
-    case 1: return launch(gemv_pipe_kernel<T, NB, EPI, NORM, 1>, ctas(GW), block, lk, s, a);
+    case 0: return launch(gemv_kernel<T, NB, EPI, NORM>, ctas(GW), block, pdl, s, a);
+    case 1: return launch(gemv_pipe_kernel<T, NB, EPI, NORM, 1>, ctas(GW), block, pdl, s, a);
     default: break;
     }
     if constexpr (EPI == EPI_RESID && !NORM) { /* the split serves the down projection alone */
         if (ks == 2)
-            return launch(gemv_pipe_kernel<T, NB, EPI, NORM, 2>, ctas(GW / 2), block, lk, s, a);
+            return launch(gemv_pipe_kernel<T, NB, EPI, NORM, 2>, ctas(GW / 2), block, pdl, s, a);
         if (ks == 4)
-            return launch(gemv_pipe_kernel<T, NB, EPI, NORM, 4>, ctas(GW / 4), block, lk, s, a);
+            return launch(gemv_pipe_kernel<T, NB, EPI, NORM, 4>, ctas(GW / 4), block, pdl, s, a);
     }
     return cudaErrorInvalidValue;
 }
 
 /* ks: warps a row's K range is split over (1, 2, 4; the pipelined kernel), 0 the plain kernel */
 template <typename T, int EPI, bool NORM>
-cudaError_t gemv(const GemvArgs<T> &a, int ks, Lk lk, cudaStream_t s)
+cudaError_t gemv(const GemvArgs<T> &a, int ks, bool pdl, cudaStream_t s)
 {
     const int warps = EPI == EPI_SWIGLU ? a.nout : (a.nout + GR - 1) / GR; /* row groups */
     const int nb = a.nb;
     if (nb <= 1)
-        return gemv_at<T, EPI, NORM, 1>(a, ks, warps, lk, s);
+        return gemv_at<T, EPI, NORM, 1>(a, ks, warps, pdl, s);
     if (nb <= 2)
-        return gemv_at<T, EPI, NORM, 2>(a, ks, warps, lk, s);
+        return gemv_at<T, EPI, NORM, 2>(a, ks, warps, pdl, s);
     if (nb <= 4)
-        return gemv_at<T, EPI, NORM, 4>(a, ks, warps, lk, s);
-    return gemv_at<T, EPI, NORM, 8>(a, ks, warps, lk, s);
+        return gemv_at<T, EPI, NORM, 4>(a, ks, warps, pdl, s);
+    return gemv_at<T, EPI, NORM, 8>(a, ks, warps, pdl, s);
 }
 
 /* The mma kernel's launch attributes, once: its ring past the 48 KB a launch gets unasked, and (CL) a
@@ -141,12 +134,12 @@ cudaError_t launch_cluster_ring(const AttnArgs<T> &a, cudaLaunchConfig_t &cfg, i
 }
 
 template <typename T, int D, int G>
-cudaError_t attention_cluster(const AttnArgs<T> &a, dim3 grid, Lk lk, cudaStream_t s)
+cudaError_t attention_cluster(const AttnArgs<T> &a, dim3 grid, bool pdl, cudaStream_t s)
 {
     if (grid.y < 1 || grid.y > DR_MAX_CLUSTER)
         return cudaErrorInvalidValue;
     LaunchConfig lc(grid, dim3(AW * 32), 0, s);
-    lc.cluster(dim3(1, grid.y, 1)).pdl(lk.pdl).carveout(lk.carveout);
+    lc.cluster(dim3(1, grid.y, 1)).pdl(pdl);
     cudaLaunchConfig_t &cfg = lc.cfg;
     const int64_t clusters = (int64_t)grid.x * grid.z;
     bool done = false;
@@ -159,38 +152,38 @@ cudaError_t attention_cluster(const AttnArgs<T> &a, dim3 grid, Lk lk, cudaStream
 }
 
 template <typename T, int D, int G>
-cudaError_t attention_path(const AttnArgs<T> &a, dim3 grid, int attn, Lk lk, cudaStream_t s)
+cudaError_t attention_path(const AttnArgs<T> &a, dim3 grid, int attn, bool pdl, cudaStream_t s)
 {
     const dim3 block(AW * 32);
     switch (attn) {
-    case DR_ATTN_SPLIT: return launch(attn_kernel<T, D, G>, grid, block, lk, s, a);
-    case DR_ATTN_FUSED: return launch(attn_fused_kernel<T, D, G>, grid, block, lk, s, a);
+    case DR_ATTN_SPLIT: return launch(attn_kernel<T, D, G>, grid, block, pdl, s, a);
+    case DR_ATTN_FUSED: return launch(attn_fused_kernel<T, D, G>, grid, block, pdl, s, a);
     case DR_ATTN_MMA: {
         const cudaError_t e = mma_attrs<T, D, G, false, 2>();
         return e != cudaSuccess ? e
                                 : launch_smem(attn_mma_kernel<T, D, G, false, 2>, grid, block, MmaRing<T, D, 2>::BYTES,
-                                              lk, s, a);
+                                              pdl, s, a);
     }
-    case DR_ATTN_MMA_CLUSTER: return attention_cluster<T, D, G>(a, grid, lk, s);
+    case DR_ATTN_MMA_CLUSTER: return attention_cluster<T, D, G>(a, grid, pdl, s);
     default: return cudaErrorInvalidValue;
     }
 }
 
 template <typename T, int D>
-cudaError_t attention(const AttnArgs<T> &a, int batch, int grp, int attn, Lk lk, cudaStream_t s)
+cudaError_t attention(const AttnArgs<T> &a, int batch, int grp, int attn, bool pdl, cudaStream_t s)
 {
     const dim3 grid((unsigned)a.kv_heads, (unsigned)a.splits, (unsigned)batch);
     switch (grp) {
-    case 1: return attention_path<T, D, 1>(a, grid, attn, lk, s);
-    case 2: return attention_path<T, D, 2>(a, grid, attn, lk, s);
-    case 4: return attention_path<T, D, 4>(a, grid, attn, lk, s);
-    case 8: return attention_path<T, D, 8>(a, grid, attn, lk, s);
+    case 1: return attention_path<T, D, 1>(a, grid, attn, pdl, s);
+    case 2: return attention_path<T, D, 2>(a, grid, attn, pdl, s);
+    case 4: return attention_path<T, D, 4>(a, grid, attn, pdl, s);
+    case 8: return attention_path<T, D, 8>(a, grid, attn, pdl, s);
     default: return cudaErrorInvalidValue;
     }
 }
 
 template <typename T>
-cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int l0, int l1, Lk lk, cudaStream_t s)
+cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int l0, int l1, bool pdl, cudaStream_t s)
 {
     /* the down projection's K split; the other GEMVs run the same kernel unsplit */
     const int ks_down = dr_gemv_ksplit(gemv_v), ks = ks_down > 0 ? 1 : 0;
@@ -208,7 +201,7 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
         if (!g->attn_only) {
             GemvArgs<T> q = {(const T *)t->wqkv + (size_t)l * g->nqkv * H, hin, (const T *)t->g_attn + (size_t)l * H,
                              nullptr, (T *)t->qkv, (int)g->nqkv, H, B, (float)g->eps, ctl(DR_K_QKV, false)};
-            if ((e = gemv<T, EPI_STORE, true>(q, ks, lk, s)) != cudaSuccess)
+            if ((e = gemv<T, EPI_STORE, true>(q, ks, pdl, s)) != cudaSuccess)
                 return e;
         }
         /* fused and mma: one kernel, the fused plan, its own split merge; the cluster path its own plan;
@@ -224,15 +217,15 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
                           (int)chunk, (int)splits, (int)g->steps,
                           ctl(DR_K_ATTN, g->attn_only && last_layer && !combine)};
         const int grp = (int)(g->heads / g->kv_heads);
-        e = D == 64 ? attention<T, 64>(at, B, grp, attn, lk, s) : attention<T, 128>(at, B, grp, attn, lk, s);
+        e = D == 64 ? attention<T, 64>(at, B, grp, attn, pdl, s) : attention<T, 128>(at, B, grp, attn, pdl, s);
         if (e != cudaSuccess)
             return e;
         if (combine) {
             const StepCtl c = ctl(DR_K_COMBINE, g->attn_only && last_layer);
             const dim3 grid((unsigned)g->heads, (unsigned)B);
-            e = D == 64 ? launch(combine_kernel<T, 64>, grid, dim3(64), lk, s, (const float *)t->opart,
+            e = D == 64 ? launch(combine_kernel<T, 64>, grid, dim3(64), pdl, s, (const float *)t->opart,
                                  (const float *)t->ml, o, (int)g->splits, c)
-                        : launch(combine_kernel<T, 128>, grid, dim3(128), lk, s, (const float *)t->opart,
+                        : launch(combine_kernel<T, 128>, grid, dim3(128), pdl, s, (const float *)t->opart,
                                  (const float *)t->ml, o, (int)g->splits, c);
             if (e != cudaSuccess)
                 return e;
@@ -241,18 +234,18 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
             continue;
         GemvArgs<T> op = {(const T *)t->wo + (size_t)l * H * qd, (const T *)t->attn, nullptr, hin, h, H, qd, B,
                           (float)g->eps, ctl(DR_K_OPROJ, false)};
-        e = stream ? stream_gemv<T>(t->stream->o, l, B, H, qd, hin, h, op.c, g, lk.pdl, s)
-                   : gemv<T, EPI_RESID, false>(op, ks, lk, s);
+        e = stream ? stream_gemv<T>(t->stream->o, l, B, H, qd, hin, h, op.c, g, pdl, s)
+                   : gemv<T, EPI_RESID, false>(op, ks, pdl, s);
         if (e != cudaSuccess)
             return e;
         GemvArgs<T> gu = {(const T *)t->wgu + (size_t)l * 2 * I * H, h, (const T *)t->g_mlp + (size_t)l * H, nullptr,
                           (T *)t->act, I, H, B, (float)g->eps, ctl(DR_K_GATEUP, false)};
-        if ((e = gemv<T, EPI_SWIGLU, true>(gu, ks, lk, s)) != cudaSuccess)
+        if ((e = gemv<T, EPI_SWIGLU, true>(gu, ks, pdl, s)) != cudaSuccess)
             return e;
         GemvArgs<T> dn = {(const T *)t->wd + (size_t)l * H * I, (const T *)t->act, nullptr, h,
                           last_layer ? y : h, H, I, B, (float)g->eps, ctl(DR_K_DOWN, last_layer)};
-        e = stream ? stream_gemv<T>(t->stream->d, l, B, H, I, h, dn.out, dn.c, g, lk.pdl, s)
-                   : gemv<T, EPI_RESID, false>(dn, ks_down, lk, s);
+        e = stream ? stream_gemv<T>(t->stream->d, l, B, H, I, h, dn.out, dn.c, g, pdl, s)
+                   : gemv<T, EPI_RESID, false>(dn, ks_down, pdl, s);
         if (e != cudaSuccess)
             return e;
     }
@@ -278,9 +271,9 @@ extern "C" int dr_enqueue(klab_dtype d, const dr_geom *g, const dr_dev *t, int a
     if (gemv == DR_GEMV_STREAM && !g->attn_only && !stream_holds(t->stream, d, g, t))
         return (int)cudaErrorInvalidValue;
     if (d == KLAB_FP16)
-        return (int)enqueue<__half>(g, t, attn, gemv, l0, l1, Lk{pdl != 0, g->carveout}, s);
+        return (int)enqueue<__half>(g, t, attn, gemv, l0, l1, pdl != 0, s);
     if (d == KLAB_BF16)
-        return (int)enqueue<__nv_bfloat16>(g, t, attn, gemv, l0, l1, Lk{pdl != 0, g->carveout}, s);
+        return (int)enqueue<__nv_bfloat16>(g, t, attn, gemv, l0, l1, pdl != 0, s);
     return (int)cudaErrorInvalidValue;
 }
 
