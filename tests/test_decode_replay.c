@@ -269,7 +269,6 @@ static void test_geometry(void **state)
     assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
     assert_int_equal(gs.stream_stages, 16);
     assert_int_equal(gs.stream_splits, 0); /* the plan's */
-    assert_int_equal(gs.stream_pad, 0);
     tparam(&t, "stream_splits", "9");
     expect_refused(&t, "param.stream_splits = 9: 1 to 8");
     tcase_init(&t, "pa", 64);

@@ -49,8 +49,6 @@
  *   hs::make_maps<T, NT, W_MN>(&tw, &tx, W, ldw, X, ldx, M, N, K, why, len);   // TMA maps
  *   (or make_weight_map / make_token_map one at a time: a token map serves every layer's weight)
  *   hs::launch<Cfg, Epi, PDL>(tw, tx, hs::problem(M, N, K), splits, epi, stream);   // grid (ceil(N/64), splits)
- *   (a last argument, smem_floor: the least dynamic shared memory a CTA asks for, above the ring's: an
- *   occupancy limit, e.g. more than half an SM's so that two CTAs of the kernel never share one)
  */
 #ifndef KLAB_HOPPER_STREAM_CUH
 #define KLAB_HOPPER_STREAM_CUH
@@ -309,17 +307,16 @@ inline int make_maps(CUtensorMap *tw, CUtensorMap *tx, const void *W, long ldw, 
    for it does not build that kernel). splits 1..MAX_SPLITS, at most p.ktiles. */
 template <class C, class Epi, bool PDL = false>
 inline cudaError_t launch(const CUtensorMap &tw, const CUtensorMap &tx, const Problem &p, int splits, const Epi &epi,
-                          cudaStream_t stream, int smem_floor = 0)
+                          cudaStream_t stream)
 {
-    if (splits < 1 || splits > MAX_SPLITS || splits > p.ktiles || smem_floor < 0 || smem_floor > 227 * 1024)
+    if (splits < 1 || splits > MAX_SPLITS || splits > p.ktiles)
         return cudaErrorInvalidValue;
-    /* raised once to the most any launch asks for: the whole 227 KB where a floor may be asked */
-    const cudaError_t e = func_attr_once<stream_kernel<C, Epi, PDL>, cudaFuncAttributeMaxDynamicSharedMemorySize>(
-        227 * 1024);
+    const cudaError_t e =
+        func_attr_once<stream_kernel<C, Epi, PDL>, cudaFuncAttributeMaxDynamicSharedMemorySize>(C::smem(MAX_SPLITS));
     if (e != cudaSuccess)
         return e;
-    const int smem = C::smem(splits) > smem_floor ? C::smem(splits) : smem_floor;
-    LaunchConfig lc(dim3((unsigned)((p.N + COLS - 1) / COLS), (unsigned)splits), dim3(THREADS), (size_t)smem, stream);
+    LaunchConfig lc(dim3((unsigned)((p.N + COLS - 1) / COLS), (unsigned)splits), dim3(THREADS),
+                    (size_t)C::smem(splits), stream);
     if (splits > 1)
         lc.cluster(dim3(1, (unsigned)splits, 1));
     lc.pdl(PDL);

@@ -56,7 +56,6 @@ typedef struct dr_geom {
     int64_t cchunk, csplits; /* the same for the cluster path (DR_ATTN_MMA_CLUSTER): its splits one cluster */
     int64_t stream_stages;   /* gemv=stream's ring: 16 (default) or 8 (param.stream_stages) */
     int64_t stream_splits;   /* gemv=stream's K splits, 1 to 8 (param.stream_splits); 0: dr_stream_splits' plan */
-    int stream_pad;          /* gemv=stream's CTAs padded to more than half an SM's shared memory (param.stream_pad) */
 } dr_geom;
 
 /* The attention's paths, an axis of every profile's tuning space (`attn=fused`, `attn=split`, `attn=mma`),

@@ -93,8 +93,6 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
         snprintf(why, whylen, "case %s: param.stream_splits = %s: 1 to 8 (a portable cluster)", k->name, sp);
         return -1;
     }
-    if (either(k, "stream_pad", "no", "yes", &g->stream_pad, why, whylen) != 0)
-        return -1;
     g->nqkv = (g->heads + 2 * g->kv_heads) * g->head_dim;
     /* chunk: the least multiple of 64 positions that gives at most DR_ATTN_CTAS CTAs, unless dim.chunk
        says (tests force splits on tiny caches) */

@@ -35,7 +35,6 @@ struct dr_stream_proj {
     CUtensorMap *w; /* [layers] */
     CUtensorMap x;
     int splits;
-    int one_an_sm; /* shared memory bytes a CTA past which two never share an SM (param.stream_pad) */
 };
 
 struct dr_stream {
@@ -86,16 +85,14 @@ template <typename T> struct Resid {
 
 template <typename T, int STAGES>
 cudaError_t stream_launch(const dr_stream_proj &p, int l, const hs::Problem &pr, int splits, const Resid<T> &epi,
-                          int floor, bool pdl, cudaStream_t s)
+                          bool pdl, cudaStream_t s)
 {
-    return pdl ? hs::launch<StreamCfg<T, STAGES>, Resid<T>, true>(p.w[l], p.x, pr, splits, epi, s, floor)
-               : hs::launch<StreamCfg<T, STAGES>, Resid<T>, false>(p.w[l], p.x, pr, splits, epi, s, floor);
+    return pdl ? hs::launch<StreamCfg<T, STAGES>, Resid<T>, true>(p.w[l], p.x, pr, splits, epi, s)
+               : hs::launch<StreamCfg<T, STAGES>, Resid<T>, false>(p.w[l], p.x, pr, splits, epi, s);
 }
 
 /* out = res + W_l x through projection p's maps of layer l (N outputs, K inputs, M sequences), a ring of
-   g's stream_stages (8 or 16), K over g's stream_splits CTAs (0: the plan's, p.splits; at most the K tiles);
-   g's stream_pad: each CTA asks for more than half an SM's shared memory, so an 8-stage ring still has an
-   SM to itself among the kernel's CTAs (while leaving room for another kernel's CTA under PDL) */
+   g's stream_stages (8 or 16), K over g's stream_splits CTAs (0: the plan's, p.splits; at most the K tiles) */
 template <typename T>
 cudaError_t stream_gemv(const dr_stream_proj &p, int l, int M, int N, int K, const T *res, T *out, const StepCtl &c,
                         const dr_geom *g, bool pdl, cudaStream_t s)
@@ -104,17 +101,16 @@ cudaError_t stream_gemv(const dr_stream_proj &p, int l, int M, int N, int K, con
     const hs::Problem pr = hs::problem(M, N, K);
     const int splits = g->stream_splits > 0 ? (int)(g->stream_splits < pr.ktiles ? g->stream_splits : pr.ktiles)
                                             : p.splits;
-    const int floor = g->stream_pad ? p.one_an_sm : 0;
     if (g->stream_stages == 8)
-        return stream_launch<T, 8>(p, l, pr, splits, epi, floor, pdl, s);
-    return g->stream_stages == SSTAGES ? stream_launch<T, SSTAGES>(p, l, pr, splits, epi, floor, pdl, s)
+        return stream_launch<T, 8>(p, l, pr, splits, epi, pdl, s);
+    return g->stream_stages == SSTAGES ? stream_launch<T, SSTAGES>(p, l, pr, splits, epi, pdl, s)
                                        : cudaErrorInvalidValue;
 }
 
 /* p's maps: layer l's weight at w + l * N * K ([N, K] each), the input x [M, K]. */
 template <typename T>
-int stream_maps(dr_stream_proj *p, int64_t layers, const T *w, const T *x, int M, int N, int K, int sms,
-                int one_an_sm, char *why, size_t whylen)
+int stream_maps(dr_stream_proj *p, int64_t layers, const T *w, const T *x, int M, int N, int K, int sms, char *why,
+                size_t whylen)
 {
     if (hs::make_token_map<T, SNT>(&p->x, x, K, M, K, why, whylen))
         return -1;
@@ -122,28 +118,22 @@ int stream_maps(dr_stream_proj *p, int64_t layers, const T *w, const T *x, int M
         if (hs::make_weight_map<T, false>(&p->w[l], w + (size_t)l * N * K, K, N, K, why, whylen))
             return -1;
     p->splits = dr_stream_splits(N, K, sms);
-    p->one_an_sm = one_an_sm;
     return 0;
 }
 
 template <typename T> int stream_bind(dr_stream *m, const dr_geom *g, const dr_dev *t, char *why, size_t whylen)
 {
-    int dev = 0, sms = 0, smem_sm = 0;
+    int dev = 0, sms = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess)
         e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
     if (e != cudaSuccess) {
         snprintf(why, whylen, "gemv=stream: the device's SMs: %s", cudaGetErrorString(e));
         return -1;
     }
     const int B = (int)g->batch, H = (int)g->hidden, qd = (int)(g->heads * g->head_dim), I = (int)g->inter;
-    /* two CTAs share an SM while 2 (S + 1 KB reserved a CTA) <= its shared memory: past half of it, less
-       the reservation, they do not */
-    const int one_an_sm = smem_sm / 2 - 1024 + 16;
-    if (stream_maps<T>(&m->o, g->layers, (const T *)t->wo, (const T *)t->attn, B, H, qd, sms, one_an_sm, why, whylen) ||
-        stream_maps<T>(&m->d, g->layers, (const T *)t->wd, (const T *)t->act, B, H, I, sms, one_an_sm, why, whylen))
+    if (stream_maps<T>(&m->o, g->layers, (const T *)t->wo, (const T *)t->attn, B, H, qd, sms, why, whylen) ||
+        stream_maps<T>(&m->d, g->layers, (const T *)t->wd, (const T *)t->act, B, H, I, sms, why, whylen))
         return -1;
     return 0;
 }
