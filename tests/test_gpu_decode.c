@@ -80,8 +80,8 @@ static void test_every_profile_verifies_and_steps(void **state)
     csv c = read_rows("decode", "decode_replay");
     assert_int_equal(c.n, 18 * 2 * 4); /* cases x dtypes x profiles */
     expect_steps_rows(&c, c.n);
-    /* the own choice (mma, plain; graph_pdl's the cluster attention at hidden < 4096) unless the case pins a
-       configuration */
+    /* the own choice (mma, plain; graph_pdl's the cluster attention with the stream, the plain GEMV with
+       param.part = attn) unless the case pins a configuration */
     for (int i = 0; i < c.n; i++) {
         if (device_cc != 90 && (!strcmp(c.rows[i].profile, "graph_pdl") || strstr(c.rows[i].kcase, "-stream") ||
                                 strstr(c.rows[i].kcase, "-cluster")))
@@ -94,7 +94,9 @@ static void test_every_profile_verifies_and_steps(void **state)
                            : !strcmp(k, "odd-b8-pipe") ? "attn=split,gemv=pipe,ksplit=1"
                            : !strcmp(k, "odd-b1-stream") ? "attn=mma,gemv=stream"
                            : !strcmp(k, "odd-b8-stream") ? "attn=split,gemv=stream"
-                           : !strcmp(c.rows[i].profile, "graph_pdl") ? "attn=mma_cluster,gemv=plain"
+                           : !strcmp(c.rows[i].profile, "graph_pdl") && strstr(k, "attn")
+                                                                     ? "attn=mma_cluster,gemv=plain"
+                           : !strcmp(c.rows[i].profile, "graph_pdl") ? "attn=mma_cluster,gemv=stream"
                                                                      : "attn=mma,gemv=plain";
         if (strcmp(c.rows[i].config, want))
             fail_msg("%s %s: config '%s', expected '%s'", c.rows[i].kcase, c.rows[i].profile, c.rows[i].config, want);
@@ -225,7 +227,7 @@ static const char *const configs[] = {
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 #define OWN 10 /* configs[OWN]: the own choice, mma with the plain GEMV (decode_replay.h: DR_ATTN_OWN) */
-#define OWN_PDL 15 /* graph_pdl's at these cases (hidden < 4096): the cluster attention, the plain GEMV */
+#define OWN_PDL 19 /* graph_pdl's at these cases: the cluster attention, the stream (8 stages: hidden < 4096) */
 
 /* Profiles configs[k] runs on here: gemv=stream and attn=mma_cluster none off sm_90 */
 static int runs_here(int k, int profiles)

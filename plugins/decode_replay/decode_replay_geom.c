@@ -80,17 +80,11 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
         snprintf(why, whylen, "case %s: param.eps must be in (0, 1)", k->name);
         return -1;
     }
-    /* gemv=stream's ring depth: 16 stages (~147 KB, one CTA an SM) or 8 (~77 KB: room beside an
-       attention CTA, so under PDL the O GEMV's CTAs land and issue their first weights before it ends) */
-    g->stream_stages = 16;
+    /* gemv=stream's ring depth: the plan's (dr_stream_stages), unless the case says */
+    g->stream_stages = dr_stream_stages(g);
     const char *ss = klab_case_param(k, "stream_stages");
     if (ss && (sscanf(ss, "%" SCNd64, &g->stream_stages) != 1 || (g->stream_stages != 8 && g->stream_stages != 16))) {
         snprintf(why, whylen, "case %s: param.stream_stages = %s: 8 or 16", k->name, ss);
-        return -1;
-    }
-    const char *sp = klab_case_param(k, "stream_splits");
-    if (sp && (sscanf(sp, "%" SCNd64, &g->stream_splits) != 1 || g->stream_splits < 1 || g->stream_splits > 8)) {
-        snprintf(why, whylen, "case %s: param.stream_splits = %s: 1 to 8 (a portable cluster)", k->name, sp);
         return -1;
     }
     g->nqkv = (g->heads + 2 * g->kv_heads) * g->head_dim;
@@ -253,6 +247,11 @@ int dr_stream_splits(int64_t n, int64_t k, int sms)
     return s < 1 ? 1 : (int)s;
 }
 
+int dr_stream_stages(const dr_geom *g)
+{
+    return g->hidden >= 4096 ? 16 : 8;
+}
+
 int dr_config_paths(int config, int *attn, int *gemv)
 {
     if (config == -1) {
@@ -270,7 +269,7 @@ int dr_pdl_own_config(const dr_geom *g)
 {
     if (!dr_cluster_fits(g))
         return DR_ATTN_OWN * DR_NGEMV + DR_GEMV_OWN;
-    return DR_ATTN_MMA_CLUSTER * DR_NGEMV + (g->hidden >= 4096 && !g->attn_only ? DR_GEMV_STREAM : DR_GEMV_PLAIN);
+    return DR_ATTN_MMA_CLUSTER * DR_NGEMV + (g->attn_only ? DR_GEMV_PLAIN : DR_GEMV_STREAM);
 }
 
 const char *dr_config_name(int index)

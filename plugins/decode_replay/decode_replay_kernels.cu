@@ -234,7 +234,7 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
             continue;
         GemvArgs<T> op = {(const T *)t->wo + (size_t)l * H * qd, (const T *)t->attn, nullptr, hin, h, H, qd, B,
                           (float)g->eps, ctl(DR_K_OPROJ, false)};
-        e = stream ? stream_gemv<T>(t->stream->o, l, B, H, qd, hin, h, op.c, g, pdl, s)
+        e = stream ? stream_gemv<T>(t->stream->o, l, B, H, qd, hin, h, op.c, (int)g->stream_stages, pdl, s)
                    : gemv<T, EPI_RESID, false>(op, ks, pdl, s);
         if (e != cudaSuccess)
             return e;
@@ -244,7 +244,7 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
             return e;
         GemvArgs<T> dn = {(const T *)t->wd + (size_t)l * H * I, (const T *)t->act, nullptr, h,
                           last_layer ? y : h, H, I, B, (float)g->eps, ctl(DR_K_DOWN, last_layer)};
-        e = stream ? stream_gemv<T>(t->stream->d, l, B, H, I, h, dn.out, dn.c, g, pdl, s)
+        e = stream ? stream_gemv<T>(t->stream->d, l, B, H, I, h, dn.out, dn.c, (int)g->stream_stages, pdl, s)
                    : gemv<T, EPI_RESID, false>(dn, ks_down, pdl, s);
         if (e != cudaSuccess)
             return e;

@@ -84,27 +84,24 @@ template <typename T> struct Resid {
 };
 
 template <typename T, int STAGES>
-cudaError_t stream_launch(const dr_stream_proj &p, int l, const hs::Problem &pr, int splits, const Resid<T> &epi,
-                          bool pdl, cudaStream_t s)
+cudaError_t stream_launch(const dr_stream_proj &p, int l, const hs::Problem &pr, const Resid<T> &epi, bool pdl,
+                          cudaStream_t s)
 {
-    return pdl ? hs::launch<StreamCfg<T, STAGES>, Resid<T>, true>(p.w[l], p.x, pr, splits, epi, s)
-               : hs::launch<StreamCfg<T, STAGES>, Resid<T>, false>(p.w[l], p.x, pr, splits, epi, s);
+    return pdl ? hs::launch<StreamCfg<T, STAGES>, Resid<T>, true>(p.w[l], p.x, pr, p.splits, epi, s)
+               : hs::launch<StreamCfg<T, STAGES>, Resid<T>, false>(p.w[l], p.x, pr, p.splits, epi, s);
 }
 
 /* out = res + W_l x through projection p's maps of layer l (N outputs, K inputs, M sequences), a ring of
-   g's stream_stages (8 or 16), K over g's stream_splits CTAs (0: the plan's, p.splits; at most the K tiles) */
+   `stages` (8 or 16: dr_geom's stream_stages) */
 template <typename T>
 cudaError_t stream_gemv(const dr_stream_proj &p, int l, int M, int N, int K, const T *res, T *out, const StepCtl &c,
-                        const dr_geom *g, bool pdl, cudaStream_t s)
+                        int stages, bool pdl, cudaStream_t s)
 {
     const Resid<T> epi{res, out, M, N, c};
     const hs::Problem pr = hs::problem(M, N, K);
-    const int splits = g->stream_splits > 0 ? (int)(g->stream_splits < pr.ktiles ? g->stream_splits : pr.ktiles)
-                                            : p.splits;
-    if (g->stream_stages == 8)
-        return stream_launch<T, 8>(p, l, pr, splits, epi, pdl, s);
-    return g->stream_stages == SSTAGES ? stream_launch<T, SSTAGES>(p, l, pr, splits, epi, pdl, s)
-                                       : cudaErrorInvalidValue;
+    if (stages == 8)
+        return stream_launch<T, 8>(p, l, pr, epi, pdl, s);
+    return stages == SSTAGES ? stream_launch<T, SSTAGES>(p, l, pr, epi, pdl, s) : cudaErrorInvalidValue;
 }
 
 /* p's maps: layer l's weight at w + l * N * K ([N, K] each), the input x [M, K]. */
