@@ -227,7 +227,7 @@ static const char *const configs[] = {
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 #define OWN 10 /* configs[OWN]: the own choice, mma with the plain GEMV (decode_replay.h: DR_ATTN_OWN) */
-#define OWN_PDL 19 /* graph_pdl's at these cases: the cluster attention, the stream (8-stage rings: short K ranges) */
+#define OWN_PDL 19 /* graph_pdl's at these cases: the cluster attention, the stream (8 stages: hidden < 4096) */
 
 /* Profiles configs[k] runs on here: gemv=stream and attn=mma_cluster none off sm_90 */
 static int runs_here(int k, int profiles)

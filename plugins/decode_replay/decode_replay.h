@@ -54,7 +54,7 @@ typedef struct dr_geom {
     int64_t chunk, splits; /* split-KV: positions a CTA reads; splits = ceil(kv / chunk) */
     int64_t fchunk, fsplits; /* the same for the one-kernel paths (DR_ATTN_FUSED, DR_ATTN_MMA), planned apart */
     int64_t cchunk, csplits; /* the same for the cluster path (DR_ATTN_MMA_CLUSTER): its splits one cluster */
-    int64_t stream_stages;   /* gemv=stream's ring, 8 or 16 stages (param.stream_stages); 0: dr_stream_stages' */
+    int64_t stream_stages;   /* gemv=stream's ring: 8 or 16 stages (dr_stream_stages, or param.stream_stages) */
 } dr_geom;
 
 /* The attention's paths, an axis of every profile's tuning space (`attn=fused`, `attn=split`, `attn=mma`),
@@ -103,15 +103,14 @@ int dr_gemv_ksplit(int gemv);
    (its ring is ~144 KB of shared memory); 1 to 8 (the portable cluster) and at most the K tiles of 64. */
 int dr_stream_splits(int64_t n, int64_t k, int sms);
 
-/* gemv=stream's ring depth for one projection (N outputs, K inputs, on sms SMs, split by dr_stream_splits):
-   8 stages (~77 KB: two CTAs may share an SM) where a CTA streams at most 32 K tiles of 64, else 16 (~147 KB,
-   one CTA an SM). Measured under graph_pdl with the cluster attention (2026-11-22-h200-13, calls 2-4, one
-   run each, cases in turn): small-16l (O 8 tiles a CTA, down 32) 791.97-797.60 us with both at 8 stages
-   against 930.08-932.67 at 16 and 838.59-842.96 with the plain GEMV; llama8b-4l (O 32, down 112) with both
-   at 8 586.14-586.72 (the down GEMV 29.7 -> 43.1 us a layer by the probes) against 531.33-533.60 at 16.
-   Padded to one CTA an SM, the 8-stage ring lost small-16l's gain (936.58): what it buys is the sharing;
-   what it cost llama8b's long down projection is SMs left without a CTA for 112 tiles. */
-int dr_stream_stages(int64_t n, int64_t k, int sms);
+/* gemv=stream's ring depth for g: 16 stages (~147 KB, one CTA an SM) where hidden >= 4096, else 8 (~77 KB,
+   two may share an SM). Measured under graph_pdl with the cluster attention (2026-11-22-h200-13, calls
+   2-4, one run each, cases in turn): small-16l (hidden 2048) 791.97-797.60 us at 8 stages against
+   930.08-932.67 at 16 and 838.59-842.96 with the plain GEMV; llama8b-4l (hidden 4096) 586.14-586.72 at 8
+   (the down GEMV 29.7 -> 43.1 us a layer by the probes) against 531.33-533.60 at 16. Two points, not a
+   law: padded to one CTA an SM the 8-stage ring lost small-16l's gain (936.58), so what it buys there is
+   the sharing, and what it costs llama8b's 112-tile down projection is the SMs left without a CTA. */
+int dr_stream_stages(const dr_geom *g);
 
 /* The tuning space: configuration i = attn * DR_NGEMV + gemv, described "attn=fused,gemv=pipe,ksplit=2";
    -1 the own choice (DR_ATTN_OWN, DR_GEMV_OWN). */
@@ -120,7 +119,7 @@ int dr_stream_stages(int64_t n, int64_t k, int sms);
 const char *dr_config_name(int index);
 /* graph_pdl's own choice for g (a configuration index): graph_pdl runs only on sm_90a, where the cluster
    attention is there to choose. attn=mma_cluster where g's splits fit a cluster (else the own choice of
-   the other profiles), with gemv=stream (each ring dr_stream_stages'): the H200 timed the 16-stage stream
+   the other profiles), with gemv=stream (its ring dr_stream_stages'): the H200 timed the 16-stage stream
    ahead of the plain GEMV at llama8b's projections (hidden 4096: O 10.21 against 10.78 us, down 29.98
    against 42.30) and behind at small-16l's (hidden 2048: 7.46 against 3.94, 17.79 against 13.76;
    2026-11-22-h200-8, call 7), and the 8-stage stream ahead of both there (dr_stream_stages). Pure: the

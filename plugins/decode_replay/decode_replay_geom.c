@@ -80,7 +80,8 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
         snprintf(why, whylen, "case %s: param.eps must be in (0, 1)", k->name);
         return -1;
     }
-    /* gemv=stream's ring depth: each projection's plan (dr_stream_stages), unless the case says */
+    /* gemv=stream's ring depth: the plan's (dr_stream_stages), unless the case says */
+    g->stream_stages = dr_stream_stages(g);
     const char *ss = klab_case_param(k, "stream_stages");
     if (ss && (sscanf(ss, "%" SCNd64, &g->stream_stages) != 1 || (g->stream_stages != 8 && g->stream_stages != 16))) {
         snprintf(why, whylen, "case %s: param.stream_stages = %s: 8 or 16", k->name, ss);
@@ -246,10 +247,9 @@ int dr_stream_splits(int64_t n, int64_t k, int sms)
     return s < 1 ? 1 : (int)s;
 }
 
-int dr_stream_stages(int64_t n, int64_t k, int sms)
+int dr_stream_stages(const dr_geom *g)
 {
-    const int64_t ktiles = (k + 63) / 64, s = dr_stream_splits(n, k, sms);
-    return (ktiles + s - 1) / s <= 32 ? 8 : 16;
+    return g->hidden >= 4096 ? 16 : 8;
 }
 
 int dr_config_paths(int config, int *attn, int *gemv)

@@ -17,7 +17,7 @@
  * choice, `gemv=pipe,ksplit=1|2|4` and `gemv=stream`, sm_90a only): 20 configurations and the own choice a
  * profile, 84 entries over the four profiles (--tune's cap for a case and dtype is 96). graph_pdl, sm_90a
  * only, has an own choice of its own (dr_pdl_own_config: the cluster attention and the stream, its ring
- * by each projection's K range a CTA: dr_stream_stages), so `klab --tune` times them in the same rounds: setup captures each graph once a configuration. */
+ * by hidden: dr_stream_stages), so `klab --tune` times them in the same rounds: setup captures each graph once a configuration. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -443,7 +443,7 @@ static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "decode_replay",
     .version = "1.6.0", /* 1.2.0: the GEMV axis; 1.3.0: attn=mma; 1.4.0: gemv=stream; 1.5.0: attn=mma_cluster,
-                           graph_pdl's own choice; 1.6.0: the stream's ring by K range (8 stages to 32 tiles),
+                           graph_pdl's own choice; 1.6.0: the stream's ring by hidden (8 stages below 4096),
                            graph_pdl's stream at every hidden. A choice cached by an older version was made
                            without them */
     .summary = "a Llama-style decode step (B sequences, resident KV cache) eager and replayed through CUDA graphs",

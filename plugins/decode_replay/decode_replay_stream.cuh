@@ -34,7 +34,7 @@
 struct dr_stream_proj {
     CUtensorMap *w; /* [layers] */
     CUtensorMap x;
-    int splits, stages; /* the plan's: dr_stream_splits, dr_stream_stages */
+    int splits;
 };
 
 struct dr_stream {
@@ -92,15 +92,13 @@ cudaError_t stream_launch(const dr_stream_proj &p, int l, const hs::Problem &pr,
 }
 
 /* out = res + W_l x through projection p's maps of layer l (N outputs, K inputs, M sequences), a ring of
-   `stages` (8 or 16: dr_geom's stream_stages), 0 the projection's plan (p.stages) */
+   `stages` (8 or 16: dr_geom's stream_stages) */
 template <typename T>
 cudaError_t stream_gemv(const dr_stream_proj &p, int l, int M, int N, int K, const T *res, T *out, const StepCtl &c,
                         int stages, bool pdl, cudaStream_t s)
 {
     const Resid<T> epi{res, out, M, N, c};
     const hs::Problem pr = hs::problem(M, N, K);
-    if (stages == 0)
-        stages = p.stages;
     if (stages == 8)
         return stream_launch<T, 8>(p, l, pr, epi, pdl, s);
     return stages == SSTAGES ? stream_launch<T, SSTAGES>(p, l, pr, epi, pdl, s) : cudaErrorInvalidValue;
@@ -117,7 +115,6 @@ int stream_maps(dr_stream_proj *p, int64_t layers, const T *w, const T *x, int M
         if (hs::make_weight_map<T, false>(&p->w[l], w + (size_t)l * N * K, K, N, K, why, whylen))
             return -1;
     p->splits = dr_stream_splits(N, K, sms);
-    p->stages = dr_stream_stages(N, K, sms);
     return 0;
 }
 
