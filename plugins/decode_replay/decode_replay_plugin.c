@@ -17,7 +17,8 @@
  * choice, `gemv=pipe,ksplit=1|2|4` and `gemv=stream`, sm_90a only): 20 configurations and the own choice a
  * profile, 84 entries over the four profiles (--tune's cap for a case and dtype is 96). graph_pdl, sm_90a
  * only, has an own choice of its own (dr_pdl_own_config: the cluster attention and the stream, its ring
- * by hidden: dr_stream_stages), so `klab --tune` times them in the same rounds: setup captures each graph once a configuration. */
+ * by hidden: dr_stream_stages), so `klab --tune` times them in the same rounds: setup captures each graph
+ * once a configuration. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cuda_runtime.h>
 #include <math.h>

@@ -2,11 +2,13 @@
  * RMSNorm prologue) on plugins/common/hopper_stream.cuh's TMA weight stream, the B <= 8 sequences in
  * wgmma's N slot (NT = 8). The register GEMVs measured latency-bound there (down at 68 % of the copy rate,
  * O ~80 %: too few bytes in flight an SM); the stream keeps a ring of 16 x 8 KB of weights in flight from
- * each CTA's first cycles, one CTA an SM.
+ * each CTA's first cycles, one CTA an SM, or of 8 where two CTAs may share an SM (dr_stream_stages: below
+ * hidden 4096, where the H200 timed 8 stages ahead of 16 and of the plain GEMV).
  *
  * The plan (dr_stream_splits): ceil(N / 64) column tiles times K splits ~ the SMs once. llama8b (N = 4096,
  * 64 tiles) on 132 SMs: 2 splits, 128 CTAs; down's 224 K tiles give a CTA 112, O's 64 a CTA 32; small-16l
- * (N = 2048, 32 tiles): 4 splits. Why 16 stages: docs/notes/decode_replay.md, "The TMA weight stream".
+ * (N = 2048, 32 tiles): 4 splits. Why 16 stages: docs/notes/decode_replay.md, "The TMA weight stream"; why
+ * 8 at small-16l: its last section.
  *
  * The epilogue (Resid) is the register GEMVs' residual: out[b][n] = res[b][n] + acc, res may be out (each
  * element read and written by one thread), plus the step's control the other kernels do in step_begin /
