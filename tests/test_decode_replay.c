@@ -234,6 +234,21 @@ static void test_geometry(void **state)
     assert_int_equal(dr_geometry(&t8.k, &g8, why, sizeof why), 0);
     assert_int_equal(g8.csplits, 8);
     assert_int_equal(g8.cchunk, 512);
+    /* small-16l's cache (kv 1024, 4 KV heads): 16 splits would be 64 positions, one tile a warp: never fewer
+       than 128 at D = 128 (8 splits), 256 at D = 64 */
+    tcase ts;
+    tcase_init(&ts, "small", 64);
+    tdim(&ts, "kv", 1024);
+    tdim(&ts, "kv_heads", 4);
+    tdim(&ts, "heads", 16);
+    dr_geom gsm;
+    assert_int_equal(dr_geometry(&ts.k, &gsm, why, sizeof why), 0);
+    assert_int_equal(gsm.cchunk, 128);
+    assert_int_equal(gsm.csplits, 8);
+    tdim(&ts, "head_dim", 64);
+    assert_int_equal(dr_geometry(&ts.k, &gsm, why, sizeof why), 0);
+    assert_int_equal(gsm.cchunk, 256);
+    assert_int_equal(gsm.csplits, 4);
     g.attn_only = 0, g.csplits = 17; /* a dim.chunk past a cluster: the other profiles' own choice */
     assert_int_equal(dr_cluster_fits(&g), 0);
     assert_string_equal(dr_config_name(dr_pdl_own_config(&g)), dr_config_name(-1));

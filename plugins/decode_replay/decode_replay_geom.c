@@ -113,10 +113,16 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
        size: enough CTAs already, and clusters of 16 in waves are what compute-sanitizer's synccheck
        flags, 2026-11-22-h200-9 call 3); fewer where the cache has fewer tiles of 32 positions (the tile
        at D = 64; two at D = 128). A dim.chunk that makes more splits than a cluster holds leaves the
-       path unable to run (dr_cluster_fits). */
+       path unable to run (dr_cluster_fits). But never fewer than two tiles a warp (8 a CTA: 128 positions at
+       D = 128): where one tile a warp is all a CTA reads, the cluster's merge costs more than its share of
+       the cache saves (graph_pdl, 2026-11-22-h200-13 call 7, one run: small-16l at kv 1024 8 splits of 128
+       778.82 us against 16 of 64 794.21 and 4 of 256 792.06; at kv 4096 16 splits of 256 stay: llama8b-4l
+       533.09 against 8 of 512 535.39, attn-only 43.07 against 48.80). */
     const int64_t cs = per <= 8 ? DR_MAX_CLUSTER : 8;
-    const int64_t cc = (g->kv + cs - 1) / cs;
-    g->cchunk = klab_case_dim(k, "chunk", (cc + 31) / 32 * 32);
+    const int64_t least = 8 * (2048 / g->head_dim); /* 8 tiles of FusedTile<D>::N = 2048 / D positions */
+    int64_t cc = (g->kv + cs - 1) / cs;
+    cc = (cc + 31) / 32 * 32;
+    g->cchunk = klab_case_dim(k, "chunk", cc < least ? least : cc);
     g->csplits = (g->kv + g->cchunk - 1) / g->cchunk;
     if (g->splits > 65535 || g->fsplits > 65535)
         return refuse(why, whylen, k, "KV splits", g->splits > g->fsplits ? g->splits : g->fsplits,
