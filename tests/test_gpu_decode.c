@@ -94,10 +94,9 @@ static void test_every_profile_verifies_and_steps(void **state)
                            : !strcmp(k, "odd-b8-pipe") ? "attn=split,gemv=pipe,ksplit=1"
                            : !strcmp(k, "odd-b1-stream") ? "attn=mma,gemv=stream"
                            : !strcmp(k, "odd-b8-stream") ? "attn=split,gemv=stream"
-                           : !strcmp(c.rows[i].profile, "graph_pdl") && strstr(k, "attn")
-                                                                     ? "attn=mma_cluster,gemv=plain"
-                           : !strcmp(c.rows[i].profile, "graph_pdl") ? "attn=mma_cluster,gemv=stream"
-                                                                     : "attn=mma,gemv=plain";
+                           : strcmp(c.rows[i].profile, "graph_pdl") ? "attn=mma,gemv=plain"
+                           : strstr(k, "attn")                       ? "attn=mma_cluster,gemv=plain"
+                                                                     : "attn=mma_cluster,gemv=stream";
         if (strcmp(c.rows[i].config, want))
             fail_msg("%s %s: config '%s', expected '%s'", c.rows[i].kcase, c.rows[i].profile, c.rows[i].config, want);
     }

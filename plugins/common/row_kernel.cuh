@@ -140,10 +140,8 @@ __device__ __forceinline__ uint4 load_vec(const T *p, const Slot &sl, float pad)
     constexpr int PER = 16 / sizeof(T);
     if (sl.full(PER)) {
         const uint4 *q = reinterpret_cast<const uint4 *>(p) + sl.i;
-        if (NC && sl.hint == HINT_KEEP)
-            return ldg_hint<HINT_KEEP>(q);
-        if (NC && sl.hint == HINT_LAST)
-            return ldg_hint<HINT_LAST>(q);
+        if (NC && sl.hint != HINT_NONE)
+            return sl.hint == HINT_KEEP ? ldg_hint<HINT_KEEP>(q) : ldg_hint<HINT_LAST>(q);
         return NC ? __ldg(q) : *q;
     }
     typedef typename bits<T>::type B;

@@ -7,6 +7,12 @@ const row_limits row_limits_any = {ROW_PLAN_MAX_CLUSTER, 0, 1, 1, 0};
 const row_limits row_limits_no_ring = {ROW_PLAN_MAX_CLUSTER, 0, 1, 0, 0};
 const row_limits row_limits_heavy = {ROW_PLAN_MAX_CLUSTER, 0, 1, 1, 1};
 
+/* a plan whose step holds more vectors than a block's registers: only a streaming one may (1024 x 8) */
+static int wide_step(int cta, int vpt)
+{
+    return (long)cta * vpt > ROW_PLAN_MAX_VECTORS;
+}
+
 static size_t pow2ceil(size_t n)
 {
     size_t p = 1;
@@ -45,7 +51,7 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
 {
     const char *bad = NULL;
     size_t w = row_window(s->cols, s->elem);
-    const int wide = (long)p->cta * p->vpt > ROW_PLAN_MAX_VECTORS; /* more vectors than registers hold */
+    const int wide = wide_step(p->cta, p->vpt);
     if (s->rows < 1 || s->cols < 1 || (s->elem != 2 && s->elem != 4))
         bad = "the skeleton takes rows >= 1 of cols >= 1 elements of 2 or 4 bytes";
     else if (p->cta < 32 || p->cta > 1024 || p->cta % 32)
@@ -229,7 +235,7 @@ int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_pla
                         row_plan p = {cta, tpr, vpts[vi], cl, stream, 0};
                         if (!stream && p.vpt != vmin && p.vpt != 2 * vmin)
                             continue;
-                        if (stream && (size_t)cl * (size_t)tpr * (size_t)p.vpt >= w && (long)cta * p.vpt <= ROW_PLAN_MAX_VECTORS)
+                        if (stream && (size_t)cl * (size_t)tpr * (size_t)p.vpt >= w && !wide_step(cta, p.vpt))
                             continue; /* the row fits: the on-chip plan is the one to time */
                         if (row_plan_check(s, lim, &p, why, sizeof why) != 0)
                             continue;

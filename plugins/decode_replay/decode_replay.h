@@ -77,6 +77,9 @@ typedef struct dr_geom {
 enum { DR_ATTN_FUSED = 0, DR_ATTN_SPLIT, DR_ATTN_MMA, DR_ATTN_MMA_CLUSTER, DR_NATTN };
 #define DR_ATTN_OWN DR_ATTN_MMA
 #define DR_MAX_CLUSTER 16 /* CTAs a cluster: sm_90's non-portable limit */
+/* Positions of the one-kernel attentions' K/V tile at head dimension d (8 KB of k and v): the kernels'
+   FusedTile<D>::N and the cluster plan's unit */
+#define DR_TILE_POSITIONS(d) (2048 / (d))
 /* the attention axis' value i ("attn=fused", "attn=split", "attn=mma", "attn=mma_cluster"), -1 the own
    choice's; NULL past the last */
 const char *dr_attn_config(int index);

@@ -341,7 +341,7 @@ template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile(
 
 constexpr int FS = 4;                                       /* tiles in flight a CTA */
 template <int D> struct FusedTile {
-    static constexpr int N = 2048 / D; /* positions a tile: 8 KB of k and v */
+    static constexpr int N = DR_TILE_POSITIONS(D); /* positions a tile: 8 KB of k and v */
 };
 
 /* A one-kernel path's CTA (fused, mma): KV head blockIdx.x, split blockIdx.y, sequence blockIdx.z; the step's

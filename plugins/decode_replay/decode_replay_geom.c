@@ -119,7 +119,7 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
        778.82 us against 16 of 64 794.21 and 4 of 256 792.06; at kv 4096 16 splits of 256 stay: llama8b-4l
        533.09 against 8 of 512 535.39, attn-only 43.07 against 48.80). */
     const int64_t cs = per <= 8 ? DR_MAX_CLUSTER : 8;
-    const int64_t least = 8 * (2048 / g->head_dim); /* 8 tiles of FusedTile<D>::N = 2048 / D positions */
+    const int64_t least = 8 * DR_TILE_POSITIONS(g->head_dim); /* 8 tiles: two a warp of 4 */
     int64_t cc = (g->kv + cs - 1) / cs;
     cc = (cc + 31) / 32 * 32;
     g->cchunk = klab_case_dim(k, "chunk", cc < least ? least : cc);

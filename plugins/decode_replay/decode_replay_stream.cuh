@@ -54,7 +54,7 @@ namespace {
 constexpr int SNT = 8;      /* tokens in wgmma's N slot: B <= 8 (DR_MAX_BATCH) */
 constexpr int SSTAGES = 16; /* 16 x 8 KB of weights in flight a CTA */
 static_assert(DR_MAX_BATCH <= SNT, "the sequences fit wgmma's N slot");
-template <typename T, int STAGES = SSTAGES> using StreamCfg = hs::Cfg<T, SNT, false, STAGES>;
+template <typename T, int STAGES> using StreamCfg = hs::Cfg<T, SNT, false, STAGES>;
 
 template <typename T> struct Resid {
     const T *res; /* [M, N], may be out */
