@@ -289,6 +289,30 @@ static void test_geometry(void **state)
     tdim(&t, "hidden", 2048);
     assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
     assert_int_equal(gs.stream_stages, 8);
+    /* gemv=stream's QKV: streamed where its resident tokens fit beside the ring (hidden 4096 at 16 stages:
+       64 KB of tokens; hidden 8192: 128 KB, at 8 stages only), the case may say 0, or 1 where they fit */
+    assert_int_equal(gs.stream_qkv, 1);
+    tcase_init(&t, "sq", 64);
+    assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
+    assert_int_equal(gs.stream_qkv, 1);
+    tparam(&t, "stream_qkv", "0");
+    assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
+    assert_int_equal(gs.stream_qkv, 0);
+    tcase_init(&t, "sq8k", 64);
+    tdim(&t, "hidden", 8192);
+    assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
+    assert_int_equal(gs.stream_stages, 16);
+    assert_int_equal(gs.stream_qkv, 0);
+    tparam(&t, "stream_qkv", "1");
+    expect_refused(&t, "param.stream_qkv = 1: 0, or 1 where its tokens fit (hidden 8192 at 16 stages do not)");
+    tcase_init(&t, "sq8k8", 64);
+    tdim(&t, "hidden", 8192);
+    tparam(&t, "stream_stages", "8");
+    assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
+    assert_int_equal(gs.stream_qkv, 1);
+    tcase_init(&t, "sqx", 64);
+    tparam(&t, "stream_qkv", "yes");
+    expect_refused(&t, "param.stream_qkv = yes");
     tcase_init(&t, "pa", 64);
     tparam(&t, "part", "attn");
     tparam(&t, "schedule", "dynamic");

@@ -6,7 +6,8 @@
  * and KLAB_DECODE_PROBES set, the probes are written beside the run: enqueue times of every profile
  * and every kernel's stamps. The -mma cases pin the tensor-core attention (attn=mma) at 1, 2, 4 and 8
  * query heads a KV head; the -stream cases the O and down projections on the TMA weight stream
- * (gemv=stream, sm_90a: skipped, saying why, anywhere else) at widths that are no whole tile of 64, and
+ * (gemv=stream, sm_90a: skipped, saying why, anywhere else) at widths that are no whole tile of 64, the
+ * QKV projection with them (its RMSNorm the stream's resident tokens) or not (param.stream_qkv = 0), and
  * its probes; the -cluster cases the cluster attention (attn=mma_cluster, sm_90a: skipped elsewhere).
  * `klab --tune` times every configuration (the attention's four paths, fused, split, mma and mma_cluster,
  * times the GEMV's five: plain, pipe with the down projection split 1, 2, 4 ways, stream) in the same
@@ -197,7 +198,7 @@ static void test_probes_written(void **state)
         fail_msg("%s: kernels missing", ker);
     if (lines_with(ker, ",combine,") != 0)
         fail_msg("%s: a combine kernel ran beside the fused attention", ker);
-    /* gemv=stream: its O and down kernels stamp their slots (the policy's step control), and its down, the
+    /* gemv=stream: its QKV, O and down kernels stamp their slots (the policy's step control), and its down, the
        step's last kernel, advances the ring: the steps are there at all. Its start stamp is its first
        epilogue's (decode_replay_stream.cuh), so only the end is checked against the next kernel. */
     if (device_cc == 90) {
@@ -206,7 +207,7 @@ static void test_probes_written(void **state)
             lines_with(ker, "eager,") < 6 * 2)
             fail_msg("%s: too few kernel stamps (graph %d, graph_pdl %d, eager %d lines)", ker,
                      lines_with(ker, "graph,"), lines_with(ker, "graph_pdl,"), lines_with(ker, "eager,"));
-        if (lines_with(ker, ",oproj,") < 2 || lines_with(ker, ",down,") < 2)
+        if (lines_with(ker, ",qkv,") < 2 || lines_with(ker, ",oproj,") < 2 || lines_with(ker, ",down,") < 2)
             fail_msg("%s: the stream kernels' stamps are missing", ker);
         expect_ends_ordered(ker);
     }

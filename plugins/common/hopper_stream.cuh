@@ -36,6 +36,18 @@
  * ring's barriers are set up, before the mainloop: a start hook (decode_replay's probe stamp). It may
  * wait on PDL; the producer thread's weight loads do not wait for it.
  *
+ * ---- resident tokens ----
+ * A policy may bring the tokens itself: with the hook
+ *     template <int NT> __device__ void tokens(const hs::Tokens<NT> &tk, int k0, int k1) const;
+ * the producer loads weights only, and the 128 consumer threads call tokens() once, before the mainloop,
+ * to write every token row m < NT at every 8 columns k of the CTA's range [k0, k1) (whole tiles: past
+ * K too) through tk.put(m, k, v): zeros past M and K (the weight tile's zeros past K would not cancel
+ * a NaN). The CTA then holds all of its K range's token tiles (ceil(ktiles / splits) x NT x 128 bytes
+ * beside the ring; launch refuses a range that does not fit). What it is for: tokens that are a function
+ * of an earlier kernel's output (decode_replay's QKV projection normalises the residual stream, RMSNorm,
+ * as it writes them), without a kernel between. The hook may wait on PDL (tokens(): after the wait);
+ * the producer then never waits, and a named barrier 1 of the 128 consumer threads is the hook's to use.
+ *
  * PREFETCH (Cfg's last parameter, default off): once the ring's first fill is issued, the producer asks
  * L2 for the rest of its weight tiles (cp.async.bulk.prefetch.tensor). Measured slower at every skinny
  * shape (17-28 against 14 us at 16 x 4096 x 4096): a tuning option, refuted.
@@ -49,6 +61,7 @@
  *   hs::make_maps<T, NT, W_MN>(&tw, &tx, W, ldw, X, ldx, M, N, K, why, len);   // TMA maps
  *   (or make_weight_map / make_token_map one at a time: a token map serves every layer's weight)
  *   hs::launch<Cfg, Epi, PDL>(tw, tx, hs::problem(M, N, K), splits, epi, stream);   // grid (ceil(N/64), splits)
+ *   (resident tokens: tx is not read; any map, e.g. tw again)
  */
 #ifndef KLAB_HOPPER_STREAM_CUH
 #define KLAB_HOPPER_STREAM_CUH
@@ -66,22 +79,33 @@ constexpr int COLS = 64;      /* outputs a CTA: one m64 wgmma block */
 constexpr int BK = 64;        /* K a stage: one 128-byte swizzle row of 16-bit elements */
 constexpr int MAX_SPLITS = 8; /* the portable cluster size */
 constexpr int THREADS = 160;  /* one consumer warpgroup, one producer warp */
+constexpr int SCRATCH = 256;  /* bytes of shared memory for a resident-token hook (Tokens::scratch) */
 
 template <class T_, int NT_, bool W_MN_, int STAGES_, bool PREFETCH_ = false> struct Cfg {
     typedef T_ T;
     static constexpr int NT = NT_, STAGES = STAGES_, R = NT_ / 2;
     static constexpr bool W_MN = W_MN_;
     static constexpr bool PREFETCH = PREFETCH_; /* see the header: refuted, a tuning option */
-    static constexpr int W_BYTES = COLS * BK * 2, X_BYTES = NT * BK * 2, STAGE_BYTES = W_BYTES + X_BYTES;
-    /* ring, its 2 x STAGES barriers, then the inbox: rank 0's copy of ranks 1..S-1's sums */
-    static constexpr int BARS = STAGES * (W_BYTES + X_BYTES);
-    static constexpr int INBOX = BARS + 16 * STAGES;
+    static constexpr int W_BYTES = COLS * BK * 2, X_BYTES = NT * BK * 2;
     static constexpr int INBOX_SPLIT = R * 128 * 4; /* one rank's sums: R floats a consumer thread */
-    __host__ __device__ static constexpr int smem(int splits) { return 1024 + INBOX + (splits - 1) * INBOX_SPLIT; }
     static_assert(sizeof(T) == 2, "16-bit weights and tokens (wgmma transposes 16-bit operands only)");
     static_assert(NT == 8 || NT == 16, "8 or 16 tokens in wgmma's N slot");
-    static_assert(1024 + INBOX + (MAX_SPLITS - 1) * INBOX_SPLIT <= 227 * 1024, "past the 227 KB a block may have");
 };
+
+/* A CTA's shared memory: the weight ring, the token tiles (a ring of STAGES beside the weights', or, with
+   resident tokens, all kr tiles of the CTA's K range), the ring's 2 x STAGES barriers, then the inbox:
+   rank 0's copy of ranks 1..S-1's sums. kr: ceil(ktiles / splits), read only with resident tokens. */
+template <class C, bool RESIDENT> struct Layout {
+    int kr;
+    __host__ __device__ constexpr int tokens() const { return (RESIDENT ? kr : C::STAGES) * C::X_BYTES; }
+    __host__ __device__ constexpr int bars() const { return C::STAGES * C::W_BYTES + tokens(); }
+    /* resident tokens: the hook's scratch (Tokens::scratch) after the barriers */
+    __host__ __device__ constexpr int scratch() const { return bars() + 16 * C::STAGES; }
+    __host__ __device__ constexpr int inbox() const { return scratch() + (RESIDENT ? SCRATCH : 0); }
+    /* bytes to ask for: 1024 of slack for the ring's alignment (the 128-byte swizzle's 1024-byte atoms) */
+    __host__ __device__ constexpr int bytes(int splits) const { return 1024 + inbox() + (splits - 1) * C::INBOX_SPLIT; }
+};
+constexpr int MAX_SMEM = 227 * 1024; /* what a block may have */
 
 /* The work: out (M x N) = X (M x K) W. ktiles = ceil(K / BK), split over the cluster's ranks. */
 struct Problem {
@@ -132,20 +156,51 @@ template <class E> struct has_begin<E, std::void_t<decltype(std::declval<const E
     static constexpr bool value = true;
 };
 
+/* A CTA's resident token tiles as its policy writes them (see "resident tokens" in the header): put()
+   stores 8 elements of token m (< NT) at column k (a multiple of 8 in the CTA's range [k0, k1)) where the
+   TMA token map would have put them: tile (k - k0) / BK, row m, its 16-byte chunk XORed with m % 8 (the
+   128-byte swizzle of the 1024-byte atoms the tiles are aligned to). scratch: SCRATCH bytes of the CTA's
+   shared memory the hook may use as it likes (a kernel with static shared memory could not ask for all
+   of the 227 KB the resident tiles may need). */
+template <int NT> struct Tokens {
+    unsigned char *base;
+    int k0;
+    float *scratch;
+    __device__ __forceinline__ void put(int m, int k, uint4 v) const
+    {
+        const int rel = k - k0, chunk = (rel % BK) / 8;
+        *reinterpret_cast<uint4 *>(base + (rel / BK) * (NT * BK * 2) + m * 128 + ((chunk ^ (m & 7)) << 4)) = v;
+    }
+};
+
+/* Whether an epilogue policy brings the tokens itself (the tokens() hook: resident tokens). */
+template <class E, class = void> struct has_tokens {
+    static constexpr bool value = false;
+};
+template <class E>
+struct has_tokens<E, std::void_t<decltype(std::declval<const E &>().tokens(std::declval<const Tokens<8> &>(), 0, 0))>> {
+    static constexpr bool value = true;
+};
+
 
 template <class C, class Epi, bool PDL>
 __global__ void __launch_bounds__(THREADS, 1)
     stream_kernel(const __grid_constant__ CUtensorMap tw, const __grid_constant__ CUtensorMap tx, const Problem p, Epi epi)
 {
 #if HG_SM90A
+    constexpr bool RES = has_tokens<Epi>::value; /* resident tokens: the policy writes them, no token loads */
     extern __shared__ unsigned char hs_smem_raw[];
-    unsigned char *base = (unsigned char *)(((uintptr_t)hs_smem_raw + 1023) & ~(uintptr_t)1023);
-    uint64_t *full = (uint64_t *)(base + C::BARS), *empty = full + C::STAGES;
-    float *inbox = (float *)(base + C::INBOX);
-    auto wtile = [&](int s) { return base + (size_t)s * C::W_BYTES; };
-    auto xtile = [&](int s) { return base + (size_t)C::STAGES * C::W_BYTES + (size_t)s * C::X_BYTES; };
     /* the cluster is (1, S, 1) over a grid S high: a CTA's rank in it is its blockIdx.y */
     const int S = (int)gridDim.y, rank = (int)blockIdx.y, n0 = (int)blockIdx.x * COLS;
+    const Layout<C, RES> L{(p.ktiles + S - 1) / S};
+    unsigned char *base = (unsigned char *)(((uintptr_t)hs_smem_raw + 1023) & ~(uintptr_t)1023);
+    uint64_t *full = (uint64_t *)(base + L.bars()), *empty = full + C::STAGES;
+    float *inbox = (float *)(base + L.inbox());
+    unsigned char *const tok = base + (size_t)C::STAGES * C::W_BYTES;
+    /* a stage's bytes: its weight tile, and its token tile unless the tokens are resident */
+    constexpr uint32_t STAGE_BYTES = C::W_BYTES + (RES ? 0 : C::X_BYTES);
+    auto wtile = [&](int s) { return base + (size_t)s * C::W_BYTES; };
+    auto xtile = [&](int s) { return tok + (size_t)s * C::X_BYTES; }; /* resident: s is kt - kb */
     const int kb = (int)((long)rank * p.ktiles / S), ke = (int)((long)(rank + 1) * p.ktiles / S);
     const int warp = (int)threadIdx.x / 32, t = (int)threadIdx.x % 128;
     if (threadIdx.x == 0) {
@@ -157,7 +212,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
     if (threadIdx.x == 128) {
         asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&tw) : "memory");
-        asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&tx) : "memory");
+        if (!RES)
+            asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&tx) : "memory");
     }
     __syncthreads();
     if (S > 1)
@@ -184,11 +240,12 @@ __global__ void __launch_bounds__(THREADS, 1)
                         prefetch_l2(&tw, C::W_MN ? n0 : k * BK, C::W_MN ? k * BK : n0);
             };
             int kt = kb;
-            if constexpr (PDL) {
-                /* the first ring's weights before the previous kernel ends; its tokens after */
+            if constexpr (PDL && !RES) {
+                /* the first ring's weights before the previous kernel ends; its tokens after (resident
+                   tokens are the consumers': this thread never waits) */
                 const int first = ke - kb < C::STAGES ? ke - kb : C::STAGES;
                 for (int s = 0; s < first; s++) {
-                    hg::mbar_expect_tx(&full[s], C::STAGE_BYTES);
+                    hg::mbar_expect_tx(&full[s], STAGE_BYTES);
                     load_w(kb + s, s);
                 }
                 pdl_wait();
@@ -203,9 +260,10 @@ __global__ void __launch_bounds__(THREADS, 1)
             }
             for (; kt < ke; kt++) {
                 hg::mbar_wait(&empty[stage], phase ^ 1);
-                hg::mbar_expect_tx(&full[stage], C::STAGE_BYTES);
+                hg::mbar_expect_tx(&full[stage], STAGE_BYTES);
                 load_w(kt, stage);
-                load_x(kt, stage);
+                if (!RES)
+                    load_x(kt, stage);
                 if (!PDL && kt == kb + C::STAGES - 1)
                     prefetch_rest(kt + 1);
                 if (++stage == C::STAGES)
@@ -218,9 +276,15 @@ __global__ void __launch_bounds__(THREADS, 1)
            32 bytes along a 128-byte row (K-major) */
         constexpr uint32_t W_STEP = C::W_MN ? 16 * 128 : 32, W_LBO = C::W_MN ? C::W_BYTES : 16;
         int stage = 0, phase = 0, prev = -1;
+        if constexpr (RES) {
+            /* the policy's tokens, then a proxy fence: wgmma reads shared memory through the async proxy */
+            epi.tokens(Tokens<C::NT>{tok, kb * BK, (float *)(base + L.scratch())}, kb * BK, ke * BK);
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            asm volatile("bar.sync 1, 128;" ::: "memory");
+        }
         for (int kt = kb; kt < ke; kt++) {
             hg::mbar_wait(&full[stage], phase);
-            const uint32_t a0 = hg::smem_u32(wtile(stage)), b0 = hg::smem_u32(xtile(stage));
+            const uint32_t a0 = hg::smem_u32(wtile(stage)), b0 = hg::smem_u32(xtile(RES ? kt - kb : stage));
             hg::fence_regs(acc);
             hg::wgmma_fence();
 #pragma unroll
@@ -309,14 +373,27 @@ template <class C, class Epi, bool PDL = false>
 inline cudaError_t launch(const CUtensorMap &tw, const CUtensorMap &tx, const Problem &p, int splits, const Epi &epi,
                           cudaStream_t stream)
 {
+    constexpr bool RES = has_tokens<Epi>::value;
+    static_assert(RES || Layout<C, false>{0}.bytes(MAX_SPLITS) <= MAX_SMEM, "past the 227 KB a block may have");
     if (splits < 1 || splits > MAX_SPLITS || splits > p.ktiles)
         return cudaErrorInvalidValue;
-    const cudaError_t e =
-        func_attr_once<stream_kernel<C, Epi, PDL>, cudaFuncAttributeMaxDynamicSharedMemorySize>(C::smem(MAX_SPLITS));
+    /* the most a launch may ask: the ring's largest layout, or with resident tokens all that the kernel's
+       static shared memory leaves (the K range a CTA holds must fit beside the ring) */
+    static int cap = RES ? -1 : Layout<C, false>{0}.bytes(MAX_SPLITS);
+    if (cap < 0) {
+        cudaFuncAttributes fa;
+        const cudaError_t e = cudaFuncGetAttributes(&fa, stream_kernel<C, Epi, PDL>);
+        if (e != cudaSuccess)
+            return e;
+        cap = MAX_SMEM - (int)fa.sharedSizeBytes;
+    }
+    const int bytes = Layout<C, RES>{(p.ktiles + splits - 1) / splits}.bytes(splits);
+    if (bytes > cap)
+        return cudaErrorInvalidValue;
+    const cudaError_t e = func_attr_once<stream_kernel<C, Epi, PDL>, cudaFuncAttributeMaxDynamicSharedMemorySize>(cap);
     if (e != cudaSuccess)
         return e;
-    LaunchConfig lc(dim3((unsigned)((p.N + COLS - 1) / COLS), (unsigned)splits), dim3(THREADS),
-                    (size_t)C::smem(splits), stream);
+    LaunchConfig lc(dim3((unsigned)((p.N + COLS - 1) / COLS), (unsigned)splits), dim3(THREADS), (size_t)bytes, stream);
     if (splits > 1)
         lc.cluster(dim3(1, (unsigned)splits, 1));
     lc.pdl(PDL);

@@ -55,6 +55,7 @@ typedef struct dr_geom {
     int64_t fchunk, fsplits; /* the same for the one-kernel paths (DR_ATTN_FUSED, DR_ATTN_MMA), planned apart */
     int64_t cchunk, csplits; /* the same for the cluster path (DR_ATTN_MMA_CLUSTER): its splits one cluster */
     int64_t stream_stages;   /* gemv=stream's ring: 8 or 16 stages (dr_stream_stages, or param.stream_stages) */
+    int stream_qkv;          /* gemv=stream streams the QKV projection too (dr_stream_qkv_fits, or param.stream_qkv) */
 } dr_geom;
 
 /* The attention's paths, an axis of every profile's tuning space (`attn=fused`, `attn=split`, `attn=mma`),
@@ -92,8 +93,10 @@ int dr_attn_of_config(int config);
                             current slab's is consumed; the down projection's rows split over N warps of a
                             CTA (1, 2, 4), the other GEMVs unsplit.
      gemv=stream            the O and down projections (no RMSNorm prologue) through the TMA weight stream
-                            into wgmma (plugins/common/hopper_stream.cuh), K split over a cluster; the QKV and
-                            gate/up GEMVs plain. sm_90a only: run() refuses it elsewhere.
+                            into wgmma (plugins/common/hopper_stream.cuh), K split over a cluster, and where
+                            g's stream_qkv says the QKV projection too, its RMSNorm written by each CTA as
+                            the stream's resident tokens; gate/up plain. sm_90a only: run() refuses it
+                            elsewhere.
    The own choice (DR_GEMV_OWN) stays plain until the H200 times the others in the same rounds. */
 enum { DR_GEMV_PLAIN = 0, DR_GEMV_PIPE, DR_GEMV_PIPE_K2, DR_GEMV_PIPE_K4, DR_GEMV_STREAM, DR_NGEMV };
 #define DR_GEMV_OWN DR_GEMV_PLAIN
@@ -114,6 +117,16 @@ int dr_stream_splits(int64_t n, int64_t k, int sms);
    law: padded to one CTA an SM the 8-stage ring lost small-16l's gain (936.58), so what it buys there is
    the sharing, and what it costs llama8b's 112-tile down projection is the SMs left without a CTA. */
 int dr_stream_stages(const dr_geom *g);
+
+/* gemv=stream's shared memory a CTA at one split with resident tokens over kr K tiles of 64
+   (hopper_stream.cuh's Layout at 8 tokens: 1024 bytes of alignment slack, stages x 8 KB of weights, kr x 1
+   KB of tokens, 16 bytes of barriers a stage, the hook's 256 bytes of scratch; the kernels assert that
+   the two agree) */
+#define DR_STREAM_RESIDENT_BYTES(stages, kr) (1024 + (stages) * 8192 + (kr) * 1024 + 16 * (stages) + 256)
+/* Whether the QKV projection's resident tokens (its whole K = hidden, one split the worst) fit a CTA beside
+   g's ring with the inbox of the largest cluster (7 x 2 KB): 227 KB. hidden 4096 at 16 stages: 193 + 14
+   KB; hidden 8192 at 16 stages does not (257 KB), at 8 stages it does. */
+int dr_stream_qkv_fits(const dr_geom *g);
 
 /* The tuning space: configuration i = attn * DR_NGEMV + gemv, described "attn=fused,gemv=pipe,ksplit=2";
    -1 the own choice (DR_ATTN_OWN, DR_GEMV_OWN). */

@@ -87,6 +87,16 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
         snprintf(why, whylen, "case %s: param.stream_stages = %s: 8 or 16", k->name, ss);
         return -1;
     }
+    /* gemv=stream's QKV: streamed where its resident tokens fit, unless the case says */
+    int qkv = dr_stream_qkv_fits(g);
+    const char *sq = klab_case_param(k, "stream_qkv");
+    if (sq && (sscanf(sq, "%d", &qkv) != 1 || qkv < 0 || qkv > 1 || (qkv && !dr_stream_qkv_fits(g)))) {
+        snprintf(why, whylen, "case %s: param.stream_qkv = %s: 0, or 1 where its tokens fit (hidden %" PRId64
+                 " at %" PRId64 " stages %s)", k->name, sq, g->hidden, g->stream_stages,
+                 dr_stream_qkv_fits(g) ? "fit" : "do not");
+        return -1;
+    }
+    g->stream_qkv = qkv;
     g->nqkv = (g->heads + 2 * g->kv_heads) * g->head_dim;
     /* chunk: the least multiple of 64 positions that gives at most DR_ATTN_CTAS CTAs, unless dim.chunk
        says (tests force splits on tiny caches) */
@@ -256,6 +266,12 @@ int dr_stream_splits(int64_t n, int64_t k, int sms)
 int dr_stream_stages(const dr_geom *g)
 {
     return g->hidden >= 4096 ? 16 : 8;
+}
+
+int dr_stream_qkv_fits(const dr_geom *g)
+{
+    const int64_t kr = (g->hidden + 63) / 64;
+    return DR_STREAM_RESIDENT_BYTES(g->stream_stages, kr) + 7 * 2048 <= 227 * 1024;
 }
 
 int dr_config_paths(int config, int *attn, int *gemv)

@@ -10,7 +10,8 @@
  *   gemv<NORM, SWIGLU>   act = silu(Wg m) * (Wu m), m = rmsnorm(h)   (SwiGLU in the epilogue)
  *   gemv<RESID>          h = h + Wd act                (y instead of h at the last layer)
  *
- * With gemv=stream the two RESID GEMVs run on the TMA weight stream instead (decode_replay_stream.cuh).
+ * With gemv=stream the two RESID GEMVs run on the TMA weight stream instead (decode_replay_stream.cuh),
+ * and where g->stream_qkv says so the QKV GEMV too, its RMSNorm the stream's resident tokens (NormIn).
  *
  * The GEMVs (plain and pipelined, a tuning configuration: decode_replay_gemv.cuh) are bandwidth-bound at
  * decode sizes (1 to 8 sequences): each weight vector is used for all B sequences once loaded, so B = 8
@@ -201,7 +202,10 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
         if (!g->attn_only) {
             GemvArgs<T> q = {(const T *)t->wqkv + (size_t)l * g->nqkv * H, hin, (const T *)t->g_attn + (size_t)l * H,
                              nullptr, (T *)t->qkv, (int)g->nqkv, H, B, (float)g->eps, ctl(DR_K_QKV, false)};
-            if ((e = gemv<T, EPI_STORE, true>(q, ks, pdl, s)) != cudaSuccess)
+            e = stream && g->stream_qkv ? stream_norm_gemv<T>(t->stream->q, l, B, q.nout, H, hin, q.gain, q.eps, q.out,
+                                                              q.c, (int)g->stream_stages, pdl, s)
+                                        : gemv<T, EPI_STORE, true>(q, ks, pdl, s);
+            if (e != cudaSuccess)
                 return e;
         }
         /* fused and mma: one kernel, the fused plan, its own split merge; the cluster path its own plan;
@@ -255,9 +259,9 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
 /* m holds the maps of t's tensors at g's sizes */
 bool stream_holds(const dr_stream *m, klab_dtype d, const dr_geom *g, const dr_dev *t)
 {
-    return m && m->bound && m->dtype == d && m->layers == g->layers && m->wo == t->wo && m->wd == t->wd &&
-           m->attn == t->attn && m->act == t->act && m->hidden == g->hidden && m->qd == g->heads * g->head_dim &&
-           m->inter == g->inter && m->batch == g->batch;
+    return m && m->bound && m->dtype == d && m->layers == g->layers && m->wqkv == t->wqkv && m->wo == t->wo &&
+           m->wd == t->wd && m->attn == t->attn && m->act == t->act && m->hidden == g->hidden &&
+           m->qd == g->heads * g->head_dim && m->nqkv == g->nqkv && m->inter == g->inter && m->batch == g->batch;
 }
 
 } // namespace
@@ -283,11 +287,12 @@ extern "C" dr_stream *dr_stream_new(int64_t layers)
     /* CUtensorMap is 64-byte aligned: a multiple of it is a valid aligned_alloc size */
     const size_t bytes = (size_t)(layers > 0 ? layers : 1) * sizeof(CUtensorMap);
     if (m) {
+        m->q.w = (CUtensorMap *)aligned_alloc(alignof(CUtensorMap), bytes);
         m->o.w = (CUtensorMap *)aligned_alloc(alignof(CUtensorMap), bytes);
         m->d.w = (CUtensorMap *)aligned_alloc(alignof(CUtensorMap), bytes);
         m->cap = layers;
     }
-    if (m && (!m->o.w || !m->d.w)) {
+    if (m && (!m->q.w || !m->o.w || !m->d.w)) {
         dr_stream_free(m);
         return NULL;
     }
@@ -298,6 +303,7 @@ extern "C" void dr_stream_free(dr_stream *m)
 {
     if (!m)
         return;
+    free(m->q.w);
     free(m->o.w);
     free(m->d.w);
     free(m);
@@ -321,8 +327,9 @@ extern "C" int dr_stream_bind(dr_stream *m, klab_dtype d, const dr_geom *g, cons
         snprintf(why, whylen, "gemv=stream: fp16 and bf16 only");
     if (rc != 0)
         return -1;
-    m->dtype = d, m->layers = g->layers, m->wo = t->wo, m->wd = t->wd, m->attn = t->attn, m->act = t->act;
-    m->hidden = g->hidden, m->qd = g->heads * g->head_dim, m->inter = g->inter, m->batch = g->batch;
+    m->dtype = d, m->layers = g->layers, m->wqkv = t->wqkv, m->wo = t->wo, m->wd = t->wd, m->attn = t->attn;
+    m->act = t->act, m->hidden = g->hidden, m->qd = g->heads * g->head_dim, m->nqkv = g->nqkv;
+    m->inter = g->inter, m->batch = g->batch;
     m->bound = 1;
     return 0;
 }

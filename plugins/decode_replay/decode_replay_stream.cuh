@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "../common/hopper_stream.cuh"
+#include "../common/rms_op.cuh"
 #include "../common/row_numeric.cuh"
 #include "decode_replay_step.cuh"
 
@@ -44,9 +45,9 @@ struct dr_stream {
     int bound;   /* the maps are those of the tensors below */
     klab_dtype dtype;
     int64_t layers;
-    const void *wo, *wd, *attn, *act; /* the tensors the maps were encoded for */
-    int64_t hidden, qd, inter, batch;
-    dr_stream_proj o, d;
+    const void *wqkv, *wo, *wd, *attn, *act; /* the tensors the maps were encoded for */
+    int64_t hidden, qd, nqkv, inter, batch;
+    dr_stream_proj q, o, d; /* q: weights only (its tokens are resident: NormIn) */
 };
 
 namespace {
@@ -57,7 +58,7 @@ static_assert(DR_MAX_BATCH <= SNT, "the sequences fit wgmma's N slot");
 template <typename T, int STAGES> using StreamCfg = hs::Cfg<T, SNT, false, STAGES>;
 
 template <typename T> struct Resid {
-    const T *res; /* [M, N], may be out */
+    const T *res; /* [M, N], may be out; NULL: out = acc (the QKV projection) */
     T *out;       /* [M, N] */
     int M, N;
     StepCtl c;
@@ -76,12 +77,62 @@ template <typename T> struct Resid {
         for (int i = 0; i < R; i++)
             if (f.live(i, M, N)) {
                 const size_t o = (size_t)f.token(i) * N + f.col(i);
-                out[o] = from_f<T>(to_f(res[o]) + acc[i]);
+                out[o] = from_f<T>((res ? to_f(res[o]) : 0.f) + acc[i]);
             }
         /* the CTA's stores done: the 128 consumer threads, barrier 1 (hs uses 0 at its start only) */
         asm volatile("bar.sync 1, 128;" ::: "memory");
         if (threadIdx.x == 0)
             step_finish(c, sp, gridDim.x);
+    }
+};
+
+/* The QKV projection's input, RMSNorm(x) * gain, as hs's resident tokens (hopper_stream.cuh): each CTA
+   reduces the M sequences' sums of squares over the whole of x (M x K, 8 KB a sequence at hidden 4096,
+   from L2: the register GEMV's NORM prologue did the same a CTA), then writes its K range normalised and
+   rounded to T, as torch's RMSNorm hands its output to the next matmul. The 1/rms is RmsOp's (the register
+   GEMVs' and rmsnorm.so's). The epilogue: Resid's, a plain store (res NULL). */
+template <typename T> struct NormIn : Resid<T> {
+    const T *x, *gain; /* [M, K] the residual stream (an earlier kernel's), [K] the layer's gain */
+    int K;
+    float eps;
+    template <int NT> __device__ void tokens(const hs::Tokens<NT> &tk, int k0, int k1) const
+    {
+        constexpr int PER = 16 / sizeof(T);
+        const int t = (int)threadIdx.x, lane = t & 31, kv = K / PER, M = this->M;
+        float *part = tk.scratch; /* [4 warps][NT], then the totals [NT] */
+        RmsOp<T, false> op;
+        op.init(nullptr, nullptr, gain, nullptr, nullptr, M, K, eps);
+        pdl_wait(); /* x is the previous kernel's */
+        float ss[NT] = {};
+        for (int i = t; i < M * kv; i += 128) { /* every sequence's loads in one loop: all in flight */
+            const uint4 v[1] = {__ldg(reinterpret_cast<const uint4 *>(x) + i)};
+            const float s = op.partial(v);
+#pragma unroll
+            for (int m = 0; m < NT; m++)
+                ss[m] += i / kv == m ? s : 0.f;
+        }
+#pragma unroll
+        for (int m = 0; m < NT; m++) {
+            const float w = warp_sum(ss[m]);
+            if (lane == 0)
+                part[(t >> 5) * NT + m] = w;
+        }
+        asm volatile("bar.sync 1, 128;" ::: "memory");
+        if (t < NT)
+            part[4 * NT + t] = part[t] + part[NT + t] + part[2 * NT + t] + part[3 * NT + t];
+        asm volatile("bar.sync 1, 128;" ::: "memory");
+        const int groups = (k1 - k0) / PER;
+        for (int i = t; i < NT * groups; i += 128) {
+            const int m = i % NT, k = k0 + (i / NT) * PER;
+            uint4 v = make_uint4(0, 0, 0, 0);
+            if (m < M && k < K) {
+                float f[PER];
+                op.finish(part[4 * NT + m], 0, false);
+                op.normalize(__ldg(reinterpret_cast<const uint4 *>(x + (size_t)m * K + k)), rowk::Slot{k / PER, 0, PER}, f);
+                v = vec16<T>::pack(f);
+            }
+            tk.put(m, k, v);
+        }
     }
 };
 
@@ -106,12 +157,39 @@ cudaError_t stream_gemv(const dr_stream_proj &p, int l, int M, int N, int K, con
     return stages == SSTAGES ? stream_launch<T, SSTAGES>(p, l, pr, epi, pdl, s) : cudaErrorInvalidValue;
 }
 
-/* p's maps: layer l's weight at w + l * N * K ([N, K] each), the input x [M, K]. */
+/* qkv = Wqkv_l RMSNorm(x) (gain: the layer's), through projection p's weight maps, resident tokens */
+template <typename T>
+cudaError_t stream_norm_gemv(const dr_stream_proj &p, int l, int M, int N, int K, const T *x, const T *gain, float eps,
+                             T *out, const StepCtl &c, int stages, bool pdl, cudaStream_t s)
+{
+    NormIn<T> epi;
+    static_cast<Resid<T> &>(epi) = Resid<T>{nullptr, out, M, N, c};
+    epi.x = x, epi.gain = gain, epi.K = K, epi.eps = eps;
+    const hs::Problem pr = hs::problem(M, N, K);
+    /* resident tokens: no token map is read (hs::launch's tx), the weight's stands in */
+    auto go = [&](auto cfg) {
+        typedef decltype(cfg) C;
+        return pdl ? hs::launch<C, NormIn<T>, true>(p.w[l], p.w[l], pr, p.splits, epi, s)
+                   : hs::launch<C, NormIn<T>, false>(p.w[l], p.w[l], pr, p.splits, epi, s);
+    };
+    if (stages == 8)
+        return go(StreamCfg<T, 8>{});
+    return stages == SSTAGES ? go(StreamCfg<T, SSTAGES>{}) : cudaErrorInvalidValue;
+}
+
+/* hs's resident layout at one split is what dr_stream_qkv_fits counts (decode_replay.h) */
+static_assert(hs::Layout<StreamCfg<__half, SSTAGES>, true>{64}.bytes(1) == DR_STREAM_RESIDENT_BYTES(SSTAGES, 64),
+              "DR_STREAM_RESIDENT_BYTES is hopper_stream.cuh's Layout");
+static_assert(hs::Layout<StreamCfg<__half, 8>, true>{32}.bytes(1) == DR_STREAM_RESIDENT_BYTES(8, 32),
+              "DR_STREAM_RESIDENT_BYTES is hopper_stream.cuh's Layout");
+
+/* p's maps: layer l's weight at w + l * N * K ([N, K] each), the input x [M, K] (NULL: resident tokens,
+   no token map). */
 template <typename T>
 int stream_maps(dr_stream_proj *p, int64_t layers, const T *w, const T *x, int M, int N, int K, int sms, char *why,
                 size_t whylen)
 {
-    if (hs::make_token_map<T, SNT>(&p->x, x, K, M, K, why, whylen))
+    if (x && hs::make_token_map<T, SNT>(&p->x, x, K, M, K, why, whylen))
         return -1;
     for (int64_t l = 0; l < layers; l++)
         if (hs::make_weight_map<T, false>(&p->w[l], w + (size_t)l * N * K, K, N, K, why, whylen))
@@ -131,7 +209,8 @@ template <typename T> int stream_bind(dr_stream *m, const dr_geom *g, const dr_d
         return -1;
     }
     const int B = (int)g->batch, H = (int)g->hidden, qd = (int)(g->heads * g->head_dim), I = (int)g->inter;
-    if (stream_maps<T>(&m->o, g->layers, (const T *)t->wo, (const T *)t->attn, B, H, qd, sms, why, whylen) ||
+    if (stream_maps<T>(&m->q, g->layers, (const T *)t->wqkv, nullptr, B, (int)g->nqkv, H, sms, why, whylen) ||
+        stream_maps<T>(&m->o, g->layers, (const T *)t->wo, (const T *)t->attn, B, H, qd, sms, why, whylen) ||
         stream_maps<T>(&m->d, g->layers, (const T *)t->wd, (const T *)t->act, B, H, I, sms, why, whylen))
         return -1;
     return 0;
