@@ -47,6 +47,8 @@
  * of an earlier kernel's output (decode_replay's QKV projection normalises the residual stream, RMSNorm,
  * as it writes them), without a kernel between. The hook may wait on PDL (tokens(): after the wait);
  * the producer then never waits, and a named barrier 1 of the 128 consumer threads is the hook's to use.
+ * With PDL the CTA triggers its dependents once the hook is done (its reads of earlier kernels' output
+ * are), not after the mainloop: an epilogue that reads earlier output waits on PDL itself.
  *
  * PREFETCH (Cfg's last parameter, default off): once the ring's first fill is issued, the producer asks
  * L2 for the rest of its weight tiles (cp.async.bulk.prefetch.tensor). Measured slower at every skinny
@@ -55,7 +57,8 @@
  * ---- PDL ----
  * With PDL (a launch attribute the caller sets, programmatic stream serialization) the producer issues
  * the first STAGES weight tiles before griddepcontrol.wait (the weights are no earlier kernel's output)
- * and the token tiles only after it; every thread triggers the dependents once its mainloop is done.
+ * and the token tiles only after it; every thread triggers the dependents once its mainloop is done
+ * (resident tokens: earlier, above).
  *
  * ---- host side ----
  *   hs::make_maps<T, NT, W_MN>(&tw, &tx, W, ldw, X, ldx, M, N, K, why, len);   // TMA maps
@@ -281,6 +284,10 @@ __global__ void __launch_bounds__(THREADS, 1)
             epi.tokens(Tokens<C::NT>{tok, kb * BK, (float *)(base + L.scratch())}, kb * BK, ke * BK);
             asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
             asm volatile("bar.sync 1, 128;" ::: "memory");
+            /* the CTA's reads of earlier kernels' output are done: the dependents may land (on the SMs
+               this grid leaves free), as the register GEMVs let them after their prologue */
+            if constexpr (PDL)
+                pdl_trigger();
         }
         for (int kt = kb; kt < ke; kt++) {
             hg::mbar_wait(&full[stage], phase);

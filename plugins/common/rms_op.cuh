@@ -122,6 +122,12 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
             for (int j = 0; j < PER; j++)
                 g[j] = j >= sl.lo && j < sl.hi ? to_f(wc[j]) : 0.f;
         }
+        scale(f, g);
+    }
+
+    /* f = f * rs * g: x's elements normalised and scaled by the gain's (both unpacked to float) */
+    __device__ __forceinline__ void scale(float *f, const float *g) const
+    {
 #pragma unroll
         for (int j = 0; j < PER; j++)
             f[j] = f[j] * rs * g[j];

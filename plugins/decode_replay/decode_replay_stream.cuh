@@ -90,8 +90,14 @@ template <typename T> struct Resid {
    reduces the M sequences' sums of squares over the whole of x (M x K, 8 KB a sequence at hidden 4096,
    from L2: the register GEMV's NORM prologue did the same a CTA), then writes its K range normalised and
    rounded to T, as torch's RMSNorm hands its output to the next matmul. The 1/rms is RmsOp's (the register
-   GEMVs' and rmsnorm.so's). The epilogue: Resid's, a plain store (res NULL). */
+   GEMVs' and rmsnorm.so's). The epilogue: Resid's, a plain store (res NULL).
+   Latency is the whole cost here (the ring's first fill waits for it): each thread issues its loads TU at
+   a time before using any, and the live rows' groups are spread over all 128 threads. The first H200 run
+   (2026-11-22-h200-14, call 1) mapped group i to row i % 8: at B = 1 a sixteenth of the threads did every
+   load, 32 round trips each in turn, and the QKV GEMV took 27.9 us a layer against the register GEMV's
+   19.6. */
 template <typename T> struct NormIn : Resid<T> {
+    static constexpr int TU = 4; /* loads a thread has in flight */
     const T *x, *gain; /* [M, K] the residual stream (an earlier kernel's), [K] the layer's gain */
     int K;
     float eps;
@@ -99,39 +105,63 @@ template <typename T> struct NormIn : Resid<T> {
     {
         constexpr int PER = 16 / sizeof(T);
         const int t = (int)threadIdx.x, lane = t & 31, kv = K / PER, M = this->M;
+        const uint4 *xv = reinterpret_cast<const uint4 *>(x), *gv = reinterpret_cast<const uint4 *>(gain);
         float *part = tk.scratch; /* [4 warps][NT], then the totals [NT] */
         RmsOp<T, false> op;
         op.init(nullptr, nullptr, gain, nullptr, nullptr, M, K, eps);
+        /* the rows past M are zeros whatever x holds: written before the wait */
+        const int groups = (k1 - k0) / PER;
+        for (int i = t; i < (NT - M) * groups; i += 128)
+            tk.put(M + i / groups, k0 + (i % groups) * PER, make_uint4(0, 0, 0, 0));
         pdl_wait(); /* x is the previous kernel's */
         float ss[NT] = {};
-        for (int i = t; i < M * kv; i += 128) { /* every sequence's loads in one loop: all in flight */
-            const uint4 v[1] = {__ldg(reinterpret_cast<const uint4 *>(x) + i)};
-            const float s = op.partial(v);
+        for (int i0 = t; i0 < M * kv; i0 += 128 * TU) {
+            uint4 v[TU];
 #pragma unroll
-            for (int m = 0; m < NT; m++)
-                ss[m] += i / kv == m ? s : 0.f;
+            for (int u = 0; u < TU; u++)
+                v[u] = i0 + 128 * u < M * kv ? __ldg(xv + i0 + 128 * u) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+            for (int u = 0; u < TU; u++) {
+                const uint4 one[1] = {v[u]};
+                const float s = op.partial(one);
+                const int m = (i0 + 128 * u) / kv;
+#pragma unroll
+                for (int r = 0; r < NT; r++)
+                    ss[r] += m == r ? s : 0.f;
+            }
         }
 #pragma unroll
-        for (int m = 0; m < NT; m++) {
-            const float w = warp_sum(ss[m]);
+        for (int r = 0; r < NT; r++) {
+            const float w = warp_sum(ss[r]);
             if (lane == 0)
-                part[(t >> 5) * NT + m] = w;
+                part[(t >> 5) * NT + r] = w;
         }
         asm volatile("bar.sync 1, 128;" ::: "memory");
         if (t < NT)
             part[4 * NT + t] = part[t] + part[NT + t] + part[2 * NT + t] + part[3 * NT + t];
         asm volatile("bar.sync 1, 128;" ::: "memory");
-        const int groups = (k1 - k0) / PER;
-        for (int i = t; i < NT * groups; i += 128) {
-            const int m = i % NT, k = k0 + (i / NT) * PER;
-            uint4 v = make_uint4(0, 0, 0, 0);
-            if (m < M && k < K) {
-                float f[PER];
-                op.finish(part[4 * NT + m], 0, false);
-                op.normalize(__ldg(reinterpret_cast<const uint4 *>(x + (size_t)m * K + k)), rowk::Slot{k / PER, 0, PER}, f);
-                v = vec16<T>::pack(f);
+        /* the live rows: group j of row m is 8 elements at k0 + j * PER, zeros past K */
+        for (int i0 = t; i0 < M * groups; i0 += 128 * TU) {
+            uint4 v[TU], g[TU];
+#pragma unroll
+            for (int u = 0; u < TU; u++) {
+                const int i = i0 + 128 * u, k = k0 + (i % groups) * PER;
+                const bool on = i < M * groups && k < K;
+                v[u] = on ? __ldg(xv + (size_t)(i / groups) * kv + k / PER) : make_uint4(0, 0, 0, 0);
+                g[u] = on ? __ldg(gv + k / PER) : make_uint4(0, 0, 0, 0);
             }
-            tk.put(m, k, v);
+#pragma unroll
+            for (int u = 0; u < TU; u++) {
+                const int i = i0 + 128 * u, m = i / groups, k = k0 + (i % groups) * PER;
+                if (i >= M * groups)
+                    break;
+                float f[PER], gf[PER];
+                op.finish(part[4 * NT + m], 0, false);
+                vec16<T>::unpack(v[u], f);
+                vec16<T>::unpack(g[u], gf);
+                op.scale(f, gf);
+                tk.put(m, k, vec16<T>::pack(f));
+            }
         }
     }
 };
