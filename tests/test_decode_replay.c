@@ -289,8 +289,12 @@ static void test_geometry(void **state)
     tdim(&t, "hidden", 2048);
     assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
     assert_int_equal(gs.stream_stages, 8);
-    /* gemv=stream's QKV: streamed where its resident tokens fit beside the ring (hidden 4096 at 16 stages:
+    /* gemv=stream's QKV: streamed where its resident tokens fit beside a ring of 16 stages (hidden 4096:
        64 KB of tokens; hidden 8192: 128 KB, at 8 stages only), the case may say 0, or 1 where they fit */
+    assert_int_equal(gs.stream_qkv, 0); /* hidden 2048: 8 stages */
+    assert_int_equal(dr_stream_qkv_fits(&gs), 1);
+    tparam(&t, "stream_qkv", "1");
+    assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
     assert_int_equal(gs.stream_qkv, 1);
     tcase_init(&t, "sq", 64);
     assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
@@ -308,6 +312,9 @@ static void test_geometry(void **state)
     tcase_init(&t, "sq8k8", 64);
     tdim(&t, "hidden", 8192);
     tparam(&t, "stream_stages", "8");
+    assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
+    assert_int_equal(gs.stream_qkv, 0); /* fits, but 8 stages */
+    tparam(&t, "stream_qkv", "1");
     assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
     assert_int_equal(gs.stream_qkv, 1);
     tcase_init(&t, "sqx", 64);

@@ -127,6 +127,12 @@ int dr_stream_stages(const dr_geom *g);
    g's ring with the inbox of the largest cluster (7 x 2 KB): 227 KB. hidden 4096 at 16 stages: 193 + 14
    KB; hidden 8192 at 16 stages does not (257 KB), at 8 stages it does. */
 int dr_stream_qkv_fits(const dr_geom *g);
+/* gemv=stream's QKV by default: where its tokens fit and the ring is 16 stages (hidden >= 4096). Measured
+   under graph_pdl with the cluster attention (2026-11-22-h200-14, call 2, ABAB, streamed against the
+   register GEMV): llama8b-4l 527.39/528.67 us against 531.58/532.24, at B = 8 1224.43 against 1370.56;
+   small-16l (8 stages) 782.42/780.83 against 777.28/778.91. The stream's CTA (~193 KB at hidden 4096)
+   lands only on an SM the previous kernel has left, where the register GEMV's start under its tail. */
+int dr_stream_qkv_default(const dr_geom *g);
 
 /* The tuning space: configuration i = attn * DR_NGEMV + gemv, described "attn=fused,gemv=pipe,ksplit=2";
    -1 the own choice (DR_ATTN_OWN, DR_GEMV_OWN). */

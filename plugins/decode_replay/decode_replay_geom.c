@@ -87,8 +87,8 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
         snprintf(why, whylen, "case %s: param.stream_stages = %s: 8 or 16", k->name, ss);
         return -1;
     }
-    /* gemv=stream's QKV: streamed where its resident tokens fit, unless the case says */
-    int qkv = dr_stream_qkv_fits(g);
+    /* gemv=stream's QKV: the plan's (dr_stream_qkv_default), unless the case says */
+    int qkv = dr_stream_qkv_default(g);
     const char *sq = klab_case_param(k, "stream_qkv");
     if (sq && (sscanf(sq, "%d", &qkv) != 1 || qkv < 0 || qkv > 1 || (qkv && !dr_stream_qkv_fits(g)))) {
         snprintf(why, whylen, "case %s: param.stream_qkv = %s: 0, or 1 where its tokens fit (hidden %" PRId64
@@ -272,6 +272,11 @@ int dr_stream_qkv_fits(const dr_geom *g)
 {
     const int64_t kr = (g->hidden + 63) / 64;
     return DR_STREAM_RESIDENT_BYTES(g->stream_stages, kr) + 7 * 2048 <= 227 * 1024;
+}
+
+int dr_stream_qkv_default(const dr_geom *g)
+{
+    return dr_stream_qkv_fits(g) && g->stream_stages == 16;
 }
 
 int dr_config_paths(int config, int *attn, int *gemv)
