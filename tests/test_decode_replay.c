@@ -317,6 +317,16 @@ static void test_geometry(void **state)
     tparam(&t, "stream_qkv", "1");
     assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
     assert_int_equal(gs.stream_qkv, 1);
+    tcase_init(&t, "sgu", 64);
+    assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
+    assert_int_equal(gs.stream_gateup, 0);
+    tparam(&t, "stream_gateup", "1");
+    assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
+    assert_int_equal(gs.stream_gateup, 1);
+    tcase_init(&t, "sgu8k", 64);
+    tdim(&t, "hidden", 8192);
+    tparam(&t, "stream_gateup", "1");
+    expect_refused(&t, "param.stream_gateup = 1: 0, or 1 where its tokens fit (hidden 8192 at 16 stages do not)");
     tcase_init(&t, "sqx", 64);
     tparam(&t, "stream_qkv", "yes");
     expect_refused(&t, "param.stream_qkv = yes");

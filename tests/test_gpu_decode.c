@@ -7,8 +7,8 @@
  * and every kernel's stamps. The -mma cases pin the tensor-core attention (attn=mma) at 1, 2, 4 and 8
  * query heads a KV head; the -stream cases the O and down projections on the TMA weight stream
  * (gemv=stream, sm_90a: skipped, saying why, anywhere else) at widths that are no whole tile of 64, the
- * QKV projection with them (param.stream_qkv = 1: its RMSNorm the stream's resident tokens), and its
- * probes; the -cluster cases the cluster attention (attn=mma_cluster, sm_90a: skipped elsewhere).
+ * QKV and gate/up projections with them (param.stream_qkv, param.stream_gateup: their RMSNorm the
+ * stream's resident tokens), and its probes; the -cluster cases the cluster attention (attn=mma_cluster, sm_90a: skipped elsewhere).
  * `klab --tune` times every configuration (the attention's four paths, fused, split, mma and mma_cluster,
  * times the GEMV's five: plain, pipe with the down projection split 1, 2, 4 ways, stream) in the same
  * rounds, each verified; `--tune --verify-only` verifies each at B = 1, 3 and 8 at widths that are no
@@ -179,7 +179,7 @@ static void test_probes_written(void **state)
                        "dim.head_dim = 64\ndim.inter = 512\n[case probed]\ndim.batch = 2\ndim.kv = 200\n"
                        "dim.chunk = 64\nparam.schedule = dynamic\n"
                        "[case probed-stream]\ndim.batch = 2\ndim.kv = 200\ndim.chunk = 64\nparam.schedule = dynamic\n"
-                       "param.stream_qkv = 1\nconfig = attn=fused,gemv=stream\n");
+                       "param.stream_qkv = 1\nparam.stream_gateup = 1\nconfig = attn=fused,gemv=stream\n");
     setenv("KLAB_DECODE_PROBES", dir, 1);
     klab_result r = RUN("probes", "--config", ini);
     unsetenv("KLAB_DECODE_PROBES");
@@ -198,7 +198,7 @@ static void test_probes_written(void **state)
         fail_msg("%s: kernels missing", ker);
     if (lines_with(ker, ",combine,") != 0)
         fail_msg("%s: a combine kernel ran beside the fused attention", ker);
-    /* gemv=stream: its QKV, O and down kernels stamp their slots (the policy's step control), and its down, the
+    /* gemv=stream: its QKV, O, gate/up and down kernels stamp their slots (the policy's step control), and its down, the
        step's last kernel, advances the ring: the steps are there at all. Its start stamp is its first
        epilogue's (decode_replay_stream.cuh), so only the end is checked against the next kernel. */
     if (device_cc == 90) {
@@ -207,7 +207,8 @@ static void test_probes_written(void **state)
             lines_with(ker, "eager,") < 6 * 2)
             fail_msg("%s: too few kernel stamps (graph %d, graph_pdl %d, eager %d lines)", ker,
                      lines_with(ker, "graph,"), lines_with(ker, "graph_pdl,"), lines_with(ker, "eager,"));
-        if (lines_with(ker, ",qkv,") < 2 || lines_with(ker, ",oproj,") < 2 || lines_with(ker, ",down,") < 2)
+        if (lines_with(ker, ",qkv,") < 2 || lines_with(ker, ",oproj,") < 2 || lines_with(ker, ",gateup,") < 2 ||
+            lines_with(ker, ",down,") < 2)
             fail_msg("%s: the stream kernels' stamps are missing", ker);
         expect_ends_ordered(ker);
     }

@@ -50,7 +50,14 @@
  * With PDL the CTA triggers its dependents once the hook is done (its reads of earlier kernels' output
  * are), not after the mainloop: an epilogue that reads earlier output waits on PDL itself.
  *
- * PREFETCH (Cfg's last parameter, default off): once the ring's first fill is issued, the producer asks
+ * ---- gated tiles (Cfg's GATED) ----
+ * For out[j] = act(W_gate x, W_up x) (SwiGLU's gate and up projections in one [2 n, K] weight, gate rows
+ * first): a CTA's 64 weight rows are 32 outputs' gate and up rows, interleaved by 8 (eight TMA boxes of 8
+ * rows a stage, make_gated_weight_map), so that the wgmma accumulator hands each consumer thread both
+ * rows of its outputs: acc[i] the gate row and acc[i + 2] the up row of output Frag::gated_col(), token
+ * Frag::token(i), for i with (i & 2) == 0. The launch's N is 2 n (ceil(2 n / 64) CTAs of 32 outputs).
+ *
+ * PREFETCH (Cfg's second-to-last parameter, default off): once the ring's first fill is issued, the producer asks
  * L2 for the rest of its weight tiles (cp.async.bulk.prefetch.tensor). Measured slower at every skinny
  * shape (17-28 against 14 us at 16 x 4096 x 4096): a tuning option, refuted.
  *
@@ -84,11 +91,13 @@ constexpr int MAX_SPLITS = 8; /* the portable cluster size */
 constexpr int THREADS = 160;  /* one consumer warpgroup, one producer warp */
 constexpr int SCRATCH = 256;  /* bytes of shared memory for a resident-token hook (Tokens::scratch) */
 
-template <class T_, int NT_, bool W_MN_, int STAGES_, bool PREFETCH_ = false> struct Cfg {
+template <class T_, int NT_, bool W_MN_, int STAGES_, bool PREFETCH_ = false, bool GATED_ = false> struct Cfg {
     typedef T_ T;
     static constexpr int NT = NT_, STAGES = STAGES_, R = NT_ / 2;
     static constexpr bool W_MN = W_MN_;
     static constexpr bool PREFETCH = PREFETCH_; /* see the header: refuted, a tuning option */
+    static constexpr bool GATED = GATED_;       /* see "gated tiles" in the header */
+    static_assert(!GATED || !W_MN, "gated tiles are K-major (nn.Linear's [2 n, K])");
     static constexpr int W_BYTES = COLS * BK * 2, X_BYTES = NT * BK * 2;
     static constexpr int INBOX_SPLIT = R * 128 * 4; /* one rank's sums: R floats a consumer thread */
     static_assert(sizeof(T) == 2, "16-bit weights and tokens (wgmma transposes 16-bit operands only)");
@@ -121,6 +130,8 @@ inline Problem problem(int M, int N, int K) { return Problem{M, N, K, (K + BK - 
 struct Frag {
     int n0, warp, lane;
     __device__ int col(int i) const { return n0 + 16 * warp + (lane >> 2) + 8 * ((i >> 1) & 1); }
+    /* gated tiles: the output whose gate row is acc[i] and up row acc[i + 2], for i with (i & 2) == 0 */
+    __device__ int gated_col() const { return n0 / 2 + 8 * warp + (lane >> 2); }
     __device__ int token(int i) const { return 8 * (i >> 2) + 2 * (lane & 3) + (i & 1); }
     __device__ bool live(int i, int M, int N) const { return token(i) < M && col(i) < N; }
 };
@@ -233,7 +244,18 @@ __global__ void __launch_bounds__(THREADS, 1)
         if (threadIdx.x == 128) {
             int stage = 0, phase = 0;
             auto load_w = [&](int kt, int s) {
-                hg::tma_load(wtile(s), &tw, &full[s], C::W_MN ? n0 : kt * BK, C::W_MN ? kt * BK : n0);
+                /* the braces are needed: without them nvcc 13.0 dropped the else branch, the plain weight
+                   load, from every kernel (SASS: one UTMALDG where two belong) */
+                if constexpr (C::GATED) {
+                    /* rows 16q .. 16q + 7: gate rows, 16q + 8 .. 16q + 15: the same outputs' up rows */
+                    for (int q = 0; q < COLS / 16; q++) {
+                        const int out = n0 / 2 + 8 * q;
+                        hg::tma_load(wtile(s) + 16 * q * 128, &tw, &full[s], kt * BK, out);
+                        hg::tma_load(wtile(s) + (16 * q + 8) * 128, &tw, &full[s], kt * BK, p.N / 2 + out);
+                    }
+                } else {
+                    hg::tma_load(wtile(s), &tw, &full[s], C::W_MN ? n0 : kt * BK, C::W_MN ? kt * BK : n0);
+                }
             };
             auto load_x = [&](int kt, int s) { hg::tma_load(xtile(s), &tx, &full[s], kt * BK, 0); };
             /* PREFETCH: once the ring's first fill is issued, L2 is asked for the rest of the K range */
@@ -353,6 +375,19 @@ inline int make_weight_map(CUtensorMap *tw, const void *W, long ldw, int N, int 
     const hopper_tma_elem e = hg::tma_elem<T>();
     return W_MN ? hopper_tma_2d(tw, W, e, (uint64_t)N, (uint64_t)K, (uint64_t)ldw * 2, COLS, BK, 128, why, whylen)
                 : hopper_tma_2d(tw, W, e, (uint64_t)K, (uint64_t)N, (uint64_t)ldw * 2, BK, COLS, 128, why, whylen);
+}
+
+/* W (2 nout x K, the nout gate rows first, then the up rows; rows ldw elements apart) as gated tiles' map:
+   a box of 8 rows. nout a multiple of 8 (a box is all gate rows or all up rows). The launch's N is 2 nout. */
+template <class T>
+inline int make_gated_weight_map(CUtensorMap *tw, const void *W, long ldw, int nout, int K, char *why, size_t whylen)
+{
+    if (nout % 8) {
+        snprintf(why, whylen, "gated weight stream: %d outputs, a multiple of 8 needed", nout);
+        return -1;
+    }
+    return hopper_tma_2d(tw, W, hg::tma_elem<T>(), (uint64_t)K, (uint64_t)nout * 2, (uint64_t)ldw * 2, BK, 8, 128, why,
+                         whylen);
 }
 
 /* X (M x K, rows ldx elements apart) as the tensor map whose box is the kernel's NT-token tile. */

@@ -97,6 +97,16 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
         return -1;
     }
     g->stream_qkv = qkv;
+    /* gemv=stream's gate/up (its tokens those of QKV's size): the register GEMV unless the case says */
+    int gu = 0;
+    const char *sg = klab_case_param(k, "stream_gateup");
+    if (sg && (sscanf(sg, "%d", &gu) != 1 || gu < 0 || gu > 1 || (gu && !dr_stream_qkv_fits(g)))) {
+        snprintf(why, whylen, "case %s: param.stream_gateup = %s: 0, or 1 where its tokens fit (hidden %" PRId64
+                 " at %" PRId64 " stages %s)", k->name, sg, g->hidden, g->stream_stages,
+                 dr_stream_qkv_fits(g) ? "fit" : "do not");
+        return -1;
+    }
+    g->stream_gateup = gu;
     g->nqkv = (g->heads + 2 * g->kv_heads) * g->head_dim;
     /* chunk: the least multiple of 64 positions that gives at most DR_ATTN_CTAS CTAs, unless dim.chunk
        says (tests force splits on tiny caches) */

@@ -11,7 +11,8 @@
  *   gemv<RESID>          h = h + Wd act                (y instead of h at the last layer)
  *
  * With gemv=stream the two RESID GEMVs run on the TMA weight stream instead (decode_replay_stream.cuh),
- * and where g->stream_qkv says so the QKV GEMV too, its RMSNorm the stream's resident tokens (NormIn).
+ * and where g->stream_qkv (g->stream_gateup) says so the QKV (gate/up) GEMV too, its RMSNorm the stream's
+ * resident tokens (NormIn), gate/up on gated tiles with SwiGLU in the epilogue (Gated).
  *
  * The GEMVs (plain and pipelined, a tuning configuration: decode_replay_gemv.cuh) are bandwidth-bound at
  * decode sizes (1 to 8 sequences): each weight vector is used for all B sequences once loaded, so B = 8
@@ -202,9 +203,11 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
         if (!g->attn_only) {
             GemvArgs<T> q = {(const T *)t->wqkv + (size_t)l * g->nqkv * H, hin, (const T *)t->g_attn + (size_t)l * H,
                              nullptr, (T *)t->qkv, (int)g->nqkv, H, B, (float)g->eps, ctl(DR_K_QKV, false)};
-            e = stream && g->stream_qkv ? stream_norm_gemv<T>(t->stream->q, l, B, q.nout, H, hin, q.gain, q.eps, q.out,
-                                                              q.c, (int)g->stream_stages, pdl, s)
-                                        : gemv<T, EPI_STORE, true>(q, ks, pdl, s);
+            e = stream && g->stream_qkv
+                    ? stream_norm_gemv<T, Resid<T>, false>(t->stream->q, l, B, q.nout, H, hin, q.gain, q.eps,
+                                                           Resid<T>{nullptr, q.out, B, q.nout, q.c},
+                                                           (int)g->stream_stages, pdl, s)
+                    : gemv<T, EPI_STORE, true>(q, ks, pdl, s);
             if (e != cudaSuccess)
                 return e;
         }
@@ -244,7 +247,11 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
             return e;
         GemvArgs<T> gu = {(const T *)t->wgu + (size_t)l * 2 * I * H, h, (const T *)t->g_mlp + (size_t)l * H, nullptr,
                           (T *)t->act, I, H, B, (float)g->eps, ctl(DR_K_GATEUP, false)};
-        if ((e = gemv<T, EPI_SWIGLU, true>(gu, ks, pdl, s)) != cudaSuccess)
+        e = stream && g->stream_gateup
+                ? stream_norm_gemv<T, Gated<T>, true>(t->stream->gu, l, B, I, H, h, gu.gain, gu.eps,
+                                                      Gated<T>{gu.out, B, I, gu.c}, (int)g->stream_stages, pdl, s)
+                : gemv<T, EPI_SWIGLU, true>(gu, ks, pdl, s);
+        if (e != cudaSuccess)
             return e;
         GemvArgs<T> dn = {(const T *)t->wd + (size_t)l * H * I, (const T *)t->act, nullptr, h,
                           last_layer ? y : h, H, I, B, (float)g->eps, ctl(DR_K_DOWN, last_layer)};
@@ -259,7 +266,7 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
 /* m holds the maps of t's tensors at g's sizes */
 bool stream_holds(const dr_stream *m, klab_dtype d, const dr_geom *g, const dr_dev *t)
 {
-    return m && m->bound && m->dtype == d && m->layers == g->layers && m->wqkv == t->wqkv && m->wo == t->wo &&
+    return m && m->bound && m->dtype == d && m->layers == g->layers && m->wqkv == t->wqkv && m->wo == t->wo && m->wgu == t->wgu &&
            m->wd == t->wd && m->attn == t->attn && m->act == t->act && m->hidden == g->hidden &&
            m->qd == g->heads * g->head_dim && m->nqkv == g->nqkv && m->inter == g->inter && m->batch == g->batch;
 }
@@ -288,11 +295,12 @@ extern "C" dr_stream *dr_stream_new(int64_t layers)
     const size_t bytes = (size_t)(layers > 0 ? layers : 1) * sizeof(CUtensorMap);
     if (m) {
         m->q.w = (CUtensorMap *)aligned_alloc(alignof(CUtensorMap), bytes);
+        m->gu.w = (CUtensorMap *)aligned_alloc(alignof(CUtensorMap), bytes);
         m->o.w = (CUtensorMap *)aligned_alloc(alignof(CUtensorMap), bytes);
         m->d.w = (CUtensorMap *)aligned_alloc(alignof(CUtensorMap), bytes);
         m->cap = layers;
     }
-    if (m && (!m->q.w || !m->o.w || !m->d.w)) {
+    if (m && (!m->q.w || !m->o.w || !m->gu.w || !m->d.w)) {
         dr_stream_free(m);
         return NULL;
     }
@@ -304,6 +312,7 @@ extern "C" void dr_stream_free(dr_stream *m)
     if (!m)
         return;
     free(m->q.w);
+    free(m->gu.w);
     free(m->o.w);
     free(m->d.w);
     free(m);
@@ -327,7 +336,7 @@ extern "C" int dr_stream_bind(dr_stream *m, klab_dtype d, const dr_geom *g, cons
         snprintf(why, whylen, "gemv=stream: fp16 and bf16 only");
     if (rc != 0)
         return -1;
-    m->dtype = d, m->layers = g->layers, m->wqkv = t->wqkv, m->wo = t->wo, m->wd = t->wd, m->attn = t->attn;
+    m->dtype = d, m->layers = g->layers, m->wqkv = t->wqkv, m->wo = t->wo, m->wgu = t->wgu, m->wd = t->wd, m->attn = t->attn;
     m->act = t->act, m->hidden = g->hidden, m->qd = g->heads * g->head_dim, m->nqkv = g->nqkv;
     m->inter = g->inter, m->batch = g->batch;
     m->bound = 1;

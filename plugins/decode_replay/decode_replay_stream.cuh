@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/activation.cuh"
 #include "../common/hopper_stream.cuh"
 #include "../common/rms_op.cuh"
 #include "../common/row_numeric.cuh"
@@ -45,9 +46,9 @@ struct dr_stream {
     int bound;   /* the maps are those of the tensors below */
     klab_dtype dtype;
     int64_t layers;
-    const void *wqkv, *wo, *wd, *attn, *act; /* the tensors the maps were encoded for */
+    const void *wqkv, *wo, *wgu, *wd, *attn, *act; /* the tensors the maps were encoded for */
     int64_t hidden, qd, nqkv, inter, batch;
-    dr_stream_proj q, o, d; /* q: weights only (its tokens are resident: NormIn) */
+    dr_stream_proj q, o, gu, d; /* q, gu: weights only (their tokens are resident: NormIn) */
 };
 
 namespace {
@@ -55,7 +56,7 @@ namespace {
 constexpr int SNT = 8;      /* tokens in wgmma's N slot: B <= 8 (DR_MAX_BATCH) */
 constexpr int SSTAGES = 16; /* 16 x 8 KB of weights in flight a CTA */
 static_assert(DR_MAX_BATCH <= SNT, "the sequences fit wgmma's N slot");
-template <typename T, int STAGES> using StreamCfg = hs::Cfg<T, SNT, false, STAGES>;
+template <typename T, int STAGES, bool GATED = false> using StreamCfg = hs::Cfg<T, SNT, false, STAGES, false, GATED>;
 
 template <typename T> struct Resid {
     const T *res; /* [M, N], may be out; NULL: out = acc (the QKV projection) */
@@ -86,17 +87,44 @@ template <typename T> struct Resid {
     }
 };
 
+/* The gate/up projection's epilogue on gated tiles (hs's GATED): act[b][j] = silu(gate) * up, N the
+   outputs (act's width: the launch's is 2 N), the step control as Resid's. */
+template <typename T> struct Gated {
+    T *out; /* [M, N] */
+    int M, N;
+    StepCtl c;
+    __device__ void begin() const
+    {
+        pdl_wait();
+        (void)step_begin(c);
+    }
+    template <int R> __device__ void operator()(const hs::Frag &f, const float (&acc)[R]) const
+    {
+        pdl_wait(); /* the cursor and the probe counter are earlier kernels' */
+        const StepPos sp = step_begin(c);
+        const int j = f.gated_col();
+#pragma unroll
+        for (int i = 0; i < R; i++)
+            if (!(i & 2) && f.token(i) < M && j < N)
+                out[(size_t)f.token(i) * N + j] = from_f<T>(act_gated<ACT_SILU>(acc[i], acc[i + 2]));
+        asm volatile("bar.sync 1, 128;" ::: "memory");
+        if (threadIdx.x == 0)
+            step_finish(c, sp, gridDim.x);
+    }
+};
+
 /* The QKV projection's input, RMSNorm(x) * gain, as hs's resident tokens (hopper_stream.cuh): each CTA
    reduces the M sequences' sums of squares over the whole of x (M x K, 8 KB a sequence at hidden 4096,
    from L2: the register GEMV's NORM prologue did the same a CTA), then writes its K range normalised and
    rounded to T, as torch's RMSNorm hands its output to the next matmul. The 1/rms is RmsOp's (the register
-   GEMVs' and rmsnorm.so's). The epilogue: Resid's, a plain store (res NULL).
+   GEMVs' and rmsnorm.so's). The epilogue is Out's: Resid's plain store (res NULL) for QKV, Gated's SwiGLU
+   for gate/up.
    Latency is the whole cost here (the ring's first fill waits for it): each thread issues its loads TU at
    a time before using any, and the live rows' groups are spread over all 128 threads. The first H200 run
    (2026-11-22-h200-14, call 1) mapped group i to row i % 8: at B = 1 a sixteenth of the threads did every
    load, 32 round trips each in turn, and the QKV GEMV took 27.9 us a layer against the register GEMV's
    19.6. */
-template <typename T> struct NormIn : Resid<T> {
+template <typename T, class Out> struct NormIn : Out {
     static constexpr int TU = 4; /* loads a thread has in flight */
     const T *x, *gain; /* [M, K] the residual stream (an earlier kernel's), [K] the layer's gain */
     int K;
@@ -187,24 +215,25 @@ cudaError_t stream_gemv(const dr_stream_proj &p, int l, int M, int N, int K, con
     return stages == SSTAGES ? stream_launch<T, SSTAGES>(p, l, pr, epi, pdl, s) : cudaErrorInvalidValue;
 }
 
-/* qkv = Wqkv_l RMSNorm(x) (gain: the layer's), through projection p's weight maps, resident tokens */
-template <typename T>
+/* Projection p of layer l on RMSNorm(x) * gain (resident tokens, NormIn) with Out's epilogue: QKV (Resid,
+   N outputs) or gate/up (Gated on gated tiles: N outputs, the launch's 2 N) */
+template <typename T, class Out, bool GATED>
 cudaError_t stream_norm_gemv(const dr_stream_proj &p, int l, int M, int N, int K, const T *x, const T *gain, float eps,
-                             T *out, const StepCtl &c, int stages, bool pdl, cudaStream_t s)
+                             const Out &out, int stages, bool pdl, cudaStream_t s)
 {
-    NormIn<T> epi;
-    static_cast<Resid<T> &>(epi) = Resid<T>{nullptr, out, M, N, c};
+    NormIn<T, Out> epi;
+    static_cast<Out &>(epi) = out;
     epi.x = x, epi.gain = gain, epi.K = K, epi.eps = eps;
-    const hs::Problem pr = hs::problem(M, N, K);
+    const hs::Problem pr = hs::problem(M, GATED ? 2 * N : N, K);
     /* resident tokens: no token map is read (hs::launch's tx), the weight's stands in */
     auto go = [&](auto cfg) {
         typedef decltype(cfg) C;
-        return pdl ? hs::launch<C, NormIn<T>, true>(p.w[l], p.w[l], pr, p.splits, epi, s)
-                   : hs::launch<C, NormIn<T>, false>(p.w[l], p.w[l], pr, p.splits, epi, s);
+        return pdl ? hs::launch<C, NormIn<T, Out>, true>(p.w[l], p.w[l], pr, p.splits, epi, s)
+                   : hs::launch<C, NormIn<T, Out>, false>(p.w[l], p.w[l], pr, p.splits, epi, s);
     };
     if (stages == 8)
-        return go(StreamCfg<T, 8>{});
-    return stages == SSTAGES ? go(StreamCfg<T, SSTAGES>{}) : cudaErrorInvalidValue;
+        return go(StreamCfg<T, 8, GATED>{});
+    return stages == SSTAGES ? go(StreamCfg<T, SSTAGES, GATED>{}) : cudaErrorInvalidValue;
 }
 
 /* hs's resident layout at one split is what dr_stream_qkv_fits counts (decode_replay.h) */
@@ -213,18 +242,20 @@ static_assert(hs::Layout<StreamCfg<__half, SSTAGES>, true>{64}.bytes(1) == DR_ST
 static_assert(hs::Layout<StreamCfg<__half, 8>, true>{32}.bytes(1) == DR_STREAM_RESIDENT_BYTES(8, 32),
               "DR_STREAM_RESIDENT_BYTES is hopper_stream.cuh's Layout");
 
-/* p's maps: layer l's weight at w + l * N * K ([N, K] each), the input x [M, K] (NULL: resident tokens,
-   no token map). */
-template <typename T>
+/* p's maps: layer l's weight at w + l * N * K ([N, K] each; GATED: [2 N, K], gate rows first), the input x
+   [M, K] (NULL: resident tokens, no token map). */
+template <typename T, bool GATED = false>
 int stream_maps(dr_stream_proj *p, int64_t layers, const T *w, const T *x, int M, int N, int K, int sms, char *why,
                 size_t whylen)
 {
     if (x && hs::make_token_map<T, SNT>(&p->x, x, K, M, K, why, whylen))
         return -1;
+    const int rows = GATED ? 2 * N : N;
     for (int64_t l = 0; l < layers; l++)
-        if (hs::make_weight_map<T, false>(&p->w[l], w + (size_t)l * N * K, K, N, K, why, whylen))
+        if (GATED ? hs::make_gated_weight_map<T>(&p->w[l], w + (size_t)l * rows * K, K, N, K, why, whylen)
+                  : hs::make_weight_map<T, false>(&p->w[l], w + (size_t)l * rows * K, K, N, K, why, whylen))
             return -1;
-    p->splits = dr_stream_splits(N, K, sms);
+    p->splits = dr_stream_splits(rows, K, sms);
     return 0;
 }
 
@@ -240,6 +271,7 @@ template <typename T> int stream_bind(dr_stream *m, const dr_geom *g, const dr_d
     }
     const int B = (int)g->batch, H = (int)g->hidden, qd = (int)(g->heads * g->head_dim), I = (int)g->inter;
     if (stream_maps<T>(&m->q, g->layers, (const T *)t->wqkv, nullptr, B, (int)g->nqkv, H, sms, why, whylen) ||
+        stream_maps<T, true>(&m->gu, g->layers, (const T *)t->wgu, nullptr, B, I, H, sms, why, whylen) ||
         stream_maps<T>(&m->o, g->layers, (const T *)t->wo, (const T *)t->attn, B, H, qd, sms, why, whylen) ||
         stream_maps<T>(&m->d, g->layers, (const T *)t->wd, (const T *)t->act, B, H, I, sms, why, whylen))
         return -1;

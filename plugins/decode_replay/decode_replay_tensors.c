@@ -7,7 +7,8 @@
 
 #include "decode_replay.h"
 
-const char *const dr_params[] = {"schedule", "part", "eps", "probes", "stream_stages", "stream_qkv", NULL};
+const char *const dr_params[] = {"schedule", "part", "eps", "probes", "stream_stages", "stream_qkv",
+                                 "stream_gateup", NULL};
 const char *const dr_dims[] = {"batch", "layers", "hidden", "heads", "kv_heads", "head_dim",
                                "inter", "kv", "kv_min", "chunk", NULL};
 
