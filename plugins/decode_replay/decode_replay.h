@@ -56,7 +56,7 @@ typedef struct dr_geom {
     int64_t cchunk, csplits; /* the same for the cluster path (DR_ATTN_MMA_CLUSTER): its splits one cluster */
     int64_t stream_stages;   /* gemv=stream's ring: 8 or 16 stages (dr_stream_stages, or param.stream_stages) */
     int stream_qkv;          /* gemv=stream streams the QKV projection too (dr_stream_qkv_default, or param.stream_qkv) */
-    int stream_gateup;       /* gemv=stream streams gate/up too (param.stream_gateup; fits as QKV's tokens do) */
+    int stream_gateup;       /* gemv=stream streams gate/up too (dr_stream_gateup_default, or param.stream_gateup) */
 } dr_geom;
 
 /* The attention's paths, an axis of every profile's tuning space (`attn=fused`, `attn=split`, `attn=mma`),
@@ -134,6 +134,14 @@ int dr_stream_qkv_fits(const dr_geom *g);
    small-16l (8 stages) 782.42/780.83 against 777.28/778.91. The stream's CTA (~193 KB at hidden 4096)
    lands only on an SM the previous kernel has left, where the register GEMV's start under its tail. */
 int dr_stream_qkv_default(const dr_geom *g);
+/* gemv=stream's gate/up by default (its resident tokens are QKV's size: dr_stream_qkv_fits): where more than
+   one sequence shares each weight vector (batch > 1), or the ring is 8 stages (hidden < 4096: two CTAs an
+   SM, the gated tiles in one wave at small-16l's 256). Measured under graph_pdl with the cluster attention
+   (2026-11-22-h200-14, call 4, ABAB, streamed against the register GEMV): llama8b-4l at B = 8
+   980.19/977.66 us against 1228.80/1228.00; small-16l 765.76 against 777.42; llama8b-4l at B = 1
+   651.68/651.42 against 531.34/531.36 (448 gated tiles of ~193 KB, one an SM: 3.4 waves, each CTA
+   normalising its tokens again). Three points, not a law. */
+int dr_stream_gateup_default(const dr_geom *g);
 
 /* The tuning space: configuration i = attn * DR_NGEMV + gemv, described "attn=fused,gemv=pipe,ksplit=2";
    -1 the own choice (DR_ATTN_OWN, DR_GEMV_OWN). */

@@ -97,8 +97,8 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
         return -1;
     }
     g->stream_qkv = qkv;
-    /* gemv=stream's gate/up (its tokens those of QKV's size): the register GEMV unless the case says */
-    int gu = 0;
+    /* gemv=stream's gate/up: the plan's (dr_stream_gateup_default), unless the case says */
+    int gu = dr_stream_gateup_default(g);
     const char *sg = klab_case_param(k, "stream_gateup");
     if (sg && (sscanf(sg, "%d", &gu) != 1 || gu < 0 || gu > 1 || (gu && !dr_stream_qkv_fits(g)))) {
         snprintf(why, whylen, "case %s: param.stream_gateup = %s: 0, or 1 where its tokens fit (hidden %" PRId64
@@ -287,6 +287,11 @@ int dr_stream_qkv_fits(const dr_geom *g)
 int dr_stream_qkv_default(const dr_geom *g)
 {
     return dr_stream_qkv_fits(g) && g->stream_stages == 16;
+}
+
+int dr_stream_gateup_default(const dr_geom *g)
+{
+    return dr_stream_qkv_fits(g) && (g->batch > 1 || g->stream_stages == 8);
 }
 
 int dr_config_paths(int config, int *attn, int *gemv)
