@@ -50,6 +50,14 @@
  * With PDL the CTA triggers its dependents once the hook is done (its reads of earlier kernels' output
  * are), not after the mainloop: an epilogue that reads earlier output waits on PDL itself.
  *
+ * ---- persistent ----
+ * launch(..., persistent = true), one split: the grid is at most the CTAs the device holds at once, and
+ * each CTA streams tiles blockIdx.x, + gridDim.x, ... through one ring (the producer runs ahead into the
+ * next tile while the consumers hand a tile to the policy), resident tokens written once. For more tiles
+ * than fit in one wave: 448 gated tiles of ~193 KB on 132 SMs took 3.4 waves, each CTA paying its start
+ * (the first fill, the tokens) again. The policy is called once a tile (a policy that counts CTAs at its
+ * end must count calls: decode's Gated only stamps).
+ *
  * ---- gated tiles (Cfg's GATED) ----
  * For out[j] = act(W_gate x, W_up x) (SwiGLU's gate and up projections in one [2 n, K] weight, gate rows
  * first): a CTA's 64 weight rows are 32 outputs' gate and up rows, interleaved by 8 (eight TMA boxes of 8
@@ -205,7 +213,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     constexpr bool RES = has_tokens<Epi>::value; /* resident tokens: the policy writes them, no token loads */
     extern __shared__ unsigned char hs_smem_raw[];
     /* the cluster is (1, S, 1) over a grid S high: a CTA's rank in it is its blockIdx.y */
-    const int S = (int)gridDim.y, rank = (int)blockIdx.y, n0 = (int)blockIdx.x * COLS;
+    const int S = (int)gridDim.y, rank = (int)blockIdx.y, tiles = (p.N + COLS - 1) / COLS;
+    int n0 = (int)blockIdx.x * COLS; /* the tile's first output: tiles blockIdx.x, + gridDim.x, ... (persistent) */
     const Layout<C, RES> L{(p.ktiles + S - 1) / S};
     unsigned char *base = (unsigned char *)(((uintptr_t)hs_smem_raw + 1023) & ~(uintptr_t)1023);
     uint64_t *full = (uint64_t *)(base + L.bars()), *empty = full + C::STAGES;
@@ -264,35 +273,38 @@ __global__ void __launch_bounds__(THREADS, 1)
                     for (int k = from; k < ke; k++)
                         prefetch_l2(&tw, C::W_MN ? n0 : k * BK, C::W_MN ? k * BK : n0);
             };
-            int kt = kb;
-            if constexpr (PDL && !RES) {
-                /* the first ring's weights before the previous kernel ends; its tokens after (resident
-                   tokens are the consumers': this thread never waits) */
-                const int first = ke - kb < C::STAGES ? ke - kb : C::STAGES;
-                for (int s = 0; s < first; s++) {
-                    hg::mbar_expect_tx(&full[s], STAGE_BYTES);
-                    load_w(kb + s, s);
+            for (int tile = (int)blockIdx.x; tile < tiles; tile += (int)gridDim.x) {
+                n0 = tile * COLS;
+                int kt = kb;
+                if (PDL && !RES && tile == (int)blockIdx.x) {
+                    /* the first ring's weights before the previous kernel ends; its tokens after (resident
+                       tokens are the consumers': this thread never waits) */
+                    const int first = ke - kb < C::STAGES ? ke - kb : C::STAGES;
+                    for (int s = 0; s < first; s++) {
+                        hg::mbar_expect_tx(&full[s], STAGE_BYTES);
+                        load_w(kb + s, s);
+                    }
+                    pdl_wait();
+                    for (int s = 0; s < first; s++)
+                        load_x(kb + s, s);
+                    kt = kb + first;
+                    prefetch_rest(kt);
+                    if (first == C::STAGES)
+                        phase = 1;
+                    else
+                        stage = first;
                 }
-                pdl_wait();
-                for (int s = 0; s < first; s++)
-                    load_x(kb + s, s);
-                kt = kb + first;
-                prefetch_rest(kt);
-                if (first == C::STAGES)
-                    phase = 1;
-                else
-                    stage = first;
-            }
-            for (; kt < ke; kt++) {
-                hg::mbar_wait(&empty[stage], phase ^ 1);
-                hg::mbar_expect_tx(&full[stage], STAGE_BYTES);
-                load_w(kt, stage);
-                if (!RES)
-                    load_x(kt, stage);
-                if (!PDL && kt == kb + C::STAGES - 1)
-                    prefetch_rest(kt + 1);
-                if (++stage == C::STAGES)
-                    stage = 0, phase ^= 1;
+                for (; kt < ke; kt++) {
+                    hg::mbar_wait(&empty[stage], phase ^ 1);
+                    hg::mbar_expect_tx(&full[stage], STAGE_BYTES);
+                    load_w(kt, stage);
+                    if (!RES)
+                        load_x(kt, stage);
+                    if (!PDL && kt == kb + C::STAGES - 1)
+                        prefetch_rest(kt + 1);
+                    if (++stage == C::STAGES)
+                        stage = 0, phase ^= 1;
+                }
             }
         }
         __syncwarp();
@@ -311,27 +323,42 @@ __global__ void __launch_bounds__(THREADS, 1)
             if constexpr (PDL)
                 pdl_trigger();
         }
-        for (int kt = kb; kt < ke; kt++) {
-            hg::mbar_wait(&full[stage], phase);
-            const uint32_t a0 = hg::smem_u32(wtile(stage)), b0 = hg::smem_u32(xtile(RES ? kt - kb : stage));
-            hg::fence_regs(acc);
-            hg::wgmma_fence();
+        for (int tile = (int)blockIdx.x;;) {
+            for (int kt = kb; kt < ke; kt++) {
+                hg::mbar_wait(&full[stage], phase);
+                const uint32_t a0 = hg::smem_u32(wtile(stage)), b0 = hg::smem_u32(xtile(RES ? kt - kb : stage));
+                hg::fence_regs(acc);
+                hg::wgmma_fence();
 #pragma unroll
-            for (int kk = 0; kk < BK / 16; kk++)
-                hg::Wgmma<typename C::T, C::NT>::template run<0, C::W_MN ? 1 : 0>(
-                    acc, hg::smem_desc(a0 + kk * W_STEP, W_LBO, 1024), hg::smem_desc(b0 + kk * 32, 16, 1024));
-            hg::wgmma_commit();
+                for (int kk = 0; kk < BK / 16; kk++)
+                    hg::Wgmma<typename C::T, C::NT>::template run<0, C::W_MN ? 1 : 0>(
+                        acc, hg::smem_desc(a0 + kk * W_STEP, W_LBO, 1024), hg::smem_desc(b0 + kk * 32, 16, 1024));
+                hg::wgmma_commit();
+                hg::fence_regs(acc);
+                /* one group in flight: the previous stage's wgmmas are done, so it is free */
+                hg::wgmma_wait<1>();
+                if (prev >= 0 && t == 0)
+                    hg::mbar_arrive(&empty[prev]);
+                prev = stage;
+                if (++stage == C::STAGES)
+                    stage = 0, phase ^= 1;
+            }
+            hg::wgmma_wait<0>();
             hg::fence_regs(acc);
-            /* one group in flight: the previous stage's wgmmas are done, so it is free */
-            hg::wgmma_wait<1>();
+            /* the tile's last stage is free too */
             if (prev >= 0 && t == 0)
                 hg::mbar_arrive(&empty[prev]);
-            prev = stage;
-            if (++stage == C::STAGES)
-                stage = 0, phase ^= 1;
+            prev = -1;
+            /* persistent (one split): every tile but the last handed to the policy here, the last below */
+            if (tile + (int)gridDim.x >= tiles)
+                break;
+            epi(Frag{tile * COLS, t / 32, t % 32}, acc);
+            tile += (int)gridDim.x;
+            n0 = tile * COLS;
+#pragma unroll
+            for (int i = 0; i < C::R; i++)
+                acc[i] = 0.f;
         }
-        hg::wgmma_wait<0>();
-        hg::fence_regs(acc);
     }
     if constexpr (PDL)
         pdl_trigger();
@@ -410,10 +437,32 @@ inline int make_maps(CUtensorMap *tw, CUtensorMap *tx, const void *W, long ldw, 
 
 /* Launches grid (ceil(N / 64), splits), clusters (1, splits, 1) past one split; PDL: with programmatic
    stream serialization and the kernel's PDL prologue (a template parameter, so a caller that never asks
-   for it does not build that kernel). splits 1..MAX_SPLITS, at most p.ktiles. */
+   for it does not build that kernel). splits 1..MAX_SPLITS, at most p.ktiles. persistent (one split
+   only): at most as many CTAs as the device holds at once, each streaming tiles blockIdx.x, + gridDim.x,
+   ... through one ring (see "persistent" in the header). */
+/* CTAs of `bytes` of shared memory the device holds at once (occupancy times SMs): the persistent grid. Asked
+   once an instantiation and size (a plugin runs in one worker thread). */
+template <auto Kernel> inline cudaError_t resident_ctas(int bytes, int *ctas)
+{
+    static int for_bytes = -1, n = 0;
+    if (for_bytes != bytes) {
+        int dev = 0, sms = 0, per = 0;
+        cudaError_t e = cudaGetDevice(&dev);
+        if (e == cudaSuccess)
+            e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        if (e == cudaSuccess)
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, Kernel, THREADS, (size_t)bytes);
+        if (e != cudaSuccess)
+            return e;
+        for_bytes = bytes, n = per * sms;
+    }
+    *ctas = n;
+    return cudaSuccess;
+}
+
 template <class C, class Epi, bool PDL = false>
 inline cudaError_t launch(const CUtensorMap &tw, const CUtensorMap &tx, const Problem &p, int splits, const Epi &epi,
-                          cudaStream_t stream)
+                          cudaStream_t stream, bool persistent = false)
 {
     constexpr bool RES = has_tokens<Epi>::value;
     static_assert(RES || Layout<C, false>{0}.bytes(MAX_SPLITS) <= MAX_SMEM, "past the 227 KB a block may have");
@@ -435,7 +484,17 @@ inline cudaError_t launch(const CUtensorMap &tw, const CUtensorMap &tx, const Pr
     const cudaError_t e = func_attr_once<stream_kernel<C, Epi, PDL>, cudaFuncAttributeMaxDynamicSharedMemorySize>(cap);
     if (e != cudaSuccess)
         return e;
-    LaunchConfig lc(dim3((unsigned)((p.N + COLS - 1) / COLS), (unsigned)splits), dim3(THREADS), (size_t)bytes, stream);
+    int ctas = (p.N + COLS - 1) / COLS; /* a CTA a tile, or persistent: at most what the device holds at once */
+    if (persistent) {
+        int most = 0;
+        const cudaError_t eo = resident_ctas<stream_kernel<C, Epi, PDL>>(bytes, &most);
+        if (eo != cudaSuccess)
+            return eo;
+        if (splits != 1 || most < 1)
+            return cudaErrorInvalidValue;
+        ctas = ctas < most ? ctas : most;
+    }
+    LaunchConfig lc(dim3((unsigned)ctas, (unsigned)splits), dim3(THREADS), (size_t)bytes, stream);
     if (splits > 1)
         lc.cluster(dim3(1, (unsigned)splits, 1));
     lc.pdl(PDL);

@@ -88,7 +88,8 @@ template <typename T> struct Resid {
 };
 
 /* The gate/up projection's epilogue on gated tiles (hs's GATED): act[b][j] = silu(gate) * up, N the
-   outputs (act's width: the launch's is 2 N), the step control as Resid's. */
+   outputs (act's width: the launch's is 2 N), the step control as Resid's. Persistent launches call it
+   once a tile: gate/up is never the step's last kernel, so step_finish only stamps (atomicMax). */
 template <typename T> struct Gated {
     T *out; /* [M, N] */
     int M, N;
@@ -226,10 +227,13 @@ cudaError_t stream_norm_gemv(const dr_stream_proj &p, int l, int M, int N, int K
     epi.x = x, epi.gain = gain, epi.K = K, epi.eps = eps;
     const hs::Problem pr = hs::problem(M, GATED ? 2 * N : N, K);
     /* resident tokens: no token map is read (hs::launch's tx), the weight's stands in */
+    /* gate/up at one split is persistent: more gated tiles than the device holds CTAs at once (llama8b:
+       448 of ~193 KB on 132 SMs) stream through one ring a CTA, its tokens normalised once */
+    const bool persistent = GATED && p.splits == 1;
     auto go = [&](auto cfg) {
         typedef decltype(cfg) C;
-        return pdl ? hs::launch<C, NormIn<T, Out>, true>(p.w[l], p.w[l], pr, p.splits, epi, s)
-                   : hs::launch<C, NormIn<T, Out>, false>(p.w[l], p.w[l], pr, p.splits, epi, s);
+        return pdl ? hs::launch<C, NormIn<T, Out>, true>(p.w[l], p.w[l], pr, p.splits, epi, s, persistent)
+                   : hs::launch<C, NormIn<T, Out>, false>(p.w[l], p.w[l], pr, p.splits, epi, s, persistent);
     };
     if (stages == 8)
         return go(StreamCfg<T, 8, GATED>{});
