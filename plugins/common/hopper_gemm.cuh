@@ -268,6 +268,19 @@ __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, uint
 #endif
 }
 
+/* 4-D TMA load of the box at (c0 innermost .. c3) into dst, completing bytes on bar */
+__device__ __forceinline__ void tma_load_4d(void *dst, const CUtensorMap *map, uint64_t *bar, int c0, int c1, int c2,
+                                            int c3)
+{
+#if HG_SM90A
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];"
+                 ::"r"(smem_u32(dst)), "l"((uint64_t)map), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+#else
+    (void)dst, (void)map, (void)bar, (void)c0, (void)c1, (void)c2, (void)c3;
+#endif
+}
+
 __device__ __forceinline__ void tma_load_multicast(void *dst, const CUtensorMap *map, uint64_t *bar, int c0, int c1,
                                                    uint16_t mask)
 {

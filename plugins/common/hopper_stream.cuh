@@ -60,8 +60,8 @@
  *
  * ---- gated tiles (Cfg's GATED) ----
  * For out[j] = act(W_gate x, W_up x) (SwiGLU's gate and up projections in one [2 n, K] weight, gate rows
- * first): a CTA's 64 weight rows are 32 outputs' gate and up rows, interleaved by 8 (eight TMA boxes of 8
- * rows a stage, make_gated_weight_map), so that the wgmma accumulator hands each consumer thread both
+ * first): a CTA's 64 weight rows are 32 outputs' gate and up rows, interleaved by 8 (one 4-D TMA box a
+ * stage, make_gated_weight_map), so that the wgmma accumulator hands each consumer thread both
  * rows of its outputs: acc[i] the gate row and acc[i + 2] the up row of output Frag::gated_col(), token
  * Frag::token(i), for i with (i & 2) == 0. The launch's N is 2 n (ceil(2 n / 64) CTAs of 32 outputs).
  *
@@ -256,12 +256,8 @@ __global__ void __launch_bounds__(THREADS, 1)
                 /* the braces are needed: without them nvcc 13.0 dropped the else branch, the plain weight
                    load, from every kernel (SASS: one UTMALDG where two belong) */
                 if constexpr (C::GATED) {
-                    /* rows 16q .. 16q + 7: gate rows, 16q + 8 .. 16q + 15: the same outputs' up rows */
-                    for (int q = 0; q < COLS / 16; q++) {
-                        const int out = n0 / 2 + 8 * q;
-                        hg::tma_load(wtile(s) + 16 * q * 128, &tw, &full[s], kt * BK, out);
-                        hg::tma_load(wtile(s) + (16 * q + 8) * 128, &tw, &full[s], kt * BK, p.N / 2 + out);
-                    }
+                    /* the map's (K, row in group, gate/up, group of 8 outputs): 4 groups from n0 / 16 */
+                    hg::tma_load_4d(wtile(s), &tw, &full[s], kt * BK, 0, 0, n0 / 16);
                 } else {
                     hg::tma_load(wtile(s), &tw, &full[s], C::W_MN ? n0 : kt * BK, C::W_MN ? kt * BK : n0);
                 }
@@ -405,7 +401,9 @@ inline int make_weight_map(CUtensorMap *tw, const void *W, long ldw, int N, int 
 }
 
 /* W (2 nout x K, the nout gate rows first, then the up rows; rows ldw elements apart) as gated tiles' map:
-   a box of 8 rows. nout a multiple of 8 (a box is all gate rows or all up rows). The launch's N is 2 nout. */
+   a 4-D view (K; row in a group of 8 outputs; gate or up, nout rows apart; group) whose box (64, 8, 2, 4)
+   is a tile: groups of 8 gate rows then their 8 up rows. nout a multiple of 8; groups past nout / 8 read
+   as zero. The launch's N is 2 nout. */
 template <class T>
 inline int make_gated_weight_map(CUtensorMap *tw, const void *W, long ldw, int nout, int K, char *why, size_t whylen)
 {
@@ -413,8 +411,10 @@ inline int make_gated_weight_map(CUtensorMap *tw, const void *W, long ldw, int n
         snprintf(why, whylen, "gated weight stream: %d outputs, a multiple of 8 needed", nout);
         return -1;
     }
-    return hopper_tma_2d(tw, W, hg::tma_elem<T>(), (uint64_t)K, (uint64_t)nout * 2, (uint64_t)ldw * 2, BK, 8, 128, why,
-                         whylen);
+    const uint64_t row = (uint64_t)ldw * 2;
+    const uint64_t dims[4] = {(uint64_t)K, 8, 2, (uint64_t)nout / 8}, strides[3] = {row, row * nout, row * 8};
+    const uint32_t box[4] = {BK, 8, 2, COLS / 16};
+    return hopper_tma_nd(tw, W, hg::tma_elem<T>(), 4, dims, strides, box, 128, why, whylen);
 }
 
 /* X (M x K, rows ldx elements apart) as the tensor map whose box is the kernel's NT-token tile. */
