@@ -317,13 +317,13 @@ static void test_geometry(void **state)
     tparam(&t, "stream_qkv", "1");
     assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
     assert_int_equal(gs.stream_qkv, 1);
-    /* gemv=stream's gate/up: streamed at B > 1 or at 8 stages (hidden < 4096), where its tokens fit */
+    /* gemv=stream's gate/up: streamed at B > 1 or at 16 stages (hidden >= 4096), where its tokens fit */
     tcase_init(&t, "sgu", 64);
     assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
-    assert_int_equal(gs.stream_gateup, 0); /* B = 1, hidden 4096: 16 stages */
-    tparam(&t, "stream_gateup", "1");
+    assert_int_equal(gs.stream_gateup, 1); /* B = 1, hidden 4096: 16 stages */
+    tparam(&t, "stream_gateup", "0");
     assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
-    assert_int_equal(gs.stream_gateup, 1);
+    assert_int_equal(gs.stream_gateup, 0);
     tcase_init(&t, "sgu-b8", 64);
     tdim(&t, "batch", 8);
     assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
@@ -333,6 +333,9 @@ static void test_geometry(void **state)
     assert_int_equal(gs.stream_gateup, 0);
     tcase_init(&t, "sgu-2048", 64);
     tdim(&t, "hidden", 2048);
+    assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
+    assert_int_equal(gs.stream_gateup, 0); /* B = 1, 8 stages */
+    tdim(&t, "batch", 2);
     assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
     assert_int_equal(gs.stream_gateup, 1);
     tcase_init(&t, "sgu-8k-b8", 64);

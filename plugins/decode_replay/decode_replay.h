@@ -135,12 +135,11 @@ int dr_stream_qkv_fits(const dr_geom *g);
    lands only on an SM the previous kernel has left, where the register GEMV's start under its tail. */
 int dr_stream_qkv_default(const dr_geom *g);
 /* gemv=stream's gate/up by default (its resident tokens are QKV's size: dr_stream_qkv_fits): where more than
-   one sequence shares each weight vector (batch > 1), or the ring is 8 stages (hidden < 4096: two CTAs an
-   SM, the gated tiles in one wave at small-16l's 256). Measured under graph_pdl with the cluster attention
-   (2026-11-22-h200-14, call 4, ABAB, streamed against the register GEMV): llama8b-4l at B = 8
-   980.19/977.66 us against 1228.80/1228.00; small-16l 765.76 against 777.42; llama8b-4l at B = 1
-   651.68/651.42 against 531.34/531.36 (448 gated tiles of ~193 KB, one an SM: 3.4 waves, each CTA
-   normalising its tokens again). Three points, not a law. */
+   one sequence shares each weight vector (batch > 1) or the ring is 16 stages (hidden >= 4096). Measured
+   under graph_pdl with the cluster attention, gated tiles as one 4-D box, persistent CTAs
+   (2026-11-22-h200-14, call 7, streamed against the register GEMV): llama8b-4l 518.82/519.36 us against
+   530.53/531.39 (ABAB), at B = 8 749.89 against 1244.16; small-16l (8 stages) 796.53 against 788.54 (call 5,
+   eight boxes of 8 rows a stage: 774.67 against 786.37). Points, not a law. */
 int dr_stream_gateup_default(const dr_geom *g);
 
 /* The tuning space: configuration i = attn * DR_NGEMV + gemv, described "attn=fused,gemv=pipe,ksplit=2";

@@ -291,7 +291,7 @@ int dr_stream_qkv_default(const dr_geom *g)
 
 int dr_stream_gateup_default(const dr_geom *g)
 {
-    return dr_stream_qkv_fits(g) && (g->batch > 1 || g->stream_stages == 8);
+    return dr_stream_qkv_fits(g) && (g->batch > 1 || g->stream_stages == 16);
 }
 
 int dr_config_paths(int config, int *attn, int *gemv)
