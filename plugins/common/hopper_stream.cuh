@@ -50,8 +50,8 @@
  * With PDL the CTA triggers its dependents once the hook is done (its reads of earlier kernels' output
  * are), not after the mainloop: an epilogue that reads earlier output waits on PDL itself.
  *
- * ---- persistent ----
- * launch(..., persistent = true), one split: the grid is at most the CTAs the device holds at once, and
+ * ---- persistent (Cfg's PERSIST) ----
+ * One split only: the grid is at most the CTAs the device holds at once, and
  * each CTA streams tiles blockIdx.x, + gridDim.x, ... through one ring (the producer runs ahead into the
  * next tile while the consumers hand a tile to the policy), resident tokens written once. For more tiles
  * than fit in one wave: 448 gated tiles of ~193 KB on 132 SMs took 3.4 waves, each CTA paying its start
@@ -99,12 +99,15 @@ constexpr int MAX_SPLITS = 8; /* the portable cluster size */
 constexpr int THREADS = 160;  /* one consumer warpgroup, one producer warp */
 constexpr int SCRATCH = 256;  /* bytes of shared memory for a resident-token hook (Tokens::scratch) */
 
-template <class T_, int NT_, bool W_MN_, int STAGES_, bool PREFETCH_ = false, bool GATED_ = false> struct Cfg {
+template <class T_, int NT_, bool W_MN_, int STAGES_, bool PREFETCH_ = false, bool GATED_ = false,
+          bool PERSIST_ = false>
+struct Cfg {
     typedef T_ T;
     static constexpr int NT = NT_, STAGES = STAGES_, R = NT_ / 2;
     static constexpr bool W_MN = W_MN_;
     static constexpr bool PREFETCH = PREFETCH_; /* see the header: refuted, a tuning option */
     static constexpr bool GATED = GATED_;       /* see "gated tiles" in the header */
+    static constexpr bool PERSIST = PERSIST_;   /* see "persistent" in the header */
     static_assert(!GATED || !W_MN, "gated tiles are K-major (nn.Linear's [2 n, K])");
     static constexpr int W_BYTES = COLS * BK * 2, X_BYTES = NT * BK * 2;
     static constexpr int INBOX_SPLIT = R * 128 * 4; /* one rank's sums: R floats a consumer thread */
@@ -269,7 +272,8 @@ __global__ void __launch_bounds__(THREADS, 1)
                     for (int k = from; k < ke; k++)
                         prefetch_l2(&tw, C::W_MN ? n0 : k * BK, C::W_MN ? k * BK : n0);
             };
-            for (int tile = (int)blockIdx.x; tile < tiles; tile += (int)gridDim.x) {
+            /* a CTA a tile: one pass; PERSIST: tiles blockIdx.x, + gridDim.x, ... */
+            for (int tile = (int)blockIdx.x;;) {
                 n0 = tile * COLS;
                 int kt = kb;
                 if (PDL && !RES && tile == (int)blockIdx.x) {
@@ -301,6 +305,9 @@ __global__ void __launch_bounds__(THREADS, 1)
                     if (++stage == C::STAGES)
                         stage = 0, phase ^= 1;
                 }
+                tile += (int)gridDim.x;
+                if (!C::PERSIST || tile >= tiles)
+                    break;
             }
         }
         __syncwarp();
@@ -341,11 +348,15 @@ __global__ void __launch_bounds__(THREADS, 1)
             }
             hg::wgmma_wait<0>();
             hg::fence_regs(acc);
+            /* a CTA a tile: the code the H200 timed before PERSIST (2026-11-22-h200-14, call 9: the loop
+               below cost small-16l's 32 O and down kernels 10.8 us a step, 778 against 789) */
+            if constexpr (!C::PERSIST)
+                break;
             /* the tile's last stage is free too */
             if (prev >= 0 && t == 0)
                 hg::mbar_arrive(&empty[prev]);
             prev = -1;
-            /* persistent (one split): every tile but the last handed to the policy here, the last below */
+            /* every tile but the last handed to the policy here, the last below */
             if (tile + (int)gridDim.x >= tiles)
                 break;
             epi(Frag{tile * COLS, t / 32, t % 32}, acc);
@@ -437,7 +448,7 @@ inline int make_maps(CUtensorMap *tw, CUtensorMap *tx, const void *W, long ldw, 
 
 /* Launches grid (ceil(N / 64), splits), clusters (1, splits, 1) past one split; PDL: with programmatic
    stream serialization and the kernel's PDL prologue (a template parameter, so a caller that never asks
-   for it does not build that kernel). splits 1..MAX_SPLITS, at most p.ktiles. persistent (one split
+   for it does not build that kernel). splits 1..MAX_SPLITS, at most p.ktiles. Cfg's PERSIST (one split
    only): at most as many CTAs as the device holds at once, each streaming tiles blockIdx.x, + gridDim.x,
    ... through one ring (see "persistent" in the header). */
 /* CTAs of `bytes` of shared memory the device holds at once (occupancy times SMs): the persistent grid. Asked
@@ -462,7 +473,7 @@ template <auto Kernel> inline cudaError_t resident_ctas(int bytes, int *ctas)
 
 template <class C, class Epi, bool PDL = false>
 inline cudaError_t launch(const CUtensorMap &tw, const CUtensorMap &tx, const Problem &p, int splits, const Epi &epi,
-                          cudaStream_t stream, bool persistent = false)
+                          cudaStream_t stream)
 {
     constexpr bool RES = has_tokens<Epi>::value;
     static_assert(RES || Layout<C, false>{0}.bytes(MAX_SPLITS) <= MAX_SMEM, "past the 227 KB a block may have");
@@ -484,8 +495,8 @@ inline cudaError_t launch(const CUtensorMap &tw, const CUtensorMap &tx, const Pr
     const cudaError_t e = func_attr_once<stream_kernel<C, Epi, PDL>, cudaFuncAttributeMaxDynamicSharedMemorySize>(cap);
     if (e != cudaSuccess)
         return e;
-    int ctas = (p.N + COLS - 1) / COLS; /* a CTA a tile, or persistent: at most what the device holds at once */
-    if (persistent) {
+    int ctas = (p.N + COLS - 1) / COLS; /* a CTA a tile, or PERSIST: at most what the device holds at once */
+    if constexpr (C::PERSIST) {
         int most = 0;
         const cudaError_t eo = resident_ctas<stream_kernel<C, Epi, PDL>>(bytes, &most);
         if (eo != cudaSuccess)

@@ -56,7 +56,8 @@ namespace {
 constexpr int SNT = 8;      /* tokens in wgmma's N slot: B <= 8 (DR_MAX_BATCH) */
 constexpr int SSTAGES = 16; /* 16 x 8 KB of weights in flight a CTA */
 static_assert(DR_MAX_BATCH <= SNT, "the sequences fit wgmma's N slot");
-template <typename T, int STAGES, bool GATED = false> using StreamCfg = hs::Cfg<T, SNT, false, STAGES, false, GATED>;
+template <typename T, int STAGES, bool GATED = false, bool PERSIST = false>
+using StreamCfg = hs::Cfg<T, SNT, false, STAGES, false, GATED, PERSIST>;
 
 template <typename T> struct Resid {
     const T *res; /* [M, N], may be out; NULL: out = acc (the QKV projection) */
@@ -229,15 +230,17 @@ cudaError_t stream_norm_gemv(const dr_stream_proj &p, int l, int M, int N, int K
     /* resident tokens: no token map is read (hs::launch's tx), the weight's stands in */
     /* gate/up at one split is persistent: more gated tiles than the device holds CTAs at once (llama8b:
        448 of ~193 KB on 132 SMs) stream through one ring a CTA, its tokens normalised once */
-    const bool persistent = GATED && p.splits == 1;
     auto go = [&](auto cfg) {
         typedef decltype(cfg) C;
-        return pdl ? hs::launch<C, NormIn<T, Out>, true>(p.w[l], p.w[l], pr, p.splits, epi, s, persistent)
-                   : hs::launch<C, NormIn<T, Out>, false>(p.w[l], p.w[l], pr, p.splits, epi, s, persistent);
+        return pdl ? hs::launch<C, NormIn<T, Out>, true>(p.w[l], p.w[l], pr, p.splits, epi, s)
+                   : hs::launch<C, NormIn<T, Out>, false>(p.w[l], p.w[l], pr, p.splits, epi, s);
     };
+    const bool persist = GATED && p.splits == 1;
     if (stages == 8)
-        return go(StreamCfg<T, 8, GATED>{});
-    return stages == SSTAGES ? go(StreamCfg<T, SSTAGES, GATED>{}) : cudaErrorInvalidValue;
+        return persist ? go(StreamCfg<T, 8, GATED, GATED>{}) : go(StreamCfg<T, 8, GATED>{});
+    if (stages != SSTAGES)
+        return cudaErrorInvalidValue;
+    return persist ? go(StreamCfg<T, SSTAGES, GATED, GATED>{}) : go(StreamCfg<T, SSTAGES, GATED>{});
 }
 
 /* hs's resident layout at one split is what dr_stream_qkv_fits counts (decode_replay.h) */
