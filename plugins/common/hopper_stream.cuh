@@ -51,9 +51,9 @@
  * are), not after the mainloop: an epilogue that reads earlier output waits on PDL itself.
  *
  * ---- persistent (Cfg's PERSIST) ----
- * One split only: the grid is at most the CTAs the device holds at once, and
- * each CTA streams tiles blockIdx.x, + gridDim.x, ... through one ring (the producer runs ahead into the
- * next tile while the consumers hand a tile to the policy), resident tokens written once. For more tiles
+ * One split only: the grid is at most the CTAs the device holds at once, and each CTA streams tiles
+ * blockIdx.x, + gridDim.x, ... through one ring (the producer runs ahead into the next tile while the
+ * consumers hand a tile to the policy), resident tokens written once. For more tiles
  * than fit in one wave: 448 gated tiles of ~193 KB on 132 SMs took 3.4 waves, each CTA paying its start
  * (the first fill, the tokens) again. The policy is called once a tile (a policy that counts CTAs at its
  * end must count calls: decode's Gated only stamps).
@@ -65,7 +65,7 @@
  * rows of its outputs: acc[i] the gate row and acc[i + 2] the up row of output Frag::gated_col(), token
  * Frag::token(i), for i with (i & 2) == 0. The launch's N is 2 n (ceil(2 n / 64) CTAs of 32 outputs).
  *
- * PREFETCH (Cfg's second-to-last parameter, default off): once the ring's first fill is issued, the producer asks
+ * PREFETCH (Cfg's fifth parameter, default off): once the ring's first fill is issued, the producer asks
  * L2 for the rest of its weight tiles (cp.async.bulk.prefetch.tensor). Measured slower at every skinny
  * shape (17-28 against 14 us at 16 x 4096 x 4096): a tuning option, refuted.
  *

@@ -10,8 +10,9 @@
  *
  * A 2-D row-major matrix of `outer` rows of `inner` elements, rows `row_bytes` apart; a box of
  * box_outer rows of box_inner elements lands in shared memory densely, swizzled in 128-, 64- or
- * 32-byte atoms (0: none). hopper_tma_nd: the same of rank 2 to 5, any strides. Elements outside the matrix read as zero, so tiles past the edge of an odd
- * shape (4000 x 4000) need no masking on the load side. Returns 0, or -1 with the reason in why
+ * 32-byte atoms (0: none). hopper_tma_nd: the same of rank 2 to 5, any strides. Elements outside the
+ * matrix read as zero, so tiles past the edge of an odd shape (4000 x 4000) need no masking on the load
+ * side. Returns 0, or -1 with the reason in why
  * (base not 16-byte aligned, row_bytes not a multiple of 16, a box past 256 or wider than the swizzle).
  */
 #ifndef KLAB_HOPPER_TMA_CUH

@@ -33,6 +33,20 @@ static int either(const klab_case *k, const char *key, const char *no, const cha
     return 0;
 }
 
+/* param.<key> = 0 or 1 for a projection streamed on resident tokens (1 only where they fit), else plan */
+static int stream_switch(const klab_case *k, const char *key, const dr_geom *g, int plan, int *out, char *why,
+                         size_t whylen)
+{
+    const char *v = klab_case_param(k, key);
+    *out = plan;
+    if (v && (sscanf(v, "%d", out) != 1 || *out < 0 || *out > 1 || (*out && !dr_stream_qkv_fits(g)))) {
+        snprintf(why, whylen, "case %s: param.%s = %s: 0, or 1 where its tokens fit (hidden %" PRId64 " at %" PRId64
+                 " stages %s)", k->name, key, v, g->hidden, g->stream_stages, dr_stream_qkv_fits(g) ? "fit" : "do not");
+        return -1;
+    }
+    return 0;
+}
+
 int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
 {
     memset(g, 0, sizeof *g);
@@ -87,26 +101,11 @@ int dr_geometry(const klab_case *k, dr_geom *g, char *why, size_t whylen)
         snprintf(why, whylen, "case %s: param.stream_stages = %s: 8 or 16", k->name, ss);
         return -1;
     }
-    /* gemv=stream's QKV: the plan's (dr_stream_qkv_default), unless the case says */
-    int qkv = dr_stream_qkv_default(g);
-    const char *sq = klab_case_param(k, "stream_qkv");
-    if (sq && (sscanf(sq, "%d", &qkv) != 1 || qkv < 0 || qkv > 1 || (qkv && !dr_stream_qkv_fits(g)))) {
-        snprintf(why, whylen, "case %s: param.stream_qkv = %s: 0, or 1 where its tokens fit (hidden %" PRId64
-                 " at %" PRId64 " stages %s)", k->name, sq, g->hidden, g->stream_stages,
-                 dr_stream_qkv_fits(g) ? "fit" : "do not");
+    /* gemv=stream's QKV and gate/up: the plan's (dr_stream_qkv_default, dr_stream_gateup_default), unless
+       the case says */
+    if (stream_switch(k, "stream_qkv", g, dr_stream_qkv_default(g), &g->stream_qkv, why, whylen) ||
+        stream_switch(k, "stream_gateup", g, dr_stream_gateup_default(g), &g->stream_gateup, why, whylen))
         return -1;
-    }
-    g->stream_qkv = qkv;
-    /* gemv=stream's gate/up: the plan's (dr_stream_gateup_default), unless the case says */
-    int gu = dr_stream_gateup_default(g);
-    const char *sg = klab_case_param(k, "stream_gateup");
-    if (sg && (sscanf(sg, "%d", &gu) != 1 || gu < 0 || gu > 1 || (gu && !dr_stream_qkv_fits(g)))) {
-        snprintf(why, whylen, "case %s: param.stream_gateup = %s: 0, or 1 where its tokens fit (hidden %" PRId64
-                 " at %" PRId64 " stages %s)", k->name, sg, g->hidden, g->stream_stages,
-                 dr_stream_qkv_fits(g) ? "fit" : "do not");
-        return -1;
-    }
-    g->stream_gateup = gu;
     g->nqkv = (g->heads + 2 * g->kv_heads) * g->head_dim;
     /* chunk: the least multiple of 64 positions that gives at most DR_ATTN_CTAS CTAs, unless dim.chunk
        says (tests force splits on tiny caches) */

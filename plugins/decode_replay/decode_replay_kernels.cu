@@ -266,8 +266,8 @@ cudaError_t enqueue(const dr_geom *g, const dr_dev *t, int attn, int gemv_v, int
 /* m holds the maps of t's tensors at g's sizes */
 bool stream_holds(const dr_stream *m, klab_dtype d, const dr_geom *g, const dr_dev *t)
 {
-    return m && m->bound && m->dtype == d && m->layers == g->layers && m->wqkv == t->wqkv && m->wo == t->wo && m->wgu == t->wgu &&
-           m->wd == t->wd && m->attn == t->attn && m->act == t->act && m->hidden == g->hidden &&
+    return m && m->bound && m->dtype == d && m->layers == g->layers && m->wqkv == t->wqkv && m->wo == t->wo &&
+           m->wgu == t->wgu && m->wd == t->wd && m->attn == t->attn && m->act == t->act && m->hidden == g->hidden &&
            m->qd == g->heads * g->head_dim && m->nqkv == g->nqkv && m->inter == g->inter && m->batch == g->batch;
 }
 
@@ -336,8 +336,8 @@ extern "C" int dr_stream_bind(dr_stream *m, klab_dtype d, const dr_geom *g, cons
         snprintf(why, whylen, "gemv=stream: fp16 and bf16 only");
     if (rc != 0)
         return -1;
-    m->dtype = d, m->layers = g->layers, m->wqkv = t->wqkv, m->wo = t->wo, m->wgu = t->wgu, m->wd = t->wd, m->attn = t->attn;
-    m->act = t->act, m->hidden = g->hidden, m->qd = g->heads * g->head_dim, m->nqkv = g->nqkv;
+    m->dtype = d, m->layers = g->layers, m->wqkv = t->wqkv, m->wo = t->wo, m->wgu = t->wgu, m->wd = t->wd;
+    m->attn = t->attn, m->act = t->act, m->hidden = g->hidden, m->qd = g->heads * g->head_dim, m->nqkv = g->nqkv;
     m->inter = g->inter, m->batch = g->batch;
     m->bound = 1;
     return 0;

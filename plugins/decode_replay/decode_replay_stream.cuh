@@ -1,6 +1,8 @@
 /* decode_replay's gemv=stream: the O and down projections (h = h + W x, x the previous kernel's output, no
  * RMSNorm prologue) on plugins/common/hopper_stream.cuh's TMA weight stream, the B <= 8 sequences in
- * wgmma's N slot (NT = 8). The register GEMVs measured latency-bound there (down at 68 % of the copy rate,
+ * wgmma's N slot (NT = 8); where the plan says (dr_stream_qkv_default, dr_stream_gateup_default) the QKV
+ * and gate/up projections too, their RMSNorm written by each CTA as hs's resident tokens (NormIn), gate/up
+ * on gated tiles with SwiGLU in the epilogue (Gated), persistent at one split. The register GEMVs measured latency-bound there (down at 68 % of the copy rate,
  * O ~80 %: too few bytes in flight an SM); the stream keeps a ring of 16 x 8 KB of weights in flight from
  * each CTA's first cycles, one CTA an SM, or of 8 where two CTAs may share an SM (dr_stream_stages: below
  * hidden 4096, where the H200 timed 8 stages ahead of 16 and of the plain GEMV).
@@ -228,13 +230,13 @@ cudaError_t stream_norm_gemv(const dr_stream_proj &p, int l, int M, int N, int K
     epi.x = x, epi.gain = gain, epi.K = K, epi.eps = eps;
     const hs::Problem pr = hs::problem(M, GATED ? 2 * N : N, K);
     /* resident tokens: no token map is read (hs::launch's tx), the weight's stands in */
-    /* gate/up at one split is persistent: more gated tiles than the device holds CTAs at once (llama8b:
-       448 of ~193 KB on 132 SMs) stream through one ring a CTA, its tokens normalised once */
     auto go = [&](auto cfg) {
         typedef decltype(cfg) C;
         return pdl ? hs::launch<C, NormIn<T, Out>, true>(p.w[l], p.w[l], pr, p.splits, epi, s)
                    : hs::launch<C, NormIn<T, Out>, false>(p.w[l], p.w[l], pr, p.splits, epi, s);
     };
+    /* gate/up at one split is persistent: more gated tiles than the device holds CTAs at once (llama8b:
+       448 of ~193 KB on 132 SMs) stream through one ring a CTA, its tokens normalised once */
     const bool persist = GATED && p.splits == 1;
     if (stages == 8)
         return persist ? go(StreamCfg<T, 8, GATED, GATED>{}) : go(StreamCfg<T, 8, GATED>{});
