@@ -8,7 +8,8 @@
  * query heads a KV head; the -stream cases the O and down projections on the TMA weight stream
  * (gemv=stream, sm_90a: skipped, saying why, anywhere else) at widths that are no whole tile of 64, the
  * QKV and gate/up projections with them (param.stream_qkv, param.stream_gateup: their RMSNorm the
- * stream's resident tokens), and its probes; the -cluster cases the cluster attention (attn=mma_cluster, sm_90a: skipped elsewhere).
+ * stream's resident tokens), and its probes; the -cluster cases the cluster attention (attn=mma_cluster,
+ * sm_90a: skipped elsewhere).
  * `klab --tune` times every configuration (the attention's four paths, fused, split, mma and mma_cluster,
  * times the GEMV's five: plain, pipe with the down projection split 1, 2, 4 ways, stream) in the same
  * rounds, each verified; `--tune --verify-only` verifies each at B = 1, 3 and 8 at widths that are no
@@ -198,8 +199,8 @@ static void test_probes_written(void **state)
         fail_msg("%s: kernels missing", ker);
     if (lines_with(ker, ",combine,") != 0)
         fail_msg("%s: a combine kernel ran beside the fused attention", ker);
-    /* gemv=stream: its QKV, O, gate/up and down kernels stamp their slots (the policy's step control), and its down, the
-       step's last kernel, advances the ring: the steps are there at all. Its start stamp is its first
+    /* gemv=stream: its QKV, O, gate/up and down kernels stamp their slots (the policy's step control), and
+       its down, the step's last kernel, advances the ring: the steps are there at all. Its start stamp is its first
        epilogue's (decode_replay_stream.cuh), so only the end is checked against the next kernel. */
     if (device_cc == 90) {
         snprintf(ker, sizeof ker, "%s/decode_replay.probes/probed-stream.fp16.kernels.csv", dir);

@@ -55,7 +55,7 @@ typedef struct dr_geom {
     int64_t fchunk, fsplits; /* the same for the one-kernel paths (DR_ATTN_FUSED, DR_ATTN_MMA), planned apart */
     int64_t cchunk, csplits; /* the same for the cluster path (DR_ATTN_MMA_CLUSTER): its splits one cluster */
     int64_t stream_stages;   /* gemv=stream's ring: 8 or 16 stages (dr_stream_stages, or param.stream_stages) */
-    int stream_qkv;          /* gemv=stream streams the QKV projection too (dr_stream_qkv_default, or param.stream_qkv) */
+    int stream_qkv;          /* gemv=stream streams QKV too (dr_stream_qkv_default, or param.stream_qkv) */
     int stream_gateup;       /* gemv=stream streams gate/up too (dr_stream_gateup_default, or param.stream_gateup) */
 } dr_geom;
 

@@ -2,10 +2,11 @@
  * RMSNorm prologue) on plugins/common/hopper_stream.cuh's TMA weight stream, the B <= 8 sequences in
  * wgmma's N slot (NT = 8); where the plan says (dr_stream_qkv_default, dr_stream_gateup_default) the QKV
  * and gate/up projections too, their RMSNorm written by each CTA as hs's resident tokens (NormIn), gate/up
- * on gated tiles with SwiGLU in the epilogue (Gated), persistent at one split. The register GEMVs measured latency-bound there (down at 68 % of the copy rate,
- * O ~80 %: too few bytes in flight an SM); the stream keeps a ring of 16 x 8 KB of weights in flight from
- * each CTA's first cycles, one CTA an SM, or of 8 where two CTAs may share an SM (dr_stream_stages: below
- * hidden 4096, where the H200 timed 8 stages ahead of 16 and of the plain GEMV).
+ * on gated tiles with SwiGLU in the epilogue (Gated), persistent at one split. The register GEMVs measured
+ * latency-bound there (down at 68 % of the copy rate, O ~80 %: too few bytes in flight an SM); the stream
+ * keeps a ring of 16 x 8 KB of weights in flight from each CTA's first cycles, one CTA an SM, or of 8 where
+ * two CTAs may share an SM (dr_stream_stages: below hidden 4096, where the H200 timed 8 stages ahead of 16
+ * and of the plain GEMV).
  *
  * The plan (dr_stream_splits): ceil(N / 64) column tiles times K splits ~ the SMs once. llama8b (N = 4096,
  * 64 tiles) on 132 SMs: 2 splits, 128 CTAs; down's 224 K tiles give a CTA 112, O's 64 a CTA 32; small-16l
@@ -61,32 +62,38 @@ static_assert(DR_MAX_BATCH <= SNT, "the sequences fit wgmma's N slot");
 template <typename T, int STAGES, bool GATED = false, bool PERSIST = false>
 using StreamCfg = hs::Cfg<T, SNT, false, STAGES, false, GATED, PERSIST>;
 
+/* The policies' step control. Start: after the PDL wait (the cursor and the probe counter are earlier
+   kernels'), the probe's start stamp (atomicMin: the first CTA's); begin() is hs's start hook, start()
+   the epilogue's. End: the CTA's stores done (the 128 consumer threads, barrier 1: hs uses 0 at its start
+   only), the end stamp and, in the step's last kernel, the ticket. */
+__device__ __forceinline__ StepPos policy_start(const StepCtl &c)
+{
+    pdl_wait();
+    return step_begin(c);
+}
+__device__ __forceinline__ void policy_end(const StepCtl &c, const StepPos &sp)
+{
+    asm volatile("bar.sync 1, 128;" ::: "memory");
+    if (threadIdx.x == 0)
+        step_finish(c, sp, gridDim.x);
+}
+
 template <typename T> struct Resid {
     const T *res; /* [M, N], may be out; NULL: out = acc (the QKV projection) */
     T *out;       /* [M, N] */
     int M, N;
     StepCtl c;
-    /* the probe's start stamp (atomicMin: the first CTA's); the cursor and the probe counter are earlier
-       kernels' */
-    __device__ void begin() const
-    {
-        pdl_wait();
-        (void)step_begin(c);
-    }
+    __device__ void begin() const { (void)policy_start(c); }
     template <int R> __device__ void operator()(const hs::Frag &f, const float (&acc)[R]) const
     {
-        pdl_wait(); /* res, the cursor and the probe counter are earlier kernels' */
-        const StepPos sp = step_begin(c);
+        const StepPos sp = policy_start(c); /* res is an earlier kernel's too */
 #pragma unroll
         for (int i = 0; i < R; i++)
             if (f.live(i, M, N)) {
                 const size_t o = (size_t)f.token(i) * N + f.col(i);
                 out[o] = from_f<T>((res ? to_f(res[o]) : 0.f) + acc[i]);
             }
-        /* the CTA's stores done: the 128 consumer threads, barrier 1 (hs uses 0 at its start only) */
-        asm volatile("bar.sync 1, 128;" ::: "memory");
-        if (threadIdx.x == 0)
-            step_finish(c, sp, gridDim.x);
+        policy_end(c, sp);
     }
 };
 
@@ -97,23 +104,16 @@ template <typename T> struct Gated {
     T *out; /* [M, N] */
     int M, N;
     StepCtl c;
-    __device__ void begin() const
-    {
-        pdl_wait();
-        (void)step_begin(c);
-    }
+    __device__ void begin() const { (void)policy_start(c); }
     template <int R> __device__ void operator()(const hs::Frag &f, const float (&acc)[R]) const
     {
-        pdl_wait(); /* the cursor and the probe counter are earlier kernels' */
-        const StepPos sp = step_begin(c);
+        const StepPos sp = policy_start(c);
         const int j = f.gated_col();
 #pragma unroll
         for (int i = 0; i < R; i++)
             if (!(i & 2) && f.token(i) < M && j < N)
                 out[(size_t)f.token(i) * N + j] = from_f<T>(act_gated<ACT_SILU>(acc[i], acc[i + 2]));
-        asm volatile("bar.sync 1, 128;" ::: "memory");
-        if (threadIdx.x == 0)
-            step_finish(c, sp, gridDim.x);
+        policy_end(c, sp);
     }
 };
 
@@ -198,25 +198,33 @@ template <typename T, class Out> struct NormIn : Out {
     }
 };
 
-template <typename T, int STAGES>
-cudaError_t stream_launch(const dr_stream_proj &p, int l, const hs::Problem &pr, const Resid<T> &epi, bool pdl,
-                          cudaStream_t s)
+/* hs::launch of layer l's weight map of p with Cfg C and policy epi, PDL or not; tx: the token map (resident
+   tokens: none is read, the weight's stands in) */
+template <class C, class Epi>
+cudaError_t stream_launch(const dr_stream_proj &p, int l, const CUtensorMap &tx, const hs::Problem &pr, const Epi &epi,
+                          bool pdl, cudaStream_t s)
 {
-    return pdl ? hs::launch<StreamCfg<T, STAGES>, Resid<T>, true>(p.w[l], p.x, pr, p.splits, epi, s)
-               : hs::launch<StreamCfg<T, STAGES>, Resid<T>, false>(p.w[l], p.x, pr, p.splits, epi, s);
+    return pdl ? hs::launch<C, Epi, true>(p.w[l], tx, pr, p.splits, epi, s)
+               : hs::launch<C, Epi, false>(p.w[l], tx, pr, p.splits, epi, s);
 }
 
-/* out = res + W_l x through projection p's maps of layer l (N outputs, K inputs, M sequences), a ring of
-   `stages` (8 or 16: dr_geom's stream_stages) */
+/* go(StreamCfg<T, S, GATED, PERSIST>) for the ring of `stages` (8 or 16: dr_geom's stream_stages) */
+template <typename T, bool GATED, bool PERSIST, class Go> cudaError_t by_stages(int stages, Go go)
+{
+    if (stages == 8)
+        return go(StreamCfg<T, 8, GATED, PERSIST>{});
+    return stages == SSTAGES ? go(StreamCfg<T, SSTAGES, GATED, PERSIST>{}) : cudaErrorInvalidValue;
+}
+
+/* out = res + W_l x through projection p's maps of layer l (N outputs, K inputs, M sequences) */
 template <typename T>
 cudaError_t stream_gemv(const dr_stream_proj &p, int l, int M, int N, int K, const T *res, T *out, const StepCtl &c,
                         int stages, bool pdl, cudaStream_t s)
 {
     const Resid<T> epi{res, out, M, N, c};
     const hs::Problem pr = hs::problem(M, N, K);
-    if (stages == 8)
-        return stream_launch<T, 8>(p, l, pr, epi, pdl, s);
-    return stages == SSTAGES ? stream_launch<T, SSTAGES>(p, l, pr, epi, pdl, s) : cudaErrorInvalidValue;
+    return by_stages<T, false, false>(
+        stages, [&](auto cfg) { return stream_launch<decltype(cfg)>(p, l, p.x, pr, epi, pdl, s); });
 }
 
 /* Projection p of layer l on RMSNorm(x) * gain (resident tokens, NormIn) with Out's epilogue: QKV (Resid,
@@ -229,20 +237,10 @@ cudaError_t stream_norm_gemv(const dr_stream_proj &p, int l, int M, int N, int K
     static_cast<Out &>(epi) = out;
     epi.x = x, epi.gain = gain, epi.K = K, epi.eps = eps;
     const hs::Problem pr = hs::problem(M, GATED ? 2 * N : N, K);
-    /* resident tokens: no token map is read (hs::launch's tx), the weight's stands in */
-    auto go = [&](auto cfg) {
-        typedef decltype(cfg) C;
-        return pdl ? hs::launch<C, NormIn<T, Out>, true>(p.w[l], p.w[l], pr, p.splits, epi, s)
-                   : hs::launch<C, NormIn<T, Out>, false>(p.w[l], p.w[l], pr, p.splits, epi, s);
-    };
+    auto go = [&](auto cfg) { return stream_launch<decltype(cfg)>(p, l, p.w[l], pr, epi, pdl, s); };
     /* gate/up at one split is persistent: more gated tiles than the device holds CTAs at once (llama8b:
        448 of ~193 KB on 132 SMs) stream through one ring a CTA, its tokens normalised once */
-    const bool persist = GATED && p.splits == 1;
-    if (stages == 8)
-        return persist ? go(StreamCfg<T, 8, GATED, GATED>{}) : go(StreamCfg<T, 8, GATED>{});
-    if (stages != SSTAGES)
-        return cudaErrorInvalidValue;
-    return persist ? go(StreamCfg<T, SSTAGES, GATED, GATED>{}) : go(StreamCfg<T, SSTAGES, GATED>{});
+    return GATED && p.splits == 1 ? by_stages<T, GATED, GATED>(stages, go) : by_stages<T, GATED, false>(stages, go);
 }
 
 /* hs's resident layout at one split is what dr_stream_qkv_fits counts (decode_replay.h) */
