@@ -286,6 +286,31 @@ template <int V> __device__ __forceinline__ void all_in_flight(uint4 (&v)[V], in
         v[k].x ^= x;
 }
 
+/* Pass 2 of a streaming step: reload the step's vectors (all in flight in the wide kernels), then
+   write them. WHOLE: the step lies inside the part, and rows are aligned (the wide kernels'), so every
+   slot is full at compile time and the op's per-slot tests fold: with them, ptxas put each of fp16
+   RMSNorm's epilogues (w's load, the math, the store) behind a branch of its own, one w load in flight
+   a thread (SASS, fifteenth sitting), where fp32's predicated form batched them; fp32's kernel keeps
+   that form (the whole-step one spilled 8 bytes at its 64 registers). */
+template <int VPT, int PER, bool WIDE, bool WHOLE, class Op>
+__device__ __forceinline__ void restep(const Op &o, const RowSpan &r, uint4 (&raw)[VPT], int b, const Geom &g, int lane, int c1)
+{
+    constexpr Hint LAST = WIDE ? HINT_LAST : HINT_NONE;
+    const bool live = r.row < g.rows;
+#pragma unroll
+    for (int k = 0; k < VPT; k++) {
+        const int i = b + k * g.tpr + lane;
+        raw[k] = o.reload(r.slot<PER>(i, WHOLE || (live && i < c1), LAST));
+    }
+    if constexpr (WIDE)
+        all_in_flight(raw, g.rows);
+#pragma unroll
+    for (int k = 0; k < VPT; k++) {
+        const int i = b + k * g.tpr + lane;
+        o.epilogue(raw[k], r.slot<PER>(i, WHOLE || (live && i < c1), LAST));
+    }
+}
+
 /* ALIGNED: every row starts on a vector boundary and is a whole number of vectors (cols * sizeof(T) a
    multiple of 16), so a slot is full or empty and the element-wise code vanishes: 20-30 registers
    fewer, more blocks an SM. */
@@ -294,7 +319,7 @@ __global__ void __launch_bounds__(max_threads<VPT, wide_stream<Op, STREAM, ALIGN
 {
     constexpr bool WIDE = wide_stream<Op, STREAM, ALIGNED>; /* may run 1024 x 8 */
     /* L1 priorities for the two passes of the wide streaming kernels, the ones measured with them */
-    constexpr Hint KEEP = WIDE ? HINT_KEEP : HINT_NONE, LAST = WIDE ? HINT_LAST : HINT_NONE;
+    constexpr Hint KEEP = WIDE ? HINT_KEEP : HINT_NONE;
     typedef typename Op::elem_t T;
     typedef typename Op::acc_t A;
     constexpr int PER = 16 / sizeof(T);
@@ -350,18 +375,13 @@ __global__ void __launch_bounds__(max_threads<VPT, wide_stream<Op, STREAM, ALIGN
             }
         } else {
             for (int b = c0; b < c1; b += step) {
-#pragma unroll
-                for (int k = 0; k < VPT; k++) {
-                    const int i = b + k * g.tpr + lane;
-                    raw[k] = o.reload(r.slot<PER>(i, live && i < c1, LAST));
+                if constexpr (WIDE && PER > 4) {
+                    if (live && b + step <= c1) {
+                        restep<VPT, PER, WIDE, true>(o, r, raw, b, g, lane, c1);
+                        continue;
+                    }
                 }
-                if constexpr (WIDE)
-                    all_in_flight(raw, g.rows);
-#pragma unroll
-                for (int k = 0; k < VPT; k++) {
-                    const int i = b + k * g.tpr + lane;
-                    o.epilogue(raw[k], r.slot<PER>(i, live && i < c1, LAST));
-                }
+                restep<VPT, PER, WIDE, false>(o, r, raw, b, g, lane, c1);
             }
         }
     }
