@@ -148,13 +148,14 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
        fp32, rmsnorm and softmax (2026-11-22, docs/measurements/2026-11-22-h200-rows-3.md): they stay in
        the tuning space, never the own choice. */
     int few = s->rows < ROW_PLAN_SMS && lim->max_cluster > 1;
-    if (w > ROW_PLAN_MAX_VECTORS && w <= 2 * ROW_PLAN_MAX_VECTORS && s->elem == 4 && s->cols * s->elem % 16 == 0 &&
+    if (w > ROW_PLAN_MAX_VECTORS && w <= 2 * ROW_PLAN_MAX_VECTORS && s->cols * s->elem % 16 == 0 &&
         lim->ring && !lim->heavy && !lim->no_stream && s->rows >= 2 * ROW_PLAN_SMS) {
-        /* fp32 rows of 64-128 KiB: one block of 1024 x 8 a row, the whole row in flight in one streaming
+        /* rows of 64-128 KiB: one block of 1024 x 8 a row, the whole row in flight in one streaming
            step, then read again from L1 (torch.compile's kernel there). 92.5 % of the copy against the
-           cluster plan's 85.3 % at rmsnorm 1024x32768 (H200, twelfth sitting, call 9); slower for fp16
-           rows of the same bytes (77.7 against 81.0 %, its second pass's w loads one at a time) and for
-           softmax (79.2 against 88.1 %) */
+           cluster plan's 85.3 % at rmsnorm fp32 1024x32768 (H200, twelfth sitting, call 9); fp16 rows
+           of the same bytes were slower (77.7 against 81.0 %) while the second pass loaded w one vector
+           at a time (the whole-step pass 2 since: row_kernel.cuh, restep); softmax slower (79.2
+           against 88.1 %) */
         p = (row_plan){1024, 1024, 8, 1, 1, 0};
     } else if (w <= 2048 || (w <= ROW_PLAN_MAX_VECTORS && !few)) {
         /* up to 64 KiB a row in one block: one block of 512 x 8 vectors beat a 2-block cluster at
