@@ -27,7 +27,9 @@ graphs (launch column "queued"); the row's profile carries "@cudagraph" to say s
 rotate N copies of their tensors, so does the callable: N graphs, each over its own clone of the case's
 inputs (kb_add_external_rotating), so every run of a batch reads cold data on both sides. Until
 2026-11-22 PyTorch replayed one graph on the case's own tensors, L2-warm after its first run, while
-klab's rows read cold copies: its decode-size wins were partly that.
+klab's rows read cold copies: its decode-size wins were partly that. Until 2026-11-23 (eb9b277) the N
+graphs did not keep the clones they read (graphed() kept the graph, not the callable), so the copies
+shared memory and PyTorch's batched rows still read warm, sometimes foreign, data; see graphed().
 
 What libklab_bench carries of a case (core/klab_bench.c, kb_begin): its name, shape ("" for a case
 sized by dim.* alone), one dtype, param.*, dim.* and budget_ms; the plugin's setup sees the case as a

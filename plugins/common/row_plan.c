@@ -152,10 +152,10 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
         lim->ring && !lim->heavy && !lim->no_stream && s->rows >= 2 * ROW_PLAN_SMS) {
         /* rows of 64-128 KiB: one block of 1024 x 8 a row, the whole row in flight in one streaming
            step, then read again from L1 (torch.compile's kernel there). 92.5 % of the copy against the
-           cluster plan's 85.3 % at rmsnorm fp32 1024x32768 (H200, twelfth sitting, call 9); fp16 rows
-           of the same bytes were slower (77.7 against 81.0 %) while the second pass loaded w one vector
-           at a time (the whole-step pass 2 since: row_kernel.cuh, restep); softmax slower (79.2
-           against 88.1 %) */
+           cluster plan's 85.3 % at rmsnorm fp32 1024x32768 (H200, twelfth sitting, call 9); at fp16
+           512x65536 82.5 against 80.3 % since the second pass stopped loading w one vector at a time
+           (row_kernel.cuh, restep; fifteenth sitting, call 1: 77.7 % before). Softmax is slower
+           (62.9 against 81.5 %), and so is the plan split over a cluster past 128 KiB */
         p = (row_plan){1024, 1024, 8, 1, 1, 0};
     } else if (w <= 2048 || (w <= ROW_PLAN_MAX_VECTORS && !few)) {
         /* up to 64 KiB a row in one block: one block of 512 x 8 vectors beat a 2-block cluster at
