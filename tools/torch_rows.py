@@ -734,9 +734,9 @@ def graphed(fn):
     # ... and fn, with every tensor it closes over: the graph reads their memory at each replay, and a
     # rotated copy's clones (copy_of) had no other owner. Freed, their blocks went back to the caching
     # allocator and the next copy's clones took them, so the copies' graphs read one another's memory
-    # (the rotation was not cold): the likely cause of the batched runs that died making their copies,
+    # (the rotation was not cold). The batched units that died making their copies on the H200,
     # rmsnorm_rope 1x4096 (index_select's device assert: positions read as other bits) and softmax
-    # 4096x1024 fp32 (an illegal address) on the H200, 2026-11-22
+    # 4096x1024 fp32 (an illegal address), run since fn is kept (2026-11-23-h200-15.md, call 3)
     replay.fn = fn
     return replay
 
