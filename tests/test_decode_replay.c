@@ -292,7 +292,7 @@ static void test_geometry(void **state)
     /* gemv=stream's QKV: streamed where its resident tokens fit beside a ring of 16 stages (hidden 4096:
        64 KB of tokens; hidden 8192: 128 KB, at 8 stages only), the case may say 0, or 1 where they fit */
     assert_int_equal(gs.stream_qkv, 0); /* hidden 2048: 8 stages */
-    assert_int_equal(dr_stream_qkv_fits(&gs), 1);
+    assert_int_equal(dr_stream_tokens_fit(&gs), 1);
     tparam(&t, "stream_qkv", "1");
     assert_int_equal(dr_geometry(&t.k, &gs, why, sizeof why), 0);
     assert_int_equal(gs.stream_qkv, 1);

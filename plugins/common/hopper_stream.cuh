@@ -445,11 +445,6 @@ inline int make_maps(CUtensorMap *tw, CUtensorMap *tx, const void *W, long ldw, 
                : 0;
 }
 
-/* Launches grid (ceil(N / 64), splits), clusters (1, splits, 1) past one split; PDL: with programmatic
-   stream serialization and the kernel's PDL prologue (a template parameter, so a caller that never asks
-   for it does not build that kernel). splits 1..MAX_SPLITS, at most p.ktiles. Cfg's PERSIST (one split
-   only): at most as many CTAs as the device holds at once, each streaming tiles blockIdx.x, + gridDim.x,
-   ... through one ring (see "persistent" in the header). */
 /* CTAs of `bytes` of shared memory the device holds at once (occupancy times SMs): the persistent grid. Asked
    once an instantiation and size (a plugin runs in one worker thread). */
 template <auto Kernel> inline cudaError_t resident_ctas(int bytes, int *ctas)
@@ -470,6 +465,11 @@ template <auto Kernel> inline cudaError_t resident_ctas(int bytes, int *ctas)
     return cudaSuccess;
 }
 
+/* Launches grid (ceil(N / 64), splits), clusters (1, splits, 1) past one split; PDL: with programmatic
+   stream serialization and the kernel's PDL prologue (a template parameter, so a caller that never asks
+   for it does not build that kernel). splits 1..MAX_SPLITS, at most p.ktiles. Cfg's PERSIST (one split
+   only): at most as many CTAs as the device holds at once, each streaming tiles blockIdx.x, + gridDim.x,
+   ... through one ring (see "persistent" in the header). */
 template <class C, class Epi, bool PDL = false>
 inline cudaError_t launch(const CUtensorMap &tw, const CUtensorMap &tx, const Problem &p, int splits, const Epi &epi,
                           cudaStream_t stream)

@@ -95,9 +95,9 @@ int dr_attn_of_config(int config);
                             CTA (1, 2, 4), the other GEMVs unsplit.
      gemv=stream            the O and down projections (no RMSNorm prologue) through the TMA weight stream
                             into wgmma (plugins/common/hopper_stream.cuh), K split over a cluster, and where
-                            g's stream_qkv says the QKV projection too, its RMSNorm written by each CTA as
-                            the stream's resident tokens; gate/up plain. sm_90a only: run() refuses it
-                            elsewhere.
+                            g's stream_qkv (stream_gateup) says the QKV (gate/up) projection too, its RMSNorm
+                            written by each CTA as the stream's resident tokens, gate/up on gated tiles with
+                            SwiGLU in the epilogue. sm_90a only: run() refuses it elsewhere.
    The own choice (DR_GEMV_OWN) stays plain until the H200 times the others in the same rounds. */
 enum { DR_GEMV_PLAIN = 0, DR_GEMV_PIPE, DR_GEMV_PIPE_K2, DR_GEMV_PIPE_K4, DR_GEMV_STREAM, DR_NGEMV };
 #define DR_GEMV_OWN DR_GEMV_PLAIN
@@ -124,19 +124,18 @@ int dr_stream_stages(const dr_geom *g);
    KB of tokens, 16 bytes of barriers a stage, the hook's 256 bytes of scratch; the kernels assert that
    the two agree) */
 #define DR_STREAM_RESIDENT_BYTES(stages, kr) (1024 + (stages) * 8192 + (kr) * 1024 + 16 * (stages) + 256)
-/* Whether the QKV projection's resident tokens (its whole K = hidden, one split the worst) fit a CTA beside
-   g's ring with the inbox of the largest cluster (7 x 2 KB): 227 KB. hidden 4096 at 16 stages: 193 + 14
-   KB; hidden 8192 at 16 stages does not (257 KB), at 8 stages it does. */
-int dr_stream_qkv_fits(const dr_geom *g);
+/* Whether a normed projection's resident tokens (QKV's and gate/up's alike: their whole K = hidden, one
+   split the worst) fit a CTA beside g's ring with the inbox of the largest cluster (7 x 2 KB): 227 KB.
+   hidden 4096 at 16 stages: 193 + 14 KB; hidden 8192 at 16 stages does not (257 KB), at 8 stages it does. */
+int dr_stream_tokens_fit(const dr_geom *g);
 /* gemv=stream's QKV by default: where its tokens fit and the ring is 16 stages (hidden >= 4096). Measured
    under graph_pdl with the cluster attention (2026-11-22-h200-14, call 2, ABAB, streamed against the
    register GEMV): llama8b-4l 527.39/528.67 us against 531.58/532.24, at B = 8 1224.43 against 1370.56;
    small-16l (8 stages) 782.42/780.83 against 777.28/778.91. The stream's CTA (~193 KB at hidden 4096)
    lands only on an SM the previous kernel has left, where the register GEMV's start under its tail. */
 int dr_stream_qkv_default(const dr_geom *g);
-/* gemv=stream's gate/up by default (its resident tokens are QKV's size: dr_stream_qkv_fits): where more than
-   one sequence shares each weight vector (batch > 1) or the ring is 16 stages (hidden >= 4096). Measured
-   under graph_pdl with the cluster attention, gated tiles as one 4-D box, persistent CTAs
+/* gemv=stream's gate/up by default, where its tokens fit (dr_stream_tokens_fit) and more than one sequence
+   shares each weight vector (batch > 1) or the ring is 16 stages (hidden >= 4096). Measured under graph_pdl with the cluster attention, gated tiles as one 4-D box, persistent CTAs
    (2026-11-22-h200-14, call 7, streamed against the register GEMV): llama8b-4l 518.82/519.36 us against
    530.53/531.39 (ABAB), at B = 8 749.89 against 1244.16; small-16l (8 stages) 796.53 against 788.54 (call 5,
    eight boxes of 8 rows a stage: 774.67 against 786.37). Points, not a law. */

@@ -38,10 +38,11 @@ static int stream_switch(const klab_case *k, const char *key, const dr_geom *g, 
                          size_t whylen)
 {
     const char *v = klab_case_param(k, key);
+    const int fit = dr_stream_tokens_fit(g);
     *out = plan;
-    if (v && (sscanf(v, "%d", out) != 1 || *out < 0 || *out > 1 || (*out && !dr_stream_qkv_fits(g)))) {
+    if (v && (sscanf(v, "%d", out) != 1 || *out < 0 || *out > 1 || (*out && !fit))) {
         snprintf(why, whylen, "case %s: param.%s = %s: 0, or 1 where its tokens fit (hidden %" PRId64 " at %" PRId64
-                 " stages %s)", k->name, key, v, g->hidden, g->stream_stages, dr_stream_qkv_fits(g) ? "fit" : "do not");
+                 " stages %s)", k->name, key, v, g->hidden, g->stream_stages, fit ? "fit" : "do not");
         return -1;
     }
     return 0;
@@ -277,7 +278,7 @@ int dr_stream_stages(const dr_geom *g)
     return g->hidden >= 4096 ? 16 : 8;
 }
 
-int dr_stream_qkv_fits(const dr_geom *g)
+int dr_stream_tokens_fit(const dr_geom *g)
 {
     const int64_t kr = (g->hidden + 63) / 64;
     return DR_STREAM_RESIDENT_BYTES(g->stream_stages, kr) + 7 * 2048 <= 227 * 1024;
@@ -285,12 +286,12 @@ int dr_stream_qkv_fits(const dr_geom *g)
 
 int dr_stream_qkv_default(const dr_geom *g)
 {
-    return dr_stream_qkv_fits(g) && g->stream_stages == 16;
+    return dr_stream_tokens_fit(g) && g->stream_stages == 16;
 }
 
 int dr_stream_gateup_default(const dr_geom *g)
 {
-    return dr_stream_qkv_fits(g) && (g->batch > 1 || g->stream_stages == 16);
+    return dr_stream_tokens_fit(g) && (g->batch > 1 || g->stream_stages == 16);
 }
 
 int dr_config_paths(int config, int *attn, int *gemv)

@@ -243,7 +243,7 @@ cudaError_t stream_norm_gemv(const dr_stream_proj &p, int l, int M, int N, int K
     return GATED && p.splits == 1 ? by_stages<T, GATED, GATED>(stages, go) : by_stages<T, GATED, false>(stages, go);
 }
 
-/* hs's resident layout at one split is what dr_stream_qkv_fits counts (decode_replay.h) */
+/* hs's resident layout at one split is what dr_stream_tokens_fit counts (decode_replay.h) */
 static_assert(hs::Layout<StreamCfg<__half, SSTAGES>, true>{64}.bytes(1) == DR_STREAM_RESIDENT_BYTES(SSTAGES, 64),
               "DR_STREAM_RESIDENT_BYTES is hopper_stream.cuh's Layout");
 static_assert(hs::Layout<StreamCfg<__half, 8>, true>{32}.bytes(1) == DR_STREAM_RESIDENT_BYTES(8, 32),
