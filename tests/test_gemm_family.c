@@ -159,7 +159,7 @@ static void test_fp8_wgmma_space(void **state)
     (void)state;
     dim_case c;
     const klab_case *big = dcase(&c, "m", 8192, "n", 8192, "k", 8192, NULL, NULL);
-    assert_int_equal(check_names(fw_config_hook, big), 15);
+    assert_int_equal(check_names(fw_config_hook, big), 20);
     /* the own choice: the H200 tune's best, the 2-CTA cluster, persistent, with the staged epilogue */
     assert_string_equal(fw_config_hook(big, -1), "tile=128x256,cluster=2,persistent=1,splits=1,epi=tma");
     /* the staged epilogue: 128 x 256 per-tensor tiles without split-K, last in the space */
@@ -181,17 +181,39 @@ static void test_fp8_wgmma_space(void **state)
     fw_config fc;
     assert_int_equal(fw_config_of(&sh, FW_TENSOR, -1, &fc), 0);
     assert_int_equal(fc.variant, FW_64x128);
-    assert_int_equal(fc.splits, 4); /* 56 tiles of 64 x 128 would leave most of 132 SMs idle */
-    assert_int_equal(fw_workspace_bytes(&sh, &fc), 4 * 64 * 7168 * sizeof(float));
+    /* 56 tiles of 64 x 128 would leave 76 of 132 SMs idle: 2 splits, 112 CTAs in one wave, summed in
+       the same launch */
+    assert_int_equal(fc.splits, 2);
+    assert_int_equal(fc.serial, 1);
+    assert_int_equal(fw_workspace_bytes(&sh, &fc), 2 * 64 * 7168 * sizeof(float));
+    assert_int_equal(fw_tickets(&sh), 2 * 56);
     const klab_case *skinny = dcase(&c, "m", 64, "n", 7168, "k", 4096, NULL, NULL);
-    assert_int_equal(index_of(fw_config_hook, skinny, fw_config_hook(skinny, -1)), 11);
-    assert_int_equal(fw_config_of(&sh, FW_TENSOR, 15, &fc), -1);
+    assert_string_equal(fw_config_hook(skinny, -1),
+                        "tile=64x128,cluster=1,persistent=0,splits=2,epi=direct,reduce=serial");
+    assert_int_equal(index_of(fw_config_hook, skinny, fw_config_hook(skinny, -1)), 15);
+    assert_string_equal(fw_config_hook(skinny, 11), "tile=64x128,cluster=1,persistent=0,splits=4,epi=direct,reduce=kernel");
+    /* fewer tiles: 4 splits while they stay in one wave and keep 4 K tiles a split; none past that */
+    const fp8_gemm_shape narrow = {.m = 64, .n = 4096, .k = 4096, .fast_accum = 1};
+    assert_int_equal(fw_config_of(&narrow, FW_TENSOR, -1, &fc), 0);
+    assert_int_equal(fc.splits, 4);
+    assert_int_equal(fc.serial, 1);
+    const fp8_gemm_shape short_k = {.m = 64, .n = 4096, .k = 512, .fast_accum = 1};
+    assert_int_equal(fw_config_of(&short_k, FW_TENSOR, -1, &fc), 0);
+    assert_int_equal(fc.splits, 1);
+    const fp8_gemm_shape wide = {.m = 128, .n = 8192, .k = 4096, .fast_accum = 1};
+    assert_int_equal(fw_config_of(&wide, FW_TENSOR, -1, &fc), 0);
+    assert_int_equal(fc.splits, 1); /* 128 tiles fill the SMs */
+    assert_int_equal(fw_config_of(&sh, FW_TENSOR, 20, &fc), -1);
     /* the table's tiles are the instantiated ones (fp8_gemm_wgmma.cu checks each against its Config) */
     for (int sc = FW_TENSOR; sc <= FW_BLOCK; sc++)
         for (int i = 0; fw_config_of(&sh, (fw_scaling)sc, i, &fc) == 0; i++) {
             const fw_variant *v = &fw_variants[fc.variant];
             assert_int_equal(v->bm, 64 * v->consumers * (v->bm / (64 * v->consumers)));
             assert_true(fc.splits == 1 || (v->consumers == 1 && !v->block));
+            assert_true(fc.splits <= FW_MAX_SPLITS);
+            assert_true(!fc.serial || fc.splits > 1);
+            /* the tickets count the tiles of the smallest split tile */
+            assert_true(fc.splits == 1 || (v->bm == 64 && v->bn >= 128));
             /* block scales: the space holds only block variants, 128-column tiles (one W block across) */
             assert_int_equal(v->block, sc == FW_BLOCK);
             assert_true(!v->block || v->bn == 128);

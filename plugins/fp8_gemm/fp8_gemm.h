@@ -71,11 +71,16 @@ extern const fw_variant fw_variants[FW_NVARIANTS];
 typedef struct fw_config {
     int variant;    /* FW_* */
     int persistent; /* 0: a CTA a tile; 1: one CTA a resident cluster slot (hg::grid_of), looping over tiles */
-    int splits;     /* 1, or 4 (64-row per-tensor variants only) */
+    int splits;     /* 1, or up to FW_MAX_SPLITS (64-row per-tensor variants only) */
     int epi;        /* 0: registers straight to global (epi=direct); 1: staged through shared memory and
                        written by TMA stores (epi=tma, common/hopper_store.cuh): 128 x 256 per-tensor
                        variants, n a multiple of 8 */
+    int serial;     /* split-K's sum: 0, a second kernel (hg::splitk_reduce); 1, in the GEMM's own launch by
+                       the tile's last split (hg::SerialSplitEpilogue, atomic tickets: fw_tickets) */
 } fw_config;
+
+/* the most K splits a configuration of the space asks for: the workspace holds this many partials */
+#define FW_MAX_SPLITS 4
 
 /* The two spaces: per-tensor scales (prequant, autoquant) and block scales (the _block profiles). */
 typedef enum fw_scaling { FW_TENSOR = 0, FW_BLOCK } fw_scaling;
@@ -92,13 +97,18 @@ const char *fw_block_config_hook(const klab_case *kcase, int index);
 
 /* Bytes of fp32 partials a configuration needs for the shape (0 without split-K). */
 size_t fw_workspace_bytes(const fp8_gemm_shape *sh, const fw_config *c);
+/* The serial split-K tickets the space's configurations may use for the shape: 2 a tile of the
+   smallest split tile (64 x 128). Zero before the first launch; each launch leaves them zero. */
+size_t fw_tickets(const fp8_gemm_shape *sh);
 
 /* Enqueues D (m x n bf16) = QA (m x k e4m3) · QW (n x k e4m3)^T scaled on the wgmma kernel of
    configuration c: per tensor, sa and sw are device scalars; block variants, fp8_quant.h's 1x128 and
-   128x128 scale tensors (k a multiple of 128). ws: fw_workspace_bytes of fp32 space, or NULL. Returns 0;
+   128x128 scale tensors (k a multiple of 128). ws: fw_workspace_bytes of fp32 space, or NULL; tickets:
+   fw_tickets of zeroed counters, or NULL (then no serial split-K). Returns 0;
    1 when the configuration cannot do the case (why says so: a skip); -1 on a CUDA error. sm_90a. */
 int fw_launch(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, const void *qw, const float *sa,
-              const float *sw, void *d, float *ws, int sms, klab_stream s, char *why, size_t whylen);
+              const float *sw, void *d, float *ws, unsigned *tickets, int sms, klab_stream s, char *why,
+              size_t whylen);
 
 /* The float64 D = X · W^T, X m x k and W n x k row-major: every element of D (m x n, row-major) when
    sample is NULL, else out[j] = element sample[j] for j < count. Shared with fused_gated_mlp. */

@@ -12,28 +12,39 @@ const fw_variant fw_variants[FW_NVARIANTS] = {
     [FW_64x128_B] = {64, 128, 8, 1, 1, 1},
 };
 
-/* the staged epilogue last, beside the direct configurations of the same tiles */
+/* the staged epilogue after the direct configurations of the same tiles; then split-K summed in the
+   GEMM's own launch (serial), and at 2 splits by a second kernel too, so the tune compares the two sums */
 static const fw_config tensor_space[] = {
-    {FW_128x256, 0, 1, 0}, {FW_128x256, 1, 1, 0}, {FW_128x256_C2, 0, 1, 0}, {FW_128x256_C2, 1, 1, 0},
-    {FW_128x128, 0, 1, 0}, {FW_128x128, 1, 1, 0}, {FW_64x256, 0, 1, 0},     {FW_64x256, 1, 1, 0},
-    {FW_64x128, 0, 1, 0},  {FW_64x128, 1, 1, 0},  {FW_64x256, 0, 4, 0},     {FW_64x128, 0, 4, 0},
-    {FW_128x256, 0, 1, 1}, {FW_128x256, 1, 1, 1}, {FW_128x256_C2, 1, 1, 1},
+    {FW_128x256, 0, 1, 0, 0}, {FW_128x256, 1, 1, 0, 0}, {FW_128x256_C2, 0, 1, 0, 0}, {FW_128x256_C2, 1, 1, 0, 0},
+    {FW_128x128, 0, 1, 0, 0}, {FW_128x128, 1, 1, 0, 0}, {FW_64x256, 0, 1, 0, 0},     {FW_64x256, 1, 1, 0, 0},
+    {FW_64x128, 0, 1, 0, 0},  {FW_64x128, 1, 1, 0, 0},  {FW_64x256, 0, 4, 0, 0},     {FW_64x128, 0, 4, 0, 0},
+    {FW_128x256, 0, 1, 1, 0}, {FW_128x256, 1, 1, 1, 0}, {FW_128x256_C2, 1, 1, 1, 0}, {FW_64x128, 0, 2, 0, 1},
+    {FW_64x128, 0, 2, 0, 0},  {FW_64x128, 0, 4, 0, 1},  {FW_64x256, 0, 4, 0, 1},     {FW_64x256, 0, 2, 0, 1},
 };
+enum { OWN_64x128 = 8, OWN_64x128_S2 = 15, OWN_64x128_S4 = 17 };
 static const fw_config block_space[] = {
-    {FW_128x128_B, 0, 1, 0}, {FW_128x128_B, 1, 1, 0}, {FW_64x128_B, 0, 1, 0}, {FW_64x128_B, 1, 1, 0},
+    {FW_128x128_B, 0, 1, 0, 0}, {FW_128x128_B, 1, 1, 0, 0}, {FW_64x128_B, 0, 1, 0, 0}, {FW_64x128_B, 1, 1, 0, 0},
 };
 #define NTENSOR ((int)(sizeof tensor_space / sizeof tensor_space[0]))
 #define NBLOCK ((int)(sizeof block_space / sizeof block_space[0]))
 
-static char names[2][NTENSOR][64];
+static char names[2][NTENSOR][80];
+
+/* The SMs the own choice fills with split tiles: the H200's (132), a constant so the space and the own
+   choice are functions of the case alone (the persistent grids read the device at run time). */
+#define FW_SMS 132
+/* a split's K range: at least this many 128-K tiles, or the ring's first fill is most of its work */
+#define FW_MIN_SPLIT_KTILES 4
 
 /* The own choice (`klab --tune` decides per case). Per tensor, where M fills 128-row tiles: 128 x 256 in
    2-CTA clusters, persistent, with the staged TMA-store epilogue: the H200 tune's best at 4096^3 (96.9 us
    against cuBLASLt's 95.1 in the same rounds) and at 8192^3 (722.5 against 713.7), 2026-11-22
    (docs/measurements/2026-11-22-h200-gemm-2.md; cluster 2 ran at ~0.6x before the fenced cross-CTA arrive
    was fixed). The staged epilogue's output map needs 16-byte rows of D (n a multiple of 8): for any other
-   n the same tiles write directly (a case fp8_gemm takes, which epi=tma would decline). For a skinny M
-   64 x 128 tiles, split 4 ways along K when they would fill fewer than half the SMs. Block scales:
+   n the same tiles write directly (a case fp8_gemm takes, which epi=tma would decline). For a skinny M,
+   64 x 128 tiles; where they would fill fewer than half the SMs, K split into the most ranges (2 or 4)
+   whose CTAs still run in one wave, summed in the same launch. The sixth sitting's 4 splits at 64x7168x4096
+   (56 tiles: 224 CTAs, two waves, the sum by a second kernel) ran at 0.58x cuBLASLt. Block scales:
    128 x 128 tiles, 64 x 128 for a skinny M. */
 static int own_choice(const fp8_gemm_shape *sh, fw_scaling sc)
 {
@@ -41,8 +52,13 @@ static int own_choice(const fp8_gemm_shape *sh, fw_scaling sc)
         return sh->m > 64 ? 0 : 2;
     if (sh->m > 128)
         return sh->n % 8 == 0 ? 14 : 3;
-    long tiles = (long)((sh->n + 127) / 128);
-    return tiles >= 66 ? 8 : 11;
+    const long tiles = (long)((sh->m + 63) / 64) * (long)((sh->n + 127) / 128);
+    const long ktiles = (long)((sh->k + 127) / 128);
+    if (tiles * 4 <= FW_SMS && ktiles >= 4 * FW_MIN_SPLIT_KTILES)
+        return OWN_64x128_S4;
+    if (tiles * 2 <= FW_SMS && ktiles >= 2 * FW_MIN_SPLIT_KTILES)
+        return OWN_64x128_S2;
+    return OWN_64x128;
 }
 
 static const fw_config *space_of(fw_scaling sc, int *n)
@@ -73,8 +89,10 @@ const char *fw_config_name(fw_scaling sc, int index)
     if (!name[0]) {
         const fw_config *c = &space[index];
         const fw_variant *v = &fw_variants[c->variant];
-        snprintf(name, sizeof names[0][0], "tile=%dx%d,cluster=%d,persistent=%d,splits=%d,epi=%s", v->bm, v->bn,
-                 v->cluster, c->persistent, c->splits, c->epi ? "tma" : "direct");
+        int at = snprintf(name, sizeof names[0][0], "tile=%dx%d,cluster=%d,persistent=%d,splits=%d,epi=%s", v->bm,
+                          v->bn, v->cluster, c->persistent, c->splits, c->epi ? "tma" : "direct");
+        if (c->splits > 1)
+            snprintf(name + at, sizeof names[0][0] - (size_t)at, ",reduce=%s", c->serial ? "serial" : "kernel");
     }
     return name;
 }
@@ -103,4 +121,9 @@ const char *fw_block_config_hook(const klab_case *k, int index)
 size_t fw_workspace_bytes(const fp8_gemm_shape *sh, const fw_config *c)
 {
     return c->splits > 1 ? (size_t)c->splits * (size_t)sh->m * (size_t)sh->n * sizeof(float) : 0;
+}
+
+size_t fw_tickets(const fp8_gemm_shape *sh)
+{
+    return 2 * (size_t)((sh->m + 63) / 64) * (size_t)((sh->n + 127) / 128);
 }

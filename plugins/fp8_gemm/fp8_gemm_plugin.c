@@ -33,7 +33,7 @@ enum {
     T_SCALE,
     T_SA_S,  /* scratch for autoquant_block: fp32 kb x m, ceil(n / 128) x kb4 */
     T_SW_S,
-    T_WS,    /* fp32 split-K partials of the wgmma profiles: 4 m n for m <= FG_SPLIT_ROWS, else 1 (unused) */
+    T_WS,    /* fp32 split-K partials of the wgmma profiles: FW_MAX_SPLITS m n for m <= FG_SPLIT_ROWS, else 1 (unused) */
     T_COUNT
 };
 
@@ -57,6 +57,9 @@ typedef struct fg_state {
     gemm_lt_plan *plan[FG_NPROFILES];
     klab_status not_run[FG_NPROFILES];
     char why_not[FG_NPROFILES][320];
+    /* serial split-K's tickets (fw_tickets), zero between runs, for m <= FG_SPLIT_ROWS, else NULL: the
+       plugin's own memory, not a host tensor (the host poisons scratch tensors; tickets must stay zero) */
+    unsigned *tickets;
 } fg_state;
 
 static void fg_free(fg_state *st)
@@ -64,6 +67,7 @@ static void fg_free(fg_state *st)
     for (int p = 0; p < FG_NPROFILES; p++)
         gemm_lt_plan_free(st->plan[p]);
     gemm_lt_close(st->lt);
+    cudaFree(st->tickets);
     free(st);
 }
 
@@ -96,7 +100,7 @@ static int make_tensors(klab_ctx *ctx, const klab_host *host, const fp8_gemm_sha
         {"w_scales_128x128_each_call", KLAB_SCRATCH, KLAB_FP32},
         {"splitk_ws", KLAB_SCRATCH, KLAB_FP32},
     };
-    const size_t ws = sh->m <= FG_SPLIT_ROWS ? 4 * mn : 1;
+    const size_t ws = sh->m <= FG_SPLIT_ROWS ? FW_MAX_SPLITS * mn : 1;
     const size_t sc = 2 * FP8Q_SCALE_STRIDE; /* two scales, 16 bytes apart */
     const size_t count[T_COUNT] = {mk, nk, mk, nk, sc, mk, nk, sa, sw, mn, mk, nk, 2, sc, sa, sw, ws};
     for (int i = 0; i < T_COUNT; i++)
@@ -172,6 +176,21 @@ static void make_plans(fg_state *st, void *const *t)
     }
 }
 
+/* Serial split-K's tickets, zeroed, where split-K runs (m <= FG_SPLIT_ROWS); elsewhere none. */
+static klab_status make_tickets(fg_state *st)
+{
+    if (st->sh.m > FG_SPLIT_ROWS)
+        return KLAB_OK;
+    const size_t bytes = fw_tickets(&st->sh) * sizeof(unsigned);
+    cudaError_t e = cudaMalloc((void **)&st->tickets, bytes);
+    if (e == cudaSuccess)
+        e = cudaMemsetAsync(st->tickets, 0, bytes, (cudaStream_t)st->host->stream(st->ctx));
+    if (e != cudaSuccess)
+        return st->host->error(st->ctx, "split-K tickets (%zu bytes): CUDA error %d %s", bytes, (int)e,
+                               cudaGetErrorString(e));
+    return KLAB_OK;
+}
+
 static klab_status fg_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
 {
     char why[512];
@@ -195,11 +214,11 @@ static klab_status fg_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     st->sh = sh;
     st->sms = sms;
     st->cc = host->device_cc(ctx);
-    klab_status rc = KLAB_OK;
+    klab_status rc = make_tickets(st);
     int e;
-    if (gemm_lt_open(&st->lt, why, sizeof why) != 0)
+    if (rc == KLAB_OK && gemm_lt_open(&st->lt, why, sizeof why) != 0)
         rc = host->error(ctx, "%s", why);
-    else if ((e = quantise_inputs(st, t, sh.k % FP8Q_BLOCK == 0)) != 0)
+    else if (rc == KLAB_OK && (e = quantise_inputs(st, t, sh.k % FP8Q_BLOCK == 0)) != 0)
         rc = host->error(ctx, "quantising the inputs in setup: CUDA error %d %s", e, cudaGetErrorString((cudaError_t)e));
     if (rc != KLAB_OK) {
         fg_free(st);
@@ -220,7 +239,8 @@ static klab_status run_wgmma(fg_state *st, const klab_launch *l, fw_scaling sc, 
     if (fw_config_of(&st->sh, sc, l->config, &c) != 0)
         return st->host->error(st->ctx, "configuration %d is not in the wgmma space", l->config);
     float *ws = st->sh.m <= FG_SPLIT_ROWS ? l->tensors[T_WS] : NULL;
-    int rc = fw_launch(&st->sh, &c, qa, qw, sa, sw, l->tensors[T_D], ws, st->sms, l->stream, why, sizeof why);
+    int rc = fw_launch(&st->sh, &c, qa, qw, sa, sw, l->tensors[T_D], ws, st->tickets, st->sms, l->stream, why,
+                       sizeof why);
     if (rc == 0)
         return KLAB_OK;
     st->host->error(st->ctx, "%s", why);

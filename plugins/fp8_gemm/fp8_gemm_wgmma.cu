@@ -2,7 +2,8 @@
  * (common/hopper_gemm.cuh, sm_90a: TMA ring, warp-specialised wgmma m64nNk32 e4m3, fp32 accumulators),
  * with epilogues of its own: per tensor, the dequantisation scales sa * sw applied to the fp32
  * accumulators, then bf16 out (or, split-K, scaled fp32 partials that hg::splitk_reduce sums: scaling is
- * linear, so scaling each partial is scaling the sum); per block (DeepSeek's recipe), the mainloop's
+ * linear, so scaling each partial is scaling the sum; or summed in the same launch by each tile's last
+ * split, hg::SerialSplitEpilogue); per block (DeepSeek's recipe), the mainloop's
  * promotion hook hands over each 128-K block's product apart, and it is added into the fp32 accumulator
  * times its row's 1x128 scale and its tile's 128x128 scale (a 128-column tile lies in one W block), so
  * the tensor cores' reduced-precision sums never run past 128 K. Per tensor, the 128 x 256 variants may
@@ -77,6 +78,21 @@ struct ScaledPartial {
     }
 };
 
+/* split-K in one launch: the scaled partials, summed in split order by each tile's last split
+   (hg::SerialSplitEpilogue), D bf16 */
+struct ScaledSerial {
+    float *ws;
+    unsigned *tickets;
+    __nv_bfloat16 *d;
+    long ldd;
+    const float *sa, *sw;
+    template <int MT, int R> __device__ __forceinline__ void operator()(const hg::TileInfo &t, float (&acc)[MT][R])
+    {
+        scale_acc(acc, sa, sw);
+        hg::SerialSplitEpilogue<__nv_bfloat16>{ws, tickets, d, ldd}(t, acc);
+    }
+};
+
 /* DeepSeek's scales: sa[kb * M + r] per row and 128-K block, sw[nb * kb4 + kb] per 128 x 128 block of W
    (fp8_quant.h). acc += part * sa[row][kt] * sw[tile's nb][kt] for every k-tile kt, then bf16 out. */
 struct BlockScaled {
@@ -113,7 +129,8 @@ static_assert(!hg::promotes<ScaledStore>::value, "the per-tensor policies take t
 
 template <int V>
 int run_variant(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, const void *qw, const float *sa,
-                const float *sw, void *d, float *ws, int sms, cudaStream_t s, char *why, size_t whylen)
+                const float *sw, void *d, float *ws, unsigned *tickets, int sms, cudaStream_t s, char *why,
+                size_t whylen)
 {
     typedef typename Variant<V>::Cfg Cfg;
     constexpr bool BLOCK = V == FW_128x128_B || V == FW_64x128_B;
@@ -153,9 +170,17 @@ int run_variant(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, co
         e = go(BlockScaled{(__nv_bfloat16 *)d, (long)N, sa, sw, (int)fp8q_kblocks4(K)});
     } else if (p.splits > 1) {
         if constexpr (Cfg::CONSUMERS == 1) { /* the split-K configurations: 64-row tiles only */
-            e = go(ScaledPartial{ws, sa, sw});
-            if (e == cudaSuccess)
-                e = hg::splitk_reduce<__nv_bfloat16>(ws, (__nv_bfloat16 *)d, M, N, p.splits, s);
+            if (c->serial) {
+                if (!tickets) {
+                    snprintf(why, whylen, "serial split-K needs tickets; setup made none for a case this large");
+                    return 1;
+                }
+                e = go(ScaledSerial{ws, tickets, (__nv_bfloat16 *)d, (long)N, sa, sw});
+            } else {
+                e = go(ScaledPartial{ws, sa, sw});
+                if (e == cudaSuccess)
+                    e = hg::splitk_reduce<__nv_bfloat16>(ws, (__nv_bfloat16 *)d, M, N, p.splits, s);
+            }
         } else {
             snprintf(why, whylen, "tile %dx%d has no split-K instantiation", Cfg::BM, Cfg::BN);
             return 1;
@@ -174,7 +199,8 @@ int run_variant(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, co
 } // namespace
 
 extern "C" int fw_launch(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, const void *qw, const float *sa,
-                         const float *sw, void *d, float *ws, int sms, klab_stream s, char *why, size_t whylen)
+                         const float *sw, void *d, float *ws, unsigned *tickets, int sms, klab_stream s, char *why,
+                         size_t whylen)
 {
     if (c->splits > 1 && !ws) {
         snprintf(why, whylen, "split-K needs %zu bytes of fp32 partials; setup made none for a case this large",
@@ -184,7 +210,7 @@ extern "C" int fw_launch(const fp8_gemm_shape *sh, const fw_config *c, const voi
     cudaStream_t st = (cudaStream_t)s;
     switch (c->variant) {
 #define FW_CASE(id) \
-    case id: return run_variant<id>(sh, c, qa, qw, sa, sw, d, ws, sms, st, why, whylen);
+    case id: return run_variant<id>(sh, c, qa, qw, sa, sw, d, ws, tickets, sms, st, why, whylen);
         FW_CASE(FW_128x256)
         FW_CASE(FW_128x256_C2)
         FW_CASE(FW_128x128)
