@@ -141,9 +141,12 @@ template <class Out> struct SerialSplitEpilogue {
         __threadfence();
         const long mn = (long)t.M * t.N;
         const float *const w = ws;
-        /* Each split step loads a chunk of CH pairs at once, so a thread waits on `splits` L2 round
-           trips a chunk, not one a pair and split (the loop over splits is a runtime one: loads inside
-           it do not overlap across iterations). Sums stay in split order, this split's from acc. */
+        /* Each split step issues a chunk of CH pairs' loads before any of them is added, so a thread
+           waits on `splits` L2 round trips a chunk, not one a pair: a branch between a pair's load and
+           its add (this split's own / vector / edge) had kept ptxas from batching them, and each split
+           cost ~8-10 us (matmul decode-16, fp8 64x7168x4096: the serial sum ran slower than a second
+           kernel). The split's own partial is uniform per step, so it is tested once a step; the edge
+           tests are predicates on the loads. Sums stay in split order, this split's from acc. */
         constexpr int CH = R <= 64 ? R / 2 : 16; /* past 64 accumulators, 32 more live sums stay in registers */
         const bool vec = ((t.N & 1) == 0) && (((uintptr_t)w & 7) == 0);
 #pragma unroll
@@ -155,27 +158,28 @@ template <class Out> struct SerialSplitEpilogue {
                 for (int j = 0; j < 2 * CH; j++)
                     sum[j] = 0.f;
                 for (int s = 0; s < t.splits; s++) {
-                    const bool mine = s == t.split;
+                    if (s == t.split) {
+#pragma unroll
+                        for (int j = 0; j < 2 * CH; j++)
+                            sum[j] += acc[mt][i0 + j];
+                        continue;
+                    }
                     const float *const ps = w + s * mn;
+                    float2 v[CH];
 #pragma unroll
                     for (int j = 0; j < CH; j++) {
                         const int i = i0 + 2 * j;
                         const int row = t.m0 + frag_row(t, mt, i), col = t.n0 + frag_col(t, i);
                         const bool in0 = row < t.M && col < t.N, in1 = in0 && col + 1 < t.N;
-                        float v0 = 0.f, v1 = 0.f;
-                        if (mine) {
-                            v0 = acc[mt][i], v1 = acc[mt][i + 1];
-                        } else if (in1 && vec) {
-                            const float2 v = __ldcg((const float2 *)(ps + (long)row * t.N + col));
-                            v0 = v.x, v1 = v.y;
-                        } else {
-                            if (in0)
-                                v0 = __ldcg(ps + (long)row * t.N + col);
-                            if (in1)
-                                v1 = __ldcg(ps + (long)row * t.N + col + 1);
-                        }
-                        sum[2 * j] += v0, sum[2 * j + 1] += v1;
+                        const float *const p = ps + (long)row * t.N + col;
+                        if (vec && in1)
+                            v[j] = __ldcg((const float2 *)p);
+                        else
+                            v[j] = make_float2(in0 ? __ldcg(p) : 0.f, in1 ? __ldcg(p + 1) : 0.f);
                     }
+#pragma unroll
+                    for (int j = 0; j < CH; j++)
+                        sum[2 * j] += v[j].x, sum[2 * j + 1] += v[j].y;
                 }
 #pragma unroll
                 for (int j = 0; j < 2 * CH; j++)
