@@ -159,7 +159,7 @@ static void test_fp8_wgmma_space(void **state)
     (void)state;
     dim_case c;
     const klab_case *big = dcase(&c, "m", 8192, "n", 8192, "k", 8192, NULL, NULL);
-    assert_int_equal(check_names(fw_config_hook, big), 20);
+    assert_int_equal(check_names(fw_config_hook, big), 22);
     /* the own choice: the H200 tune's best, the 2-CTA cluster, persistent, with the staged epilogue */
     assert_string_equal(fw_config_hook(big, -1), "tile=128x256,cluster=2,persistent=1,splits=1,epi=tma");
     /* the staged epilogue: 128 x 256 per-tensor tiles without split-K, last in the space */
@@ -203,7 +203,7 @@ static void test_fp8_wgmma_space(void **state)
     const fp8_gemm_shape wide = {.m = 128, .n = 8192, .k = 4096, .fast_accum = 1};
     assert_int_equal(fw_config_of(&wide, FW_TENSOR, -1, &fc), 0);
     assert_int_equal(fc.splits, 1); /* 128 tiles fill the SMs */
-    assert_int_equal(fw_config_of(&sh, FW_TENSOR, 20, &fc), -1);
+    assert_int_equal(fw_config_of(&sh, FW_TENSOR, 22, &fc), -1);
     /* the table's tiles are the instantiated ones (fp8_gemm_wgmma.cu checks each against its Config) */
     for (int sc = FW_TENSOR; sc <= FW_BLOCK; sc++)
         for (int i = 0; fw_config_of(&sh, (fw_scaling)sc, i, &fc) == 0; i++) {
