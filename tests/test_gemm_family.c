@@ -180,29 +180,33 @@ static void test_fp8_wgmma_space(void **state)
     fp8_gemm_shape sh = {.m = 64, .n = 7168, .k = 4096, .fast_accum = 1};
     fw_config fc;
     assert_int_equal(fw_config_of(&sh, FW_TENSOR, -1, &fc), 0);
-    assert_int_equal(fc.variant, FW_64x128);
-    /* 56 tiles of 64 x 128 would leave 76 of 132 SMs idle: 2 splits, 112 CTAs in one wave, summed in
-       the same launch */
-    assert_int_equal(fc.splits, 2);
-    assert_int_equal(fc.serial, 1);
-    assert_int_equal(fw_workspace_bytes(&sh, &fc), 2 * 64 * 7168 * sizeof(float));
+    /* 112 tiles of 64 x 64 fill most of 132 SMs without a split: the H200 tune's best there */
+    assert_int_equal(fc.variant, FW_64x64);
+    assert_int_equal(fc.splits, 1);
+    assert_int_equal(fc.persistent, 1);
     assert_int_equal(fw_tickets(&sh), 2 * 56);
     const klab_case *skinny = dcase(&c, "m", 64, "n", 7168, "k", 4096, NULL, NULL);
-    assert_string_equal(fw_config_hook(skinny, -1),
-                        "tile=64x128,cluster=1,persistent=0,splits=2,epi=direct,reduce=serial");
-    assert_int_equal(index_of(fw_config_hook, skinny, fw_config_hook(skinny, -1)), 15);
+    assert_string_equal(fw_config_hook(skinny, -1), "tile=64x64,cluster=1,persistent=1,splits=1,epi=direct");
+    assert_int_equal(index_of(fw_config_hook, skinny, fw_config_hook(skinny, -1)), 21);
     assert_string_equal(fw_config_hook(skinny, 11), "tile=64x128,cluster=1,persistent=0,splits=4,epi=direct,reduce=kernel");
-    /* fewer tiles: 4 splits while they stay in one wave and keep 4 K tiles a split; none past that */
+    assert_string_equal(fw_config_hook(skinny, 15), "tile=64x128,cluster=1,persistent=0,splits=2,epi=direct,reduce=serial");
+    /* fewer tiles: 64 x 128 split 4 ways while they stay in one wave and keep 4 K tiles a split, the
+       partials summed by a second kernel; 2 ways, then none, as K shortens */
     const fp8_gemm_shape narrow = {.m = 64, .n = 4096, .k = 4096, .fast_accum = 1};
     assert_int_equal(fw_config_of(&narrow, FW_TENSOR, -1, &fc), 0);
+    assert_int_equal(fc.variant, FW_64x128);
     assert_int_equal(fc.splits, 4);
-    assert_int_equal(fc.serial, 1);
+    assert_int_equal(fc.serial, 0);
+    assert_int_equal(fw_workspace_bytes(&narrow, &fc), 4 * 64 * 4096 * sizeof(float));
+    const fp8_gemm_shape mid_k = {.m = 64, .n = 4096, .k = 1024, .fast_accum = 1};
+    assert_int_equal(fw_config_of(&mid_k, FW_TENSOR, -1, &fc), 0);
+    assert_int_equal(fc.splits, 2);
     const fp8_gemm_shape short_k = {.m = 64, .n = 4096, .k = 512, .fast_accum = 1};
     assert_int_equal(fw_config_of(&short_k, FW_TENSOR, -1, &fc), 0);
     assert_int_equal(fc.splits, 1);
     const fp8_gemm_shape wide = {.m = 128, .n = 8192, .k = 4096, .fast_accum = 1};
     assert_int_equal(fw_config_of(&wide, FW_TENSOR, -1, &fc), 0);
-    assert_int_equal(fc.splits, 1); /* 128 tiles fill the SMs */
+    assert_int_equal(fc.variant, FW_64x64); /* 256 tiles of 64 x 64 */
     assert_int_equal(fw_config_of(&sh, FW_TENSOR, 22, &fc), -1);
     /* the table's tiles are the instantiated ones (fp8_gemm_wgmma.cu checks each against its Config) */
     for (int sc = FW_TENSOR; sc <= FW_BLOCK; sc++)

@@ -23,7 +23,7 @@ static const fw_config tensor_space[] = {
     {FW_64x128, 0, 2, 0, 0},  {FW_64x128, 0, 4, 0, 1},  {FW_64x256, 0, 4, 0, 1},     {FW_64x256, 0, 2, 0, 1},
     {FW_64x64, 0, 1, 0, 0},   {FW_64x64, 1, 1, 0, 0},
 };
-enum { OWN_64x128 = 8, OWN_64x128_S2 = 15, OWN_64x128_S4 = 17 };
+enum { OWN_64x128 = 8, OWN_64x128_S4 = 11, OWN_64x128_S2 = 16, OWN_64x64 = 21 };
 static const fw_config block_space[] = {
     {FW_128x128_B, 0, 1, 0, 0}, {FW_128x128_B, 1, 1, 0, 0}, {FW_64x128_B, 0, 1, 0, 0}, {FW_64x128_B, 1, 1, 0, 0},
 };
@@ -32,7 +32,7 @@ static const fw_config block_space[] = {
 
 static char names[2][NTENSOR][80];
 
-/* The SMs the own choice fills with split tiles: the H200's (132), a constant so the space and the own
+/* The SMs the own choice fills: the H200's (132), a constant so the space and the own
    choice are functions of the case alone (the persistent grids read the device at run time). */
 #define FW_SMS 132
 /* a split's K range: at least this many 128-K tiles, or the ring's first fill is most of its work */
@@ -44,18 +44,24 @@ static char names[2][NTENSOR][80];
    (docs/measurements/2026-11-22-h200-gemm-2.md; cluster 2 ran at ~0.6x before the fenced cross-CTA arrive
    was fixed). The staged epilogue's output map needs 16-byte rows of D (n a multiple of 8): for any other
    n the same tiles write directly (a case fp8_gemm takes, which epi=tma would decline). For a skinny M,
-   64 x 128 tiles; where they would fill fewer than half the SMs, K split into the most ranges (2 or 4)
-   whose CTAs still run in one wave, summed in the same launch. The sixth sitting's 4 splits at 64x7168x4096
-   (56 tiles: 224 CTAs, two waves, the sum by a second kernel) ran at 0.58x cuBLASLt. Block scales:
-   128 x 128 tiles, 64 x 128 for a skinny M. */
+   64 x 64 tiles, persistent, unsplit, where they fill at least half the SMs: at 64x7168x4096 (112 tiles)
+   the H200 tune's best, 14.50 us against cuBLASLt's 13.73 plain, 12.00 against 10.89 batched, where
+   64 x 128 unsplit took 15.04 / 12.62 and 2 splits of it 19.42 / 15.84 summed by a second kernel,
+   20.2-20.5 / 17.0 in the same launch (docs/measurements/2026-11-23-h200-16.md; the sixth sitting's 4
+   splits, two waves, ran at 0.58x). Fewer tiles: 64 x 128 split into the most ranges (4, then 2) that
+   still run in one wave with at least 4 K tiles each, summed by a second kernel (it beat the serial sum
+   at both 2 splits here and 4 splits on matmul_h200's decode-16). Block scales: 128 x 128 tiles,
+   64 x 128 for a skinny M. */
 static int own_choice(const fp8_gemm_shape *sh, fw_scaling sc)
 {
     if (sc == FW_BLOCK)
         return sh->m > 64 ? 0 : 2;
     if (sh->m > 128)
         return sh->n % 8 == 0 ? 14 : 3;
-    const long tiles = (long)((sh->m + 63) / 64) * (long)((sh->n + 127) / 128);
-    const long ktiles = (long)((sh->k + 127) / 128);
+    const long rows = (long)((sh->m + 63) / 64), ktiles = (long)((sh->k + 127) / 128);
+    if (rows * (long)((sh->n + 63) / 64) * 2 >= FW_SMS)
+        return OWN_64x64;
+    const long tiles = rows * (long)((sh->n + 127) / 128);
     if (tiles * 4 <= FW_SMS && ktiles >= 4 * FW_MIN_SPLIT_KTILES)
         return OWN_64x128_S4;
     if (tiles * 2 <= FW_SMS && ktiles >= 2 * FW_MIN_SPLIT_KTILES)
