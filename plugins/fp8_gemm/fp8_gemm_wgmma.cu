@@ -34,7 +34,6 @@ FW_VARIANT(FW_64x128, 64, 128, 8, 1, 1)
 FW_VARIANT(FW_128x128_B, 128, 128, 6, 2, 1)
 FW_VARIANT(FW_64x128_B, 64, 128, 8, 1, 1)
 FW_VARIANT(FW_64x64, 64, 64, 12, 1, 1)
-FW_VARIANT(FW_64x64_SWAP_C2, 64, 64, 12, 1, 2)
 #undef FW_VARIANT
 
 template <int MT, int R> __device__ __forceinline__ void scale_acc(float (&acc)[MT][R], const float *sa, const float *sw)
@@ -66,25 +65,6 @@ struct ScaledTmaStore : hg::Staged {
     {
         const float s = __ldg(sa) * __ldg(sw);
         hg::stage_store<__nv_bfloat16, MT, 2 * R>(t, chunk, t.n0, [&](int mt, int i) { return acc[mt][i] * s; });
-    }
-};
-
-/* Swapped operands (fw_variant.swap): the tile is D^T's, rows W's rows n, columns the tokens m; D[m][n] =
-   sa * sw * acc, bf16, each element stored alone (a warp's store covers 8 consecutive n of 4 tokens) */
-struct ScaledStoreT {
-    __nv_bfloat16 *d;
-    long ldd;
-    const float *sa, *sw;
-    template <int MT, int R> __device__ __forceinline__ void operator()(const hg::TileInfo &t, float (&acc)[MT][R])
-    {
-        const float s = __ldg(sa) * __ldg(sw);
-        __nv_bfloat16 *const dd = d;
-        const long ld = ldd;
-        hg::for_each_pair<MT, R>(t, [&](int mt, int i, int row, int col) {
-            dd[(long)col * ld + row] = __float2bfloat16_rn(acc[mt][i] * s);
-            if (col + 1 < t.N)
-                dd[(long)(col + 1) * ld + row] = __float2bfloat16_rn(acc[mt][i + 1] * s);
-        });
     }
 };
 
@@ -155,11 +135,10 @@ int run_variant(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, co
 {
     typedef typename Variant<V>::Cfg Cfg;
     constexpr bool BLOCK = V == FW_128x128_B || V == FW_64x128_B;
-    constexpr bool SWAP = V == FW_64x64_SWAP_C2;
     static_assert(!BLOCK || Cfg::BN == FP8Q_BLOCK, "block scales: 128-column tiles");
     const fw_variant *fv = &fw_variants[V];
     if (fv->bm != Cfg::BM || fv->bn != Cfg::BN || fv->stages != Cfg::STAGES || fv->consumers != Cfg::CONSUMERS ||
-        fv->cluster != Cfg::CLUSTER || fv->block != BLOCK || fv->swap != SWAP) {
+        fv->cluster != Cfg::CLUSTER || fv->block != BLOCK) {
         snprintf(why, whylen, "variant %d: fp8_gemm_config.c's table and the instantiation disagree", V);
         return -1;
     }
@@ -169,20 +148,13 @@ int run_variant(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, co
         return 1;
     }
     CUtensorMap ta, tb;
-    /* swapped: W is the GEMM's A (N rows), the tokens its B (M columns) */
-    if (hg::make_maps<Cfg>(&ta, &tb, SWAP ? qw : qa, SWAP ? qa : qw, SWAP ? N : M, SWAP ? M : N, K, K, why, whylen) != 0)
+    if (hg::make_maps<Cfg>(&ta, &tb, qa, qw, M, N, K, K, why, whylen) != 0)
         return 1;
-    const hg::Problem p = hg::problem<Cfg>(SWAP ? N : M, SWAP ? M : N, K, c->splits, 8, 0);
+    const hg::Problem p = hg::problem<Cfg>(M, N, K, c->splits, 8, 0);
     CUtensorMap tc = {};
     auto go = [&](const auto &epi) { return hg::launch_on<Cfg>(ta, tb, tc, p, epi, c->persistent, sms, s); };
     cudaError_t e;
-    if constexpr (SWAP) {
-        if (c->epi || p.splits > 1) {
-            snprintf(why, whylen, "swapped operands: direct stores of whole K only");
-            return 1;
-        }
-        e = go(ScaledStoreT{(__nv_bfloat16 *)d, (long)N, sa, sw});
-    } else if (c->epi) {
+    if (c->epi) {
         if constexpr (V == FW_128x256 || V == FW_128x256_C2) { /* the staged instantiations (fp8_gemm_config.c) */
             if (p.splits > 1) {
                 snprintf(why, whylen, "epi=tma writes whole tiles: no split-K");
@@ -248,7 +220,6 @@ extern "C" int fw_launch(const fp8_gemm_shape *sh, const fw_config *c, const voi
         FW_CASE(FW_128x128_B)
         FW_CASE(FW_64x128_B)
         FW_CASE(FW_64x64)
-        FW_CASE(FW_64x64_SWAP_C2)
 #undef FW_CASE
     default: snprintf(why, whylen, "no kernel variant %d", c->variant); return -1;
     }
