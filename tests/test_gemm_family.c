@@ -188,8 +188,10 @@ static void test_fp8_wgmma_space(void **state)
     const klab_case *skinny = dcase(&c, "m", 64, "n", 7168, "k", 4096, NULL, NULL);
     assert_string_equal(fw_config_hook(skinny, -1), "tile=64x64,cluster=1,persistent=1,splits=1,epi=direct");
     assert_int_equal(index_of(fw_config_hook, skinny, fw_config_hook(skinny, -1)), 21);
-    assert_string_equal(fw_config_hook(skinny, 11), "tile=64x128,cluster=1,persistent=0,splits=4,epi=direct,reduce=kernel");
-    assert_string_equal(fw_config_hook(skinny, 15), "tile=64x128,cluster=1,persistent=0,splits=2,epi=direct,reduce=serial");
+    assert_string_equal(fw_config_hook(skinny, 11),
+                        "tile=64x128,cluster=1,persistent=0,splits=4,epi=direct,reduce=kernel");
+    assert_string_equal(fw_config_hook(skinny, 15),
+                        "tile=64x128,cluster=1,persistent=0,splits=2,epi=direct,reduce=serial");
     /* fewer tiles: 64 x 128 split 4 ways while they stay in one wave and keep 4 K tiles a split, the
        partials summed by a second kernel; 2 ways, then none, as K shortens */
     const fp8_gemm_shape narrow = {.m = 64, .n = 4096, .k = 4096, .fast_accum = 1};

@@ -61,7 +61,10 @@ int fp8_gemm_shape_of(const klab_case *kcase, fp8_gemm_shape *s, char *why, size
  * partials, for skinny shapes whose tiles leave SMs idle). Per-tensor variants scale the accumulators
  * once, in the epilogue; block variants (`block`) fold each 128-K block's product into fp32 with its
  * scales in the mainloop's promotion hook, which keeps a second accumulator: 128-column tiles only. */
-enum { FW_128x256 = 0, FW_128x256_C2, FW_128x128, FW_64x256, FW_64x128, FW_128x128_B, FW_64x128_B, FW_64x64, FW_NVARIANTS };
+enum {
+    FW_128x256 = 0, FW_128x256_C2, FW_128x128, FW_64x256, FW_64x128, FW_128x128_B, FW_64x128_B, FW_64x64,
+    FW_NVARIANTS
+};
 
 typedef struct fw_variant {
     int bm, bn, stages, consumers, cluster, block;

@@ -33,7 +33,8 @@ enum {
     T_SCALE,
     T_SA_S,  /* scratch for autoquant_block: fp32 kb x m, ceil(n / 128) x kb4 */
     T_SW_S,
-    T_WS,    /* fp32 split-K partials of the wgmma profiles: FW_MAX_SPLITS m n for m <= FG_SPLIT_ROWS, else 1 (unused) */
+    T_WS,    /* fp32 split-K partials of the wgmma profiles: FW_MAX_SPLITS m n for m <= FG_SPLIT_ROWS,
+                else 1 (unused) */
     T_COUNT
 };
 
