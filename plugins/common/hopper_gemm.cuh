@@ -483,11 +483,6 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
     float acc[MT][R];
     int nth = 0; /* this CTA's units so far: ping-pong gives consumer c the units nth % 2 == c */
     int turn_phase = 0;
-    /* Problem::lead (cooperative pair): consumer 1 starts lead k-tiles behind consumer 0, so that at each
-       tile's end one warpgroup's drain and epilogue overlap the other's last (or first) k-tiles instead of
-       both leaving the tensor pipe idle at once; the shared ring keeps the lag within its stages */
-    constexpr bool PAIR = !Cfg::PINGPONG && Cfg::CONSUMERS == 2;
-    const int lead = PAIR ? (p.lead < Cfg::STAGES ? p.lead : Cfg::STAGES - 1) : 0;
     for (int u = blockIdx.x / Cfg::CLUSTER; u < p.units; u += ncl, nth++) {
         int tmc, tn, kb, ke;
         unit_tile(p, u, &tmc, &tn, &info.split);
@@ -515,8 +510,6 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
             for (int i = 0; i < R; i++)
                 acc[mt][i] = 0.f;
         int prev = -1;
-        if (lead > 0 && nth == 0 && c == 1)
-            mbar_wait(sm.turn(1), 0);
         for (int kt = kb; kt < ke; kt++) {
             mbar_wait(sm.full(stage), phase);
             if constexpr (Cfg::PINGPONG) {
@@ -551,9 +544,6 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
                     release<Cfg>(sm, prev);
                 prev = stage;
             }
-            /* consumer 1 waits for this once: lead k-tiles into the first unit (or all of a shorter one) */
-            if (lead > 0 && nth == 0 && c == 0 && kt - kb + 1 == (lead < ke - kb ? lead : ke - kb))
-                mbar_arrive(sm.turn(1));
             if (++stage == Cfg::STAGES)
                 stage = 0, phase ^= 1;
         }
@@ -588,8 +578,6 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         if constexpr (Cfg::PINGPONG) {
             mbar_init(sm.turn(0), 128);
             mbar_init(sm.turn(1), 128);
-        } else if constexpr (Cfg::CONSUMERS == 2) {
-            mbar_init(sm.turn(1), 128); /* Problem::lead: consumer 0's 128 threads let consumer 1 start */
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
         asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&ta) : "memory");

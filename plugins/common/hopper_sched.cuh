@@ -22,8 +22,6 @@ typedef struct hg_problem {
     int group;            /* raster: this many tiles along the grouped dimension before moving on */
     int raster_n;         /* 0: groups of M tiles, sweep N inside; 1: groups of N tiles */
     int units;            /* tiles_m * tiles_n * splits */
-    int lead;             /* two cooperative consumers: the second starts once the first has issued this
-                             many k-tiles of the CTA's first unit (0: together; at most STAGES - 1) */
 } hg_problem;
 
 /* The problem for tiles of bm x bn x bk in clusters of `cluster` along M; splits clamped to 1..k_tiles,
@@ -41,7 +39,6 @@ static inline HG_HD hg_problem hg_problem_of(int M, int N, int K, int bm, int bn
     p.group = group < 1 ? 1 : group;
     p.raster_n = raster_n;
     p.units = p.tiles_m * p.tiles_n * p.splits;
-    p.lead = 0;
     return p;
 }
 

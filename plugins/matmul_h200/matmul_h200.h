@@ -72,8 +72,6 @@ typedef struct mm_config {
     int ring;       /* skinny: 0 = v1; else v2, the k16 steps a lane keeps in flight in its cp.async ring */
     int stages;     /* skinny: > 0 is v3, the TMA ring's stages (4, 8 or 16) of 64 rows of K (v1/v2 fields 0) */
     int prefetch;   /* skinny v3: the producer asks L2 for its whole K range once the ring is filled */
-    int lead;       /* wgmma_persistent, cooperative pair: k-tiles the second consumer starts behind the
-                       first (hg_problem.lead), so their tile-end drains and epilogues do not coincide */
 } mm_config;
 
 /* skinny: a warp owns MM_SKINNY_COLS columns of B; splits (1, 2, 4) is the cluster size */

@@ -89,17 +89,13 @@ static const int wgmma_space[][2] = {{MM_V128x256, MM_EPI_DIRECT}, {MM_V128x128,
    epilogue beside the direct one, at the same rasters, so one --tune times the two in the same rounds.
    256 x 128 c2: cuBLAS's kernel name at square-4096 read as our tile (issue 26); cuBLAS computes C^T, so
    in our frame its tile may be 128 x 256 c2 instead, which is here already: the tune tells.
-   12 points x 4 rasters = 48, and 3 staggered (below); with the own choice 52 of the 64 entries --tune
-   times a case. */
+   12 points x 4 rasters = 48; with the own choice 49 of the 64 entries --tune times a case. */
 static const int persistent_space[][2] = {
     {MM_V128x256, MM_EPI_DIRECT},    {MM_V128x256_C2, MM_EPI_DIRECT}, {MM_V128x128_PP, MM_EPI_DIRECT},
     {MM_V64x256_PP, MM_EPI_DIRECT},  {MM_V128x128_C2, MM_EPI_DIRECT}, {MM_V256x128, MM_EPI_DIRECT},
     {MM_V256x128_C2, MM_EPI_DIRECT}, {MM_V128x256, MM_EPI_TMA},       {MM_V128x256_C2, MM_EPI_TMA},
     {MM_V128x128_PP, MM_EPI_TMA},    {MM_V256x128, MM_EPI_TMA},       {MM_V256x128_C2, MM_EPI_TMA},
 };
-/* then the own choice's tile with its consumers staggered (mm_config.lead): 1, 2, 3 k-tiles (the ring's
-   4 stages bound it), raster m group 8 */
-static const int staggered[] = {1, 2, 3};
 static const int rasters[3][2] = {{0, 8}, {1, 8}, {0, 1}};            /* raster_n, group: wgmma */
 static const int p_rasters[4][2] = {{0, 8}, {1, 8}, {0, 16}, {0, 4}}; /* persistent: 12 x 4 = 48 */
 /* split-K: (variant, splits, serial, persistent). Serial (one launch) dominates now that its last
@@ -273,14 +269,8 @@ int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg)
             cfg->epi = cfg->variant == MM_V128x256_C2 ? MM_EPI_TMA : MM_EPI_DIRECT;
             return 1;
         }
-        if (index >= NELEM(persistent_space) * NELEM(p_rasters)) {
-            index -= NELEM(persistent_space) * NELEM(p_rasters);
-            if (index >= NELEM(staggered))
-                return 0;
-            cfg->variant = MM_V128x256_C2, cfg->epi = MM_EPI_TMA, cfg->raster_n = 0, cfg->group = 8;
-            cfg->lead = staggered[index];
-            return 1;
-        }
+        if (index >= NELEM(persistent_space) * NELEM(p_rasters))
+            return 0;
         cfg->variant = persistent_space[index / NELEM(p_rasters)][0];
         cfg->epi = persistent_space[index / NELEM(p_rasters)][1];
         cfg->raster_n = p_rasters[index % NELEM(p_rasters)][0], cfg->group = p_rasters[index % NELEM(p_rasters)][1];
@@ -373,15 +363,12 @@ const char *mm_config_format(int profile, const mm_case *c, const mm_config *cfg
                  mm_check_name(c));
     else {
         const mm_variant *v = &mm_variants[cfg->variant];
-        char lead[16] = "";
-        if (cfg->lead > 0)
-            snprintf(lead, sizeof lead, ",lead=%d", cfg->lead);
         snprintf(buf, len,
                  "bm=%d,bn=%d,stages=%d,consumers=%d,pingpong=%d,cluster=%d,raster=%s,group=%d,splits=%d,"
-                 "persistent=%d,reduce=%s,epi=%s%s,check=%s",
+                 "persistent=%d,reduce=%s,epi=%s,check=%s",
                  v->bm, v->bn, v->stages, v->consumers, v->pingpong, v->cluster, cfg->raster_n ? "n" : "m", cfg->group,
                  cfg->splits, cfg->persistent, cfg->splits == 1 ? "none" : cfg->serial ? "serial" : "kernel",
-                 cfg->epi == MM_EPI_TMA ? "tma" : "direct", lead, mm_check_name(c));
+                 cfg->epi == MM_EPI_TMA ? "tma" : "direct", mm_check_name(c));
     }
     return buf;
 }

@@ -51,8 +51,7 @@ int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const voi
     const int M = (int)c->m, N = (int)c->n, K = (int)c->k;
     if (hg::make_maps<Cfg>(&ta, &tb, a, b, M, N, K, N, why, whylen) != 0)
         return 1;
-    hg::Problem p = hg::problem<Cfg>(M, N, K, cfg->splits, cfg->group, cfg->raster_n);
-    p.lead = cfg->lead;
+    const hg::Problem p = hg::problem<Cfg>(M, N, K, cfg->splits, cfg->group, cfg->raster_n);
     CUtensorMap tc = {};
     /* the persistent grid depends on the instantiation (its occupancy): launch_on sizes it per epilogue */
     auto go = [&](const auto &epi) { return hg::launch_on<Cfg>(ta, tb, tc, p, epi, cfg->persistent, sms, s); };
