@@ -1,17 +1,14 @@
 /* hopper_store.cuh — the staged epilogue of hopper_gemm.cuh (epi=tma): each consumer warpgroup converts
  * its accumulators to 16 bits, writes them with stmatrix into a 128-byte-swizzled chunk of shared
- * memory, and each warp stores its own 16 rows of the chunk with a TMA bulk tensor store
- * (cp.async.bulk.tensor, shared::cta -> global, bulk_group): no barrier of the warpgroup, as cuBLAS's
- * kernel does it (ncu, 2026-11-23: its epilogue is pack, stmatrix, fence, store a warp; ours, with two
- * warpgroup barriers and a wait a chunk, held ~6 % of the consumers' stall samples). The store runs on the copy engine while the warpgroup goes on to its next
+ * memory, and one thread stores the chunk with a TMA bulk tensor store (cp.async.bulk.tensor, shared::cta
+ * -> global, bulk_group). The store runs on the copy engine while the warpgroup goes on to its next
  * unit's mainloop; the producer never waited on the epilogue (the ring's stages are freed before it),
  * so what the staged epilogue hides is the consumers' own time in stores. Rows and columns past the
  * output's edge are clipped by the copy engine: no mask, any M and N (N a multiple of 8: 16-byte rows).
  *
- * Chunks are 64 rows x 64 columns (128 bytes a row: one swizzle atom); warp w writes and stores rows
- * 16 w .. 16 w + 15 (the output map's box: 16 rows x 64 columns, 2 KB on a 2 KB boundary, so the 8-row
- * swizzle pattern is the chunk's). A consumer warpgroup owns HG_STAGE_BUFS chunks (2: one filled while
- * the copy engine reads the other), each warp waiting only for its own stores' reads. The chunk of an m64 block's columns [64 j, 64 j + 64) holds fragment indices
+ * Chunks are 64 rows x 64 columns (128 bytes a row: one swizzle atom, the TMA box of the output map);
+ * a consumer warpgroup owns HG_STAGE_BUFS of them (2: one filled while the other is read by the copy
+ * engine). The chunk of an m64 block's columns [64 j, 64 j + 64) holds fragment indices
  * i = 32 j + 8 q + 2 r (+1) (hopper_gemm.cuh's fragment map), stored by stmatrix x4 number q, register r.
  *
  * The first part is plain C (tests/test_matmul_h200.c checks it on the CPU: every fragment element lands
@@ -28,6 +25,7 @@
  * HG_STAGE_BUFS * HG_STAGE_BYTES; `finish`), so the kernel gives TileInfo the region (t.stage) and the
  * output map (t.out_map, hg::launch's tc) and calls finish after the last unit; its operator() calls
  * stage_store with the values it wants written (fp8_gemm scales them, fused_gated_mlp gates them).
+ * Uses named barriers HG_STAGE_BARRIER + consumer (SerialSplitEpilogue's are 1 and 2).
  */
 #ifndef KLAB_HOPPER_STORE_CUH
 #define KLAB_HOPPER_STORE_CUH
@@ -43,7 +41,7 @@ enum {
     HG_STAGE_ROWS = 64,   /* an m64 block */
     HG_STAGE_BYTES = HG_STAGE_COLS * HG_STAGE_ROWS * 2,
     HG_STAGE_BUFS = 2,    /* chunks a consumer warpgroup: one filled while the copy engine reads the other */
-    HG_STORE_ROWS = 16,   /* a warp's rows of a chunk: the output map's box */
+    HG_STAGE_BARRIER = 3, /* named barriers 3 and 4 */
 };
 
 /* Byte offset of 16-byte unit `unit` (0..7) of row `row` in a chunk as the TMA 128-byte swizzle lays it
@@ -145,25 +143,24 @@ template <class Out> __device__ __forceinline__ uint32_t stage_pack(float a, flo
 /* Stores COLS output columns of this consumer warpgroup's rows, starting at column col0 of the output
    map, row t.m0 + t.row0: value(mt, i) for fragment index i < COLS / 2 is the output at
    (frag_row(t, mt, i), col0 + frag_col(t, i)). chunk: the warpgroup's running chunk count (each thread
-   keeps its own copy, all equal), which picks the buffer. Every thread of the warpgroup calls it; each
-   warp goes at its own pace (lane 0 issues and waits for the warp's stores). */
+   keeps its own copy, all equal), which picks the buffer. Every thread of the warpgroup calls it. */
 template <class Out, int MT, int COLS, class F>
 __device__ __forceinline__ void stage_store(const TileInfo &t, int &chunk, int col0, F &&value)
 {
     static_assert(sizeof(Out) == 2, "staged chunks hold 16-bit outputs (64 columns: one 128-byte atom)");
     static_assert(COLS % HG_STAGE_COLS == 0, "whole 64-column chunks");
-    const bool leader = t.lane == 0;
+    const bool leader = t.warp == 0 && t.lane == 0;
+    const int bar = HG_STAGE_BARRIER + t.consumer;
     unsigned char *const mine = t.stage + t.consumer * HG_STAGE_BUFS * HG_STAGE_BYTES;
-    const uint32_t rows = (uint32_t)(t.warp * HG_STORE_ROWS * 128); /* this warp's slab of a chunk */
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)
 #pragma unroll
         for (int j = 0; j < COLS / HG_STAGE_COLS; j++) {
             const uint32_t buf = (uint32_t)__cvta_generic_to_shared(mine + (chunk % HG_STAGE_BUFS) * HG_STAGE_BYTES);
-            /* the copy engine has finished reading this warp's slab of the buffer's previous chunk */
+            /* the copy engine has finished reading this buffer's previous chunk */
             if (leader)
                 bulk_wait_read<HG_STAGE_BUFS - 1>();
-            __syncwarp();
+            named_barrier(bar, 128);
 #pragma unroll
             for (int q = 0; q < 4; q++) {
                 uint32_t r[4];
@@ -175,21 +172,19 @@ __device__ __forceinline__ void stage_store(const TileInfo &t, int &chunk, int c
                 stmatrix_x4(buf + (uint32_t)hg_stsm_addr(t.warp, t.lane, q), r[0], r[1], r[2], r[3]);
             }
             fence_async_smem();
-            __syncwarp();
+            named_barrier(bar, 128);
             if (leader) {
-                tma_store(t.out_map, buf + rows, col0 + j * HG_STAGE_COLS,
-                          t.m0 + t.row0 + mt * HG_STAGE_ROWS + t.warp * HG_STORE_ROWS);
+                tma_store(t.out_map, buf, col0 + j * HG_STAGE_COLS, t.m0 + t.row0 + mt * HG_STAGE_ROWS);
                 bulk_commit();
             }
             chunk++;
         }
 }
 
-/* The warpgroup's stores complete before the CTA exits (its shared memory must outlive the reads): each
-   warp's, by the lane that issued them. */
+/* The warpgroup's stores complete before the CTA exits (its shared memory must outlive the reads). */
 __device__ __forceinline__ void stage_finish(const TileInfo &t)
 {
-    if (t.lane == 0)
+    if (t.warp == 0 && t.lane == 0)
         bulk_wait_all();
 }
 
