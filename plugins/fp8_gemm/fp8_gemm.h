@@ -63,7 +63,7 @@ int fp8_gemm_shape_of(const klab_case *kcase, fp8_gemm_shape *s, char *why, size
  * scales in the mainloop's promotion hook, which keeps a second accumulator: 128-column tiles only. */
 enum {
     FW_128x256 = 0, FW_128x256_C2, FW_128x128, FW_64x256, FW_64x128, FW_128x128_B, FW_64x128_B, FW_64x64,
-    FW_64x64_S14, FW_NVARIANTS
+    FW_NVARIANTS
 };
 
 typedef struct fw_variant {

@@ -10,19 +10,18 @@ const fw_variant fw_variants[FW_NVARIANTS] = {
     [FW_128x128] = {128, 128, 6, 2, 1, 0},  [FW_64x256] = {64, 256, 5, 1, 1, 0},
     [FW_64x128] = {64, 128, 8, 1, 1, 0},    [FW_128x128_B] = {128, 128, 6, 2, 1, 1},
     [FW_64x128_B] = {64, 128, 8, 1, 1, 1},  [FW_64x64] = {64, 64, 12, 1, 1, 0},
-    [FW_64x64_S14] = {64, 64, 14, 1, 1, 0},
 };
 
 /* the staged epilogue after the direct configurations of the same tiles; then split-K summed in the
    GEMM's own launch (serial), and at 2 splits by a second kernel too, so the tune compares the two sums;
-   then 64 x 64 tiles (12 and 14 stages), twice the CTAs of 64 x 128 for a skinny M without a split */
+   then 64 x 64 tiles (12 stages), twice the CTAs of 64 x 128 for a skinny M without a split */
 static const fw_config tensor_space[] = {
     {FW_128x256, 0, 1, 0, 0}, {FW_128x256, 1, 1, 0, 0}, {FW_128x256_C2, 0, 1, 0, 0}, {FW_128x256_C2, 1, 1, 0, 0},
     {FW_128x128, 0, 1, 0, 0}, {FW_128x128, 1, 1, 0, 0}, {FW_64x256, 0, 1, 0, 0},     {FW_64x256, 1, 1, 0, 0},
     {FW_64x128, 0, 1, 0, 0},  {FW_64x128, 1, 1, 0, 0},  {FW_64x256, 0, 4, 0, 0},     {FW_64x128, 0, 4, 0, 0},
     {FW_128x256, 0, 1, 1, 0}, {FW_128x256, 1, 1, 1, 0}, {FW_128x256_C2, 1, 1, 1, 0}, {FW_64x128, 0, 2, 0, 1},
     {FW_64x128, 0, 2, 0, 0},  {FW_64x128, 0, 4, 0, 1},  {FW_64x256, 0, 4, 0, 1},     {FW_64x256, 0, 2, 0, 1},
-    {FW_64x64, 0, 1, 0, 0},   {FW_64x64, 1, 1, 0, 0},   {FW_64x64_S14, 0, 1, 0, 0}, {FW_64x64_S14, 1, 1, 0, 0},
+    {FW_64x64, 0, 1, 0, 0},   {FW_64x64, 1, 1, 0, 0},
 };
 enum { OWN_64x128 = 8, OWN_64x128_S4 = 11, OWN_64x128_S2 = 16, OWN_64x64 = 21 };
 static const fw_config block_space[] = {
@@ -101,15 +100,7 @@ const char *fw_config_name(fw_scaling sc, int index)
         int at = snprintf(name, sizeof names[0][0], "tile=%dx%d,cluster=%d,persistent=%d,splits=%d,epi=%s", v->bm,
                           v->bn, v->cluster, c->persistent, c->splits, c->epi ? "tma" : "direct");
         if (c->splits > 1)
-            at += snprintf(name + at, sizeof names[0][0] - (size_t)at, ",reduce=%s", c->serial ? "serial" : "kernel");
-        /* the ring's depth, where two variants share a tile */
-        for (int o = 0; o < FW_NVARIANTS; o++) {
-            const fw_variant *w = &fw_variants[o];
-            if (w != v && w->bm == v->bm && w->bn == v->bn && w->cluster == v->cluster && w->block == v->block) {
-                snprintf(name + at, sizeof names[0][0] - (size_t)at, ",stages=%d", v->stages);
-                break;
-            }
-        }
+            snprintf(name + at, sizeof names[0][0] - (size_t)at, ",reduce=%s", c->serial ? "serial" : "kernel");
     }
     return name;
 }

@@ -34,7 +34,6 @@ FW_VARIANT(FW_64x128, 64, 128, 8, 1, 1)
 FW_VARIANT(FW_128x128_B, 128, 128, 6, 2, 1)
 FW_VARIANT(FW_64x128_B, 64, 128, 8, 1, 1)
 FW_VARIANT(FW_64x64, 64, 64, 12, 1, 1)
-FW_VARIANT(FW_64x64_S14, 64, 64, 14, 1, 1)
 #undef FW_VARIANT
 
 template <int MT, int R> __device__ __forceinline__ void scale_acc(float (&acc)[MT][R], const float *sa, const float *sw)
@@ -221,7 +220,6 @@ extern "C" int fw_launch(const fp8_gemm_shape *sh, const fw_config *c, const voi
         FW_CASE(FW_128x128_B)
         FW_CASE(FW_64x128_B)
         FW_CASE(FW_64x64)
-        FW_CASE(FW_64x64_S14)
 #undef FW_CASE
     default: snprintf(why, whylen, "no kernel variant %d", c->variant); return -1;
     }
