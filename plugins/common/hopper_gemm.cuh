@@ -628,16 +628,15 @@ inline int make_maps(CUtensorMap *ta, CUtensorMap *tb, const void *A, const void
                          128, why, whylen);
 }
 
-/* C (M x N of Out, rows ldc elements apart) as the staging epilogue's output map: boxes of box_rows rows
-   x 64 columns (a chunk, HG_STAGE_ROWS; a warp's slab of one, HG_STORE_ROWS: hopper_store.cuh), 128-byte
-   swizzle. Returns 0, or -1 with the reason (C not 16-byte aligned, rows not a multiple of 16 bytes). */
+/* C (M x N of Out, rows ldc elements apart) as the staging epilogue's output map: boxes of 64 rows x 64
+   columns (one chunk, hopper_store.cuh), 128-byte swizzle. Returns 0, or -1 with the reason (C not
+   16-byte aligned, rows not a multiple of 16 bytes). */
 template <class Out>
-inline int make_store_map(CUtensorMap *tc, const void *C, int M, int N, long ldc, char *why, size_t whylen,
-                          int box_rows = HG_STAGE_ROWS)
+inline int make_store_map(CUtensorMap *tc, const void *C, int M, int N, long ldc, char *why, size_t whylen)
 {
     static_assert(sizeof(Out) == 2, "staged outputs are 16-bit");
     return hopper_tma_2d(tc, C, tma_elem<Out>(), (uint64_t)N, (uint64_t)M, (uint64_t)ldc * sizeof(Out), HG_STAGE_COLS,
-                         (uint32_t)box_rows, 128, why, whylen);
+                         HG_STAGE_ROWS, 128, why, whylen);
 }
 
 /* The kernel's shared-memory attribute (common/func_attr.cuh: once an instantiation). */

@@ -8,11 +8,8 @@
  *
  * Chunks are 64 rows x 64 columns (128 bytes a row: one swizzle atom, the TMA box of the output map);
  * a consumer warpgroup owns HG_STAGE_BUFS of them (2: one filled while the other is read by the copy
- * engine). Per warp (PER_WARP, the output map's box HG_STORE_ROWS rows): warp w stores its own rows
- * 16 w .. 16 w + 15 of each chunk (2 KB on a 2 KB boundary: the chunk's swizzle) with no barrier of the
- * warpgroup, lane 0 waiting for its own stores' reads, as cuBLAS's kernel stores. The chunk of an m64
- * block's columns [64 j, 64 j + 64) holds fragment indices i = 32 j + 8 q + 2 r (+1) (hopper_gemm.cuh's
- * fragment map), stored by stmatrix x4 number q, register r.
+ * engine). The chunk of an m64 block's columns [64 j, 64 j + 64) holds fragment indices
+ * i = 32 j + 8 q + 2 r (+1) (hopper_gemm.cuh's fragment map), stored by stmatrix x4 number q, register r.
  *
  * The first part is plain C (tests/test_matmul_h200.c checks it on the CPU: every fragment element lands
  * where the TMA store reads it, and each stmatrix phase hits 32 distinct banks); the device part needs
@@ -45,7 +42,6 @@ enum {
     HG_STAGE_BYTES = HG_STAGE_COLS * HG_STAGE_ROWS * 2,
     HG_STAGE_BUFS = 2,    /* chunks a consumer warpgroup: one filled while the copy engine reads the other */
     HG_STAGE_BARRIER = 3, /* named barriers 3 and 4 */
-    HG_STORE_ROWS = 16,   /* per warp: a warp's rows of a chunk, the output map's box */
 };
 
 /* Byte offset of 16-byte unit `unit` (0..7) of row `row` in a chunk as the TMA 128-byte swizzle lays it
@@ -147,47 +143,12 @@ template <class Out> __device__ __forceinline__ uint32_t stage_pack(float a, flo
 /* Stores COLS output columns of this consumer warpgroup's rows, starting at column col0 of the output
    map, row t.m0 + t.row0: value(mt, i) for fragment index i < COLS / 2 is the output at
    (frag_row(t, mt, i), col0 + frag_col(t, i)). chunk: the warpgroup's running chunk count (each thread
-   keeps its own copy, all equal), which picks the buffer. Every thread of the warpgroup calls it.
-   PER_WARP: each warp stores its own rows of a chunk, at its own pace (the map's box HG_STORE_ROWS). */
-template <class Out, int MT, int COLS, bool PER_WARP = false, class F>
+   keeps its own copy, all equal), which picks the buffer. Every thread of the warpgroup calls it. */
+template <class Out, int MT, int COLS, class F>
 __device__ __forceinline__ void stage_store(const TileInfo &t, int &chunk, int col0, F &&value)
 {
     static_assert(sizeof(Out) == 2, "staged chunks hold 16-bit outputs (64 columns: one 128-byte atom)");
     static_assert(COLS % HG_STAGE_COLS == 0, "whole 64-column chunks");
-    if constexpr (PER_WARP) {
-        unsigned char *const mine = t.stage + t.consumer * HG_STAGE_BUFS * HG_STAGE_BYTES;
-        const uint32_t rows = (uint32_t)(t.warp * HG_STORE_ROWS * 128); /* this warp's slab of a chunk */
-#pragma unroll
-        for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-            for (int j = 0; j < COLS / HG_STAGE_COLS; j++) {
-                const uint32_t buf =
-                    (uint32_t)__cvta_generic_to_shared(mine + (chunk % HG_STAGE_BUFS) * HG_STAGE_BYTES);
-                /* the copy engine has finished reading this warp's slab of the buffer's previous chunk */
-                if (t.lane == 0)
-                    bulk_wait_read<HG_STAGE_BUFS - 1>();
-                __syncwarp();
-#pragma unroll
-                for (int q = 0; q < 4; q++) {
-                    uint32_t r[4];
-#pragma unroll
-                    for (int m = 0; m < 4; m++) {
-                        const int i = hg_stage_frag(j, q, m);
-                        r[m] = stage_pack<Out>(value(mt, i), value(mt, i + 1));
-                    }
-                    stmatrix_x4(buf + (uint32_t)hg_stsm_addr(t.warp, t.lane, q), r[0], r[1], r[2], r[3]);
-                }
-                fence_async_smem();
-                __syncwarp();
-                if (t.lane == 0) {
-                    tma_store(t.out_map, buf + rows, col0 + j * HG_STAGE_COLS,
-                              t.m0 + t.row0 + mt * HG_STAGE_ROWS + t.warp * HG_STORE_ROWS);
-                    bulk_commit();
-                }
-                chunk++;
-            }
-        return;
-    }
     const bool leader = t.warp == 0 && t.lane == 0;
     const int bar = HG_STAGE_BARRIER + t.consumer;
     unsigned char *const mine = t.stage + t.consumer * HG_STAGE_BUFS * HG_STAGE_BYTES;
@@ -220,29 +181,27 @@ __device__ __forceinline__ void stage_store(const TileInfo &t, int &chunk, int c
         }
 }
 
-/* The warpgroup's stores complete before the CTA exits (its shared memory must outlive the reads): by
-   the lane that issued them (warp 0's; per warp, each warp's). */
-template <bool PER_WARP = false> __device__ __forceinline__ void stage_finish(const TileInfo &t)
+/* The warpgroup's stores complete before the CTA exits (its shared memory must outlive the reads). */
+__device__ __forceinline__ void stage_finish(const TileInfo &t)
 {
-    if (t.lane == 0 && (PER_WARP || t.warp == 0))
+    if (t.warp == 0 && t.lane == 0)
         bulk_wait_all();
 }
 
 /* The base of a staging policy: what the kernel looks for (stage_bytes, finish) and the chunk count
    stage_store() keeps. Value-initialise the policy (Policy{} or {{}, ...}): the count starts at 0. */
-template <bool PER_WARP = false> struct StagedBy {
+struct Staged {
     static constexpr int stage_bytes = HG_STAGE_BUFS * HG_STAGE_BYTES;
     int chunk;
-    __device__ __forceinline__ void finish(const TileInfo &t) { stage_finish<PER_WARP>(t); }
+    __device__ __forceinline__ void finish(const TileInfo &t) { stage_finish(t); }
 };
-typedef StagedBy<false> Staged;
 
 /* C = acc as Out (bf16 / fp16) through staged chunks and TMA stores: StoreEpilogue's function. The
-   output map is hg::make_store_map's (per warp: boxes of HG_STORE_ROWS rows). */
-template <class Out, bool PER_WARP = false> struct TmaStoreEpilogue : StagedBy<PER_WARP> {
+   output map is hg::make_store_map's. */
+template <class Out> struct TmaStoreEpilogue : Staged {
     template <int MT, int R> __device__ __forceinline__ void operator()(const TileInfo &t, float (&acc)[MT][R])
     {
-        stage_store<Out, MT, 2 * R, PER_WARP>(t, this->chunk, t.n0, [&](int mt, int i) { return acc[mt][i]; });
+        stage_store<Out, MT, 2 * R>(t, chunk, t.n0, [&](int mt, int i) { return acc[mt][i]; });
     }
 };
 

@@ -90,8 +90,7 @@ int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t why
    through shared memory and written by TMA stores (tma: common/hopper_store.cuh), which frees the
    consumers for their next unit while the copy engine writes. Only the variants mm_epi_tma_ok names
    have the staged instantiation. */
-/* MM_EPI_TMA_WARP: the staged epilogue with each warp storing its own rows (no warpgroup barrier) */
-enum { MM_EPI_DIRECT = 0, MM_EPI_TMA = 1, MM_EPI_TMA_WARP = 2 };
+enum { MM_EPI_DIRECT = 0, MM_EPI_TMA = 1 };
 int mm_epi_tma_ok(int variant);
 
 #define MM_MAX_SPLITS 16

@@ -89,17 +89,15 @@ static const int wgmma_space[][2] = {{MM_V128x256, MM_EPI_DIRECT}, {MM_V128x128,
    epilogue beside the direct one, at the same rasters, so one --tune times the two in the same rounds.
    256 x 128 c2: cuBLAS's kernel name at square-4096 read as our tile (issue 26); cuBLAS computes C^T, so
    in our frame its tile may be 128 x 256 c2 instead, which is here already: the tune tells.
-   Last, the own tile with the per-warp staged store (cuBLAS's way: no warpgroup barrier), beside it.
-   13 points x 4 rasters = 52; with the own choice 53 of the 64 entries --tune times a case. */
+   12 points x 4 rasters = 48; with the own choice 49 of the 64 entries --tune times a case. */
 static const int persistent_space[][2] = {
     {MM_V128x256, MM_EPI_DIRECT},    {MM_V128x256_C2, MM_EPI_DIRECT}, {MM_V128x128_PP, MM_EPI_DIRECT},
     {MM_V64x256_PP, MM_EPI_DIRECT},  {MM_V128x128_C2, MM_EPI_DIRECT}, {MM_V256x128, MM_EPI_DIRECT},
     {MM_V256x128_C2, MM_EPI_DIRECT}, {MM_V128x256, MM_EPI_TMA},       {MM_V128x256_C2, MM_EPI_TMA},
     {MM_V128x128_PP, MM_EPI_TMA},    {MM_V256x128, MM_EPI_TMA},       {MM_V256x128_C2, MM_EPI_TMA},
-    {MM_V128x256_C2, MM_EPI_TMA_WARP},
 };
 static const int rasters[3][2] = {{0, 8}, {1, 8}, {0, 1}};            /* raster_n, group: wgmma */
-static const int p_rasters[4][2] = {{0, 8}, {1, 8}, {0, 16}, {0, 4}}; /* persistent: 13 x 4 = 52 */
+static const int p_rasters[4][2] = {{0, 8}, {1, 8}, {0, 16}, {0, 4}}; /* persistent: 12 x 4 = 48 */
 /* split-K: (variant, splits, serial, persistent). Serial (one launch) dominates now that its last
    split's sum keeps many loads in flight; the kernel reduction stays at one point a variant. */
 static const int splitk_space[][4] = {
@@ -370,8 +368,7 @@ const char *mm_config_format(int profile, const mm_case *c, const mm_config *cfg
                  "persistent=%d,reduce=%s,epi=%s,check=%s",
                  v->bm, v->bn, v->stages, v->consumers, v->pingpong, v->cluster, cfg->raster_n ? "n" : "m", cfg->group,
                  cfg->splits, cfg->persistent, cfg->splits == 1 ? "none" : cfg->serial ? "serial" : "kernel",
-                 cfg->epi == MM_EPI_TMA_WARP ? "tma.warp" : cfg->epi == MM_EPI_TMA ? "tma" : "direct",
-                 mm_check_name(c));
+                 cfg->epi == MM_EPI_TMA ? "tma" : "direct", mm_check_name(c));
     }
     return buf;
 }

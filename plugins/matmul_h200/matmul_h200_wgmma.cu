@@ -56,16 +56,15 @@ int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const voi
     /* the persistent grid depends on the instantiation (its occupancy): launch_on sizes it per epilogue */
     auto go = [&](const auto &epi) { return hg::launch_on<Cfg>(ta, tb, tc, p, epi, cfg->persistent, sms, s); };
     cudaError_t e;
-    if (cfg->epi == MM_EPI_TMA || cfg->epi == MM_EPI_TMA_WARP) {
+    if (cfg->epi == MM_EPI_TMA) {
         if constexpr (has_tma_epi<V>) {
             if (p.splits > 1) {
                 snprintf(why, whylen, "epi=tma writes whole tiles: no split-K");
                 return 1;
             }
-            const bool per_warp = cfg->epi == MM_EPI_TMA_WARP;
-            if (hg::make_store_map<T>(&tc, out, M, N, N, why, whylen, per_warp ? HG_STORE_ROWS : HG_STAGE_ROWS) != 0)
+            if (hg::make_store_map<T>(&tc, out, M, N, N, why, whylen) != 0)
                 return 1;
-            e = per_warp ? go(hg::TmaStoreEpilogue<T, true>{}) : go(hg::TmaStoreEpilogue<T>{});
+            e = go(hg::TmaStoreEpilogue<T>{});
         } else {
             snprintf(why, whylen, "bm=%d,bn=%d has no epi=tma instantiation", Cfg::BM, Cfg::BN);
             return 1;
