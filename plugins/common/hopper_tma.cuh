@@ -77,8 +77,8 @@ static inline int hopper_tma_nd(CUtensorMap *map, const void *base, hopper_tma_e
     for (int i = 0; i < rank && boxes_ok; i++)
         boxes_ok = box[i] >= 1 && box[i] <= 256;
     if (!boxes_ok) {
-        snprintf(why, whylen, "TMA box %u x %u (rank %d) of %zu-byte elements does not fit swizzle %d", box[1], box[0],
-                 rank, es, swizzle_bytes);
+        snprintf(why, whylen, "TMA box %u x %u (rank %d) of %zu-byte elements does not fit swizzle %d",
+                 rank >= 2 ? box[1] : 1u, rank >= 1 ? box[0] : 0u, rank, es, swizzle_bytes);
         return -1;
     }
     hopper_encode_tiled_fn enc = hopper_encode_tiled(why, whylen);

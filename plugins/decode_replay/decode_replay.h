@@ -135,7 +135,8 @@ int dr_stream_tokens_fit(const dr_geom *g);
    lands only on an SM the previous kernel has left, where the register GEMV's start under its tail. */
 int dr_stream_qkv_default(const dr_geom *g);
 /* gemv=stream's gate/up by default, where its tokens fit (dr_stream_tokens_fit) and more than one sequence
-   shares each weight vector (batch > 1) or the ring is 16 stages (hidden >= 4096). Measured under graph_pdl with the cluster attention, gated tiles as one 4-D box, persistent CTAs
+   shares each weight vector (batch > 1) or the ring is 16 stages (hidden >= 4096). Measured under graph_pdl
+   with the cluster attention, gated tiles as one 4-D box, persistent CTAs
    (2026-11-22-h200-14, call 7, streamed against the register GEMV): llama8b-4l 518.82/519.36 us against
    530.53/531.39 (ABAB), at B = 8 749.89 against 1244.16; small-16l (8 stages) 796.53 against 788.54 (call 5,
    eight boxes of 8 rows a stage: 774.67 against 786.37). Points, not a law. */

@@ -172,10 +172,6 @@ int run_variant(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, co
     } else if (p.splits > 1) {
         if constexpr (Cfg::CONSUMERS == 1) { /* the split-K configurations: 64-row tiles only */
             if (c->serial) {
-                if (!tickets) {
-                    snprintf(why, whylen, "serial split-K needs tickets; setup made none for a case this large");
-                    return 1;
-                }
                 e = go(ScaledSerial{ws, tickets, (__nv_bfloat16 *)d, (long)N, sa, sw});
             } else {
                 e = go(ScaledPartial{ws, sa, sw});
@@ -206,6 +202,10 @@ extern "C" int fw_launch(const fp8_gemm_shape *sh, const fw_config *c, const voi
     if (c->splits > 1 && !ws) {
         snprintf(why, whylen, "split-K needs %zu bytes of fp32 partials; setup made none for a case this large",
                  fw_workspace_bytes(sh, c));
+        return 1;
+    }
+    if (c->splits > 1 && c->serial && !tickets) {
+        snprintf(why, whylen, "serial split-K needs tickets; setup made none for a case this large");
         return 1;
     }
     cudaStream_t st = (cudaStream_t)s;
