@@ -1,7 +1,8 @@
 /* swiglu and reduction on a GPU, through the real klab binary, on small odd shapes
  * (tests/gpu_ini/swiglu.ini, reduction.ini): every profile verifies against float64 in every dtype
  * and is timed, plain and batched (a batch replays its runs in one graph: the reduction's tickets must
- * be back at 0 after every run); an odd packed [gate | up] width fails its case at setup, naming the
+ * be back at 0 after every run); every configuration of swiglu's fused space verifies (--tune
+ * --verify-only); an odd packed [gate | up] width fails its case at setup, naming the
  * case and the limit; the cluster profile runs on sm_90 and is skipped, saying why, anywhere else.
  * Speed is not checked here: the targets are in docs/notes/swiglu.md and reduction.md.
  *
@@ -68,6 +69,30 @@ static void test_swiglu_every_profile(void **state)
     free(r.out);
 }
 
+/* The fused profile's tuning space (swiglu_plan_config: 3 block sizes x 4 vectors in flight x 3 cache
+   hints), every configuration and the own choice verified against float64 on a flat vector with a
+   3-element tail and on packed rows of whole vectors: `--tune --verify-only`, nothing timed. */
+static void test_fused_space_verifies(void **state)
+{
+    (void)state;
+    use_plugins();
+    klab_result r = RUN("space", "--plugin", "swiglu", "--profile", "fused", "--tune", "--verify-only", "--case",
+                        "5x1048579,packed-256x16384");
+    assert_int_equal(r.rc, 0);
+    csv c = read_rows("space", "swiglu");
+    int verified = 0;
+    for (int i = 0; i < c.n; i++) {
+        const klab_row *w = &c.rows[i];
+        expect_status(w, ROW_PASSED, NULL);
+        if (!strstr(w->flags, "verify-only") || !w->has_err || !(w->rel_l2_err <= w->tol) || strncmp(w->config, "cta=", 4))
+            fail_msg("%s %s %s: not verified within tolerance (flags %s)", w->kcase, w->dtype, w->config, w->flags);
+        verified++;
+    }
+    assert_int_equal(verified, 2 * 3 * (36 + 1)); /* 2 cases x 3 dtypes x (the space and the own choice) */
+    free(c.rows);
+    free(r.out);
+}
+
 static void test_reduction_every_profile(void **state)
 {
     (void)state;
@@ -104,6 +129,7 @@ int main(void)
     KLAB_DEVICE_CC(device_cc);
     const struct CMUnitTest tests[] = {
         KR_TEST(test_swiglu_every_profile),
+        KR_TEST(test_fused_space_verifies),
         KR_TEST(test_reduction_every_profile),
         KR_TEST(test_batched_graphs_replay),
     };

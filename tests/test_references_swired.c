@@ -90,6 +90,43 @@ static void test_swiglu_shapes(void **state)
     kr_expect_in(why, "case 'e': param.layout is 'interleaved'; it must be split or packed");
 }
 
+/* The fused space (swiglu_plan_config): 36 plans where the vectorized kernel takes the case, none where
+   it does not; the own choice is 4 vectors a thread unless that leaves fewer than two blocks an SM. */
+static void test_swiglu_plans(void **state)
+{
+    (void)state;
+    test_case t;
+    swiglu_shape s;
+    swiglu_plan p;
+    char why[512];
+    assert_int_equal(swiglu_shape_of(make_case(&t, "a", "4096x14336", KLAB_FP16, NULL, NULL, NULL, NULL), &s, why,
+                                     sizeof why), 0);
+    assert_string_equal(swiglu_plan_config(&s, 2, -1, &p), "cta=256,unroll=4,hint=0");
+    assert_true(p.cta == 256 && p.unroll == 4 && p.hint == 0);
+    assert_string_equal(swiglu_plan_config(&s, 2, 0, &p), "cta=128,unroll=1,hint=0");
+    assert_string_equal(swiglu_plan_config(&s, 2, 35, &p), "cta=512,unroll=8,hint=2");
+    assert_true(p.cta == 512 && p.unroll == 8 && p.hint == 2);
+    assert_null(swiglu_plan_config(&s, 2, 36, &p));
+    /* decode: 1 x 14336 fp16 is 1792 vectors, far from two blocks of 1024 an SM */
+    assert_int_equal(swiglu_shape_of(make_case(&t, "b", "1x14336", KLAB_FP16, NULL, NULL, NULL, NULL), &s, why,
+                                     sizeof why), 0);
+    assert_string_equal(swiglu_plan_config(&s, 2, -1, NULL), "cta=256,unroll=1,hint=0");
+    /* 1 x 16384: 2048 vectors, two blocks of 4 x 256 on a device of one SM, not on 132 */
+    assert_int_equal(swiglu_shape_of(make_case(&t, "b2", "1x16384", KLAB_FP16, NULL, NULL, NULL, NULL), &s, why,
+                                     sizeof why), 0);
+    assert_int_equal(swiglu_plan_choose(&s, 2, 1).unroll, 4);
+    assert_int_equal(swiglu_plan_choose(&s, 2, SWIGLU_PLAN_SMS).unroll, 1);
+    /* packed rows of 7 fp16 elements: gate and up at different misalignments, the element-wise kernel */
+    assert_int_equal(swiglu_shape_of(make_case(&t, "c", "3x14", KLAB_FP16, "layout", "packed", NULL, NULL), &s, why,
+                                     sizeof why), 0);
+    assert_null(swiglu_plan_config(&s, 2, -1, NULL));
+    assert_null(swiglu_plan_config(&s, 2, 0, NULL));
+    /* split rows of 7 are one flat vector: a space */
+    assert_int_equal(swiglu_shape_of(make_case(&t, "d", "3x7", KLAB_FP16, NULL, NULL, NULL, NULL), &s, why,
+                                     sizeof why), 0);
+    assert_non_null(swiglu_plan_config(&s, 2, 35, NULL));
+}
+
 static void test_reduction_by_hand(void **state)
 {
     (void)state;
@@ -333,6 +370,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_swiglu_by_hand),
         cmocka_unit_test(test_swiglu_shapes),
+        cmocka_unit_test(test_swiglu_plans),
         cmocka_unit_test(test_reduction_by_hand),
         cmocka_unit_test(test_reduction_cases_and_plans),
         cmocka_unit_test(test_reduction_tolerance_separates),

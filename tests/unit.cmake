@@ -41,7 +41,7 @@ klab_test(test_references SOURCES test_references.c references_fixture.c ../plug
 # binary (test_references_swired), and the machine code of their fast kernels: 16-byte loads, no local
 # memory (sass_check.sh; skipped without cuobjdump)
 klab_test(test_references_swired SOURCES test_references_swired.c references_fixture.c
-          ../plugins/swiglu/swiglu_reference.c ../plugins/reduction/reduction_plan.c
+          ../plugins/swiglu/swiglu_reference.c ../plugins/swiglu/swiglu_plan.c ../plugins/reduction/reduction_plan.c
           ../plugins/reduction/reduction_reference.c klab_run.c LABELS unit)
 add_dependencies(test_references_swired klab swiglu reduction)
 function(klab_sass_test plugin)

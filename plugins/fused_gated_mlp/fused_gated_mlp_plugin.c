@@ -124,7 +124,7 @@ static int activation(const gm_state *st, const void *gate, const void *up, size
 {
     const size_t m = (size_t)st->sh.m, f = (size_t)st->sh.f;
     return st->sh.act == GM_GELU ? geglu_fused_launch(KLAB_BF16, gate, up, ld, out, m, f, st->sms, s)
-                                 : swiglu_fused_launch(KLAB_BF16, gate, up, ld, out, m, f, st->sms, s);
+                                 : swiglu_fused_launch(KLAB_BF16, gate, up, ld, out, m, f, NULL, st->sms, s);
 }
 
 static klab_status gm_run(void *state, const klab_launch *l)

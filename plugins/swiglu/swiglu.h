@@ -39,12 +39,35 @@ int swiglu_layout(const char *name);
    case and the limit, in why. Pure: setup() and work() both use it. */
 int swiglu_shape_of(const klab_case *kcase, swiglu_shape *s, char *why, size_t whylen);
 
+/* How the vectorized kernel lays a case out (the fused profile's tuning space; the own choice is what
+   every other caller gets):
+     cta     threads a block (128, 256, 512)
+     unroll  16-byte vectors of each operand in flight a thread (1, 2, 4, 8)
+     hint    0: plain loads and stores; 1: streaming stores (st.global.cs: out is not read again);
+             2: streaming loads too (ld.global.cs: gate and up are read once)
+   Written "cta=256,unroll=4,hint=0". Shapes the element-wise kernel takes (a packed row that is not a
+   whole number of vectors) have no space. */
+typedef struct swiglu_plan {
+    int cta, unroll, hint;
+} swiglu_plan;
+
+/* The own choice for rows x n of elem-byte elements on a device of `sms` multiprocessors: 256 threads
+   and 4 vectors in flight, as klab's copy, unless that leaves fewer than two blocks an SM (decode:
+   1 x 14336), then one vector a thread so the case spreads over more SMs. */
+swiglu_plan swiglu_plan_choose(const swiglu_shape *s, size_t elem, int sms);
+
+/* Configuration `index` of the fused space for the case (index -1: the own choice, described at
+   SWIGLU_PLAN_SMS multiprocessors), or NULL past the last; *p gets the plan when p is not NULL. Pure:
+   the profile's config hook and run() share it. */
+#define SWIGLU_PLAN_SMS 132
+const char *swiglu_plan_config(const swiglu_shape *s, size_t elem, int index, swiglu_plan *p);
+
 /* Operands: row r's gate at gate + r * ld, its up at up + r * ld, its out at out + r * n (elements).
    Split tensors have ld = n (then rows are one flat vector); packed ones ld = 2n, up = gate + n.
-   `sms` is the device's multiprocessor count (small cases launch narrower blocks to spread out).
-   Return the launch's cudaError_t as int. */
+   `plan` NULL: the own choice for a device of `sms` multiprocessors. Return the launch's cudaError_t
+   as int (cudaErrorInvalidValue for a plan outside the space). */
 int swiglu_fused_launch(klab_dtype d, const void *gate, const void *up, size_t ld, void *out, size_t rows, size_t n,
-                        int sms, klab_stream s);
+                        const swiglu_plan *plan, int sms, klab_stream s);
 /* The same pass with GELU for silu: gelu(gate) * up (fused_gated_mlp's activation choice). */
 int geglu_fused_launch(klab_dtype d, const void *gate, const void *up, size_t ld, void *out, size_t rows, size_t n,
                        int sms, klab_stream s);

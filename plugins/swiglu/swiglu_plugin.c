@@ -71,10 +71,21 @@ static klab_status sw_run(void *state, const klab_launch *l)
     size_t ld;
     operands(st, l->tensors, &gate, &up, &ld);
     void *out = l->tensors[st->iout];
-    int e = l->profile == SW_FUSED
-                ? swiglu_fused_launch(st->dtype, gate, up, ld, out, st->shape.rows, st->shape.n, st->sms, l->stream)
-                : swiglu_baseline_launch(st->dtype, gate, up, ld, out, l->tensors[st->itmp], st->shape.rows,
-                                         st->shape.n, st->sms, l->stream);
+    int e;
+    if (l->profile == SW_FUSED) {
+        swiglu_plan p, *pp = NULL; /* the own choice: for this device's SMs */
+        if (l->config >= 0) {
+            if (!swiglu_plan_config(&st->shape, klab_dtype_size(st->dtype), l->config, &p)) {
+                st->host->error(st->ctx, "configuration %d is not in the fused space of this case", l->config);
+                return KLAB_UNSUPPORTED;
+            }
+            pp = &p;
+        }
+        e = swiglu_fused_launch(st->dtype, gate, up, ld, out, st->shape.rows, st->shape.n, pp, st->sms, l->stream);
+    } else {
+        e = swiglu_baseline_launch(st->dtype, gate, up, ld, out, l->tensors[st->itmp], st->shape.rows, st->shape.n,
+                                   st->sms, l->stream);
+    }
     KLAB_CUDA(st->host, st->ctx, (cudaError_t)e);
     return KLAB_OK;
 }
@@ -109,9 +120,21 @@ static void sw_work(const klab_case *k, klab_work *w)
     w->flops = 4 * elems; /* exp, add, divide, multiply */
 }
 
+/* The vectorized kernel's plans (swiglu_plan_config): threads, vectors in flight, cache hints. */
+static const char *fused_config(const klab_case *k, int index)
+{
+    char why[512];
+    swiglu_shape sh;
+    if (swiglu_shape_of(k, &sh, why, sizeof why) != 0)
+        return NULL;
+    return swiglu_plan_config(&sh, klab_dtype_size(k->dtype), index, NULL);
+}
+
 static const klab_profile profiles[] = {
     {.name = "baseline", .summary = "unfused, as eager: silu(gate) to a tensor, then a multiply; 2 vectorized kernels"},
-    {.name = "fused", .summary = "one pass: 16-byte loads of gate and up, float math, one rounding, any length"},
+    {.name = "fused",
+     .summary = "one pass: 16-byte loads of gate and up, float math, one rounding, any length",
+     .config = fused_config},
     {.name = NULL},
 };
 
@@ -120,7 +143,7 @@ static const char *const params[] = {"layout", NULL};
 static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "swiglu",
-    .version = "1.0.0",
+    .version = "1.1.0",
     .summary = "SwiGLU: out = silu(gate) * up, gate and up split or packed as [gate | up] (param.layout)",
     .profiles = profiles,
     .baseline = "baseline",
