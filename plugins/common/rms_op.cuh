@@ -8,8 +8,7 @@
  *   finish    rs = rsqrt(sum / N + eps)
  *   epilogue  y = x * rs * w, w loaded only now (it holds no registers across the reduction: the
  *             `w_late` choice of the first fused kernel, which kept bf16 at fp16's speed); one 16-byte
- *             load of w when the row starts on a vector boundary, two and a shift inside a ragged
- *             16-bit row (rowk::load_shifted), else the row's elements of it.
+ *             load of w when the row starts on a vector boundary, else the row's elements of it.
  *             With few rows (decode: 1x4096) w is cold, and loading it only now put a second DRAM
  *             round trip after the reduction: load then prefetches w's vector into L2 (early_w),
  *             which costs no registers. init() sets every field, for every plugin that uses the op. */
@@ -107,9 +106,8 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
     __device__ __forceinline__ float merge(float a, float b) const { return a + b; }
     __device__ __forceinline__ void finish(float total, int64_t, bool) { rs = rsqrtf(total / (float)cols + eps); }
 
-    /* x * rs * w in float for vector sl of the row. RAGGED false: the caller's rows are whole vectors
-       (decode's GEMVs, RoPE's heads of 16 and more), so the ragged rows' shifted load of w is not compiled */
-    template <bool RAGGED = true> __device__ __forceinline__ void normalize(uint4 raw, const rowk::Slot &sl, float *f) const
+    /* x * rs * w in float for vector sl of the row */
+    __device__ __forceinline__ void normalize(uint4 raw, const rowk::Slot &sl, float *f) const
     {
         vec16<T>::unpack(raw, f);
         float g[PER];
@@ -118,11 +116,6 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
                the part; the on-chip plans' plain load is the measured one */
             const uint4 *wv = reinterpret_cast<const uint4 *>(w) + sl.i;
             vec16<T>::unpack(sl.hint != rowk::HINT_NONE ? rowk::ldg_hint<rowk::HINT_KEEP>(wv) : __ldg(wv), g);
-        } else if (RAGGED && PER == 8 && sl.full(PER) && sl.i >= 1 && (int64_t)(sl.i + 1) * PER <= cols) {
-            /* a ragged row's whole vector: w's columns straddle two of w's vectors, both inside w. 16-bit
-               rows only: there it is two loads for eight (fp32's four scalar loads stay: with the
-               shift, its 2-vector ragged kernel spilled 4 bytes at 64 registers) */
-            vec16<T>::unpack(rowk::load_shifted(w, sl.i, head), g);
         } else {
             const T *wc = w + (sl.i * PER - head); /* column of element 0 of this vector */
 #pragma unroll

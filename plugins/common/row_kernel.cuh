@@ -158,29 +158,6 @@ __device__ __forceinline__ uint4 load_vec(const T *p, const Slot &sl, float pad)
     return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-/* The 16 bytes of p that start `head` elements (0 < head < 16 / sizeof(T)) before p's aligned vector
-   i, from two 16-byte loads (vectors i - 1 and i, both inside the tensor: the caller checks) and a
-   funnel shift. For a tensor read at the columns of a ragged row's window (RMSNorm's gain: its
-   columns sit `head` elements off the row's vectors): loading it element by element put eight
-   LDG.U16 a vector on the L1 (fp16, ragged 1024x4093: 32 a thread against x's 4, SASS of the
-   sixteenth sitting), where this puts two 16-byte loads. The words are moved by whole words (q) in
-   named registers, then funnel-shifted by the rest (sh): written with arrays, the selects became a
-   load from a selected address, a local-memory array, in the ring kernel. */
-template <typename T> __device__ __forceinline__ uint4 load_shifted(const T *p, int i, int head)
-{
-    const uint4 *v = reinterpret_cast<const uint4 *>(p) + i;
-    const uint4 a = __ldg(v - 1), b = __ldg(v);
-    const int o = 16 - head * (int)sizeof(T), q = o >> 2; /* the bytes of a that come first */
-    const unsigned sh = (unsigned)(o & 3) * 8u;
-    uint32_t c0 = a.x, c1 = a.y, c2 = a.z, c3 = a.w, c4 = b.x, c5 = b.y, c6 = b.z, c7 = b.w;
-    if (q & 2)
-        c0 = c2, c1 = c3, c2 = c4, c3 = c5, c4 = c6, c5 = c7;
-    if (q & 1)
-        c0 = c1, c1 = c2, c2 = c3, c3 = c4, c4 = c5;
-    return make_uint4(__funnelshift_r(c0, c1, sh), __funnelshift_r(c1, c2, sh), __funnelshift_r(c2, c3, sh),
-                      __funnelshift_r(c3, c4, sh));
-}
-
 /* Store the row's elements of vector sl.i of the window starting at p. */
 template <typename T> __device__ __forceinline__ void store_vec(T *p, const Slot &sl, uint4 val)
 {

@@ -160,7 +160,7 @@ __device__ __forceinline__ void gemv_fma(float (&acc)[GR][NB], const float (&wf)
     float xf[PER];
     if (NORM) {
         const rowk::Slot sl = {i, 0, PER};
-        op.template normalize<false>(xr, sl, xf); /* K is whole vectors */
+        op.normalize(xr, sl, xf);
     } else {
         vec16<T>::unpack(xr, xf);
     }

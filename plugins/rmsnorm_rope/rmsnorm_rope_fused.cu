@@ -42,7 +42,7 @@ template <typename T, bool HALF> struct RopeOp : RmsOp<T, false, false> {
         for (int j = 0; j < PER; j++)
             f[j] = 0.f;
         if (!sl.empty())
-            this->template normalize<false>(raw, sl, f); /* heads of 16 and more: whole vectors */
+            this->normalize(raw, sl, f);
         if (HALF) {
 #pragma unroll
             for (int j = 0; j < PER; j++)
