@@ -91,7 +91,7 @@ static void test_swiglu_shapes(void **state)
 }
 
 /* The fused space (swiglu_plan_config): 36 plans where the vectorized kernel takes the case, none where
-   it does not; the own choice is 4 vectors a thread unless that leaves fewer than two blocks an SM. */
+   it does not; the own choice is one vector a thread, 256 threads, no hint. */
 static void test_swiglu_plans(void **state)
 {
     (void)state;
@@ -101,21 +101,12 @@ static void test_swiglu_plans(void **state)
     char why[512];
     assert_int_equal(swiglu_shape_of(make_case(&t, "a", "4096x14336", KLAB_FP16, NULL, NULL, NULL, NULL), &s, why,
                                      sizeof why), 0);
-    assert_string_equal(swiglu_plan_config(&s, 2, -1, &p), "cta=256,unroll=4,hint=0");
-    assert_true(p.cta == 256 && p.unroll == 4 && p.hint == 0);
+    assert_string_equal(swiglu_plan_config(&s, 2, -1, &p), "cta=256,unroll=1,hint=0");
+    assert_true(p.cta == 256 && p.unroll == 1 && p.hint == 0);
     assert_string_equal(swiglu_plan_config(&s, 2, 0, &p), "cta=128,unroll=1,hint=0");
     assert_string_equal(swiglu_plan_config(&s, 2, 35, &p), "cta=512,unroll=8,hint=2");
     assert_true(p.cta == 512 && p.unroll == 8 && p.hint == 2);
     assert_null(swiglu_plan_config(&s, 2, 36, &p));
-    /* decode: 1 x 14336 fp16 is 1792 vectors, far from two blocks of 1024 an SM */
-    assert_int_equal(swiglu_shape_of(make_case(&t, "b", "1x14336", KLAB_FP16, NULL, NULL, NULL, NULL), &s, why,
-                                     sizeof why), 0);
-    assert_string_equal(swiglu_plan_config(&s, 2, -1, NULL), "cta=256,unroll=1,hint=0");
-    /* 1 x 16384: 2048 vectors, two blocks of 4 x 256 on a device of one SM, not on 132 */
-    assert_int_equal(swiglu_shape_of(make_case(&t, "b2", "1x16384", KLAB_FP16, NULL, NULL, NULL, NULL), &s, why,
-                                     sizeof why), 0);
-    assert_int_equal(swiglu_plan_choose(&s, 2, 1).unroll, 4);
-    assert_int_equal(swiglu_plan_choose(&s, 2, SWIGLU_PLAN_SMS).unroll, 1);
     /* packed rows of 7 fp16 elements: gate and up at different misalignments, the element-wise kernel */
     assert_int_equal(swiglu_shape_of(make_case(&t, "c", "3x14", KLAB_FP16, "layout", "packed", NULL, NULL), &s, why,
                                      sizeof why), 0);

@@ -123,8 +123,8 @@ static klab_status gm_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
 static int activation(const gm_state *st, const void *gate, const void *up, size_t ld, void *out, klab_stream s)
 {
     const size_t m = (size_t)st->sh.m, f = (size_t)st->sh.f;
-    return st->sh.act == GM_GELU ? geglu_fused_launch(KLAB_BF16, gate, up, ld, out, m, f, st->sms, s)
-                                 : swiglu_fused_launch(KLAB_BF16, gate, up, ld, out, m, f, NULL, st->sms, s);
+    return st->sh.act == GM_GELU ? geglu_fused_launch(KLAB_BF16, gate, up, ld, out, m, f, s)
+                                 : swiglu_fused_launch(KLAB_BF16, gate, up, ld, out, m, f, NULL, s);
 }
 
 static klab_status gm_run(void *state, const klab_launch *l)

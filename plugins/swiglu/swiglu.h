@@ -51,29 +51,27 @@ typedef struct swiglu_plan {
     int cta, unroll, hint;
 } swiglu_plan;
 
-/* The own choice for rows x n of elem-byte elements on a device of `sms` multiprocessors: 256 threads
-   and 4 vectors in flight, as klab's copy, unless that leaves fewer than two blocks an SM (decode:
-   1 x 14336), then one vector a thread so the case spreads over more SMs. */
-swiglu_plan swiglu_plan_choose(const swiglu_shape *s, size_t elem, int sms);
+/* The own choice: 256 threads, one vector of each operand a thread, plain loads and stores. On an H200
+   at 4096x14336 (split and packed, three dtypes) it was 0.4-1.2 % faster than 4 vectors a thread
+   (docs/notes/swiglu.md), and decode sizes spread over more SMs with it. */
+swiglu_plan swiglu_plan_choose(void);
 
-/* Configuration `index` of the fused space for the case (index -1: the own choice, described at
-   SWIGLU_PLAN_SMS multiprocessors), or NULL past the last; *p gets the plan when p is not NULL. Pure:
-   the profile's config hook and run() share it. */
-#define SWIGLU_PLAN_SMS 132
+/* Configuration `index` of the fused space for the case (index -1: the own choice), or NULL past the
+   last; *p gets the plan when p is not NULL. Pure: the profile's config hook and run() share it. */
 const char *swiglu_plan_config(const swiglu_shape *s, size_t elem, int index, swiglu_plan *p);
 
 /* Operands: row r's gate at gate + r * ld, its up at up + r * ld, its out at out + r * n (elements).
    Split tensors have ld = n (then rows are one flat vector); packed ones ld = 2n, up = gate + n.
-   `plan` NULL: the own choice for a device of `sms` multiprocessors. Return the launch's cudaError_t
-   as int (cudaErrorInvalidValue for a plan outside the space). */
+   `plan` NULL: the own choice. Return the launch's cudaError_t as int (cudaErrorInvalidValue for a
+   plan outside the space). */
 int swiglu_fused_launch(klab_dtype d, const void *gate, const void *up, size_t ld, void *out, size_t rows, size_t n,
-                        const swiglu_plan *plan, int sms, klab_stream s);
+                        const swiglu_plan *plan, klab_stream s);
 /* The same pass with GELU for silu: gelu(gate) * up (fused_gated_mlp's activation choice). */
 int geglu_fused_launch(klab_dtype d, const void *gate, const void *up, size_t ld, void *out, size_t rows, size_t n,
-                       int sms, klab_stream s);
+                       klab_stream s);
 /* `tmp` holds rows * n elements of d: silu(gate), as eager keeps it. */
 int swiglu_baseline_launch(klab_dtype d, const void *gate, const void *up, size_t ld, void *out, void *tmp,
-                           size_t rows, size_t n, int sms, klab_stream s);
+                           size_t rows, size_t n, klab_stream s);
 
 /* The float64 result, operands laid out as for the launches. */
 void swiglu_reference(const double *gate, const double *up, size_t ld, double *out, size_t rows, size_t n);

@@ -136,20 +136,18 @@ int launch_vec(const T *a, size_t lda, const T *b, size_t ldb, T *c, size_t rows
     return (int)cudaGetLastError();
 }
 
-/* The plan's kernel: every point of the space for the fused op (TUNED), the own choices' two
-   (unroll 1 or 4, no hint) for the others, so the baseline's kernels are not compiled 12 times over. */
+/* The plan's kernel: every point of the space for the fused op (TUNED), the own choice's (one vector
+   a thread, no hint) for the others, so the baseline's kernels are not compiled 12 times over. */
 template <int OP, typename T, int HINT, bool TUNED>
 int launch_unroll(const swiglu_plan &p, const T *a, size_t lda, const T *b, size_t ldb, T *c, size_t rows, size_t nv,
                   size_t n_flat, cudaStream_t s)
 {
-    switch (p.unroll) {
-    case 1: return launch_vec<OP, T, 1, HINT>(a, lda, b, ldb, c, rows, nv, n_flat, p.cta, s);
-    case 4: return launch_vec<OP, T, 4, HINT>(a, lda, b, ldb, c, rows, nv, n_flat, p.cta, s);
-    default: break;
-    }
+    if (p.unroll == 1)
+        return launch_vec<OP, T, 1, HINT>(a, lda, b, ldb, c, rows, nv, n_flat, p.cta, s);
     if constexpr (TUNED) {
         switch (p.unroll) {
         case 2: return launch_vec<OP, T, 2, HINT>(a, lda, b, ldb, c, rows, nv, n_flat, p.cta, s);
+        case 4: return launch_vec<OP, T, 4, HINT>(a, lda, b, ldb, c, rows, nv, n_flat, p.cta, s);
         case 8: return launch_vec<OP, T, 8, HINT>(a, lda, b, ldb, c, rows, nv, n_flat, p.cta, s);
         default: break;
         }
@@ -175,16 +173,15 @@ int launch_plan(const swiglu_plan &p, const T *a, size_t lda, const T *b, size_t
 }
 
 /* c (rows x n, contiguous) = OP(a, b), rows of a and b lda and ldb elements apart; b unused by SILU.
-   plan NULL: the own choice for `sms` multiprocessors. */
+   plan NULL: the own choice. */
 template <int OP, typename T, bool TUNED = false>
 int ew_launch(const T *a, size_t lda, const T *b, size_t ldb, T *c, size_t rows, size_t n, const swiglu_plan *plan,
-              int sms, cudaStream_t s)
+              cudaStream_t s)
 {
     constexpr size_t PER = 16 / sizeof(T);
     if (rows == 0 || n == 0)
         return (int)cudaErrorInvalidValue;
-    const swiglu_shape sh = {SW_SPLIT, rows, n};
-    const swiglu_plan p = plan ? *plan : swiglu_plan_choose(&sh, sizeof(T), sms);
+    const swiglu_plan p = plan ? *plan : swiglu_plan_choose();
     const bool aligned = aligned16(a) && aligned16(c) && (OP == OP_SILU || aligned16(b));
     const bool flat = rows == 1 || (lda == n && (OP == OP_SILU || ldb == n));
     if (aligned && flat) {
@@ -202,31 +199,31 @@ int ew_launch(const T *a, size_t lda, const T *b, size_t ldb, T *c, size_t rows,
 } // namespace
 
 extern "C" int swiglu_fused_launch(klab_dtype d, const void *gate, const void *up, size_t ld, void *out, size_t rows,
-                                   size_t n, const swiglu_plan *plan, int sms, klab_stream s)
+                                   size_t n, const swiglu_plan *plan, klab_stream s)
 {
     KLAB_DISPATCH_FLOAT(d, T,
                         return ew_launch<OP_SWIGLU, T, true>((const T *)gate, ld, (const T *)up, ld, (T *)out, rows, n,
-                                                             plan, sms, s));
+                                                             plan, s));
     return (int)cudaErrorInvalidValue;
 }
 
 extern "C" int geglu_fused_launch(klab_dtype d, const void *gate, const void *up, size_t ld, void *out, size_t rows,
-                                  size_t n, int sms, klab_stream s)
+                                  size_t n, klab_stream s)
 {
     KLAB_DISPATCH_FLOAT(d, T,
                         return ew_launch<OP_GEGLU, T>((const T *)gate, ld, (const T *)up, ld, (T *)out, rows, n, NULL,
-                                                      sms, s));
+                                                      s));
     return (int)cudaErrorInvalidValue;
 }
 
 extern "C" int swiglu_baseline_launch(klab_dtype d, const void *gate, const void *up, size_t ld, void *out, void *tmp,
-                                      size_t rows, size_t n, int sms, klab_stream s)
+                                      size_t rows, size_t n, klab_stream s)
 {
     KLAB_DISPATCH_FLOAT(d, T, {
-        int e = ew_launch<OP_SILU, T>((const T *)gate, ld, (const T *)nullptr, n, (T *)tmp, rows, n, NULL, sms, s);
+        int e = ew_launch<OP_SILU, T>((const T *)gate, ld, (const T *)nullptr, n, (T *)tmp, rows, n, NULL, s);
         if (e != (int)cudaSuccess)
             return e;
-        return ew_launch<OP_MUL, T>((const T *)tmp, n, (const T *)up, ld, (T *)out, rows, n, NULL, sms, s);
+        return ew_launch<OP_MUL, T>((const T *)tmp, n, (const T *)up, ld, (T *)out, rows, n, NULL, s);
     });
     return (int)cudaErrorInvalidValue;
 }

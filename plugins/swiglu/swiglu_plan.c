@@ -15,11 +15,9 @@ static int vectorized(const swiglu_shape *s, size_t elem)
     return s->layout == SW_SPLIT || s->n * elem % 16 == 0;
 }
 
-swiglu_plan swiglu_plan_choose(const swiglu_shape *s, size_t elem, int sms)
+swiglu_plan swiglu_plan_choose(void)
 {
-    const size_t vectors = s->rows * s->n * elem / 16;
-    const int wide = vectors >= (size_t)(sms > 0 ? sms : 1) * 256 * 4 * 2;
-    swiglu_plan p = {256, wide ? 4 : 1, 0};
+    swiglu_plan p = {256, 1, 0};
     return p;
 }
 
@@ -29,7 +27,7 @@ const char *swiglu_plan_config(const swiglu_shape *s, size_t elem, int index, sw
     static unsigned next;
     if (!vectorized(s, elem) || index >= SPACE)
         return NULL;
-    swiglu_plan p = swiglu_plan_choose(s, elem, SWIGLU_PLAN_SMS);
+    swiglu_plan p = swiglu_plan_choose();
     if (index >= 0)
         p = (swiglu_plan){ctas[index / (4 * HINTS)], unrolls[index / HINTS % 4], index % HINTS};
     if (out)

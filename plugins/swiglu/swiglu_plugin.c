@@ -14,7 +14,6 @@ typedef struct sw_state {
     const klab_host *host;
     klab_dtype dtype;
     swiglu_shape shape;
-    int sms;
     int iout, itmp;
 } sw_state;
 
@@ -24,9 +23,6 @@ static klab_status sw_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     swiglu_shape sh;
     if (swiglu_shape_of(k, &sh, why, sizeof why) != 0)
         return host->error(ctx, "%s", why);
-    int dev = 0, sms = 0;
-    KLAB_CUDA(host, ctx, cudaGetDevice(&dev));
-    KLAB_CUDA(host, ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     sw_state *st = calloc(1, sizeof *st);
     if (!st)
         return host->error(ctx, "out of memory");
@@ -34,7 +30,6 @@ static klab_status sw_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     st->host = host;
     st->dtype = k->dtype;
     st->shape = sh;
-    st->sms = sms;
     const size_t n = sh.rows * sh.n;
     int ok = sh.layout == SW_PACKED
                  ? host->tensor(ctx, "x", KLAB_INPUT, k->dtype, 2 * n) != NULL
@@ -73,7 +68,7 @@ static klab_status sw_run(void *state, const klab_launch *l)
     void *out = l->tensors[st->iout];
     int e;
     if (l->profile == SW_FUSED) {
-        swiglu_plan p, *pp = NULL; /* the own choice: for this device's SMs */
+        swiglu_plan p, *pp = NULL; /* NULL: the own choice */
         if (l->config >= 0) {
             if (!swiglu_plan_config(&st->shape, klab_dtype_size(st->dtype), l->config, &p)) {
                 st->host->error(st->ctx, "configuration %d is not in the fused space of this case", l->config);
@@ -81,10 +76,10 @@ static klab_status sw_run(void *state, const klab_launch *l)
             }
             pp = &p;
         }
-        e = swiglu_fused_launch(st->dtype, gate, up, ld, out, st->shape.rows, st->shape.n, pp, st->sms, l->stream);
+        e = swiglu_fused_launch(st->dtype, gate, up, ld, out, st->shape.rows, st->shape.n, pp, l->stream);
     } else {
         e = swiglu_baseline_launch(st->dtype, gate, up, ld, out, l->tensors[st->itmp], st->shape.rows, st->shape.n,
-                                   st->sms, l->stream);
+                                   l->stream);
     }
     KLAB_CUDA(st->host, st->ctx, (cudaError_t)e);
     return KLAB_OK;
