@@ -115,11 +115,6 @@ static void test_rules(void **state)
     expect_bad((row_plan){1024, 1024, 8, 1, 0, 0}, 1, 8192, 4, any, "cta * vpt must be at most 4096");
     expect_bad((row_plan){256, 256, 4, 1, 0, 0}, 1, 8192, 4, any, "do not cover the row");
     expect_bad((row_plan){256, 256, 2, 1, 1, 0}, 1, 8192, 4, any, "4 or 8 vectors");
-    /* the next wave's prefetch: one block of 1024 x 8 a row, one an SM; nothing else */
-    expect_bad((row_plan){512, 512, 8, 1, 2, 0}, 512, 65536, 2, any, "stream=2");
-    expect_bad((row_plan){1024, 512, 8, 1, 2, 0}, 512, 65536, 2, any, "stream=2");
-    expect_bad((row_plan){1024, 1024, 8, 2, 2, 0}, 512, 65536, 2, any, "stream=2");
-    expect_bad((row_plan){1024, 1024, 8, 1, 3, 0}, 512, 65536, 2, any, "stream must be 0, 1 or 2");
     expect_bad((row_plan){256, 96, 4, 1, 0, 0}, 1, 128, 4, any, "power of two");
     expect_bad((row_plan){256, 256, 4, 32, 0, 0}, 1, 1 << 20, 4, any, "cluster must be");
     expect_bad((row_plan){100, 4, 4, 1, 0, 0}, 1, 16, 4, any, "multiple of 32");

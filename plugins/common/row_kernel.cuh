@@ -185,35 +185,7 @@ __device__ __forceinline__ float2 shfl_xor(float2 v, int o)
 struct Geom {
     int64_t rows, cols;
     int tpr, tpr_log2, cluster;
-    int prefetch; /* stream = 2: prefetch_next_wave in the wide kernels */
 };
-
-/* The plan's stream = 2 (wide streaming plans: one block of 1024 x 8 an SM, a row a block): while this
-   block writes its row, the row one wave on (this row + the SMs) is prefetched into L2 by bulk
-   prefetches, one slice a warp. Each SM otherwise alternates a load phase with a store phase, and between
-   them (the reduction, the block barrier, the first reloads) its share of DRAM idles; the prefetch keeps
-   DRAM busy there and the next wave's loads find the row in L2. The DRAM bytes stay the same: x is read
-   from DRAM once either way. The row one wave on is a guess at whichever block reads it next (blocks
-   start in order as others retire), right or not it is correct: a prefetch changes no value. */
-__device__ __forceinline__ void prefetch_next_wave(const void *in, int64_t row, int64_t rows, int64_t row_bytes)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    unsigned sms;
-    asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
-    const int64_t next = row + sms;
-    const int warps = (int)(blockDim.x >> 5), warp = (int)(threadIdx.x >> 5);
-    if (next >= rows || (threadIdx.x & 31) != 0)
-        return;
-    const int64_t slice = (row_bytes / warps + 15) & ~(int64_t)15, b0 = warp * slice;
-    const int64_t n = min(slice, row_bytes - b0);
-    if (n > 0)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(static_cast<const char *>(in) + next * row_bytes + b0),
-                     "r"((unsigned)n)
-                     : "memory");
-#else
-    (void)in, (void)row, (void)rows, (void)row_bytes; /* stream = 2 is declined before launch below sm_90 */
-#endif
-}
 
 /* The blocks of a cluster add their row partials: each block writes its partial into slot `rank` of
    every block's `peer` array (remote stores into distributed shared memory), one cluster barrier
@@ -394,10 +366,6 @@ __global__ void __launch_bounds__(max_threads<VPT, wide_stream<Op, STREAM, ALIGN
     }
     acc = reduce_row(o, acc, g, rank, warp_part, peer);
     o.finish(acc, r.row, live && lane == 0 && rank == 0);
-    if constexpr (WIDE && Op::ROW_OUT) {
-        if (g.prefetch)
-            prefetch_next_wave(o.ring_in(), r.row, g.rows, g.cols * (int64_t)sizeof(T));
-    }
     if constexpr (Op::ROW_OUT) {
         if (!STREAM) {
 #pragma unroll
@@ -455,7 +423,7 @@ template <class Op> cudaError_t launch(const Op &op, const row_plan &p, int64_t 
     int lg = 0;
     while ((1 << lg) < p.tpr)
         lg++;
-    const Geom g = {rows, cols, p.tpr, lg, p.cluster, p.stream == 2};
+    const Geom g = {rows, cols, p.tpr, lg, p.cluster};
     const int64_t per = p.cta / p.tpr, blocks64 = (rows + per - 1) / per * p.cluster;
     if (rows < 1 || cols < 1 || blocks64 > 0x7fffffff)
         return cudaErrorInvalidValue;

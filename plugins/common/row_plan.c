@@ -74,10 +74,8 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
         bad = "this op keeps a row in one block (cluster 1)";
     else if (p->cluster > 1 && p->tpr != p->cta)
         bad = "a row split across a cluster takes whole blocks (tpr = cta)";
-    else if (p->stream < 0 || p->stream > 2)
-        bad = "stream must be 0, 1 or 2";
-    else if (p->stream == 2 && (!wide || p->cluster > 1 || p->tpr != p->cta))
-        bad = "stream=2 (the next wave's rows prefetched into L2) is for the wide plans (one block of 1024 x 8 an SM, a row a block)";
+    else if (p->stream != 0 && p->stream != 1)
+        bad = "stream must be 0 or 1";
     else if (p->stream && lim->no_stream)
         bad = "this op needs the row on chip (stream 0)";
     else if (p->stream && p->vpt < 4)
@@ -221,7 +219,7 @@ int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_pla
     char why[8];
     if (ring_space(s, lim, index, &n, out))
         return 1;
-    for (int stream = 0; stream <= 2; stream++)
+    for (int stream = 0; stream <= 1; stream++)
         for (int ci = 0; ci < 5; ci++)
             for (int ai = 0; ai < 4; ai++)
                 for (int tpr = 1; tpr <= ctas[ai]; tpr <<= 1) {
@@ -304,10 +302,6 @@ klab_status row_plan_run(const klab_host *host, klab_ctx *ctx, int cc, const row
     if (cache->plan.cluster > 1 && cc < 90) {
         host->error(ctx, "cluster=%d needs thread-block clusters (compute capability 9.0); this device is %d.%d",
                     cache->plan.cluster, cc / 10, cc % 10);
-        return KLAB_UNSUPPORTED;
-    }
-    if (cache->plan.stream == 2 && cc < 90) {
-        host->error(ctx, "stream=2 needs bulk prefetches (compute capability 9.0); this device is %d.%d", cc / 10, cc % 10);
         return KLAB_UNSUPPORTED;
     }
     if (cache->plan.ring && cc < 90) {

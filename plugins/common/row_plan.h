@@ -18,10 +18,7 @@
  *   stream   0: the row is held on chip (cluster * tpr * vpt vectors cover it) and read once;
  *            1: each block walks its part in steps of tpr * vpt vectors twice, once to reduce and
  *            once to write (the second read mostly hits L2): rows longer than a cluster can hold,
- *            and fp32 rows of 64-128 KiB at 1024 x 8 (one step, the second read from L1);
- *            2: as 1 in the wide plans (1024 x 8, one block an SM, a row a block), and while a block
- *            writes its row it prefetches into L2 the row one wave on (sm_90: row_kernel.cuh,
- *            prefetch_next_wave)
+ *            and fp32 rows of 64-128 KiB at 1024 x 8 (one step, the second read from L1)
  *   ring     0: the above; 2..4: the block's part of the row lives in shared memory, in a ring of that
  *            many row stages filled by bulk copies (cp.async.bulk, sm_90), and the grid is persistent:
  *            each block (cluster) walks rows, its next rows loading while it reduces and writes this
