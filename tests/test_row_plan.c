@@ -52,12 +52,18 @@ static void test_choice(void **state)
     assert_string_equal(row_plan_config(&exact, &row_limits_heavy, -1), "cta=128,tpr=128,vpt=8,cluster=1,stream=0");
     exact.rows = 2048;
     assert_string_equal(row_plan_config(&exact, &row_limits_heavy, -1), "cta=256,tpr=256,vpt=4,cluster=1,stream=0");
-    /* rows of 64-128 KiB stream one 128 KiB step a block; not softmax's or the residual form's */
+    /* rows of 64-128 KiB stream: fp32 one 128 KiB step a block, 16-bit rows and softmax two blocks of
+       512 x 8 an SM; not the residual form (two tensors a row) */
     assert_string_equal(chosen(1024, 32768, 4), "cta=1024,tpr=1024,vpt=8,cluster=1,stream=1");
-    assert_string_equal(chosen(512, 65536, 2), "cta=1024,tpr=1024,vpt=8,cluster=1,stream=1");
+    assert_string_equal(chosen(512, 65536, 2), "cta=512,tpr=512,vpt=8,cluster=1,stream=1");
     row_shape fp32_long = {1024, 32768, 4};
-    assert_string_equal(row_plan_config(&fp32_long, &row_limits_heavy, -1), "cta=256,tpr=256,vpt=8,cluster=4,stream=0");
+    assert_string_equal(row_plan_config(&fp32_long, &row_limits_heavy, -1), "cta=512,tpr=512,vpt=8,cluster=1,stream=1");
     assert_string_equal(row_plan_config(&fp32_long, &row_limits_no_ring, -1), "cta=256,tpr=256,vpt=8,cluster=4,stream=0");
+    /* 16-bit rows of 128-256 KiB: 1024 x 8 in two steps, not softmax's, not fp32's */
+    assert_string_equal(chosen(256, 131072, 2), "cta=1024,tpr=1024,vpt=8,cluster=1,stream=1");
+    row_shape half_256k = {256, 131072, 2};
+    assert_string_equal(row_plan_config(&half_256k, &row_limits_heavy, -1), "cta=256,tpr=256,vpt=8,cluster=8,stream=0");
+    assert_string_equal(chosen(256, 65536, 4), "cta=256,tpr=256,vpt=8,cluster=8,stream=0");
     /* 64 KiB rows in one block of 512 x 8 rather than a cluster, unless there are few rows */
     assert_string_equal(chosen(1024, 32768, 2), "cta=512,tpr=512,vpt=8,cluster=1,stream=0");
     assert_string_equal(chosen(1, 32768, 2), "cta=128,tpr=128,vpt=2,cluster=16,stream=0");
@@ -71,7 +77,6 @@ static void test_choice(void **state)
     /* rows past 64 KiB: the register plan's split, never the ring (measured slower on the H200: row_plan.c) */
     assert_string_equal(chosen(128, 262144, 2), "cta=256,tpr=256,vpt=8,cluster=16,stream=0");
     assert_string_equal(chosen(128, 262144, 4), "cta=512,tpr=512,vpt=8,cluster=16,stream=0");
-    assert_string_equal(chosen(256, 131072, 2), "cta=256,tpr=256,vpt=8,cluster=8,stream=0");
     assert_string_equal(chosen(40, 65541, 2), "cta=256,tpr=256,vpt=8,cluster=8,stream=0");
     assert_string_equal(chosen(64, 65536, 2), "cta=256,tpr=256,vpt=8,cluster=4,stream=0");
     /* an op that cannot take ring plans (RMSNorm's residual form) has the same */

@@ -148,14 +148,25 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
        fp32, rmsnorm and softmax (2026-11-22, docs/measurements/2026-11-22-h200-rows-3.md): they stay in
        the tuning space, never the own choice. */
     int few = s->rows < ROW_PLAN_SMS && lim->max_cluster > 1;
-    if (w > ROW_PLAN_MAX_VECTORS && w <= 2 * ROW_PLAN_MAX_VECTORS && s->cols * s->elem % 16 == 0 &&
-        lim->ring && !lim->heavy && !lim->no_stream && s->rows >= 2 * ROW_PLAN_SMS) {
-        /* rows of 64-128 KiB: one block of 1024 x 8 a row, the whole row in flight in one streaming
-           step, then read again from L1 (torch.compile's kernel there). 92.5 % of the copy against the
-           cluster plan's 85.3 % at rmsnorm fp32 1024x32768 (H200, twelfth sitting, call 9); at fp16
-           512x65536 82.5 against 80.3 % since the second pass stopped loading w one vector at a time
-           (row_kernel.cuh, restep; fifteenth sitting, call 1: 77.7 % before). Softmax is slower
-           (62.9 against 81.5 %), and so is the plan split over a cluster past 128 KiB */
+    /* an op whose rows stream from one tensor, rows of whole vectors */
+    const int streams = s->cols * s->elem % 16 == 0 && lim->ring && !lim->no_stream;
+    if (w > ROW_PLAN_MAX_VECTORS && w <= 2 * ROW_PLAN_MAX_VECTORS && streams && s->rows >= 2 * ROW_PLAN_SMS) {
+        /* rows of 64-128 KiB stream. fp32 RMSNorm: one block of 1024 x 8 a row, the whole row in flight
+           in one step, then read again from L1 (torch.compile's kernel there): 92.5 % of the copy against
+           the cluster plan's 85.3 % at 1024x32768 (H200, twelfth sitting, call 9), 93.5 % against 512 x 8's
+           88.9 % (seventeenth sitting, call 3). 16-bit rows and softmax: two blocks of 512 x 8 an SM, two
+           steps a row, so one block's arithmetic runs beside the other's memory phases (one block an SM
+           leaves its share of DRAM idle while it reduces and converts: at fp16 512x65536 the 1024 x 8
+           kernel issues on 37 % of cycles at 2.79 TB/s, ncu). Same rounds, call 3: rmsnorm fp16
+           512x65536 85.9-86.3 % against 1024 x 8's 82.4-82.8 %; softmax fp16 512x65536 84.7 % and fp32
+           1024x32768 93.0 % against the cluster plan's 80.6 and 88.1 % */
+        p = s->elem == 2 || lim->heavy ? (row_plan){512, 512, 8, 1, 1, 0} : (row_plan){1024, 1024, 8, 1, 1, 0};
+    } else if (w > 2 * ROW_PLAN_MAX_VECTORS && w <= 4 * ROW_PLAN_MAX_VECTORS && streams && s->elem == 2 &&
+               !lim->heavy && s->rows >= ROW_PLAN_SMS) {
+        /* 16-bit RMSNorm rows of 128-256 KiB: 1024 x 8 in two steps (the first read again from L2), one
+           block an SM, no cluster wait: fp16 256x131072 80.3-80.6 % against the 8-block cluster plan's
+           78.2-79.5 %, bf16 80.4 against 78.3 % (call 3; call 2 80.2 against 78.7). fp32 rows of 256 KiB
+           keep the cluster plan (82.4 against 81.2 %, call 2); softmax there is unmeasured */
         p = (row_plan){1024, 1024, 8, 1, 1, 0};
     } else if (w <= 2048 || (w <= ROW_PLAN_MAX_VECTORS && !few)) {
         /* up to 64 KiB a row in one block: one block of 512 x 8 vectors beat a 2-block cluster at
