@@ -69,6 +69,13 @@
 #include "row_numeric.cuh"
 #include "row_plan.h"
 
+/* The sm_90 pass of the compilation, the measured one. The sm_80 pass builds the same kernels without
+   clusters and bulk copies, and keeps the older form of two code shapes that spilled there
+   (reduce_group's butterfly, the fp32 whole-step pass 2) */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define ROWK_SM90 1
+#endif
+
 namespace rowk {
 
 /* How long a loaded line should stay in L1: a streaming plan reads its part twice, and the second read
@@ -220,8 +227,11 @@ __device__ __forceinline__ A cluster_reduce(const Op &o, A a, int cn, int rank, 
     return cluster_merge(o, a, cn, rank, peer);
 }
 
-/* The row's total in every thread of its group: lanes (shuffles), the group's warps (shared memory,
-   merged in warp order); reduce_row adds the cluster's blocks. */
+/* The row's total in every thread of its group: lanes (shuffles), then the group's warps: each warp
+   reads the wpr partials one a lane (lane l takes partial l mod wpr) and shuffles them together. Merging
+   them one after another in every thread put 32 LDS and 31 FADDs on the 1024-thread kernels' path
+   between the two passes (SASS, seventeenth sitting); the butterfly gives every lane the same bits (each
+   step adds a pair in both orders, and merge is commutative). reduce_row adds the cluster's blocks. */
 template <class Op, typename A>
 __device__ __forceinline__ A reduce_group(const Op &o, A a, const Geom &g, A *warp_part)
 {
@@ -233,9 +243,15 @@ __device__ __forceinline__ A reduce_group(const Op &o, A a, const Geom &g, A *wa
         if ((threadIdx.x & 31) == 0)
             warp_part[warp] = a;
         __syncthreads();
+#ifdef ROWK_SM90
+        a = warp_part[first + (int)(threadIdx.x & (unsigned)(wpr - 1))];
+        for (int off = 1; off < wpr; off <<= 1)
+            a = o.merge(a, shfl_xor(a, off));
+#else /* sm_80: ptxas gave the butterfly's fp16 256 x 4 kernel 32 registers and a 16-byte spill */
         a = warp_part[first];
         for (int i = 1; i < wpr; i++)
             a = o.merge(a, warp_part[first + i]);
+#endif
     }
     return a;
 }
@@ -290,8 +306,9 @@ template <int V> __device__ __forceinline__ void all_in_flight(uint4 (&v)[V], in
    write them. WHOLE: the step lies inside the part, and rows are aligned (the wide kernels'), so every
    slot is full at compile time and the op's per-slot tests fold: with them, ptxas put each of fp16
    RMSNorm's epilogues (w's load, the math, the store) behind a branch of its own, one w load in flight
-   a thread (SASS, fifteenth sitting), where fp32's predicated form batched them; fp32's kernel keeps
-   that form (the whole-step one spilled 8 bytes at its 64 registers). */
+   a thread (SASS, fifteenth sitting). fp32's predicated form batched them only in part (w's loads
+   between the stores); its whole-step form spilled 8 bytes at 64 registers until reduce_group's
+   butterfly freed them (seventeenth sitting): it runs whole steps in the sm_90 pass. */
 template <int VPT, int PER, bool WIDE, bool WHOLE, class Op>
 __device__ __forceinline__ void restep(const Op &o, const RowSpan &r, uint4 (&raw)[VPT], int b, const Geom &g, int lane, int c1)
 {
@@ -323,6 +340,11 @@ __global__ void __launch_bounds__(max_threads<VPT, wide_stream<Op, STREAM, ALIGN
     typedef typename Op::elem_t T;
     typedef typename Op::acc_t A;
     constexpr int PER = 16 / sizeof(T);
+#ifdef ROWK_SM90
+    constexpr bool WHOLE_STEPS = WIDE; /* pass 2 in whole steps where a step is full (restep) */
+#else
+    constexpr bool WHOLE_STEPS = WIDE && PER > 4; /* fp32's spilled with sm_80's reduction */
+#endif
     __shared__ A warp_part[32];
     __shared__ A peer[ROW_PLAN_MAX_CLUSTER];
     int rank = 0;
@@ -375,7 +397,7 @@ __global__ void __launch_bounds__(max_threads<VPT, wide_stream<Op, STREAM, ALIGN
             }
         } else {
             for (int b = c0; b < c1; b += step) {
-                if constexpr (WIDE && PER > 4) {
+                if constexpr (WHOLE_STEPS) {
                     if (live && b + step <= c1) {
                         restep<VPT, PER, WIDE, true>(o, r, raw, b, g, lane, c1);
                         continue;

@@ -37,10 +37,6 @@ namespace rowk {
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define ROWK_SM90 1
-#endif
-
 /* The row's `n` vectors from global `src` into shared `dst`, completing on barrier `bar`: one thread. */
 __device__ __forceinline__ void ring_fill(uint4 *dst, const uint4 *src, int n, uint64_t *bar)
 {
