@@ -227,11 +227,15 @@ __device__ __forceinline__ A cluster_reduce(const Op &o, A a, int cn, int rank, 
     return cluster_merge(o, a, cn, rank, peer);
 }
 
-/* The row's total in every thread of its group: lanes (shuffles), then the group's warps: each warp
-   reads the wpr partials one a lane (lane l takes partial l mod wpr) and shuffles them together. Merging
-   them one after another in every thread put 32 LDS and 31 FADDs on the 1024-thread kernels' path
-   between the two passes (SASS, seventeenth sitting); the butterfly gives every lane the same bits (each
-   step adds a pair in both orders, and merge is commutative). reduce_row adds the cluster's blocks. */
+/* The row's total in every thread of its group: lanes (shuffles), then the group's warps, in one of two
+   ways. Every thread merging the wpr partials in turn put 32 LDS and 31 FADDs a thread on the
+   1024-thread kernels' path between the two passes (SASS, seventeenth sitting); there, and for merges
+   that cost an exponential (softmax's (max, sum) pairs), each warp reads the partials one a lane and
+   shuffles them together: 1.03x at rmsnorm fp32 1024x32768, softmax 1.00-1.04x. For RMSNorm's float sums
+   in smaller groups the loads in turn, issued together, were the faster (the butterfly's five dependent
+   shuffles: fp16 128x262144 0.94x, 1024x32768 0.985x; H200, calls 9-10). The butterfly gives every lane
+   the same bits (each step adds a pair in both orders, and merge is commutative). reduce_row adds the
+   cluster's blocks. */
 template <class Op, typename A>
 __device__ __forceinline__ A reduce_group(const Op &o, A a, const Geom &g, A *warp_part)
 {
@@ -244,14 +248,16 @@ __device__ __forceinline__ A reduce_group(const Op &o, A a, const Geom &g, A *wa
             warp_part[warp] = a;
         __syncthreads();
 #ifdef ROWK_SM90
-        a = warp_part[first + (int)(threadIdx.x & (unsigned)(wpr - 1))];
-        for (int off = 1; off < wpr; off <<= 1)
-            a = o.merge(a, shfl_xor(a, off));
-#else /* sm_80: ptxas gave the butterfly's fp16 256 x 4 kernel 32 registers and a 16-byte spill */
+        if (sizeof(A) > sizeof(float) || wpr == 32) {
+            a = warp_part[first + (int)(threadIdx.x & (unsigned)(wpr - 1))];
+            for (int off = 1; off < wpr; off <<= 1)
+                a = o.merge(a, shfl_xor(a, off));
+            return a;
+        }
+#endif /* sm_80: ptxas gave the butterfly's fp16 256 x 4 kernel 32 registers and a 16-byte spill */
         a = warp_part[first];
         for (int i = 1; i < wpr; i++)
             a = o.merge(a, warp_part[first + i]);
-#endif
     }
     return a;
 }
