@@ -1,0 +1,459 @@
+/* The row-kernel skeleton: one kernel for every op that reduces each row of an M x N matrix and then
+ * (usually) writes the row again: RMSNorm (with or without the residual add), softmax, RMSNorm + RoPE,
+ * the row reductions. An op is a small struct of device hooks; the skeleton owns the layout, the loads
+ * and stores, and the reduction across threads, warps and thread-block clusters.
+ *
+ * Layout (row_plan.h; the plugin picks the plan per shape and names it in every row as `config`):
+ *   - A group of tpr threads (a power of two) serves one row; a block of cta threads serves cta/tpr
+ *     rows (short rows: 16 rows of 128 fp16 elements in a 256-thread block, no block barrier at all
+ *     when tpr <= 32), or, with cluster > 1, the blocks of one cluster share one row: block `rank`
+ *     takes the rank-th part of the row's vectors and the partial results meet in distributed shared
+ *     memory (sm_90).
+ *   - Each thread holds vpt 16-byte vectors in registers: vector k of a thread is the row's vector
+ *     part_start + k * tpr + lane, so a warp's loads are consecutive 16-byte words. With stream = 0 the
+ *     row (its part) is read once and kept for the epilogue; with stream = 1 the part is walked in
+ *     steps of vpt * tpr vectors twice: reduce, then reload (from L2 where it still is) and write. A
+ *     wide streaming plan (1024 x 8: one 128 KiB step a block, one block an SM) issues its step's
+ *     loads all at once, asks L1 to keep them, and reads them again from L1, as torch.compile's
+ *     two-pass kernel does (docs/notes/rmsnorm.md, v8).
+ *   - Any length, any alignment: a row of elements [s, e) is read through the aligned 16-byte vectors
+ *     that overlap it. A vector wholly inside the row is one 16-byte load; the (at most two) vectors
+ *     it shares with its neighbours load only the row's elements and fill the rest with the op's
+ *     neutral value (0 for a sum, -inf for a max), so the reduction needs no masks; stores write
+ *     only the row's elements. No scalar fallback, no second code path for ragged rows.
+ *   - With ring > 0 (long rows) the row's part lives in shared memory instead, the grid is persistent
+ *     and each block's next rows load while it writes this one: row_ring.cuh.
+ *   - Accumulation in float, results rounded once to the output dtype.
+ *
+ * How an op plugs in (see rms_op.cuh, the softmax and RoPE ops for complete examples):
+ *
+ *   struct MyOp {
+ *       typedef __half elem_t;          // the dtype of the rows (16-byte vectors of it)
+ *       typedef float acc_t;            // what is reduced: float or float2
+ *       static constexpr bool STREAMS = true;  // may run with stream = 1 (needs reload)
+ *       static constexpr bool ROW_OUT = true;  // writes the row back (false: one value a row)
+ *       __device__ void row_begin(const rowk::RowSpan &r, bool live); // the row's pointers (its window
+ *                                       // starts at element r.v0 * PER), a position, ...
+ *       __device__ uint4 load(const rowk::Slot &sl) const;         // prologue: the vector kept on chip
+ *       __device__ uint4 reload(const rowk::Slot &sl) const;       // the same, for the streaming pass 2
+ *       template <int V> __device__ acc_t partial(const uint4 (&raw)[V]) const; // a thread's share
+ *       __device__ acc_t identity() const;                         // partial of nothing
+ *       __device__ acc_t merge(acc_t a, acc_t b) const;            // commutative
+ *       __device__ void finish(acc_t total, int64_t row, bool writer); // the row's result (writer:
+ *                                                                   // the one thread that may store it)
+ *       __device__ void epilogue(uint4 raw, const rowk::Slot &sl); // write one vector (ROW_OUT)
+ *       static constexpr bool RING = true;     // may run ring plans: then also ring_in() and pad()
+ *   };
+ *
+ * load/reload/epilogue get a Slot: the vector's index i in the row's window (vector 0 holds the row's
+ * first element, at position r.head of it) and the element range [lo, hi) of it that belongs to the
+ * row (lo = hi = 0: none, e.g. a slot past the row's end); rowk::load_vec / store_vec do the masked
+ * 16-byte access relative to the window's start. The element in column c of the row is element
+ * c + r.head of the window. epilogue is called for every slot of every thread, live or not, so it may
+ * use warp shuffles (RoPE's half-split partner is another lane); it must store nothing for an empty
+ * slot. Indices within a row are 32-bit (a row of up to 2^31 vectors); tensors must start on 16-byte
+ * boundaries (klab's start on 256-byte ones).
+ *
+ * Launch: rowk::launch<Op>(op, plan, rows, cols, stream). Cluster plans need sm_90 (the kernel is
+ * compiled for sm_80 too, without the cluster exchange, which traps there): the plugin declines them
+ * on older devices before launching. */
+#ifndef ROW_KERNEL_CUH
+#define ROW_KERNEL_CUH
+
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "func_attr.cuh"
+#include "launch_config.cuh"
+#include "row_numeric.cuh"
+#include "row_plan.h"
+
+namespace rowk {
+
+/* How long a loaded line should stay in L1: a streaming plan reads its part twice, and the second read
+   is an L1 hit only while the first read's lines are kept and the second's make way. */
+enum Hint { HINT_NONE, HINT_KEEP /* read again soon: L1::evict_last */, HINT_LAST /* last read: L1::evict_first */ };
+
+/* Vector i of a row's window (the aligned 16-byte vectors that overlap the row, counted from the
+   first): [lo, hi) of its elements are the row's; lo = hi = 0 for a slot that holds nothing. hint is
+   a compile-time constant at every call site (the skeleton's), so a load's branch on it folds. */
+struct Slot {
+    int i, lo, hi;
+    Hint hint;
+    __device__ __forceinline__ bool full(int per) const { return lo == 0 && hi == per; }
+    __device__ __forceinline__ bool empty() const { return lo >= hi; }
+};
+
+/* Where a row lies: element s = row * cols of the tensor is element `head` of the row's first vector
+   v0; the window has `nwin` vectors, the last holding `tail` of the row's elements (0: all of them). */
+struct RowSpan {
+    int64_t row, s, v0;
+    int head, nwin, tail;
+    template <int PER> __device__ __forceinline__ Slot slot(int i, bool on, Hint hint = HINT_NONE) const
+    {
+        Slot sl;
+        sl.i = i;
+        sl.hint = hint;
+        sl.lo = on && i == 0 ? head : 0;
+        sl.hi = !on ? 0 : i == nwin - 1 && tail ? tail : PER;
+        return sl;
+    }
+};
+
+/* The bits of one element, to assemble and split vectors without arrays indexed at run time. */
+template <typename T> struct bits;
+template <> struct bits<float> {
+    typedef uint32_t type;
+    __device__ static __forceinline__ uint32_t of(float v) { return __float_as_uint(v); }
+};
+template <> struct bits<__half> {
+    typedef uint16_t type;
+    __device__ static __forceinline__ uint16_t of(float v) { return __half_as_ushort(__float2half_rn(v)); }
+};
+template <> struct bits<__nv_bfloat16> {
+    typedef uint16_t type;
+    __device__ static __forceinline__ uint16_t of(float v) { return __bfloat16_as_ushort(__float2bfloat16_rn(v)); }
+};
+
+/* A read-only 16-byte load with an L1 eviction priority (ld.global.nc.L1::evict_*: sm_70 and up). */
+template <Hint H> __device__ __forceinline__ uint4 ldg_hint(const uint4 *p)
+{
+    uint4 v;
+    if (H == HINT_KEEP)
+        asm("ld.global.nc.L1::evict_last.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+            : "l"(p));
+    else
+        asm("ld.global.nc.L1::evict_first.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+            : "l"(p));
+    return v;
+}
+
+/* Vector sl.i of the row whose window starts at p (16-byte aligned): one 16-byte load when the row owns
+   all of it, else the row's elements one by one and `pad` for the others. NC: the tensor is not
+   written by this kernel (ld.global.nc; only such loads take sl.hint). */
+template <typename T, bool NC = true>
+__device__ __forceinline__ uint4 load_vec(const T *p, const Slot &sl, float pad)
+{
+    constexpr int PER = 16 / sizeof(T);
+    if (sl.full(PER)) {
+        const uint4 *q = reinterpret_cast<const uint4 *>(p) + sl.i;
+        if (NC && sl.hint != HINT_NONE)
+            return sl.hint == HINT_KEEP ? ldg_hint<HINT_KEEP>(q) : ldg_hint<HINT_LAST>(q);
+        return NC ? __ldg(q) : *q;
+    }
+    typedef typename bits<T>::type B;
+    const B *pb = reinterpret_cast<const B *>(p) + sl.i * PER;
+    const B padb = bits<T>::of(pad);
+    uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int j = 0; j < PER; j++) {
+        B b = padb;
+        if (j >= sl.lo && j < sl.hi)
+            b = NC ? __ldg(pb + j) : pb[j];
+        w[j * sizeof(T) / 4] |= (uint32_t)b << (8 * ((j * sizeof(T)) % 4));
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/* Store the row's elements of vector sl.i of the window starting at p. */
+template <typename T> __device__ __forceinline__ void store_vec(T *p, const Slot &sl, uint4 val)
+{
+    constexpr int PER = 16 / sizeof(T);
+    if (sl.full(PER)) {
+        reinterpret_cast<uint4 *>(p)[sl.i] = val;
+        return;
+    }
+    typedef typename bits<T>::type B;
+    B *pb = reinterpret_cast<B *>(p) + sl.i * PER;
+    const uint32_t w[4] = {val.x, val.y, val.z, val.w};
+#pragma unroll
+    for (int j = 0; j < PER; j++)
+        if (j >= sl.lo && j < sl.hi)
+            pb[j] = (B)(w[j * sizeof(T) / 4] >> (8 * ((j * sizeof(T)) % 4)));
+}
+
+__device__ __forceinline__ float shfl_xor(float v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
+__device__ __forceinline__ float2 shfl_xor(float2 v, int o)
+{
+    return make_float2(__shfl_xor_sync(0xffffffffu, v.x, o), __shfl_xor_sync(0xffffffffu, v.y, o));
+}
+
+/* What every thread of a launch shares. */
+struct Geom {
+    int64_t rows, cols;
+    int tpr, tpr_log2, cluster;
+};
+
+/* The blocks of a cluster add their row partials: each block writes its partial into slot `rank` of
+   every block's `peer` array (remote stores into distributed shared memory), one cluster barrier
+   (release/acquire) publishes them, and every block merges the slots in rank order, so all blocks
+   hold the same total. The barrier arrived at in the kernel's first lines is waited for before the
+   remote stores: every block of the cluster has started (its shared memory exists) by then, and the
+   wait costs nothing because the loads took far longer. */
+template <class Op, typename A>
+__device__ __forceinline__ A cluster_merge(const Op &o, A a, int cn, int rank, A *peer)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
+    if ((int)threadIdx.x < cn)
+        cl.map_shared_rank(peer, (unsigned)threadIdx.x)[rank] = a;
+    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+    a = peer[0];
+    for (int i = 1; i < cn; i++)
+        a = o.merge(a, peer[i]);
+#else
+    (void)o, (void)cn, (void)rank, (void)peer;
+    __trap(); /* cluster plans are declined before launch on devices without clusters */
+#endif
+    return a;
+}
+
+template <class Op, typename A>
+__device__ __forceinline__ A cluster_reduce(const Op &o, A a, int cn, int rank, A *peer)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.wait;" ::: "memory");
+#endif
+    return cluster_merge(o, a, cn, rank, peer);
+}
+
+/* The row's total in every thread of its group: lanes (shuffles), the group's warps (shared memory,
+   merged in warp order); reduce_row adds the cluster's blocks. */
+template <class Op, typename A>
+__device__ __forceinline__ A reduce_group(const Op &o, A a, const Geom &g, A *warp_part)
+{
+    const int width = g.tpr < 32 ? g.tpr : 32;
+    for (int off = width >> 1; off > 0; off >>= 1)
+        a = o.merge(a, shfl_xor(a, off));
+    if (g.tpr > 32) {
+        const int warp = (int)(threadIdx.x >> 5), wpr = g.tpr >> 5, first = warp & ~(wpr - 1);
+        if ((threadIdx.x & 31) == 0)
+            warp_part[warp] = a;
+        __syncthreads();
+        a = warp_part[first];
+        for (int i = 1; i < wpr; i++)
+            a = o.merge(a, warp_part[first + i]);
+    }
+    return a;
+}
+
+template <class Op, typename A>
+__device__ __forceinline__ A reduce_row(const Op &o, A a, const Geom &g, int rank, A *warp_part, A *peer)
+{
+    a = reduce_group(o, a, g, warp_part);
+    if (g.cluster > 1)
+        a = cluster_reduce(o, a, g.cluster, rank, peer);
+    return a;
+}
+
+/* Where row `row` lies (RowSpan); ALIGNED: cols * sizeof(T) is a multiple of 16. */
+template <int PER, bool ALIGNED> __device__ __forceinline__ RowSpan row_span(int64_t row, const Geom &g)
+{
+    RowSpan r;
+    r.row = row;
+    r.s = r.row * g.cols;
+    r.v0 = r.s / PER;
+    r.head = ALIGNED ? 0 : (int)(r.s - r.v0 * PER);
+    r.nwin = (int)((r.head + g.cols + PER - 1) / PER);
+    r.tail = ALIGNED ? 0 : (int)((r.head + g.cols) % PER);
+    return r;
+}
+
+/* Registers bound a block: 512 threads at 8 vectors where the row is held to the epilogue; a streaming
+   step's vectors die after its reduction, so an aligned streaming plan of an op that reads its rows
+   from one tensor (Op::RING) takes 1024 threads at 8 vectors (ragged rows' element-wise edges, and the
+   residual form's x, r and h, would spill under the 64 registers that leaves). */
+template <int VPT, bool WIDE> constexpr int max_threads() { return VPT >= 8 && !WIDE ? 512 : 1024; }
+template <class Op, bool STREAM, bool ALIGNED> constexpr bool wide_stream = STREAM && ALIGNED && Op::RING;
+
+/* Every vector of a step in flight before any is used. ptxas reorders a step's loads to save registers:
+   it gave the fp32 RMSNorm step at 1024 x 8 32 registers by interleaving each load with the FFMAs of
+   the one before, two loads in flight a thread (SASS, twelfth sitting), where torch.compile's kernel
+   issues all eight first. A data dependency is what it cannot reorder: each vector takes an XOR of all
+   of them ANDed with a zero it cannot see (the sign of g.rows, which launch() checks is >= 1). */
+template <int V> __device__ __forceinline__ void all_in_flight(uint4 (&v)[V], int64_t rows)
+{
+    uint32_t x = 0;
+#pragma unroll
+    for (int k = 0; k < V; k++)
+        x ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+    x &= (uint32_t)(rows >> 63);
+#pragma unroll
+    for (int k = 0; k < V; k++)
+        v[k].x ^= x;
+}
+
+/* Pass 2 of a streaming step: reload the step's vectors (all in flight in the wide kernels), then
+   write them. WHOLE: the step lies inside the part, and rows are aligned (the wide kernels'), so every
+   slot is full at compile time and the op's per-slot tests fold: with them, ptxas put each of fp16
+   RMSNorm's epilogues (w's load, the math, the store) behind a branch of its own, one w load in flight
+   a thread (SASS, fifteenth sitting), where fp32's predicated form batched them; fp32's kernel keeps
+   that form (the whole-step one spilled 8 bytes at its 64 registers). */
+template <int VPT, int PER, bool WIDE, bool WHOLE, class Op>
+__device__ __forceinline__ void restep(const Op &o, const RowSpan &r, uint4 (&raw)[VPT], int b, const Geom &g, int lane, int c1)
+{
+    constexpr Hint LAST = WIDE ? HINT_LAST : HINT_NONE;
+    const bool live = r.row < g.rows;
+#pragma unroll
+    for (int k = 0; k < VPT; k++) {
+        const int i = b + k * g.tpr + lane;
+        raw[k] = o.reload(r.slot<PER>(i, WHOLE || (live && i < c1), LAST));
+    }
+    if constexpr (WIDE)
+        all_in_flight(raw, g.rows);
+#pragma unroll
+    for (int k = 0; k < VPT; k++) {
+        const int i = b + k * g.tpr + lane;
+        o.epilogue(raw[k], r.slot<PER>(i, WHOLE || (live && i < c1), LAST));
+    }
+}
+
+/* ALIGNED: every row starts on a vector boundary and is a whole number of vectors (cols * sizeof(T) a
+   multiple of 16), so a slot is full or empty and the element-wise code vanishes: 20-30 registers
+   fewer, more blocks an SM. */
+template <class Op, int VPT, bool STREAM, bool ALIGNED>
+__global__ void __launch_bounds__(max_threads<VPT, wide_stream<Op, STREAM, ALIGNED>>()) row_kernel(Op op, Geom g)
+{
+    constexpr bool WIDE = wide_stream<Op, STREAM, ALIGNED>; /* may run 1024 x 8 */
+    /* L1 priorities for the two passes of the wide streaming kernels, the ones measured with them */
+    constexpr Hint KEEP = WIDE ? HINT_KEEP : HINT_NONE;
+    typedef typename Op::elem_t T;
+    typedef typename Op::acc_t A;
+    constexpr int PER = 16 / sizeof(T);
+    __shared__ A warp_part[32];
+    __shared__ A peer[ROW_PLAN_MAX_CLUSTER];
+    int rank = 0;
+    int64_t blk = blockIdx.x;
+    if (g.cluster > 1) {
+        rank = (int)(blockIdx.x % (unsigned)g.cluster);
+        blk = blockIdx.x / (unsigned)g.cluster;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+#endif
+    }
+    const int lane = (int)threadIdx.x & (g.tpr - 1);
+    const RowSpan r = row_span<PER, ALIGNED>(blk * (int64_t)(blockDim.x >> g.tpr_log2) + (threadIdx.x >> g.tpr_log2), g);
+    const bool live = r.row < g.rows;
+    const int part = (r.nwin + g.cluster - 1) / g.cluster, c0 = rank * part, c1 = min(c0 + part, r.nwin);
+    const int step = VPT * g.tpr;
+    Op o = op;
+    o.row_begin(r, live);
+
+    uint4 raw[VPT];
+    A acc;
+    if (!STREAM) {
+#pragma unroll
+        for (int k = 0; k < VPT; k++) {
+            const int i = c0 + k * g.tpr + lane;
+            raw[k] = o.load(r.slot<PER>(i, live && i < c1));
+        }
+        acc = o.partial(raw);
+    } else {
+        acc = o.identity();
+        for (int b = c0; b < c1; b += step) {
+#pragma unroll
+            for (int k = 0; k < VPT; k++) {
+                const int i = b + k * g.tpr + lane;
+                raw[k] = o.load(r.slot<PER>(i, live && i < c1, KEEP));
+            }
+            if constexpr (WIDE)
+                all_in_flight(raw, g.rows);
+            acc = o.merge(acc, o.partial(raw));
+        }
+    }
+    acc = reduce_row(o, acc, g, rank, warp_part, peer);
+    o.finish(acc, r.row, live && lane == 0 && rank == 0);
+    if constexpr (Op::ROW_OUT) {
+        if (!STREAM) {
+#pragma unroll
+            for (int k = 0; k < VPT; k++) {
+                const int i = c0 + k * g.tpr + lane;
+                o.epilogue(raw[k], r.slot<PER>(i, live && i < c1));
+            }
+        } else {
+            for (int b = c0; b < c1; b += step) {
+                if constexpr (WIDE && PER > 4) {
+                    if (live && b + step <= c1) {
+                        restep<VPT, PER, WIDE, true>(o, r, raw, b, g, lane, c1);
+                        continue;
+                    }
+                }
+                restep<VPT, PER, WIDE, false>(o, r, raw, b, g, lane, c1);
+            }
+        }
+    }
+}
+
+template <class Op, int VPT, bool STREAM, bool ALIGNED>
+cudaError_t launch_kernel(const Op &op, const Geom &g, unsigned blocks, int cta, int cluster, cudaStream_t st)
+{
+    void (*kern)(Op, Geom) = row_kernel<Op, VPT, STREAM, ALIGNED>;
+    if (cluster == 1) {
+        kern<<<blocks, cta, 0, st>>>(op, g);
+        return cudaGetLastError();
+    }
+    if (cluster > 8) {
+        const cudaError_t e = func_attr_once<row_kernel<Op, VPT, STREAM, ALIGNED>, cudaFuncAttributeNonPortableClusterSizeAllowed>(1);
+        if (e != cudaSuccess)
+            return e;
+    }
+    LaunchConfig lc(dim3(blocks), dim3((unsigned)cta), 0, st);
+    lc.cluster(dim3((unsigned)cluster));
+    return cudaLaunchKernelEx(&lc.cfg, kern, op, g);
+}
+
+template <class Op, int VPT, bool STREAM>
+cudaError_t launch_one(const Op &op, const Geom &g, unsigned blocks, int cta, int cluster, cudaStream_t st)
+{
+    if (g.cols * (int64_t)sizeof(typename Op::elem_t) % 16 == 0)
+        return launch_kernel<Op, VPT, STREAM, true>(op, g, blocks, cta, cluster, st);
+    return launch_kernel<Op, VPT, STREAM, false>(op, g, blocks, cta, cluster, st);
+}
+
+/* The ring plan (row_ring.cuh, included below): a persistent grid, rows in shared memory. */
+template <class Op>
+cudaError_t launch_ring(const Op &op, const row_plan &p, const Geom &g, int64_t window, cudaStream_t st);
+
+/* Launch `op` over rows x cols with plan p (checked by row_plan_check). */
+template <class Op> cudaError_t launch(const Op &op, const row_plan &p, int64_t rows, int64_t cols, cudaStream_t st)
+{
+    int lg = 0;
+    while ((1 << lg) < p.tpr)
+        lg++;
+    const Geom g = {rows, cols, p.tpr, lg, p.cluster};
+    const int64_t per = p.cta / p.tpr, blocks64 = (rows + per - 1) / per * p.cluster;
+    if (rows < 1 || cols < 1 || blocks64 > 0x7fffffff)
+        return cudaErrorInvalidValue;
+    const unsigned blocks = (unsigned)blocks64;
+    if (p.ring) {
+        if constexpr (Op::RING)
+            return launch_ring(op, p, g, (int64_t)row_window((size_t)cols, sizeof(typename Op::elem_t)), st);
+        return cudaErrorInvalidValue;
+    }
+    if (!p.stream) {
+        switch (p.vpt) {
+        case 1: return launch_one<Op, 1, false>(op, g, blocks, p.cta, p.cluster, st);
+        case 2: return launch_one<Op, 2, false>(op, g, blocks, p.cta, p.cluster, st);
+        case 4: return launch_one<Op, 4, false>(op, g, blocks, p.cta, p.cluster, st);
+        case 8: return launch_one<Op, 8, false>(op, g, blocks, p.cta, p.cluster, st);
+        default: return cudaErrorInvalidValue;
+        }
+    }
+    if constexpr (Op::STREAMS) {
+        switch (p.vpt) {
+        case 4: return launch_one<Op, 4, true>(op, g, blocks, p.cta, p.cluster, st);
+        case 8: return launch_one<Op, 8, true>(op, g, blocks, p.cta, p.cluster, st);
+        default: break;
+        }
+    }
+    return cudaErrorInvalidValue;
+}
+
+} // namespace rowk
+
+#include "row_ring.cuh"
+
+#endif
