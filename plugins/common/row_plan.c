@@ -165,8 +165,9 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
                !lim->heavy && s->rows >= ROW_PLAN_SMS) {
         /* 16-bit RMSNorm rows of 128-256 KiB: 1024 x 8 in two steps (the first read again from L2), one
            block an SM, no cluster wait: fp16 256x131072 80.3-80.6 % against the 8-block cluster plan's
-           78.2-79.5 %, bf16 80.4 against 78.3 % (call 3; call 2 80.2 against 78.7). fp32 rows of 256 KiB
-           keep the cluster plan (82.4 against 81.2 %, call 2); softmax there is unmeasured */
+           78.2-79.5 %, bf16 80.4 against 78.3 % (seventeenth sitting, call 3; call 2 80.2 against 78.7).
+           fp32 rows of 256 KiB keep the cluster plan (82.4 against 81.2 %, call 2), and softmax's (fp16
+           256x131072 78.8-79.1 against 74.0-74.2 %, call 4) */
         p = (row_plan){1024, 1024, 8, 1, 1, 0};
     } else if (w <= 2048 || (w <= ROW_PLAN_MAX_VECTORS && !few)) {
         /* up to 64 KiB a row in one block: one block of 512 x 8 vectors beat a 2-block cluster at

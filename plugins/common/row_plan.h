@@ -1,6 +1,6 @@
 /* row_plan: how the row-kernel skeleton (row_kernel.cuh) lays a case out on the GPU, as one small table
  * of choices in plain C, so a plugin's klab_profile.config hook (a pure function of the case, run
- * without a GPU by `klab --validate` and `klab --tune --list`) and its launcher agree on one thing.
+ * without a GPU by `klab --validate` and `klab --tune --validate`) and its launcher agree on one thing.
  *
  * A plan is five numbers, written as a configuration string in that order, and a sixth, ring, written
  * only where it is not 0:
@@ -17,8 +17,10 @@
  *            the portable size and is asked for explicitly; > 1 needs tpr = cta
  *   stream   0: the row is held on chip (cluster * tpr * vpt vectors cover it) and read once;
  *            1: each block walks its part in steps of tpr * vpt vectors twice, once to reduce and
- *            once to write (the second read mostly hits L2): rows longer than a cluster can hold,
- *            and fp32 rows of 64-128 KiB at 1024 x 8 (one step, the second read from L1)
+ *            once to write (the second read mostly hits L2): rows longer than a cluster can hold;
+ *            rows of 64-128 KiB, fp32 RMSNorm's at 1024 x 8 (one step, the second read from L1), 16-bit
+ *            rows and softmax's at 512 x 8 (two blocks an SM); 16-bit RMSNorm rows of 128-256 KiB at
+ *            1024 x 8 in two steps
  *   ring     0: the above; 2..4: the block's part of the row lives in shared memory, in a ring of that
  *            many row stages filled by bulk copies (cp.async.bulk, sm_90), and the grid is persistent:
  *            each block (cluster) walks rows, its next rows loading while it reduces and writes this

@@ -45,7 +45,7 @@ int swiglu_shape_of(const klab_case *kcase, swiglu_shape *s, char *why, size_t w
      unroll  16-byte vectors of each operand in flight a thread (1, 2, 4, 8)
      hint    0: plain loads and stores; 1: streaming stores (st.global.cs: out is not read again);
              2: streaming loads too (ld.global.cs: gate and up are read once)
-   Written "cta=256,unroll=4,hint=0". Shapes the element-wise kernel takes (a packed row that is not a
+   Written "cta=256,unroll=1,hint=0". Shapes the element-wise kernel takes (a packed row that is not a
    whole number of vectors) have no space. */
 typedef struct swiglu_plan {
     int cta, unroll, hint;

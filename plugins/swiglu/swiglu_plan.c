@@ -1,5 +1,5 @@
 /* swiglu's launch plans (swiglu.h): the own choice and the fused profile's tuning space, pure C so
- * the config hook (run without a GPU by `klab --tune --list`) and the launcher agree. */
+ * the config hook (run without a GPU by `klab --tune --validate`) and the launcher agree. */
 #include <stdio.h>
 
 #include "swiglu.h"
