@@ -23,7 +23,6 @@ static const fw_config tensor_space[] = {
     {FW_64x128, 0, 2, 0, 0},  {FW_64x128, 0, 4, 0, 1},  {FW_64x256, 0, 4, 0, 1},     {FW_64x256, 0, 2, 0, 1},
     {FW_64x64, 0, 1, 0, 0},   {FW_64x64, 1, 1, 0, 0},
 };
-enum { OWN_64x128 = 8, OWN_64x128_S4 = 11, OWN_64x128_S2 = 16, OWN_64x64 = 21 };
 static const fw_config block_space[] = {
     {FW_128x128_B, 0, 1, 0, 0}, {FW_128x128_B, 1, 1, 0, 0}, {FW_64x128_B, 0, 1, 0, 0}, {FW_64x128_B, 1, 1, 0, 0},
 };
@@ -52,27 +51,43 @@ static char names[2][NTENSOR][80];
    still run in one wave with at least 4 K tiles each, summed by a second kernel (it beat the serial sum
    at both 2 splits here and 4 splits on matmul_h200's decode-16). Block scales: 128 x 128 tiles,
    64 x 128 for a skinny M. */
-static int own_choice(const fp8_gemm_shape *sh, fw_scaling sc)
+static fw_config own_config(const fp8_gemm_shape *sh, fw_scaling sc)
 {
     if (sc == FW_BLOCK)
-        return sh->m > 64 ? 0 : 2;
-    if (sh->m > 128)
-        return sh->n % 8 == 0 ? 14 : 3;
+        return (fw_config){sh->m > 64 ? FW_128x128_B : FW_64x128_B, 0, 1, 0, 0};
+    if (sh->m > 128) /* the staged epilogue where D's rows are 16-byte multiples, else direct stores */
+        return (fw_config){FW_128x256_C2, 1, 1, sh->n % 8 == 0, 0};
     const long rows = (long)((sh->m + 63) / 64), ktiles = (long)((sh->k + 127) / 128);
     if (rows * (long)((sh->n + 63) / 64) * 2 >= FW_SMS)
-        return OWN_64x64;
+        return (fw_config){FW_64x64, 1, 1, 0, 0};
     const long tiles = rows * (long)((sh->n + 127) / 128);
     if (tiles * 4 <= FW_SMS && ktiles >= 4 * FW_MIN_SPLIT_KTILES)
-        return OWN_64x128_S4;
+        return (fw_config){FW_64x128, 0, 4, 0, 0};
     if (tiles * 2 <= FW_SMS && ktiles >= 2 * FW_MIN_SPLIT_KTILES)
-        return OWN_64x128_S2;
-    return OWN_64x128;
+        return (fw_config){FW_64x128, 0, 2, 0, 0};
+    return (fw_config){FW_64x128, 0, 1, 0, 0};
 }
 
 static const fw_config *space_of(fw_scaling sc, int *n)
 {
     *n = sc == FW_BLOCK ? NBLOCK : NTENSOR;
     return sc == FW_BLOCK ? block_space : tensor_space;
+}
+
+/* The own choice's place in the space: it is stated as a configuration and found by its fields, so a
+   reordered space cannot make it another one (-1 if the space lacks it: fw_config_of then fails) */
+static int own_choice(const fp8_gemm_shape *sh, fw_scaling sc)
+{
+    int n;
+    const fw_config *space = space_of(sc, &n);
+    const fw_config w = own_config(sh, sc);
+    for (int i = 0; i < n; i++) {
+        const fw_config *c = &space[i];
+        if (c->variant == w.variant && c->persistent == w.persistent && c->splits == w.splits && c->epi == w.epi &&
+            c->serial == w.serial)
+            return i;
+    }
+    return -1;
 }
 
 int fw_config_of(const fp8_gemm_shape *sh, fw_scaling sc, int index, fw_config *c)
