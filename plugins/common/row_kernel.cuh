@@ -191,7 +191,7 @@ __device__ __forceinline__ float2 shfl_xor(float2 v, int o)
 /* What every thread of a launch shares. */
 struct Geom {
     int64_t rows, cols;
-    int tpr, tpr_log2, cluster;
+    int tpr, tpr_log2, cluster, cluster_log2;
 };
 
 /* The blocks of a cluster add their row partials: each block writes its partial into slot `rank` of
@@ -271,16 +271,25 @@ __device__ __forceinline__ A reduce_row(const Op &o, A a, const Geom &g, int ran
     return a;
 }
 
-/* Where row `row` lies (RowSpan); ALIGNED: cols * sizeof(T) is a multiple of 16. */
-template <int PER, bool ALIGNED> __device__ __forceinline__ RowSpan row_span(int64_t row, const Geom &g)
+/* Where row `row` lies (RowSpan); ALIGNED: cols * sizeof(T) is a multiple of 16. UNSIGNED: the row's
+   arithmetic unsigned (an aligned row's window from shifts), where signed 64-bit divisions by PER put
+   sign fix-ups on the way to the first load; the kernels that take it say why. */
+template <int PER, bool ALIGNED, bool UNSIGNED = false> __device__ __forceinline__ RowSpan row_span(int64_t row, const Geom &g)
 {
     RowSpan r;
     r.row = row;
     r.s = r.row * g.cols;
-    r.v0 = r.s / PER;
-    r.head = ALIGNED ? 0 : (int)(r.s - r.v0 * PER);
-    r.nwin = (int)((r.head + g.cols + PER - 1) / PER);
-    r.tail = ALIGNED ? 0 : (int)((r.head + g.cols) % PER);
+    if constexpr (ALIGNED && UNSIGNED) {
+        r.v0 = (int64_t)((uint64_t)r.s / PER);
+        r.head = 0;
+        r.nwin = (int)((uint64_t)g.cols / PER);
+        r.tail = 0;
+    } else {
+        r.v0 = r.s / PER;
+        r.head = ALIGNED ? 0 : (int)(r.s - r.v0 * PER);
+        r.nwin = (int)((r.head + g.cols + PER - 1) / PER);
+        r.tail = ALIGNED ? 0 : (int)((r.head + g.cols) % PER);
+    }
     return r;
 }
 
@@ -306,6 +315,25 @@ template <int V> __device__ __forceinline__ void all_in_flight(uint4 (&v)[V], in
 #pragma unroll
     for (int k = 0; k < V; k++)
         v[k].x ^= x;
+}
+
+/* Pass 1 of a streaming step: load the step's vectors (all in flight in the wide kernels) and return
+   the thread's share. WHOLE as in restep below: without the per-slot tests, the loads of a whole step
+   are issued back to back (the slot tests and zero fills were a third of the instructions before the
+   last load, SASS, eighteenth sitting). */
+template <int VPT, int PER, bool WIDE, bool WHOLE, class Op>
+__device__ __forceinline__ typename Op::acc_t lstep(const Op &o, const RowSpan &r, uint4 (&raw)[VPT], int b, const Geom &g, int lane, int c1)
+{
+    constexpr Hint KEEP = WIDE ? HINT_KEEP : HINT_NONE;
+    const bool live = r.row < g.rows;
+#pragma unroll
+    for (int k = 0; k < VPT; k++) {
+        const int i = b + k * g.tpr + lane;
+        raw[k] = o.load(r.slot<PER>(i, WHOLE || (live && i < c1), KEEP));
+    }
+    if constexpr (WIDE)
+        all_in_flight(raw, g.rows);
+    return o.partial(raw);
 }
 
 /* Pass 2 of a streaming step: reload the step's vectors (all in flight in the wide kernels), then
@@ -341,15 +369,15 @@ template <class Op, int VPT, bool STREAM, bool ALIGNED>
 __global__ void __launch_bounds__(max_threads<VPT, wide_stream<Op, STREAM, ALIGNED>>()) row_kernel(Op op, Geom g)
 {
     constexpr bool WIDE = wide_stream<Op, STREAM, ALIGNED>; /* may run 1024 x 8 */
-    /* L1 priorities for the two passes of the wide streaming kernels, the ones measured with them */
-    constexpr Hint KEEP = WIDE ? HINT_KEEP : HINT_NONE;
     typedef typename Op::elem_t T;
     typedef typename Op::acc_t A;
     constexpr int PER = 16 / sizeof(T);
 #ifdef ROWK_SM90
-    constexpr bool WHOLE_STEPS = WIDE; /* pass 2 in whole steps where a step is full (restep) */
+    constexpr bool WHOLE_STEPS = WIDE; /* both passes in whole steps where a step is full (lstep, restep) */
+    constexpr bool SHORT = WIDE; /* the short prologue, below */
 #else
     constexpr bool WHOLE_STEPS = WIDE && PER > 4; /* fp32's spilled with sm_80's reduction */
+    constexpr bool SHORT = false;
 #endif
     __shared__ A warp_part[32];
     __shared__ A peer[ROW_PLAN_MAX_CLUSTER];
@@ -363,9 +391,15 @@ __global__ void __launch_bounds__(max_threads<VPT, wide_stream<Op, STREAM, ALIGN
 #endif
     }
     const int lane = (int)threadIdx.x & (g.tpr - 1);
-    const RowSpan r = row_span<PER, ALIGNED>(blk * (int64_t)(blockDim.x >> g.tpr_log2) + (threadIdx.x >> g.tpr_log2), g);
+    /* SHORT: a shift where a division by g.cluster (every plan's, cluster 1 too) and row_span's signed
+       arithmetic were most of the instructions before the first load (ncu, eighteenth sitting: 94 a
+       warp where torch.compile's kernel has 21). The wide kernels take it: one block an SM, whose
+       DRAM share idles until the loads go out. Elsewhere ptxas scheduled the shorter prologue into
+       spills (the bf16 residual streaming and RoPE kernels, sm_80's fp16 4-vector kernel). */
+    const RowSpan r = row_span<PER, ALIGNED, SHORT>(blk * (int64_t)(blockDim.x >> g.tpr_log2) + (threadIdx.x >> g.tpr_log2), g);
     const bool live = r.row < g.rows;
-    const int part = (r.nwin + g.cluster - 1) / g.cluster, c0 = rank * part, c1 = min(c0 + part, r.nwin);
+    const int part = SHORT ? (r.nwin + g.cluster - 1) >> g.cluster_log2 : (r.nwin + g.cluster - 1) / g.cluster;
+    const int c0 = rank * part, c1 = min(c0 + part, r.nwin);
     const int step = VPT * g.tpr;
     Op o = op;
     o.row_begin(r, live);
@@ -382,14 +416,13 @@ __global__ void __launch_bounds__(max_threads<VPT, wide_stream<Op, STREAM, ALIGN
     } else {
         acc = o.identity();
         for (int b = c0; b < c1; b += step) {
-#pragma unroll
-            for (int k = 0; k < VPT; k++) {
-                const int i = b + k * g.tpr + lane;
-                raw[k] = o.load(r.slot<PER>(i, live && i < c1, KEEP));
+            if constexpr (WHOLE_STEPS) {
+                if (live && b + step <= c1) {
+                    acc = o.merge(acc, lstep<VPT, PER, WIDE, true>(o, r, raw, b, g, lane, c1));
+                    continue;
+                }
             }
-            if constexpr (WIDE)
-                all_in_flight(raw, g.rows);
-            acc = o.merge(acc, o.partial(raw));
+            acc = o.merge(acc, lstep<VPT, PER, WIDE, false>(o, r, raw, b, g, lane, c1));
         }
     }
     acc = reduce_row(o, acc, g, rank, warp_part, peer);
@@ -448,10 +481,12 @@ cudaError_t launch_ring(const Op &op, const row_plan &p, const Geom &g, int64_t 
 /* Launch `op` over rows x cols with plan p (checked by row_plan_check). */
 template <class Op> cudaError_t launch(const Op &op, const row_plan &p, int64_t rows, int64_t cols, cudaStream_t st)
 {
-    int lg = 0;
+    int lg = 0, clg = 0;
     while ((1 << lg) < p.tpr)
         lg++;
-    const Geom g = {rows, cols, p.tpr, lg, p.cluster};
+    while ((1 << clg) < p.cluster)
+        clg++;
+    const Geom g = {rows, cols, p.tpr, lg, p.cluster, clg};
     const int64_t per = p.cta / p.tpr, blocks64 = (rows + per - 1) / per * p.cluster;
     if (rows < 1 || cols < 1 || blocks64 > 0x7fffffff)
         return cudaErrorInvalidValue;
