@@ -48,8 +48,8 @@ static void test_rmsnorm_rows(void **state)
     assert_int_equal(r.rc, 0);
     csv c = read_rows("rms", "rmsnorm");
     expect_all_passed(&c, 1);
-    /* 9 cases in 3 dtypes, ring-ragged in two, 16 forced in one; baseline and fused each */
-    assert_int_equal(c.n, (9 * 3 + 2 + 16) * 2);
+    /* 10 cases in 3 dtypes, ring-ragged in two, 16 forced in one; baseline and fused each */
+    assert_int_equal(c.n, (10 * 3 + 2 + 16) * 2);
     /* the plugin's own plan for each path, and the forced ones as asked */
     expect_config(&c, "65537x17", "fp32", "cta=256,tpr=2,vpt=4,cluster=1,stream=0");
     expect_config(&c, "1x262145", "fp32", "cta=512,tpr=512,vpt=8,cluster=16,stream=1");
@@ -57,6 +57,9 @@ static void test_rmsnorm_rows(void **state)
     expect_config(&c, "stream-cluster2", "fp32", "cta=256,tpr=256,vpt=4,cluster=2,stream=1");
     expect_config(&c, "stream-1024x8-steps", "fp16", "cta=1024,tpr=1024,vpt=8,cluster=1,stream=1");
     expect_config(&c, "tpr1", "fp16", "cta=128,tpr=1,vpt=4,cluster=1,stream=0");
+    expect_config(&c, "fit4", "fp32", "cta=1024,tpr=1024,vpt=4,cluster=1,stream=0");
+    expect_config(&c, "fit4", "fp16", "cta=512,tpr=512,vpt=4,cluster=1,stream=0");
+    expect_config(&c, "fit4", "bf16", "cta=256,tpr=256,vpt=8,cluster=1,stream=0");
     /* the ring plan forced on long ragged rows, and with three stages; the residual form's own choice */
     expect_config(&c, "ring-ragged", "fp16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0,ring=2");
     expect_config(&c, "ring-ragged", "bf16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0,ring=2");

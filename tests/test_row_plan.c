@@ -47,6 +47,20 @@ static void test_choice(void **state)
     assert_string_equal(chosen(2048, 16384, 2), "cta=256,tpr=256,vpt=8,cluster=1,stream=0");
     assert_string_equal(chosen(4096, 8192, 4), "cta=256,tpr=256,vpt=8,cluster=1,stream=0");
     assert_string_equal(chosen(1024, 16384, 2), "cta=512,tpr=512,vpt=4,cluster=1,stream=0");
+    /* ... not where the op's 4-vector kernel fits two blocks of 1024 an SM (fp16, fp32 RMSNorm): 512 x 4
+       and 1024 x 4 exactly stay at 4; a ragged row of the same window does not */
+    row_shape fit = {2048, 16384, 2};
+    assert_string_equal(row_plan_config(&fit, &row_limits_fit4, -1), "cta=512,tpr=512,vpt=4,cluster=1,stream=0");
+    fit = (row_shape){4096, 8192, 4};
+    assert_string_equal(row_plan_config(&fit, &row_limits_fit4, -1), "cta=512,tpr=512,vpt=4,cluster=1,stream=0");
+    fit = (row_shape){2048, 16384, 4};
+    assert_string_equal(row_plan_config(&fit, &row_limits_fit4, -1), "cta=1024,tpr=1024,vpt=4,cluster=1,stream=0");
+    assert_string_equal(chosen(2048, 16384, 4), "cta=512,tpr=512,vpt=8,cluster=1,stream=0");
+    fit = (row_shape){1024, 32768, 2};
+    assert_string_equal(row_plan_config(&fit, &row_limits_fit4, -1), "cta=1024,tpr=1024,vpt=4,cluster=1,stream=0");
+    fit = (row_shape){2048, 16377, 2}; /* a window of 2048 vectors, rows not on 16-byte boundaries */
+    assert_int_equal(row_window(16377, 2), 2048);
+    assert_string_equal(row_plan_config(&fit, &row_limits_fit4, -1), "cta=256,tpr=256,vpt=8,cluster=1,stream=0");
     /* ... and at 256 threads x 4 exactly (1024 vectors) only for an op with heavy arithmetic (softmax) */
     row_shape exact = {4096, 8192, 2};
     assert_string_equal(row_plan_config(&exact, &row_limits_heavy, -1), "cta=128,tpr=128,vpt=8,cluster=1,stream=0");
@@ -87,7 +101,7 @@ static void test_choice(void **state)
     assert_string_equal(chosen(1, 262145, 4), "cta=512,tpr=512,vpt=8,cluster=16,stream=1");
     assert_string_equal(chosen(1, 1, 4), "cta=256,tpr=1,vpt=1,cluster=1,stream=0");
     /* an op that needs the row in one block: on chip up to 64 KiB, then refused with the reason */
-    row_limits one = {1, 1, 1, 0, 0};
+    row_limits one = {1, 1, 1, 0, 0, 0};
     row_shape s = {4, 16384, 4};
     row_plan p;
     char why[300];
@@ -97,7 +111,7 @@ static void test_choice(void **state)
     assert_int_equal(row_plan_choose(&s, &one, &p, why, sizeof why), -1);
     assert_non_null(strstr(why, "needs the row on chip"));
     /* whole heads a thread group: 16 vectors a head of 128 fp16 */
-    row_limits heads = {1, 1, 16, 0, 0};
+    row_limits heads = {1, 1, 16, 0, 0, 0};
     s = (row_shape){1, 128, 2};
     assert_int_equal(row_plan_choose(&s, &heads, &p, why, sizeof why), 0);
     assert_int_equal(p.tpr, 16);
@@ -123,7 +137,7 @@ static void test_rules(void **state)
     expect_bad((row_plan){256, 96, 4, 1, 0, 0}, 1, 128, 4, any, "power of two");
     expect_bad((row_plan){256, 256, 4, 32, 0, 0}, 1, 1 << 20, 4, any, "cluster must be");
     expect_bad((row_plan){100, 4, 4, 1, 0, 0}, 1, 16, 4, any, "multiple of 32");
-    row_limits rope = {1, 1, 16, 0, 0};
+    row_limits rope = {1, 1, 16, 0, 0, 0};
     expect_bad((row_plan){256, 256, 4, 2, 0, 0}, 1, 4096, 2, &rope, "keeps a row in one block");
     expect_bad((row_plan){256, 256, 4, 1, 1, 0}, 1, 8192, 2, &rope, "needs the row on chip");
     expect_bad((row_plan){256, 8, 4, 1, 0, 0}, 1, 128, 2, &rope, "whole heads");
@@ -299,7 +313,7 @@ static void test_ring_space(void **state)
         }
     row_shape s = {512, 65536, 2};
     assert_int_equal(ring_entries(&s, &row_limits_no_ring, &other, &total), 0);
-    row_limits rope = {1, 1, 16, 0, 0};
+    row_limits rope = {1, 1, 16, 0, 0, 0};
     s = (row_shape){512, 8192, 2};
     assert_int_equal(ring_entries(&s, &rope, &other, &total), 0);
     s = (row_shape){4096, 4096, 2};

@@ -143,4 +143,15 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
     }
 };
 
+/* fp16 and fp32 RMSNorm's aligned on-chip kernel of 4 vectors a thread: two blocks of 1024 an SM
+   (row_kernel.cuh's four_vector_blocks; row_limits_fit4 offers the plans that count on it) */
+namespace rowk {
+template <bool E> struct four_vector_blocks<RmsOp<float, false, E>> {
+    static constexpr int value = 2;
+};
+template <bool E> struct four_vector_blocks<RmsOp<__half, false, E>> {
+    static constexpr int value = 2;
+};
+} // namespace rowk
+
 #endif

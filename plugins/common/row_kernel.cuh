@@ -298,6 +298,25 @@ template <int PER, bool ALIGNED, bool UNSIGNED = false> __device__ __forceinline
    from one tensor (Op::RING) takes 1024 threads at 8 vectors (ragged rows' element-wise edges, and the
    residual form's x, r and h, would spill under the 64 registers that leaves). */
 template <int VPT, bool WIDE> constexpr int max_threads() { return VPT >= 8 && !WIDE ? 512 : 1024; }
+
+/* Blocks of max_threads an SM that an op's aligned on-chip kernel of 4 vectors a thread must fit (0: no
+   bound, ptxas's choice). Unbounded, ptxas gave RMSNorm's fp16 and fp32 kernel 48 registers, one block
+   of 1024 an SM; bounded to two (32 registers, no spill) a row of 1024 x 4 vectors ran 1.12-1.14x
+   faster, and rows of 2048 and 4096 vectors overtook the 8-vector plans (H200, eighteenth sitting, call
+   3). An op opts in (rms_op.cuh) where its kernel fits 32 registers without a spill (bf16's RMSNorm
+   spilled 38 bytes, softmax's sm_80 code 12) and where its plans count on it (row_limits.two_blocks_4).
+   The sm_80 pass keeps ptxas's choice. */
+template <class Op> struct four_vector_blocks {
+    static constexpr int value = 0;
+};
+template <class Op, int VPT, bool STREAM, bool ALIGNED> constexpr int min_blocks()
+{
+#ifdef ROWK_SM90
+    return VPT == 4 && !STREAM && ALIGNED ? four_vector_blocks<Op>::value : 0;
+#else
+    return 0;
+#endif
+}
 template <class Op, bool STREAM, bool ALIGNED> constexpr bool wide_stream = STREAM && ALIGNED && Op::RING;
 
 /* Every vector of a step in flight before any is used. ptxas reorders a step's loads to save registers:
@@ -366,7 +385,8 @@ __device__ __forceinline__ void restep(const Op &o, const RowSpan &r, uint4 (&ra
    multiple of 16), so a slot is full or empty and the element-wise code vanishes: 20-30 registers
    fewer, more blocks an SM. */
 template <class Op, int VPT, bool STREAM, bool ALIGNED>
-__global__ void __launch_bounds__(max_threads<VPT, wide_stream<Op, STREAM, ALIGNED>>()) row_kernel(Op op, Geom g)
+__global__ void __launch_bounds__(max_threads<VPT, wide_stream<Op, STREAM, ALIGNED>>(), min_blocks<Op, VPT, STREAM, ALIGNED>())
+row_kernel(Op op, Geom g)
 {
     constexpr bool WIDE = wide_stream<Op, STREAM, ALIGNED>; /* may run 1024 x 8 */
     typedef typename Op::elem_t T;

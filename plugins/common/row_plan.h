@@ -64,6 +64,9 @@ typedef struct row_limits {
     int ring;         /* 1 where the op can take ring plans (its rows read from one tensor); 0: not */
     int heavy;        /* 1 where the op's arithmetic an element is heavy (softmax: two exponentials), so
                          one block a row takes 8 vectors a thread from rows of 1024 vectors, not 2048 */
+    int fit4;         /* 1 where the op's aligned on-chip kernel of 4 vectors a thread fits two blocks of
+                         1024 threads an SM (row_kernel.cuh's four_vector_blocks), so rows of exactly
+                         512 x 4 or 1024 x 4 vectors stay at 4 vectors a thread */
 } row_limits;
 
 /* What every op without limits of its own takes. */
@@ -72,6 +75,8 @@ extern const row_limits row_limits_any;
 extern const row_limits row_limits_no_ring;
 /* The same as row_limits_any for an op with heavy arithmetic an element (softmax). */
 extern const row_limits row_limits_heavy;
+/* The same as row_limits_any for an op whose 4-vector kernel fits two blocks an SM (fp16 and fp32 RMSNorm). */
+extern const row_limits row_limits_fit4;
 
 /* The SMs the per-shape choice assumes when it spreads few rows over more blocks (H100 and H200: 132). */
 #define ROW_PLAN_SMS 132

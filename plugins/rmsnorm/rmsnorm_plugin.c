@@ -30,10 +30,11 @@ static int residual_of(const klab_case *k)
     return !strcmp(v, "1") ? 1 : -1;
 }
 
-/* The plans a case may take: the residual form reads x and r, and a ring plan copies one tensor's rows. */
-static const row_limits *limits_of(int residual)
+/* The plans a case may take: the residual form reads x and r, and a ring plan copies one tensor's rows;
+   fp16 and fp32 kernels of 4 vectors a thread fit two blocks an SM (rms_op.cuh), bf16's spilled there. */
+static const row_limits *limits_of(int residual, klab_dtype d)
 {
-    return residual ? &row_limits_no_ring : &row_limits_any;
+    return residual ? &row_limits_no_ring : d == KLAB_BF16 ? &row_limits_any : &row_limits_fit4;
 }
 
 static int make(rms_state *st, const char *name, klab_role role, klab_dtype d, size_t n, int *index, int *made)
@@ -89,8 +90,8 @@ static klab_status rms_run(void *state, const klab_launch *l)
     int e;
     if (l->profile == RMS_FUSED) {
         row_plan p;
-        klab_status ks = row_plan_run(st->host, st->ctx, st->cc, &st->shape, limits_of(st->residual), l->config,
-                                     &st->plan, &p);
+        klab_status ks = row_plan_run(st->host, st->ctx, st->cc, &st->shape, limits_of(st->residual, st->dtype),
+                                     l->config, &st->plan, &p);
         if (ks != KLAB_OK)
             return ks;
         e = rmsnorm_fused_launch(st->dtype, t[st->tx], at(t, st->tr), t[st->tw], t[st->ty], at(t, st->th),
@@ -137,7 +138,7 @@ static const char *fused_config(const klab_case *k, int index)
         return NULL;
     row_shape s = row_shape_of(k);
     int residual = residual_of(k);
-    return residual < 0 ? NULL : row_plan_config(&s, limits_of(residual), index);
+    return residual < 0 ? NULL : row_plan_config(&s, limits_of(residual, k->dtype), index);
 }
 
 static const klab_profile profiles[] = {

@@ -76,7 +76,7 @@ int rope_geometry(const klab_case *k, rope_geom *g, char *why, size_t whylen)
 
 row_limits rope_limits(const rope_geom *g, size_t elem)
 {
-    row_limits lim = {1, 1, (int)(g->head_dim * elem / 16), 0, 0};
+    row_limits lim = {1, 1, (int)(g->head_dim * elem / 16), 0, 0, 0};
     return lim;
 }
 
