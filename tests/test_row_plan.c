@@ -58,6 +58,8 @@ static void test_choice(void **state)
     assert_string_equal(chosen(2048, 16384, 4), "cta=512,tpr=512,vpt=8,cluster=1,stream=0");
     fit = (row_shape){1024, 32768, 2};
     assert_string_equal(row_plan_config(&fit, &row_limits_fit4, -1), "cta=1024,tpr=1024,vpt=4,cluster=1,stream=0");
+    fit = (row_shape){200, 16384, 4}; /* rows that do not fill the GPU: the kernel is not bounded there */
+    assert_string_equal(row_plan_config(&fit, &row_limits_fit4, -1), "cta=512,tpr=512,vpt=8,cluster=1,stream=0");
     fit = (row_shape){2048, 16377, 2}; /* a window of 2048 vectors, rows not on 16-byte boundaries */
     assert_int_equal(row_window(16377, 2), 2048);
     assert_string_equal(row_plan_config(&fit, &row_limits_fit4, -1), "cta=256,tpr=256,vpt=8,cluster=1,stream=0");

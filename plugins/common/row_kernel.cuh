@@ -299,22 +299,22 @@ template <int PER, bool ALIGNED, bool UNSIGNED = false> __device__ __forceinline
    residual form's x, r and h, would spill under the 64 registers that leaves). */
 template <int VPT, bool WIDE> constexpr int max_threads() { return VPT >= 8 && !WIDE ? 512 : 1024; }
 
-/* Blocks of max_threads an SM that an op's aligned on-chip kernel of 4 vectors a thread must fit (0: no
-   bound, ptxas's choice). Unbounded, ptxas gave RMSNorm's fp16 and fp32 kernel 48 registers, one block
-   of 1024 an SM; bounded to two (32 registers, no spill) a row of 1024 x 4 vectors ran 1.12-1.14x
-   faster, and rows of 2048 and 4096 vectors overtook the 8-vector plans (H200, eighteenth sitting, call
-   3). An op opts in (rms_op.cuh) where its kernel fits 32 registers without a spill (bf16's RMSNorm
-   spilled 38 bytes, softmax's sm_80 code 12) and where its plans count on it (row_limits.two_blocks_4).
-   The sm_80 pass keeps ptxas's choice. */
+/* Blocks of max_threads an SM that an op's aligned on-chip kernel of 4 vectors a thread is bounded to,
+   where its rows fill the GPU (row_plan_bounded4); 0: no bound, ptxas's choice. Unbounded, ptxas gave
+   RMSNorm's fp16 and fp32 kernel 48 registers, one block of 1024 an SM; bounded to two (32 registers,
+   no spill) a row of 1024 x 4 vectors ran 1.12-1.14x faster, and rows of 2048 and 4096 vectors overtook
+   the 8-vector plans (H200, eighteenth sitting, call 3). An op opts in (rms_op.cuh) where its kernel
+   fits 32 registers without a spill (bf16's RMSNorm spilled 38 bytes, softmax's sm_80 code 12); the
+   sm_80 pass keeps ptxas's choice (sm90_only). */
 template <class Op> struct four_vector_blocks {
     static constexpr int value = 0;
 };
-template <class Op, int VPT, bool STREAM, bool ALIGNED> constexpr int min_blocks()
+constexpr int sm90_only(int b)
 {
 #ifdef ROWK_SM90
-    return VPT == 4 && !STREAM && ALIGNED ? four_vector_blocks<Op>::value : 0;
+    return b;
 #else
-    return 0;
+    return b * 0;
 #endif
 }
 template <class Op, bool STREAM, bool ALIGNED> constexpr bool wide_stream = STREAM && ALIGNED && Op::RING;
@@ -384,8 +384,8 @@ __device__ __forceinline__ void restep(const Op &o, const RowSpan &r, uint4 (&ra
 /* ALIGNED: every row starts on a vector boundary and is a whole number of vectors (cols * sizeof(T) a
    multiple of 16), so a slot is full or empty and the element-wise code vanishes: 20-30 registers
    fewer, more blocks an SM. */
-template <class Op, int VPT, bool STREAM, bool ALIGNED>
-__global__ void __launch_bounds__(max_threads<VPT, wide_stream<Op, STREAM, ALIGNED>>(), min_blocks<Op, VPT, STREAM, ALIGNED>())
+template <class Op, int VPT, bool STREAM, bool ALIGNED, int MINB = 0>
+__global__ void __launch_bounds__(max_threads<VPT, wide_stream<Op, STREAM, ALIGNED>>(), sm90_only(MINB))
 row_kernel(Op op, Geom g)
 {
     constexpr bool WIDE = wide_stream<Op, STREAM, ALIGNED>; /* may run 1024 x 8 */
@@ -468,16 +468,16 @@ row_kernel(Op op, Geom g)
     }
 }
 
-template <class Op, int VPT, bool STREAM, bool ALIGNED>
+template <class Op, int VPT, bool STREAM, bool ALIGNED, int MINB = 0>
 cudaError_t launch_kernel(const Op &op, const Geom &g, unsigned blocks, int cta, int cluster, cudaStream_t st)
 {
-    void (*kern)(Op, Geom) = row_kernel<Op, VPT, STREAM, ALIGNED>;
+    void (*kern)(Op, Geom) = row_kernel<Op, VPT, STREAM, ALIGNED, MINB>;
     if (cluster == 1) {
         kern<<<blocks, cta, 0, st>>>(op, g);
         return cudaGetLastError();
     }
     if (cluster > 8) {
-        const cudaError_t e = func_attr_once<row_kernel<Op, VPT, STREAM, ALIGNED>, cudaFuncAttributeNonPortableClusterSizeAllowed>(1);
+        const cudaError_t e = func_attr_once<row_kernel<Op, VPT, STREAM, ALIGNED, MINB>, cudaFuncAttributeNonPortableClusterSizeAllowed>(1);
         if (e != cudaSuccess)
             return e;
     }
@@ -489,8 +489,13 @@ cudaError_t launch_kernel(const Op &op, const Geom &g, unsigned blocks, int cta,
 template <class Op, int VPT, bool STREAM>
 cudaError_t launch_one(const Op &op, const Geom &g, unsigned blocks, int cta, int cluster, cudaStream_t st)
 {
-    if (g.cols * (int64_t)sizeof(typename Op::elem_t) % 16 == 0)
+    if (g.cols * (int64_t)sizeof(typename Op::elem_t) % 16 == 0) {
+        constexpr int B = four_vector_blocks<Op>::value;
+        if constexpr (VPT == 4 && !STREAM && B > 0)
+            if (row_plan_bounded4((size_t)g.rows, g.tpr))
+                return launch_kernel<Op, VPT, STREAM, true, B>(op, g, blocks, cta, cluster, st);
         return launch_kernel<Op, VPT, STREAM, true>(op, g, blocks, cta, cluster, st);
+    }
     return launch_kernel<Op, VPT, STREAM, false>(op, g, blocks, cta, cluster, st);
 }
 

@@ -66,7 +66,7 @@ typedef struct row_limits {
                          one block a row takes 8 vectors a thread from rows of 1024 vectors, not 2048 */
     int fit4;         /* 1 where the op's aligned on-chip kernel of 4 vectors a thread fits two blocks of
                          1024 threads an SM (row_kernel.cuh's four_vector_blocks), so rows of exactly
-                         512 x 4 or 1024 x 4 vectors stay at 4 vectors a thread */
+                         512 x 4 or 1024 x 4 vectors that fill the GPU (row_plan_bounded4) stay at 4 */
 } row_limits;
 
 /* What every op without limits of its own takes. */
@@ -83,6 +83,16 @@ extern const row_limits row_limits_fit4;
 /* The threads an SM holds at most (sm_80, sm_90). */
 #define ROW_PLAN_SM_THREADS 2048
 #define ROW_PLAN_MAX_CLUSTER 16
+
+/* Where an op's aligned 4-vector on-chip kernel runs bounded to two blocks an SM (row_kernel.cuh's
+   four_vector_blocks), and so where row_limits.fit4 plans count on it: rows of 256 threads or more
+   that fill the GPU. Elsewhere ptxas's unbounded kernel was the faster: decode rows 1x4096 and 8x4096
+   0.92x bounded at fp32, 0.98x at fp16; 128-thread rows of 4096x4096 fp16 0.987x (H200, eighteenth
+   sitting, call 4). */
+static inline int row_plan_bounded4(size_t rows, int tpr)
+{
+    return tpr >= 256 && rows * (size_t)tpr >= (size_t)ROW_PLAN_SMS * ROW_PLAN_SM_THREADS;
+}
 /* Registers bound the vectors a block holds: cta * vpt <= 4096 (64 KiB a block), vpt 8 up to 512 threads;
    a streaming plan holds one step at a time and may take 1024 x 8 on rows of whole vectors. */
 #define ROW_PLAN_MAX_VECTORS 4096
