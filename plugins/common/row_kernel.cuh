@@ -336,44 +336,44 @@ template <int V> __device__ __forceinline__ void all_in_flight(uint4 (&v)[V], in
         v[k].x ^= x;
 }
 
-/* Pass 1 of a streaming step: load the step's vectors (all in flight in the wide kernels) and return
-   the thread's share. WHOLE as in restep below: without the per-slot tests, the loads of a whole step
-   are issued back to back (the slot tests and zero fills were a third of the instructions before the
-   last load, SASS, eighteenth sitting). */
-template <int VPT, int PER, bool WIDE, bool WHOLE, class Op>
-__device__ __forceinline__ typename Op::acc_t lstep(const Op &o, const RowSpan &r, uint4 (&raw)[VPT], int b, const Geom &g, int lane, int c1)
+/* One streaming step's vectors into raw, all in flight in the wide kernels: AGAIN false, pass 1 (load,
+   kept in L1 for pass 2); true, pass 2 (reload, the last read). WHOLE: the step lies inside the part,
+   and rows are aligned (the wide kernels'), so every slot is full at compile time and the op's per-slot
+   tests fold. With them, ptxas put each of fp16 RMSNorm's pass-2 epilogues (w's load, the math, the
+   store) behind a branch of its own, one w load in flight a thread (SASS, fifteenth sitting); fp32's
+   whole-step form spilled 8 bytes at 64 registers until reduce_group's butterfly freed them
+   (seventeenth sitting): it runs whole steps in the sm_90 pass. In pass 1 the slot tests and zero fills
+   were a third of the instructions before the last load (eighteenth sitting). */
+template <int VPT, int PER, bool WIDE, bool WHOLE, bool AGAIN, class Op>
+__device__ __forceinline__ void step_in(const Op &o, const RowSpan &r, uint4 (&raw)[VPT], int b, const Geom &g, int lane, int c1)
 {
-    constexpr Hint KEEP = WIDE ? HINT_KEEP : HINT_NONE;
+    constexpr Hint H = !WIDE ? HINT_NONE : AGAIN ? HINT_LAST : HINT_KEEP;
     const bool live = r.row < g.rows;
 #pragma unroll
     for (int k = 0; k < VPT; k++) {
         const int i = b + k * g.tpr + lane;
-        raw[k] = o.load(r.slot<PER>(i, WHOLE || (live && i < c1), KEEP));
+        const Slot sl = r.slot<PER>(i, WHOLE || (live && i < c1), H);
+        raw[k] = AGAIN ? o.reload(sl) : o.load(sl);
     }
     if constexpr (WIDE)
         all_in_flight(raw, g.rows);
+}
+
+/* Pass 1 of a streaming step: the thread's share of it. */
+template <int VPT, int PER, bool WIDE, bool WHOLE, class Op>
+__device__ __forceinline__ typename Op::acc_t lstep(const Op &o, const RowSpan &r, uint4 (&raw)[VPT], int b, const Geom &g, int lane, int c1)
+{
+    step_in<VPT, PER, WIDE, WHOLE, false>(o, r, raw, b, g, lane, c1);
     return o.partial(raw);
 }
 
-/* Pass 2 of a streaming step: reload the step's vectors (all in flight in the wide kernels), then
-   write them. WHOLE: the step lies inside the part, and rows are aligned (the wide kernels'), so every
-   slot is full at compile time and the op's per-slot tests fold: with them, ptxas put each of fp16
-   RMSNorm's epilogues (w's load, the math, the store) behind a branch of its own, one w load in flight
-   a thread (SASS, fifteenth sitting). fp32's predicated form batched them only in part (w's loads
-   between the stores); its whole-step form spilled 8 bytes at 64 registers until reduce_group's
-   butterfly freed them (seventeenth sitting): it runs whole steps in the sm_90 pass. */
+/* Pass 2 of a streaming step: reload it, then write it. */
 template <int VPT, int PER, bool WIDE, bool WHOLE, class Op>
 __device__ __forceinline__ void restep(const Op &o, const RowSpan &r, uint4 (&raw)[VPT], int b, const Geom &g, int lane, int c1)
 {
     constexpr Hint LAST = WIDE ? HINT_LAST : HINT_NONE;
     const bool live = r.row < g.rows;
-#pragma unroll
-    for (int k = 0; k < VPT; k++) {
-        const int i = b + k * g.tpr + lane;
-        raw[k] = o.reload(r.slot<PER>(i, WHOLE || (live && i < c1), LAST));
-    }
-    if constexpr (WIDE)
-        all_in_flight(raw, g.rows);
+    step_in<VPT, PER, WIDE, WHOLE, true>(o, r, raw, b, g, lane, c1);
 #pragma unroll
     for (int k = 0; k < VPT; k++) {
         const int i = b + k * g.tpr + lane;
