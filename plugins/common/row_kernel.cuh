@@ -44,6 +44,8 @@
  *       __device__ void epilogue(uint4 raw, const rowk::Slot &sl); // write one vector (ROW_OUT)
  *       static constexpr bool RING = true;     // may run ring plans: then also ring_in() and pad()
  *   };
+ *   // optional: rowk::four_vector_blocks<MyOp>::value = 2 bounds its aligned 4-vector on-chip kernel to
+ *   // two blocks an SM where the rows fill the GPU (rms_op.cuh; see four_vector_blocks below)
  *
  * load/reload/epilogue get a Slot: the vector's index i in the row's window (vector 0 holds the row's
  * first element, at position r.head of it) and the element range [lo, hi) of it that belongs to the
@@ -314,7 +316,8 @@ constexpr int sm90_only(int b)
 #ifdef ROWK_SM90
     return b;
 #else
-    return b * 0;
+    (void)b;
+    return 0;
 #endif
 }
 template <class Op, bool STREAM, bool ALIGNED> constexpr bool wide_stream = STREAM && ALIGNED && Op::RING;
@@ -491,9 +494,10 @@ cudaError_t launch_one(const Op &op, const Geom &g, unsigned blocks, int cta, in
 {
     if (g.cols * (int64_t)sizeof(typename Op::elem_t) % 16 == 0) {
         constexpr int B = four_vector_blocks<Op>::value;
-        if constexpr (VPT == 4 && !STREAM && B > 0)
+        if constexpr (VPT == 4 && !STREAM && B > 0) {
             if (row_plan_bounded4((size_t)g.rows, g.tpr))
                 return launch_kernel<Op, VPT, STREAM, true, B>(op, g, blocks, cta, cluster, st);
+        }
         return launch_kernel<Op, VPT, STREAM, true>(op, g, blocks, cta, cluster, st);
     }
     return launch_kernel<Op, VPT, STREAM, false>(op, g, blocks, cta, cluster, st);

@@ -117,10 +117,11 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
    (rmsnorm) and 1.35x (softmax, 72.6 -> 98.3 % of the copy) at 2048x16384 fp16; at 1024 vectors
    (256 x 4 exactly) softmax gained 1.12x with 128 x 8 (fp16 4096x8192, 91.1 -> 101.7 %) and rmsnorm
    did not (0.99x), so there only ops with heavy arithmetic an element halve (lim->heavy).
-   Where the op's 4-vector kernel takes two blocks of 1024 an SM (lim->fit4; where the rows fill the GPU,
-   row_plan_bounded4), a row that fills 512 or 1024 threads x 4 exactly stays at 4: rmsnorm fp32 2048x16384 1024 x 4 66.9 us against 512 x 8's 67.3,
-   fp16 1024x32768 35.3 against 36.0, fp16 2048x16384 512 x 4 33.9 against 256 x 8's 34.5, fp32
-   4096x8192 65.4 against 66.2 (H200, eighteenth sitting, call 3; 74.8, 40.1, 36.4, 68.0 unbounded).
+   Where the op's 4-vector kernel takes two blocks of 1024 an SM (lim->fit4, where the rows fill the
+   GPU: row_plan_bounded4), a row that fills 512 or 1024 threads x 4 exactly stays at 4: rmsnorm fp32
+   2048x16384 1024 x 4 66.9 us against 512 x 8's 67.3, fp16 1024x32768 35.3 against 36.0, fp16
+   2048x16384 512 x 4 33.9 against 256 x 8's 34.5, fp32 4096x8192 65.4 against 66.2 (H200, eighteenth
+   sitting, call 3; 74.8, 40.1, 36.4, 68.0 unbounded).
    docs/notes/rmsnorm.md and softmax.md have the tune runs. */
 static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_plan *p)
 {
