@@ -132,7 +132,7 @@ static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_p
                      row_plan_bounded4(s->rows, (int)tpr);
     if (vpt == 4 && tpr >= 64 && !fits &&
         (tpr > 512 ||
-         ((tpr * 4 > w || tpr >= exact) && s->rows * (tpr / 2) >= (size_t)ROW_PLAN_SMS * ROW_PLAN_SM_THREADS))) {
+         ((tpr * 4 > w || tpr >= exact) && row_plan_fills(s->rows, tpr / 2)))) {
         vpt = 8;
         tpr /= 2;
     }

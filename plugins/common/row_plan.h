@@ -84,6 +84,11 @@ extern const row_limits row_limits_fit4;
 #define ROW_PLAN_SM_THREADS 2048
 #define ROW_PLAN_MAX_CLUSTER 16
 
+/* Rows of tpr threads each fill every SM's thread slots: the per-shape choice's "the rows fill the GPU". */
+static inline int row_plan_fills(size_t rows, size_t tpr)
+{
+    return rows * tpr >= (size_t)ROW_PLAN_SMS * ROW_PLAN_SM_THREADS;
+}
 /* Where an op's aligned 4-vector on-chip kernel runs bounded to two blocks an SM (row_kernel.cuh's
    four_vector_blocks), and so where row_limits.fit4 plans count on it: rows of 256 threads or more
    that fill the GPU. Elsewhere ptxas's unbounded kernel was the faster: decode rows 1x4096 and 8x4096
@@ -91,7 +96,7 @@ extern const row_limits row_limits_fit4;
    sitting, call 4). */
 static inline int row_plan_bounded4(size_t rows, int tpr)
 {
-    return tpr >= 256 && rows * (size_t)tpr >= (size_t)ROW_PLAN_SMS * ROW_PLAN_SM_THREADS;
+    return tpr >= 256 && row_plan_fills(rows, (size_t)tpr);
 }
 /* Registers bound the vectors a block holds: cta * vpt <= 4096 (64 KiB a block), vpt 8 up to 512 threads;
    a streaming plan holds one step at a time and may take 1024 x 8 on rows of whole vectors. */
