@@ -233,7 +233,9 @@ static int ring_space(const row_shape *s, const row_limits *lim, int index, int 
 
 int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_plan *out)
 {
-    static const int ctas[] = {128, 256, 512, 1024}, clusters[] = {1, 2, 4, 8, 16}, vpts[] = {1, 2, 4, 8};
+    /* 32 and 64 last and on chip only: short rows in small blocks (torch.compile's RMSNorm runs a row of
+       1024 fp16 in a block of one warp) */
+    static const int ctas[] = {128, 256, 512, 1024, 32, 64}, clusters[] = {1, 2, 4, 8, 16}, vpts[] = {1, 2, 4, 8};
     size_t w = row_window(s->cols, s->elem);
     int n = 0;
     char why[8];
@@ -241,10 +243,10 @@ int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_pla
         return 1;
     for (int stream = 0; stream <= 1; stream++)
         for (int ci = 0; ci < 5; ci++)
-            for (int ai = 0; ai < 4; ai++)
+            for (int ai = 0; ai < 6; ai++)
                 for (int tpr = 1; tpr <= ctas[ai]; tpr <<= 1) {
                     int cl = clusters[ci], cta = ctas[ai];
-                    if (cl > 1 && tpr != cta)
+                    if ((cl > 1 && tpr != cta) || (cta < 128 && (cl > 1 || stream)))
                         continue;
                     if ((size_t)cl * (size_t)tpr > pow2ceil(w) && !(cl == 1 && tpr == 1))
                         continue; /* threads that would hold nothing */

@@ -123,8 +123,9 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
    holds first the ring plans (where the op takes them and the row is past 64 KiB: ring 2 and 3, cta 256
    and 512, vpt 4 and 8, the smallest cluster whose stages fit shared memory and the next two), so that
    `klab --tune`, which times the first 63 entries of a space, always has them beside the others; then
-   every valid plan with cta in {128, 256, 512, 1024}, on-chip plans no more than twice the smallest
-   covering vpt, and streaming plans only where the row does not fit the on-chip ones. */
+   every valid plan with cta in {128, 256, 512, 1024} (and on chip in one block, 32 and 64), on-chip
+   plans no more than twice the smallest covering vpt, and streaming plans only where the row does not
+   fit the on-chip ones. */
 int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_plan *out);
 
 /* "cta=256,tpr=32,vpt=4,cluster=1,stream=0" into buf; returns buf. */
