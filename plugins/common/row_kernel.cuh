@@ -370,18 +370,24 @@ __device__ __forceinline__ typename Op::acc_t lstep(const Op &o, const RowSpan &
     return o.partial(raw);
 }
 
+/* Write a step's vectors (the op's epilogue), WHOLE as in step_in. */
+template <int VPT, int PER, bool WHOLE, Hint H, class Op>
+__device__ __forceinline__ void step_out(const Op &o, const RowSpan &r, const uint4 (&raw)[VPT], int b, const Geom &g, int lane, int c1)
+{
+    const bool live = r.row < g.rows;
+#pragma unroll
+    for (int k = 0; k < VPT; k++) {
+        const int i = b + k * g.tpr + lane;
+        o.epilogue(raw[k], r.slot<PER>(i, WHOLE || (live && i < c1), H));
+    }
+}
+
 /* Pass 2 of a streaming step: reload it, then write it. */
 template <int VPT, int PER, bool WIDE, bool WHOLE, class Op>
 __device__ __forceinline__ void restep(const Op &o, const RowSpan &r, uint4 (&raw)[VPT], int b, const Geom &g, int lane, int c1)
 {
-    constexpr Hint LAST = WIDE ? HINT_LAST : HINT_NONE;
-    const bool live = r.row < g.rows;
     step_in<VPT, PER, WIDE, WHOLE, true>(o, r, raw, b, g, lane, c1);
-#pragma unroll
-    for (int k = 0; k < VPT; k++) {
-        const int i = b + k * g.tpr + lane;
-        o.epilogue(raw[k], r.slot<PER>(i, WHOLE || (live && i < c1), LAST));
-    }
+    step_out<VPT, PER, WHOLE, WIDE ? HINT_LAST : HINT_NONE>(o, r, raw, b, g, lane, c1);
 }
 
 /* ALIGNED: every row starts on a vector boundary and is a whole number of vectors (cols * sizeof(T) a
@@ -402,6 +408,10 @@ row_kernel(Op op, Geom g)
     constexpr bool WHOLE_STEPS = WIDE && PER > 4; /* fp32's spilled with sm_80's reduction */
     constexpr bool SHORT = false;
 #endif
+    /* the on-chip epilogue in whole rows where a row's slots are all full (below); its loads held
+       together cost registers: at 8 vectors bf16's kernel went 64 -> 128, and the bounded 4-vector
+       kernels spilled */
+    constexpr bool WHOLE_ROWS = ALIGNED && VPT <= 4 && MINB == 0;
     __shared__ A warp_part[32];
     __shared__ A peer[ROW_PLAN_MAX_CLUSTER];
     int rank = 0;
@@ -452,11 +462,15 @@ row_kernel(Op op, Geom g)
     o.finish(acc, r.row, live && lane == 0 && rank == 0);
     if constexpr (Op::ROW_OUT) {
         if (!STREAM) {
-#pragma unroll
-            for (int k = 0; k < VPT; k++) {
-                const int i = c0 + k * g.tpr + lane;
-                o.epilogue(raw[k], r.slot<PER>(i, live && i < c1));
-            }
+            /* A live aligned row whose part the plan covers exactly (the usual plan): every slot full at
+               compile time. With per-slot tests ptxas put each of RMSNorm's VPT epilogues (w's load, the
+               math, the store) behind a branch of its own, VPT round trips for w one after another, where
+               torch.compile's kernel has its w loads in flight together (ncu source counters, fp16
+               32768x1024, nineteenth sitting: 13 % of klab's stall samples on them) */
+            if (WHOLE_ROWS && live && c0 + step <= c1)
+                step_out<VPT, PER, true, HINT_NONE>(o, r, raw, c0, g, lane, c1);
+            else
+                step_out<VPT, PER, false, HINT_NONE>(o, r, raw, c0, g, lane, c1);
         } else {
             for (int b = c0; b < c1; b += step) {
                 if constexpr (WHOLE_STEPS) {
