@@ -82,9 +82,9 @@ __global__ void poison_kernel(U *p, size_t n, unsigned long long seed, poison_fm
     }
 }
 
-__global__ void __launch_bounds__(256) copy16_kernel(const uint4 *__restrict__ src, uint4 *__restrict__ dst, size_t n16)
+template <int THREADS, int UNROLL>
+__global__ void __launch_bounds__(THREADS) copy16_kernel(const uint4 *__restrict__ src, uint4 *__restrict__ dst, size_t n16)
 {
-    constexpr int UNROLL = 4, THREADS = 256;
     const size_t step = (size_t)THREADS * UNROLL;
     for (size_t base = (size_t)blockIdx.x * step + threadIdx.x; base < n16; base += (size_t)gridDim.x * step) {
         uint4 v[UNROLL];
@@ -210,16 +210,25 @@ extern "C" int gpu_poison(klab_dtype d, void *ptr, size_t n, uint64_t seed, klab
     return (int)cudaGetLastError();
 }
 
-extern "C" int gpu_copy16(void *dst, const void *src, size_t n16, klab_stream s)
+template <int THREADS, int UNROLL> static int copy16_launch(void *dst, const void *src, size_t n16, klab_stream s)
 {
-    const size_t per_block = 256 * 4;
+    const size_t per_block = (size_t)THREADS * UNROLL;
     size_t blocks = (n16 + per_block - 1) / per_block;
     if (blocks == 0)
         blocks = 1;
     if (blocks > 0x7fffffffu) /* grid-stride: any length fits in the largest grid */
         blocks = 0x7fffffffu;
-    copy16_kernel<<<(unsigned)blocks, 256, 0, s>>>((const uint4 *)src, (uint4 *)dst, n16);
+    copy16_kernel<THREADS, UNROLL><<<(unsigned)blocks, THREADS, 0, s>>>((const uint4 *)src, (uint4 *)dst, n16);
     return (int)cudaGetLastError();
+}
+
+/* From 32 MiB a side, blocks of 128 threads x 2 vectors (4 KiB a block): at 48-512 MiB a side they ran
+   2.2-4.6 % faster than 256 x 4 (16 KiB a block), level with cudaMemcpy, which the 256 x 4 copy had
+   trailed by 2-5 %; at 8-24 MiB 256 x 4 was the faster by 1.5-4 %, at 32 MiB level (H200, 30 shapes
+   timed round-robin from a cold L2: docs/notes/vector_add.md, nineteenth sitting). */
+extern "C" int gpu_copy16(void *dst, const void *src, size_t n16, klab_stream s)
+{
+    return n16 >= ((size_t)32 << 20) / 16 ? copy16_launch<128, 2>(dst, src, n16, s) : copy16_launch<256, 4>(dst, src, n16, s);
 }
 
 extern "C" int gpu_flush_read(const void *buf, size_t bytes, unsigned long long *sink, klab_stream s)
