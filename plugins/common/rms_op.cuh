@@ -152,6 +152,10 @@ template <bool E> struct four_vector_blocks<RmsOp<float, false, E>> {
 template <bool E> struct four_vector_blocks<RmsOp<__half, false, E>> {
     static constexpr int value = 2;
 };
+/* bf16 RMSNorm's on-chip epilogue in whole rows (row_kernel.cuh's whole_epilogue) */
+template <bool E> struct whole_epilogue<RmsOp<__nv_bfloat16, false, E>> {
+    static constexpr bool value = true;
+};
 } // namespace rowk
 
 #endif

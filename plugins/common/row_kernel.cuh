@@ -45,7 +45,8 @@
  *       static constexpr bool RING = true;     // may run ring plans: then also ring_in() and pad()
  *   };
  *   // optional: rowk::four_vector_blocks<MyOp>::value = 2 bounds its aligned 4-vector on-chip kernel to
- *   // two blocks an SM where the rows fill the GPU (rms_op.cuh; see four_vector_blocks below)
+ *   // two blocks an SM where the rows fill the GPU (rms_op.cuh; see four_vector_blocks below), and
+ *   // rowk::whole_epilogue<MyOp>::value = true writes its 4-vector rows in whole rows (whole_epilogue)
  *
  * load/reload/epilogue get a Slot: the vector's index i in the row's window (vector 0 holds the row's
  * first element, at position r.head of it) and the element range [lo, hi) of it that belongs to the
@@ -322,6 +323,16 @@ constexpr int sm90_only(int b)
 }
 template <class Op, bool STREAM, bool ALIGNED> constexpr bool wide_stream = STREAM && ALIGNED && Op::RING;
 
+/* Ops whose aligned unbounded on-chip kernel of 4 vectors a thread writes a live row's vectors in whole
+   rows (every slot full at compile time: the op's per-slot tests fold and its epilogue's loads go out
+   together). bf16 RMSNorm gained 1.0-1.8 % with it (N = 128 .. 8192, H200, nineteenth sitting, call 3);
+   fp16 and fp32 RMSNorm moved -1.3 .. +1.2 %, softmax lost up to 1.9 % (its kernel 44 -> 64 registers).
+   Other widths: 8 vectors took bf16's kernel 64 -> 128 registers, the bounded kernels spilled, 2 went
+   32 -> 52 (untimed). An op opts in (rms_op.cuh). */
+template <class Op> struct whole_epilogue {
+    static constexpr bool value = false;
+};
+
 /* Every vector of a step in flight before any is used. ptxas reorders a step's loads to save registers:
    it gave the fp32 RMSNorm step at 1024 x 8 32 registers by interleaving each load with the FFMAs of
    the one before, two loads in flight a thread (SASS, twelfth sitting), where torch.compile's kernel
@@ -408,10 +419,7 @@ row_kernel(Op op, Geom g)
     constexpr bool WHOLE_STEPS = WIDE && PER > 4; /* fp32's spilled with sm_80's reduction */
     constexpr bool SHORT = false;
 #endif
-    /* the on-chip epilogue in whole rows where a row's slots are all full (below); its loads held
-       together cost registers: at 8 vectors bf16's kernel went 64 -> 128, and the bounded 4-vector
-       kernels spilled */
-    constexpr bool WHOLE_ROWS = ALIGNED && VPT <= 4 && MINB == 0;
+    constexpr bool WHOLE_ROWS = ALIGNED && VPT == 4 && MINB == 0 && whole_epilogue<Op>::value; /* below */
     __shared__ A warp_part[32];
     __shared__ A peer[ROW_PLAN_MAX_CLUSTER];
     int rank = 0;
@@ -463,10 +471,10 @@ row_kernel(Op op, Geom g)
     if constexpr (Op::ROW_OUT) {
         if (!STREAM) {
             /* A live aligned row whose part the plan covers exactly (the usual plan): every slot full at
-               compile time. With per-slot tests ptxas put each of RMSNorm's VPT epilogues (w's load, the
-               math, the store) behind a branch of its own, VPT round trips for w one after another, where
-               torch.compile's kernel has its w loads in flight together (ncu source counters, fp16
-               32768x1024, nineteenth sitting: 13 % of klab's stall samples on them) */
+               compile time (WHOLE_ROWS: whole_epilogue). With per-slot tests ptxas put each of RMSNorm's
+               VPT epilogues (w's load, the math, the store) behind a branch of its own, VPT round trips
+               for w one after another, where torch.compile's kernel has its w loads in flight together
+               (ncu source counters, fp16 32768x1024, nineteenth sitting: 13 % of klab's stall samples) */
             if (WHOLE_ROWS && live && c0 + step <= c1)
                 step_out<VPT, PER, true, HINT_NONE>(o, r, raw, c0, g, lane, c1);
             else
