@@ -26,7 +26,7 @@ int gpu_poison(klab_dtype d, void *ptr, size_t n, uint64_t seed, klab_stream s);
 
 /* klab's copy, the bandwidth ceiling every memory-bound row is measured against: n16 16-byte vectors
    from src to dst (both 16-byte aligned), every load of a thread issued before its first store, in
-   blocks sized by length (4 KiB a block from 32 MiB, else 16 KiB: the faster on an H200), grid-stride. */
+   blocks sized by length (4 KiB a block past 32 MiB, else 16 KiB: the faster on an H200), grid-stride. */
 int gpu_copy16(void *dst, const void *src, size_t n16, klab_stream s);
 
 /* Reads `bytes` of `buf` (16-byte aligned, a multiple of 16) and writes nothing but, under a

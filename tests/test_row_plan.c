@@ -83,15 +83,19 @@ static void test_choice(void **state)
     /* 64 KiB rows in one block of 512 x 8 rather than a cluster, unless there are few rows */
     assert_string_equal(chosen(1024, 32768, 2), "cta=512,tpr=512,vpt=8,cluster=1,stream=0");
     assert_string_equal(chosen(1, 32768, 2), "cta=128,tpr=128,vpt=2,cluster=16,stream=0");
-    /* short aligned rows in small blocks of 2 vectors a thread: 8 rows of 8 threads; ragged ones keep
-       256-thread blocks of 4 vectors */
-    assert_string_equal(chosen(8192, 128, 2), "cta=64,tpr=8,vpt=2,cluster=1,stream=0");
+    /* short rows share 256-thread blocks of 4 vectors a thread: 64 rows of 4 threads */
+    assert_string_equal(chosen(8192, 128, 2), "cta=256,tpr=4,vpt=4,cluster=1,stream=0");
     assert_string_equal(chosen(65537, 17, 4), "cta=256,tpr=2,vpt=4,cluster=1,stream=0");
-    assert_string_equal(chosen(4096, 1024, 2), "cta=64,tpr=64,vpt=2,cluster=1,stream=0");
-    assert_string_equal(chosen(4096, 1024, 4), "cta=128,tpr=128,vpt=2,cluster=1,stream=0");
-    /* a heavy op's keep 4 vectors, in blocks of 64 (one warp a row: no block barrier) */
-    row_shape seed = {4096, 1024, 2};
-    assert_string_equal(row_plan_config(&seed, &row_limits_heavy, -1), "cta=64,tpr=32,vpt=4,cluster=1,stream=0");
+    /* one warp a row: no block barrier */
+    assert_string_equal(chosen(4096, 1024, 2), "cta=256,tpr=32,vpt=4,cluster=1,stream=0");
+    /* past 32 MiB, aligned short rows take small blocks of 2 vectors a thread (8 rows of 8 threads; one
+       row of 128), ragged ones keep theirs; a heavy op's keep 4 vectors, in blocks of 64 */
+    assert_string_equal(chosen(262144, 128, 2), "cta=64,tpr=8,vpt=2,cluster=1,stream=0");
+    assert_string_equal(chosen(32768, 1024, 4), "cta=128,tpr=128,vpt=2,cluster=1,stream=0");
+    assert_string_equal(chosen(16384, 1024, 2), "cta=256,tpr=32,vpt=4,cluster=1,stream=0");
+    assert_string_equal(chosen(32769, 1023, 2), "cta=256,tpr=32,vpt=8,cluster=1,stream=0");
+    row_shape sweep = {32768, 1024, 2};
+    assert_string_equal(row_plan_config(&sweep, &row_limits_heavy, -1), "cta=64,tpr=32,vpt=4,cluster=1,stream=0");
     /* a long row alone is spread over a 16-block cluster */
     assert_string_equal(chosen(1, 65536, 2), "cta=256,tpr=256,vpt=2,cluster=16,stream=0");
     /* rows past 64 KiB: the register plan's split, never the ring (measured slower on the H200: row_plan.c) */

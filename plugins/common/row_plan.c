@@ -136,16 +136,17 @@ static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_p
         vpt = 8;
         tpr /= 2;
     }
-    /* Short aligned rows (16-256 vectors) in small blocks. Blocks of 256 threads holding 8-64 rows ran at
-       klab's old copy's rate (256 x 4 vectors, 16 KiB a block) and 3-5 % under torch.compile's kernels,
-       which take one to 32 rows in blocks of 32-64 threads; a copy of 4 KiB blocks ran 3-5 % faster
-       than one of 16 KiB (the DRAM-bound rate rises as a block's bytes fall, until the blocks come too
-       fast to launch: 1 KiB blocks lost 20 %). Same rounds, 2^25 elements (H200, nineteenth sitting,
-       calls 2-3): RMSNorm 2 vectors a thread in blocks of 64 (or one row) fp16 N = 128 1.05x, 512
-       1.017x, 1024 1.013x, fp32 1.01-1.02x, fp16 2048 level; softmax (heavy: 2 vectors lost up to
-       11 %) 4 vectors in blocks of 64, 1.00-1.015x. Ragged rows and RoPE's head-aligned groups keep
-       the old plan (unmeasured). */
-    const int small = s->cols * s->elem % 16 == 0 && w >= 16 && w <= 256 && lim->tpr_multiple == 1;
+    /* Short aligned rows (16-256 vectors) of tensors past 32 MiB in small blocks. Blocks of 256 threads
+       holding 8-64 rows (16 KiB a block) ran 3-5 % under torch.compile's kernels, which take one to 32
+       rows in blocks of 32-64 threads; so did a copy of 16 KiB blocks against one of 4 KiB past 32 MiB
+       a side (klab's copy, gpu_kernels.cu), and both turn below it. RMSNorm at 2 vectors a thread in
+       blocks of 64 (or one row), softmax (heavy: 2 vectors lost up to 11 %) at 4 in blocks of 64, same
+       rounds (H200, nineteenth sitting, call 4): at 2^25 elements RMSNorm N = 128 .. 1024 1.015-1.045x
+       (fp16, bf16), 1.00-1.015x (fp32), softmax 1.00-1.064x; at 2-16 MiB (8192x128, 4096x1024,
+       65536x128 fp16) 0.92-1.00x, so those keep 256-thread blocks. Ragged rows and RoPE's
+       head-aligned groups keep them too (unmeasured). */
+    const int small = s->cols * s->elem % 16 == 0 && w >= 16 && w <= 256 && lim->tpr_multiple == 1 &&
+                      s->rows * s->cols * s->elem > ((size_t)32 << 20);
     if (small && !lim->heavy) {
         vpt = 2;
         tpr = pow2ceil((w + 1) / 2);
