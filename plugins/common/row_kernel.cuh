@@ -414,7 +414,7 @@ row_kernel(Op op, Geom g)
     constexpr int PER = 16 / sizeof(T);
 #ifdef ROWK_SM90
     constexpr bool WHOLE_STEPS = WIDE; /* both passes in whole steps where a step is full (lstep, restep) */
-    constexpr bool SHORT = WIDE; /* the short prologue, below */
+    constexpr bool SHORT = WIDE || (ALIGNED && !STREAM && VPT <= 2); /* the short prologue, below */
 #else
     constexpr bool WHOLE_STEPS = WIDE && PER > 4; /* fp32's spilled with sm_80's reduction */
     constexpr bool SHORT = false;
@@ -435,8 +435,10 @@ row_kernel(Op op, Geom g)
     /* SHORT: a shift where a division by g.cluster (every plan's, cluster 1 too) and row_span's signed
        arithmetic were most of the instructions before the first load (ncu, eighteenth sitting: 94 a
        warp where torch.compile's kernel has 21). The wide kernels take it: one block an SM, whose
-       DRAM share idles until the loads go out. Elsewhere ptxas scheduled the shorter prologue into
-       spills (the bf16 residual streaming and RoPE kernels, sm_80's fp16 4-vector kernel). */
+       DRAM share idles until the loads go out; so do the aligned on-chip kernels of 1-2 vectors,
+       whose short rows' warps each carry only a few vectors (fp16 2-vector kernel: 100 -> 70
+       instructions to the first load, registers unchanged). Elsewhere ptxas scheduled the shorter
+       prologue into spills (the bf16 residual streaming and RoPE kernels, sm_80's fp16 4-vector kernel). */
     const RowSpan r = row_span<PER, ALIGNED, SHORT>(blk * (int64_t)(blockDim.x >> g.tpr_log2) + (threadIdx.x >> g.tpr_log2), g);
     const bool live = r.row < g.rows;
     const int part = SHORT ? (r.nwin + g.cluster - 1) >> g.cluster_log2 : (r.nwin + g.cluster - 1) / g.cluster;
