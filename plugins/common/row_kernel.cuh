@@ -325,8 +325,9 @@ template <class Op, bool STREAM, bool ALIGNED> constexpr bool wide_stream = STRE
 
 /* Ops whose aligned unbounded on-chip kernel of 4 vectors a thread writes a live row's vectors in whole
    rows (every slot full at compile time: the op's per-slot tests fold and its epilogue's loads go out
-   together). bf16 RMSNorm gained 1.0-1.8 % with it (N = 128 .. 8192, H200, nineteenth sitting, call 3);
-   fp16 and fp32 RMSNorm moved -1.3 .. +1.2 %, softmax lost up to 1.9 % (its kernel 44 -> 64 registers).
+   together). bf16 RMSNorm gained 1.0-1.8 % with it (N = 128 .. 8192, H200, nineteenth sitting, call 3;
+   -0.3 .. +1.2 % in call 4's repeat); fp16 and fp32 RMSNorm moved -1.3 .. +1.2 %, softmax lost up to
+   1.9 % (its kernel 44 -> 64 registers).
    Other widths: 8 vectors took bf16's kernel 64 -> 128 registers, the bounded kernels spilled, 2 went
    32 -> 52 (untimed). An op opts in (rms_op.cuh). */
 template <class Op> struct whole_epilogue {

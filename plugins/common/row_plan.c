@@ -137,7 +137,7 @@ static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_p
         tpr /= 2;
     }
     /* Short aligned rows (16-256 vectors) of tensors past 32 MiB in small blocks. Blocks of 256 threads
-       holding 8-64 rows (16 KiB a block) ran 3-5 % under torch.compile's kernels, which take one to 32
+       holding 8-64 rows (16 KiB a block) ran 3-8 % under torch.compile's kernels, which take one to 32
        rows in blocks of 32-64 threads; so did a copy of 16 KiB blocks against one of 4 KiB past 32 MiB
        a side (klab's copy, gpu_kernels.cu), and both turn below it. RMSNorm at 2 vectors a thread in
        blocks of 64 (or one row), softmax (heavy: 2 vectors lost up to 11 %) at 4 in blocks of 64, same
