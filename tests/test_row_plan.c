@@ -96,6 +96,8 @@ static void test_choice(void **state)
     assert_string_equal(chosen(32769, 1023, 2), "cta=256,tpr=32,vpt=8,cluster=1,stream=0");
     row_shape sweep = {32768, 1024, 2};
     assert_string_equal(row_plan_config(&sweep, &row_limits_heavy, -1), "cta=64,tpr=32,vpt=4,cluster=1,stream=0");
+    /* the residual form (two tensors a row) keeps 256-thread blocks */
+    assert_string_equal(row_plan_config(&sweep, &row_limits_no_ring, -1), "cta=256,tpr=32,vpt=4,cluster=1,stream=0");
     /* a long row alone is spread over a 16-block cluster */
     assert_string_equal(chosen(1, 65536, 2), "cta=256,tpr=256,vpt=2,cluster=16,stream=0");
     /* rows past 64 KiB: the register plan's split, never the ring (measured slower on the H200: row_plan.c) */

@@ -143,10 +143,11 @@ static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_p
        blocks of 64 (or one row), softmax (heavy: 2 vectors lost up to 11 %) at 4 in blocks of 64, same
        rounds (H200, nineteenth sitting, call 4): at 2^25 elements RMSNorm N = 128 .. 1024 1.015-1.045x
        (fp16, bf16), 1.00-1.015x (fp32), softmax 1.00-1.064x; at 2-16 MiB (8192x128, 4096x1024,
-       65536x128 fp16) 0.92-1.00x, so those keep 256-thread blocks. Ragged rows and RoPE's
-       head-aligned groups keep them too (unmeasured). */
+       65536x128 fp16) 0.92-1.00x, so those keep 256-thread blocks. Ragged rows, RoPE's head-aligned
+       groups and ops that read a row from two tensors (RMSNorm's residual form: twice a block's bytes)
+       keep them too (unmeasured). */
     const int small = s->cols * s->elem % 16 == 0 && w >= 16 && w <= 256 && lim->tpr_multiple == 1 &&
-                      s->rows * s->cols * s->elem > ((size_t)32 << 20);
+                      lim->ring && s->rows * s->cols * s->elem > ((size_t)32 << 20);
     if (small && !lim->heavy) {
         vpt = 2;
         tpr = pow2ceil((w + 1) / 2);
