@@ -532,15 +532,19 @@ cudaError_t launch_one(const Op &op, const Geom &g, unsigned blocks, int cta, in
 template <class Op>
 cudaError_t launch_ring(const Op &op, const row_plan &p, const Geom &g, int64_t window, cudaStream_t st);
 
+/* log2 of a power of two (a plan's tpr and cluster: row_plan_check) */
+inline int log2_pow2(int n)
+{
+    int lg = 0;
+    while ((1 << lg) < n)
+        lg++;
+    return lg;
+}
+
 /* Launch `op` over rows x cols with plan p (checked by row_plan_check). */
 template <class Op> cudaError_t launch(const Op &op, const row_plan &p, int64_t rows, int64_t cols, cudaStream_t st)
 {
-    int lg = 0, clg = 0;
-    while ((1 << lg) < p.tpr)
-        lg++;
-    while ((1 << clg) < p.cluster)
-        clg++;
-    const Geom g = {rows, cols, p.tpr, lg, p.cluster, clg};
+    const Geom g = {rows, cols, p.tpr, log2_pow2(p.tpr), p.cluster, log2_pow2(p.cluster)};
     const int64_t per = p.cta / p.tpr, blocks64 = (rows + per - 1) / per * p.cluster;
     if (rows < 1 || cols < 1 || blocks64 > 0x7fffffff)
         return cudaErrorInvalidValue;

@@ -128,14 +128,7 @@ static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_p
     int vpt = w >= 4 ? 4 : (int)pow2ceil(w);
     size_t tpr = pow2ceil((w + (size_t)vpt - 1) / (size_t)vpt);
     const size_t exact = lim->heavy ? 256 : 512; /* from here a row that fills tpr x 4 exactly halves too */
-    const int fits = lim->fit4 && tpr * 4 == w && tpr <= 1024 && s->cols * s->elem % 16 == 0 &&
-                     row_plan_bounded4(s->rows, (int)tpr);
-    if (vpt == 4 && tpr >= 64 && !fits &&
-        (tpr > 512 ||
-         ((tpr * 4 > w || tpr >= exact) && row_plan_fills(s->rows, tpr / 2)))) {
-        vpt = 8;
-        tpr /= 2;
-    }
+    const int aligned = s->cols * s->elem % 16 == 0;
     /* Short aligned rows (16-256 vectors) of tensors past 32 MiB in small blocks. Blocks of 256 threads
        holding 8-64 rows (16 KiB a block) ran 3-8 % under torch.compile's kernels, which take one to 32
        rows in blocks of 32-64 threads; so did a copy of 16 KiB blocks against one of 4 KiB past 32 MiB
@@ -146,11 +139,17 @@ static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_p
        65536x128 fp16) 0.92-1.00x, so those keep 256-thread blocks. Ragged rows, RoPE's head-aligned
        groups and ops that read a row from two tensors (RMSNorm's residual form: twice a block's bytes)
        keep them too (unmeasured). */
-    const int small = s->cols * s->elem % 16 == 0 && w >= 16 && w <= 256 && lim->tpr_multiple == 1 &&
+    const int small = aligned && w >= 16 && w <= 256 && lim->tpr_multiple == 1 &&
                       lim->ring && s->rows * s->cols * s->elem > ((size_t)32 << 20);
+    const int fits = lim->fit4 && tpr * 4 == w && tpr <= 1024 && aligned && row_plan_bounded4(s->rows, (int)tpr);
     if (small && !lim->heavy) {
         vpt = 2;
         tpr = pow2ceil((w + 1) / 2);
+    } else if (vpt == 4 && tpr >= 64 && !fits &&
+               (tpr > 512 ||
+                ((tpr * 4 > w || tpr >= exact) && row_plan_fills(s->rows, tpr / 2)))) {
+        vpt = 8;
+        tpr /= 2;
     }
     while (tpr % (size_t)lim->tpr_multiple)
         tpr <<= 1;
