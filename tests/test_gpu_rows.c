@@ -48,10 +48,11 @@ static void test_rmsnorm_rows(void **state)
     assert_int_equal(r.rc, 0);
     csv c = read_rows("rms", "rmsnorm");
     expect_all_passed(&c, 1);
-    /* 10 cases in 3 dtypes, ring-ragged in two, 19 forced in one; baseline and fused each */
-    assert_int_equal(c.n, (10 * 3 + 2 + 19) * 2);
+    /* 10 cases in 3 dtypes, ring-ragged in two, 21 forced in one; baseline and fused each */
+    assert_int_equal(c.n, (10 * 3 + 2 + 21) * 2);
     /* the plugin's own plan for each path, and the forced ones as asked */
-    expect_config(&c, "65537x17", "fp32", "cta=256,tpr=2,vpt=4,cluster=1,stream=0");
+    expect_config(&c, "65537x17", "fp32", "cta=256,tpr=2,vpt=4,cluster=1,stream=0,tile=1");
+    expect_config(&c, "65537x17", "fp16", "cta=256,tpr=1,vpt=4,cluster=1,stream=0,tile=1");
     expect_config(&c, "1x262145", "fp32", "cta=512,tpr=512,vpt=8,cluster=16,stream=1");
     expect_config(&c, "1x262145", "fp16", "cta=512,tpr=512,vpt=8,cluster=16,stream=0");
     expect_config(&c, "stream-cluster2", "fp32", "cta=256,tpr=256,vpt=4,cluster=2,stream=1");
@@ -68,6 +69,8 @@ static void test_rmsnorm_rows(void **state)
     expect_config(&c, "residual-ring-shape", "fp16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0");
     expect_config(&c, "ring3", "fp32", "cta=256,tpr=256,vpt=8,cluster=1,stream=0,ring=3");
     expect_config(&c, "small-blocks", "fp16", "cta=64,tpr=8,vpt=2,cluster=1,stream=0");
+    expect_config(&c, "tile-tpr64", "fp16", "cta=128,tpr=64,vpt=2,cluster=1,stream=0,tile=1");
+    expect_config(&c, "tile-fp32", "fp32", "cta=64,tpr=8,vpt=2,cluster=1,stream=0,tile=1");
     free(c.rows);
     free(r.out);
 }
@@ -80,12 +83,13 @@ static void test_softmax_rows(void **state)
     assert_int_equal(r.rc, 0);
     csv c = read_rows("smx", "softmax");
     expect_all_passed(&c, 1);
-    assert_int_equal(c.n, (8 * 3 + 2 + 12) * 2); /* 8 cases in 3 dtypes, ring-ragged in two, 12 forced in one */
+    assert_int_equal(c.n, (8 * 3 + 2 + 13) * 2); /* 8 cases in 3 dtypes, ring-ragged in two, 13 forced in one */
     expect_config(&c, "cluster4", "bf16", "cta=128,tpr=128,vpt=2,cluster=4,stream=0");
     expect_config(&c, "stream", "fp16", "cta=128,tpr=128,vpt=4,cluster=1,stream=1");
     expect_config(&c, "ring-ragged", "fp16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0,ring=2");
     expect_config(&c, "ring-ragged-fp32", "fp32", "cta=256,tpr=256,vpt=8,cluster=16,stream=0,ring=2");
     expect_config(&c, "ring3", "fp32", "cta=256,tpr=256,vpt=8,cluster=1,stream=0,ring=3");
+    expect_config(&c, "tile-tpr64", "bf16", "cta=128,tpr=64,vpt=2,cluster=1,stream=0,tile=1");
     /* the same long ragged rows unforced: the register plan (the ring measured slower, row_plan.c) */
     expect_config(&c, "long-ragged", "fp16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0");
     expect_config(&c, "long-ragged", "fp32", "cta=256,tpr=256,vpt=8,cluster=16,stream=0");

@@ -85,7 +85,15 @@ static void test_choice(void **state)
     assert_string_equal(chosen(1, 32768, 2), "cta=128,tpr=128,vpt=2,cluster=16,stream=0");
     /* short rows share 256-thread blocks of 4 vectors a thread: 64 rows of 4 threads */
     assert_string_equal(chosen(8192, 128, 2), "cta=256,tpr=4,vpt=4,cluster=1,stream=0");
-    assert_string_equal(chosen(65537, 17, 4), "cta=256,tpr=2,vpt=4,cluster=1,stream=0");
+    /* ... through shared memory where they do not start on 16-byte boundaries and take 1-2 threads a row
+       (windows of up to 8 vectors); the longer ragged rows keep the register plan, and so does an op
+       without ring hooks (the residual form) */
+    assert_string_equal(chosen(65537, 17, 4), "cta=256,tpr=2,vpt=4,cluster=1,stream=0,tile=1");
+    assert_string_equal(chosen(65537, 17, 2), "cta=256,tpr=1,vpt=4,cluster=1,stream=0,tile=1");
+    assert_string_equal(chosen(100003, 33, 2), "cta=256,tpr=2,vpt=4,cluster=1,stream=0,tile=1");
+    assert_string_equal(chosen(100003, 33, 4), "cta=256,tpr=4,vpt=4,cluster=1,stream=0");
+    row_shape tiny = {65537, 17, 2};
+    assert_string_equal(row_plan_config(&tiny, &row_limits_no_ring, -1), "cta=256,tpr=1,vpt=4,cluster=1,stream=0");
     /* one warp a row: no block barrier */
     assert_string_equal(chosen(4096, 1024, 2), "cta=256,tpr=32,vpt=4,cluster=1,stream=0");
     /* past 32 MiB, aligned short rows take small blocks of 2 vectors a thread (8 rows of 8 threads; one
@@ -111,7 +119,7 @@ static void test_choice(void **state)
     assert_string_equal(chosen(2, 262144, 4), "cta=512,tpr=512,vpt=8,cluster=16,stream=0");
     /* one vector more than 16 blocks of 64 KiB hold: streamed */
     assert_string_equal(chosen(1, 262145, 4), "cta=512,tpr=512,vpt=8,cluster=16,stream=1");
-    assert_string_equal(chosen(1, 1, 4), "cta=256,tpr=1,vpt=1,cluster=1,stream=0");
+    assert_string_equal(chosen(1, 1, 4), "cta=256,tpr=1,vpt=1,cluster=1,stream=0,tile=1");
     /* an op that needs the row in one block: on chip up to 64 KiB, then refused with the reason */
     row_limits one = {1, 1, 1, 0, 0, 0};
     row_shape s = {4, 16384, 4};
@@ -142,42 +150,53 @@ static void test_rules(void **state)
 {
     (void)state;
     const row_limits *any = &row_limits_any;
-    expect_bad((row_plan){256, 128, 4, 2, 0, 0}, 1, 65536, 2, any, "takes whole blocks");
-    expect_bad((row_plan){1024, 1024, 8, 1, 0, 0}, 1, 8192, 4, any, "cta * vpt must be at most 4096");
-    expect_bad((row_plan){256, 256, 4, 1, 0, 0}, 1, 8192, 4, any, "do not cover the row");
-    expect_bad((row_plan){256, 256, 2, 1, 1, 0}, 1, 8192, 4, any, "4 or 8 vectors");
-    expect_bad((row_plan){256, 96, 4, 1, 0, 0}, 1, 128, 4, any, "power of two");
-    expect_bad((row_plan){256, 256, 4, 32, 0, 0}, 1, 1 << 20, 4, any, "cluster must be");
-    expect_bad((row_plan){100, 4, 4, 1, 0, 0}, 1, 16, 4, any, "multiple of 32");
+    expect_bad((row_plan){256, 128, 4, 2, 0, 0, 0}, 1, 65536, 2, any, "takes whole blocks");
+    expect_bad((row_plan){1024, 1024, 8, 1, 0, 0, 0}, 1, 8192, 4, any, "cta * vpt must be at most 4096");
+    expect_bad((row_plan){256, 256, 4, 1, 0, 0, 0}, 1, 8192, 4, any, "do not cover the row");
+    expect_bad((row_plan){256, 256, 2, 1, 1, 0, 0}, 1, 8192, 4, any, "4 or 8 vectors");
+    expect_bad((row_plan){256, 96, 4, 1, 0, 0, 0}, 1, 128, 4, any, "power of two");
+    expect_bad((row_plan){256, 256, 4, 32, 0, 0, 0}, 1, 1 << 20, 4, any, "cluster must be");
+    expect_bad((row_plan){100, 4, 4, 1, 0, 0, 0}, 1, 16, 4, any, "multiple of 32");
     row_limits rope = {1, 1, 16, 0, 0, 0};
-    expect_bad((row_plan){256, 256, 4, 2, 0, 0}, 1, 4096, 2, &rope, "keeps a row in one block");
-    expect_bad((row_plan){256, 256, 4, 1, 1, 0}, 1, 8192, 2, &rope, "needs the row on chip");
-    expect_bad((row_plan){256, 8, 4, 1, 0, 0}, 1, 128, 2, &rope, "whole heads");
-    expect_bad((row_plan){256, 256, 8, 4, 0, 1}, 512, 65536, 2, any, "ring must be 0 or 2..4");
-    expect_bad((row_plan){256, 256, 8, 4, 0, 5}, 512, 65536, 2, any, "ring must be 0 or 2..4");
+    expect_bad((row_plan){256, 256, 4, 2, 0, 0, 0}, 1, 4096, 2, &rope, "keeps a row in one block");
+    expect_bad((row_plan){256, 256, 4, 1, 1, 0, 0}, 1, 8192, 2, &rope, "needs the row on chip");
+    expect_bad((row_plan){256, 8, 4, 1, 0, 0, 0}, 1, 128, 2, &rope, "whole heads");
+    expect_bad((row_plan){256, 256, 8, 4, 0, 1, 0}, 512, 65536, 2, any, "ring must be 0 or 2..4");
+    expect_bad((row_plan){256, 256, 8, 4, 0, 5, 0}, 512, 65536, 2, any, "ring must be 0 or 2..4");
     /* 1024 x 8 only streams, and only rows of whole vectors */
-    expect_bad((row_plan){1024, 1024, 8, 1, 0, 0}, 512, 65536, 2, any, "at most 4096");
-    expect_bad((row_plan){1024, 1024, 8, 1, 1, 0}, 512, 65535, 2, any, "rows of whole 16-byte vectors");
-    expect_bad((row_plan){1024, 1024, 8, 1, 1, 0}, 1024, 32768, 4, &row_limits_no_ring, "read from one tensor");
-    expect_bad((row_plan){256, 256, 8, 4, 0, 2}, 512, 65536, 2, &row_limits_no_ring, "through registers (ring 0)");
-    expect_bad((row_plan){256, 256, 8, 1, 0, 2}, 512, 8192, 2, &rope, "through registers (ring 0)");
-    expect_bad((row_plan){256, 256, 8, 4, 1, 2}, 512, 65536, 2, any, "in shared memory (stream 0)");
-    expect_bad((row_plan){256, 128, 8, 1, 0, 2}, 512, 65536, 2, any, "one row (tpr = cta)");
-    expect_bad((row_plan){256, 256, 2, 4, 0, 2}, 512, 65536, 2, any, "takes 4 or 8 vectors");
+    expect_bad((row_plan){1024, 1024, 8, 1, 0, 0, 0}, 512, 65536, 2, any, "at most 4096");
+    expect_bad((row_plan){1024, 1024, 8, 1, 1, 0, 0}, 512, 65535, 2, any, "rows of whole 16-byte vectors");
+    expect_bad((row_plan){1024, 1024, 8, 1, 1, 0, 0}, 1024, 32768, 4, &row_limits_no_ring, "read from one tensor");
+    expect_bad((row_plan){256, 256, 8, 4, 0, 2, 0}, 512, 65536, 2, &row_limits_no_ring, "through registers (ring 0)");
+    expect_bad((row_plan){256, 256, 8, 1, 0, 2, 0}, 512, 8192, 2, &rope, "through registers (ring 0)");
+    expect_bad((row_plan){256, 256, 8, 4, 1, 2, 0}, 512, 65536, 2, any, "in shared memory (stream 0)");
+    expect_bad((row_plan){256, 128, 8, 1, 0, 2, 0}, 512, 65536, 2, any, "one row (tpr = cta)");
+    expect_bad((row_plan){256, 256, 2, 4, 0, 2, 0}, 512, 65536, 2, any, "takes 4 or 8 vectors");
+    /* the tile plan: rows off 16-byte boundaries, in one block of at most 512 threads and 44 KiB */
+    expect_bad((row_plan){256, 1, 4, 1, 0, 0, 2}, 65537, 17, 2, any, "tile must be 0 or 1");
+    expect_bad((row_plan){256, 1, 4, 1, 0, 0, 1}, 65537, 17, 2, &row_limits_no_ring, "through registers (tile 0)");
+    expect_bad((row_plan){256, 256, 4, 2, 0, 0, 1}, 17, 4093, 2, any, "(cluster 1, stream 0, ring 0)");
+    expect_bad((row_plan){256, 256, 4, 1, 1, 0, 1}, 17, 4093, 2, any, "(cluster 1, stream 0, ring 0)");
+    expect_bad((row_plan){256, 4, 4, 1, 0, 0, 1}, 8192, 128, 2, any, "do not start on 16-byte boundaries");
+    expect_bad((row_plan){1024, 1, 4, 1, 0, 0, 1}, 65537, 17, 2, any, "at most 512 threads");
+    expect_bad((row_plan){512, 1, 8, 1, 0, 0, 1}, 65537, 60, 2, any, "past 44 KiB");
+    row_shape t = {65537, 17, 2};
+    row_plan tp = {256, 1, 4, 1, 0, 0, 1};
+    assert_int_equal(row_plan_tile_vectors(&t, &tp), (256 * 17 + 7) / 8 + 1);
     /* 8192 vectors a row in one block: 2 x 128 KiB of stages */
-    expect_bad((row_plan){256, 256, 8, 1, 0, 2}, 512, 65536, 2, any, "past 224 KiB of shared memory");
+    expect_bad((row_plan){256, 256, 8, 1, 0, 2, 0}, 512, 65536, 2, any, "past 224 KiB of shared memory");
     row_shape s = {512, 65536, 2};
-    row_plan p = {256, 256, 8, 2, 0, 3};
+    row_plan p = {256, 256, 8, 2, 0, 3, 0};
     char why[300];
     assert_int_equal(row_plan_ring_bytes(&s, &p), 3 * 4096 * 16);
     assert_int_equal(row_plan_check(&s, &row_limits_any, &p, why, sizeof why), 0);
     /* a ring plan need not cover the row with its threads' vectors: it walks its shared memory */
-    p = (row_plan){256, 256, 4, 4, 0, 2};
+    p = (row_plan){256, 256, 4, 4, 0, 2, 0};
     assert_int_equal(row_plan_check(&s, &row_limits_any, &p, why, sizeof why), 0);
     char buf[64];
     assert_string_equal(row_plan_format(&p, buf, sizeof buf), "cta=256,tpr=256,vpt=4,cluster=4,stream=0,ring=2");
     s = (row_shape){3, 7, 2};
-    p = (row_plan){256, 1, 2, 1, 0, 0};
+    p = (row_plan){256, 1, 2, 1, 0, 0, 0};
     assert_int_equal(row_plan_check(&s, &row_limits_any, &p, why, sizeof why), 0);
 }
 

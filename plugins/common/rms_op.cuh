@@ -35,6 +35,8 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
     const T *xr, *rr;
     T *yr, *hr;
     int head;
+    const uint4 *wt; /* tile plans: w in shifted copies, copy h at wt + h * wt_stride (row_tile.cuh) */
+    int wt_stride;
     int early_w; /* prefetch w into L2 in load (few rows: w would come from DRAM after the reduction) */
     float rs;
 
@@ -47,6 +49,7 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
         eps = eps_;
         xr = rr = NULL, yr = hr = NULL;
         head = 0;
+        wt = NULL, wt_stride = 0;
         rs = 0.f;
         early_w = rows < ROW_PLAN_SMS;
     }
@@ -82,6 +85,14 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
 
     __device__ __forceinline__ const T *ring_in() const { return x; }
     __device__ __forceinline__ float pad() const { return 0.f; }
+    __device__ __forceinline__ T *tile_out(T *p)
+    {
+        T *was = y;
+        y = p;
+        return was;
+    }
+    __device__ __forceinline__ const T *columns() const { return w; }
+    __device__ __forceinline__ void tile_columns(const uint4 *copies, int stride) { wt = copies, wt_stride = stride; }
 
     /* pass 2 of a streaming plan: h is already written (by this thread: read it back, not x and r) */
     __device__ __forceinline__ uint4 reload(const rowk::Slot &sl) const
@@ -116,6 +127,8 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
                the part; the on-chip plans' plain load is the measured one */
             const uint4 *wv = reinterpret_cast<const uint4 *>(w) + sl.i;
             vec16<T>::unpack(sl.hint != rowk::HINT_NONE ? rowk::ldg_hint<rowk::HINT_KEEP>(wv) : __ldg(wv), g);
+        } else if (wt) { /* a tile plan's row: its gains one vector of the copy shifted by head */
+            vec16<T>::unpack(wt[head * wt_stride + sl.i], g);
         } else {
             const T *wc = w + (sl.i * PER - head); /* column of element 0 of this vector */
 #pragma unroll
@@ -151,6 +164,10 @@ template <bool E> struct four_vector_blocks<RmsOp<float, false, E>> {
 };
 template <bool E> struct four_vector_blocks<RmsOp<__half, false, E>> {
     static constexpr int value = 2;
+};
+/* w staged in shifted copies by the tile plan (row_tile.cuh) */
+template <typename T, bool E> struct tile_columns<RmsOp<T, false, E>> {
+    static constexpr bool value = true;
 };
 /* bf16 RMSNorm's on-chip epilogue in whole rows (row_kernel.cuh's whole_epilogue) */
 template <bool E> struct whole_epilogue<RmsOp<__nv_bfloat16, false, E>> {

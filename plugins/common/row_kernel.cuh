@@ -23,6 +23,8 @@
  *     only the row's elements. No scalar fallback, no second code path for ragged rows.
  *   - With ring > 0 (long rows) the row's part lives in shared memory instead, the grid is persistent
  *     and each block's next rows load while it writes this one: row_ring.cuh.
+ *   - With tile = 1 (short rows off 16-byte boundaries) the block's rows pass through shared memory in
+ *     whole vectors, in and out: row_tile.cuh.
  *   - Accumulation in float, results rounded once to the output dtype.
  *
  * How an op plugs in (see rms_op.cuh, the softmax and RoPE ops for complete examples):
@@ -42,7 +44,8 @@
  *       __device__ void finish(acc_t total, int64_t row, bool writer); // the row's result (writer:
  *                                                                   // the one thread that may store it)
  *       __device__ void epilogue(uint4 raw, const rowk::Slot &sl); // write one vector (ROW_OUT)
- *       static constexpr bool RING = true;     // may run ring plans: then also ring_in() and pad()
+ *       static constexpr bool RING = true;     // may run ring plans: then also ring_in() and pad(),
+ *                                       // and tile plans: then also tile_out() (row_tile.cuh)
  *   };
  *   // optional: rowk::four_vector_blocks<MyOp>::value = 2 bounds its aligned 4-vector on-chip kernel to
  *   // two blocks an SM where the rows fill the GPU (rms_op.cuh; see four_vector_blocks below), and
@@ -531,6 +534,9 @@ cudaError_t launch_one(const Op &op, const Geom &g, unsigned blocks, int cta, in
 /* The ring plan (row_ring.cuh, included below): a persistent grid, rows in shared memory. */
 template <class Op>
 cudaError_t launch_ring(const Op &op, const row_plan &p, const Geom &g, int64_t window, cudaStream_t st);
+/* The tile plan (row_tile.cuh, included below): a block's short rows through shared memory. */
+template <class Op>
+cudaError_t launch_tile(const Op &op, const row_plan &p, const Geom &g, unsigned blocks, cudaStream_t st);
 
 /* log2 of a power of two (a plan's tpr and cluster: row_plan_check) */
 inline int log2_pow2(int n)
@@ -552,6 +558,11 @@ template <class Op> cudaError_t launch(const Op &op, const row_plan &p, int64_t 
     if (p.ring) {
         if constexpr (Op::RING)
             return launch_ring(op, p, g, (int64_t)row_window((size_t)cols, sizeof(typename Op::elem_t)), st);
+        return cudaErrorInvalidValue;
+    }
+    if (p.tile) {
+        if constexpr (Op::RING)
+            return launch_tile(op, p, g, blocks, st);
         return cudaErrorInvalidValue;
     }
     if (!p.stream) {
@@ -576,5 +587,6 @@ template <class Op> cudaError_t launch(const Op &op, const row_plan &p, int64_t 
 } // namespace rowk
 
 #include "row_ring.cuh"
+#include "row_tile.cuh"
 
 #endif

@@ -8,6 +8,15 @@ const row_limits row_limits_no_ring = {ROW_PLAN_MAX_CLUSTER, 0, 1, 0, 0, 0};
 const row_limits row_limits_heavy = {ROW_PLAN_MAX_CLUSTER, 0, 1, 1, 1, 0};
 const row_limits row_limits_fit4 = {ROW_PLAN_MAX_CLUSTER, 0, 1, 1, 0, 1};
 
+/* The longest row window (16-byte vectors) the per-shape choice takes a tile plan for: the rows whose
+   groups are one or two threads. The tile plan against its register twin in the same process (H200,
+   twentieth sitting, calls 1-2; RMSNorm with its gain staged, call 2): windows of 3-6 vectors won,
+   65537x17 RMSNorm fp16 / bf16 / fp32 1.50 / 1.47 / 1.15x, softmax 1.63 / 1.61 / 1.10x, 100003x33 fp16
+   1.28x, 1.46x; from 9 vectors it was level at best (100003x33 fp32 1.02x, 0.96x; 8192x250 fp16 1.00x,
+   0.96x) and lost on longer rows (16384x100, 8192x250 fp32, 4096x1001, 1024x4093: 0.84-0.97x): the
+   longer the row, the smaller its edge vectors' share, and the pass through shared memory remains. */
+#define ROW_PLAN_TILE_WINDOW 8
+
 /* a plan whose step holds more vectors than a block's registers: only a streaming one may (1024 x 8) */
 static int wide_step(int cta, int vpt)
 {
@@ -46,6 +55,12 @@ size_t row_plan_ring_bytes(const row_shape *s, const row_plan *p)
 {
     size_t w = row_window(s->cols, s->elem), c = p->cluster > 0 ? (size_t)p->cluster : 1;
     return (size_t)p->ring * ((w + c - 1) / c) * 16;
+}
+
+size_t row_plan_tile_vectors(const row_shape *s, const row_plan *p)
+{
+    const size_t per = 16 / s->elem, rows = (size_t)(p->cta / p->tpr);
+    return (rows * s->cols + per - 1) / per + 1;
 }
 
 int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p, char *why, size_t whylen)
@@ -93,6 +108,18 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
         bad = "a ring plan takes 4 or 8 vectors a thread a step";
     else if (p->ring && row_plan_ring_bytes(s, p) > ROW_PLAN_RING_SMEM)
         bad = "ring stages of a block's part of the row past 224 KiB of shared memory: a larger cluster";
+    else if (p->tile != 0 && p->tile != 1)
+        bad = "tile must be 0 or 1";
+    else if (p->tile && !lim->ring)
+        bad = "this op reads its rows through registers (tile 0)";
+    else if (p->tile && (p->cluster > 1 || p->stream || p->ring))
+        bad = "a tile plan holds its block's rows in one block's shared memory (cluster 1, stream 0, ring 0)";
+    else if (p->tile && s->cols * s->elem % 16 == 0)
+        bad = "a tile plan is for rows that do not start on 16-byte boundaries (the others load whole vectors)";
+    else if (p->tile && p->cta > ROW_PLAN_TILE_MAX_CTA)
+        bad = "a tile plan takes at most 512 threads a block";
+    else if (p->tile && row_plan_tile_vectors(s, p) * 16 > ROW_PLAN_TILE_SMEM)
+        bad = "a tile plan's block of rows past 44 KiB of shared memory: fewer rows a block";
     else if (!p->stream && !p->ring && (size_t)p->cluster * p->tpr * p->vpt < w)
         bad = "cluster * tpr * vpt vectors do not cover the row: stream it, or hold more";
     else {
@@ -159,6 +186,10 @@ static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_p
     p->cluster = 1;
     p->stream = 0;
     p->ring = 0;
+    /* Short rows that do not start on 16-byte boundaries: the block's rows through shared memory
+       (row_tile.cuh), where each row's edge vectors were read and written element by element */
+    p->tile = !aligned && lim->ring && w <= ROW_PLAN_TILE_WINDOW && p->cta <= ROW_PLAN_TILE_MAX_CTA &&
+              row_plan_tile_vectors(s, p) * 16 <= ROW_PLAN_TILE_SMEM;
 }
 
 int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, char *why, size_t whylen)
@@ -183,7 +214,7 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
            kernel issues on 37 % of cycles at 2.79 TB/s, ncu). Same rounds, call 3: rmsnorm fp16
            512x65536 85.9-86.3 % against 1024 x 8's 82.4-82.8 %; softmax fp16 512x65536 84.7 % and fp32
            1024x32768 93.0 % against the cluster plan's 80.6 and 88.1 % */
-        p = s->elem == 2 || lim->heavy ? (row_plan){512, 512, 8, 1, 1, 0} : (row_plan){1024, 1024, 8, 1, 1, 0};
+        p = s->elem == 2 || lim->heavy ? (row_plan){512, 512, 8, 1, 1, 0, 0} : (row_plan){1024, 1024, 8, 1, 1, 0, 0};
     } else if (w > 2 * ROW_PLAN_MAX_VECTORS && w <= 4 * ROW_PLAN_MAX_VECTORS && streams && s->elem == 2 &&
                !lim->heavy && s->rows >= ROW_PLAN_SMS) {
         /* 16-bit RMSNorm rows of 128-256 KiB: 1024 x 8 in two steps (the first read again from L2), one
@@ -191,7 +222,7 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
            78.2-79.5 %, bf16 80.4 against 78.3 % (seventeenth sitting, call 3; call 2 80.2 against 78.7).
            fp32 rows of 256 KiB keep the cluster plan (82.4 against 81.2 %, call 2), and softmax's (fp16
            256x131072 78.8-79.1 against 74.0-74.2 %, call 4) */
-        p = (row_plan){1024, 1024, 8, 1, 1, 0};
+        p = (row_plan){1024, 1024, 8, 1, 1, 0, 0};
     } else if (w <= 2048 || (w <= ROW_PLAN_MAX_VECTORS && !few)) {
         /* up to 64 KiB a row in one block: one block of 512 x 8 vectors beat a 2-block cluster at
            1024x32768 fp16 (1.13x, H200) */
@@ -199,11 +230,11 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
     } else if (lim->max_cluster > 1) {
         /* 32 KiB a block (256 threads x 8 vectors), in the smallest cluster that holds the row; 64 KiB a
            block when 16 blocks of 32 KiB do not; past 16 x 64 KiB the row streams */
-        p = (row_plan){256, 256, 8, (int)pow2ceil((w + 2047) / 2048), 0, 0};
+        p = (row_plan){256, 256, 8, (int)pow2ceil((w + 2047) / 2048), 0, 0, 0};
         if (p.cluster > ROW_PLAN_MAX_CLUSTER)
-            p = (row_plan){512, 512, 8, (int)pow2ceil((w + 4095) / 4096), 0, 0};
+            p = (row_plan){512, 512, 8, (int)pow2ceil((w + 4095) / 4096), 0, 0, 0};
         if (p.cluster > lim->max_cluster)
-            p = (row_plan){512, 512, 8, lim->max_cluster, 1, 0};
+            p = (row_plan){512, 512, 8, lim->max_cluster, 1, 0, 0};
         /* few rows: spread each over more blocks so more SMs pull from memory (1x65536 ran on 1 SM) */
         while (!p.stream && s->rows * (size_t)p.cluster < ROW_PLAN_SMS && p.cluster < lim->max_cluster) {
             p.cluster *= 2;
@@ -215,7 +246,7 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
                 break;
         }
     } else {
-        p = (row_plan){512, 512, 8, 1, 1, 0};
+        p = (row_plan){512, 512, 8, 1, 1, 0, 0};
     }
     return row_plan_check(s, lim, &p, why, whylen) == 0 ? (*out = p, 0) : -1;
 }
@@ -231,7 +262,7 @@ static int ring_space(const row_shape *s, const row_limits *lim, int index, int 
     for (int ri = 0; ri < 2; ri++)
         for (int ai = 0; ai < 2; ai++)
             for (int vi = 0; vi < 2; vi++) {
-                row_plan p = {ctas[ai], ctas[ai], vpts[vi], 1, 0, rings[ri]};
+                row_plan p = {ctas[ai], ctas[ai], vpts[vi], 1, 0, rings[ri], 0};
                 while (p.cluster < lim->max_cluster && row_plan_ring_bytes(s, &p) > ROW_PLAN_RING_SMEM)
                     p.cluster *= 2;
                 for (int k = 0; k < 3 && p.cluster <= lim->max_cluster; k++, p.cluster *= 2) {
@@ -246,6 +277,30 @@ static int ring_space(const row_shape *s, const row_limits *lim, int index, int 
     return 0;
 }
 
+/* The tile plans of the space (row_plan.h says which), as ring_space. */
+static int tile_space(const row_shape *s, const row_limits *lim, int index, int *n, row_plan *out)
+{
+    static const int ctas[] = {64, 128, 256, 512};
+    const size_t w = row_window(s->cols, s->elem);
+    char why[8];
+    if (!lim->ring || s->cols * s->elem % 16 == 0)
+        return 0;
+    for (int ai = 0; ai < 4; ai++)
+        for (int tpr = 1; tpr <= ctas[ai] && (size_t)tpr <= pow2ceil(w); tpr <<= 1) {
+            int vpt = 1;
+            while (vpt < 8 && (size_t)tpr * (size_t)vpt < w)
+                vpt <<= 1;
+            const row_plan p = {ctas[ai], tpr, vpt, 1, 0, 0, 1};
+            if (row_plan_check(s, lim, &p, why, sizeof why) != 0)
+                continue;
+            if ((*n)++ == index) {
+                *out = p;
+                return 1;
+            }
+        }
+    return 0;
+}
+
 int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_plan *out)
 {
     /* 32 and 64 last and on chip only: short rows in small blocks (torch.compile's RMSNorm runs a row of
@@ -254,7 +309,7 @@ int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_pla
     size_t w = row_window(s->cols, s->elem);
     int n = 0;
     char why[8];
-    if (ring_space(s, lim, index, &n, out))
+    if (ring_space(s, lim, index, &n, out) || tile_space(s, lim, index, &n, out))
         return 1;
     for (int stream = 0; stream <= 1; stream++)
         for (int ci = 0; ci < 5; ci++)
@@ -270,7 +325,7 @@ int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_pla
                         if ((size_t)cl * (size_t)tpr * (size_t)vpts[vi] >= w)
                             vmin = vpts[vi];
                     for (int vi = 0; vi < 4; vi++) {
-                        row_plan p = {cta, tpr, vpts[vi], cl, stream, 0};
+                        row_plan p = {cta, tpr, vpts[vi], cl, stream, 0, 0};
                         if (!stream && p.vpt != vmin && p.vpt != 2 * vmin)
                             continue;
                         if (stream && (size_t)cl * (size_t)tpr * (size_t)p.vpt >= w && !wide_step(cta, p.vpt))
@@ -291,7 +346,9 @@ const char *row_plan_format(const row_plan *p, char *buf, size_t len)
     int k = snprintf(buf, len, "cta=%d,tpr=%d,vpt=%d,cluster=%d,stream=%d", p->cta, p->tpr, p->vpt, p->cluster,
                      p->stream);
     if (p->ring && k >= 0 && (size_t)k < len)
-        snprintf(buf + k, len - (size_t)k, ",ring=%d", p->ring);
+        k += snprintf(buf + k, len - (size_t)k, ",ring=%d", p->ring);
+    if (p->tile && k >= 0 && (size_t)k < len)
+        snprintf(buf + k, len - (size_t)k, ",tile=%d", p->tile);
     return buf;
 }
 

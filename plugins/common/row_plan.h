@@ -2,11 +2,12 @@
  * of choices in plain C, so a plugin's klab_profile.config hook (a pure function of the case, run
  * without a GPU by `klab --validate` and `klab --tune --validate`) and its launcher agree on one thing.
  *
- * A plan is five numbers, written as a configuration string in that order, and a sixth, ring, written
- * only where it is not 0:
+ * A plan is five numbers, written as a configuration string in that order, and two more, ring and
+ * tile, written only where they are not 0:
  *
  *   cta=256,tpr=32,vpt=4,cluster=1,stream=0
  *   cta=256,tpr=256,vpt=8,cluster=4,stream=0,ring=2
+ *   cta=256,tpr=1,vpt=4,cluster=1,stream=0,tile=1
  *
  *   cta      threads a block (32..1024)
  *   tpr      threads a row, a power of two <= cta: cta/tpr rows share a block (short rows), tpr = cta
@@ -27,6 +28,12 @@
  *            one (row_ring.cuh). vpt is then the vectors a thread takes from shared memory a step.
  *            For long rows, where one block or cluster a row alternates a load phase with a store
  *            phase (docs/notes/rmsnorm.md has the bytes-in-flight budget)
+ *   tile     0: the above; 1: the block's rows, one contiguous span of the tensor, are read into shared
+ *            memory in whole 16-byte vectors, each row's group takes its vectors from there, and the
+ *            block writes the span back from there in whole vectors (row_tile.cuh). For short rows
+ *            that do not start on 16-byte boundaries, whose edge vectors the other plans read and
+ *            write element by element (a row of 17 fp16: two of its three vectors). Cluster 1, on
+ *            chip, at most 512 threads and 44 KiB of rows a block
  *
  * A row of N elements of E bytes spans at most row_window(N, E) 16-byte vectors: N * E / 16 when
  * every row starts on a 16-byte boundary (N * E a multiple of 16), else one or two more, because the
@@ -49,7 +56,7 @@ extern "C" {
 #endif
 
 typedef struct row_plan {
-    int cta, tpr, vpt, cluster, stream, ring;
+    int cta, tpr, vpt, cluster, stream, ring, tile;
 } row_plan;
 
 typedef struct row_shape {
@@ -109,6 +116,14 @@ static inline int row_plan_bounded4(size_t rows, int tpr)
 /* The shared memory (bytes) a ring plan's stages take a block: ring * ceil(window / cluster) vectors. */
 size_t row_plan_ring_bytes(const row_shape *s, const row_plan *p);
 
+/* A tile plan's block: at most this many threads and this much shared memory (the static limit, so
+   the launch needs no attribute). */
+#define ROW_PLAN_TILE_MAX_CTA 512
+#define ROW_PLAN_TILE_SMEM (44 * 1024) /* of 48: 4 KiB left for a column operand (row_tile.cuh) */
+/* The 16-byte vectors of a tile plan's shared memory: the span of a block's cta / tpr rows, plus one
+   for a span that does not start on a vector boundary. */
+size_t row_plan_tile_vectors(const row_shape *s, const row_plan *p);
+
 /* 16-byte vectors a row of `cols` elements of `elem` bytes spans at most. */
 size_t row_window(size_t cols, size_t elem);
 
@@ -128,7 +143,7 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
    fit the on-chip ones. */
 int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_plan *out);
 
-/* "cta=256,tpr=32,vpt=4,cluster=1,stream=0" into buf; returns buf. */
+/* "cta=256,tpr=32,vpt=4,cluster=1,stream=0" (",ring=N", ",tile=1" where set) into buf; returns buf. */
 const char *row_plan_format(const row_plan *p, char *buf, size_t len);
 
 /* The configuration string of the plugin's choice (index < 0) or of space entry `index`, in one of a
