@@ -351,6 +351,54 @@ static void test_ring_space(void **state)
     assert_int_equal(ring_entries(&s, &row_limits_any, &other, &total), 0);
 }
 
+/* The tile plan's block arithmetic (row_tile.cuh's tile_kernel and launch_tile), re-derived for every
+   block of every tile plan of some ragged shapes: the span of a block's rows, vectors [t0, t0 + n),
+   fits the shared memory launch_tile gives it and the VPT + 1 vectors a thread its loops load and store
+   (a span past them would leave elements unread, silently); it is read whole except the tensor's last
+   vector where that is partial; its edge vectors are partial only where they meet another block or the
+   tensor's end; and the gain's shifted copies hold a window of every row. The tile plans come first in
+   the space of a short ragged row (no ring plans there), so `klab --tune` times them. */
+static void test_tile_spans(void **state)
+{
+    (void)state;
+    static const size_t shapes[][2] = {{65537, 17}, {100003, 33}, {1, 1}, {3, 7}, {9, 1001}, {1001, 33}, {17, 4093}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (size_t elem = 2; elem <= 4; elem += 2) {
+            const row_shape s = {shapes[i][0], shapes[i][1], elem};
+            const long per = (long)(16 / elem), total = (long)(s.rows * s.cols);
+            row_plan p;
+            int tiles = 0, first_other = -1;
+            for (int k = 0; row_plan_space(&s, &row_limits_any, k, &p); k++) {
+                if (!p.tile) {
+                    if (first_other < 0)
+                        first_other = k;
+                    continue;
+                }
+                if (first_other >= 0)
+                    fail_msg("tile entry %d after the other plans (from %d)", k, first_other);
+                tiles++;
+                const long rpb = p.cta / p.tpr, vectors = (long)row_plan_tile_vectors(&s, &p);
+                for (long b = 0; b * rpb < (long)s.rows; b++) {
+                    const long nrows = (long)s.rows - b * rpb < rpb ? (long)s.rows - b * rpb : rpb;
+                    const long e0 = b * rpb * (long)s.cols, e1 = e0 + nrows * (long)s.cols, t0 = e0 / per;
+                    const long n = (e1 + per - 1) / per - t0;
+                    if (n > vectors || n > (long)(p.vpt + 1) * p.cta)
+                        fail_msg("%zux%zu block %ld: %ld vectors, %ld in shared memory, %d x %d loaded", s.rows, s.cols, b,
+                                 n, vectors, p.vpt + 1, p.cta);
+                    /* only the tensor's last vector may run past its end */
+                    if ((t0 + n - 1) * per + per > total && e1 != total)
+                        fail_msg("%zux%zu block %ld reads past the tensor's end", s.rows, s.cols, b);
+                }
+                const long stride = ((long)s.cols + 2 * per - 2) / per;
+                for (long head = 0; head < per; head++)
+                    assert_true((head + (long)s.cols + per - 1) / per <= stride);
+            }
+            if (s.cols * s.elem % 16 && row_window(s.cols, s.elem) <= 64 && (tiles == 0 || first_other != tiles))
+                fail_msg("%zux%zu (%zu bytes): %d tile entries, the first other at %d", s.rows, s.cols, elem, tiles,
+                         first_other);
+        }
+}
+
 /* Every `config` an INI file names is in the space its case offers, for each of its dtypes. */
 static void test_ini_configs_in_space(void **state)
 {
@@ -405,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_space_valid_unique_and_covering),
         cmocka_unit_test(test_ring_space),
+        cmocka_unit_test(test_tile_spans),
         cmocka_unit_test(test_ini_configs_in_space),
     };
     KLAB_RUN_TESTS(tests);
