@@ -31,6 +31,15 @@ static size_t pow2ceil(size_t n)
     return p;
 }
 
+/* The smallest of 1, 2, 4, 8 vectors a thread with which `threads` threads cover w vectors; 0: none. */
+static int covering_vpt(size_t threads, size_t w)
+{
+    for (int vpt = 1; vpt <= 8; vpt <<= 1)
+        if (threads * (size_t)vpt >= w)
+            return vpt;
+    return 0;
+}
+
 static int is_pow2(long n)
 {
     return n > 0 && (n & (n - 1)) == 0;
@@ -187,9 +196,12 @@ static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_p
     p->stream = 0;
     p->ring = 0;
     /* Short rows that do not start on 16-byte boundaries: the block's rows through shared memory
-       (row_tile.cuh), where each row's edge vectors were read and written element by element */
-    p->tile = !aligned && lim->ring && w <= ROW_PLAN_TILE_WINDOW && p->cta <= ROW_PLAN_TILE_MAX_CTA &&
-              row_plan_tile_vectors(s, p) * 16 <= ROW_PLAN_TILE_SMEM;
+       (row_tile.cuh), where each row's edge vectors were read and written element by element; where the
+       tile plan's own limits allow it (row_plan_check) */
+    char why[8];
+    p->tile = !aligned && lim->ring && w <= ROW_PLAN_TILE_WINDOW;
+    if (p->tile && row_plan_check(s, lim, p, why, sizeof why) != 0)
+        p->tile = 0;
 }
 
 int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, char *why, size_t whylen)
@@ -287,11 +299,8 @@ static int tile_space(const row_shape *s, const row_limits *lim, int index, int 
         return 0;
     for (int ai = 0; ai < 4; ai++)
         for (int tpr = 1; tpr <= ctas[ai] && (size_t)tpr <= pow2ceil(w); tpr <<= 1) {
-            int vpt = 1;
-            while (vpt < 8 && (size_t)tpr * (size_t)vpt < w)
-                vpt <<= 1;
-            const row_plan p = {ctas[ai], tpr, vpt, 1, 0, 0, 1};
-            if (row_plan_check(s, lim, &p, why, sizeof why) != 0)
+            const row_plan p = {ctas[ai], tpr, covering_vpt((size_t)tpr, w), 1, 0, 0, 1};
+            if (!p.vpt || row_plan_check(s, lim, &p, why, sizeof why) != 0)
                 continue;
             if ((*n)++ == index) {
                 *out = p;
@@ -320,10 +329,7 @@ int row_plan_space(const row_shape *s, const row_limits *lim, int index, row_pla
                         continue;
                     if ((size_t)cl * (size_t)tpr > pow2ceil(w) && !(cl == 1 && tpr == 1))
                         continue; /* threads that would hold nothing */
-                    int vmin = 0; /* the smallest covering vpt */
-                    for (int vi = 0; vi < 4 && !vmin; vi++)
-                        if ((size_t)cl * (size_t)tpr * (size_t)vpts[vi] >= w)
-                            vmin = vpts[vi];
+                    const int vmin = covering_vpt((size_t)cl * (size_t)tpr, w);
                     for (int vi = 0; vi < 4; vi++) {
                         row_plan p = {cta, tpr, vpts[vi], cl, stream, 0, 0};
                         if (!stream && p.vpt != vmin && p.vpt != 2 * vmin)

@@ -176,8 +176,7 @@ cudaError_t launch_tile(const Op &op, const row_plan &p, const Geom &g, unsigned
     const row_shape s = {(size_t)g.rows, (size_t)g.cols, sizeof(T)};
     const int span = (int)row_plan_tile_vectors(&s, &p);
     const size_t smem = ((size_t)span + (tile_columns<Op>::value ? tile_column_vectors(g.cols, (int)sizeof(T)) : 0)) * 16;
-    if (p.cluster != 1 || p.stream || p.ring || p.cta > ROW_PLAN_TILE_MAX_CTA ||
-        (size_t)span * 16 > ROW_PLAN_TILE_SMEM || smem > 48 * 1024)
+    if (smem > 48 * 1024) /* the plan is row_plan_check's; this is the launch's limit without an attribute */
         return cudaErrorInvalidValue;
     switch (p.vpt) {
     case 1: tile_kernel<Op, 1><<<blocks, p.cta, smem, st>>>(op, g, span); break;
