@@ -11,7 +11,10 @@
  *             load of w when the row starts on a vector boundary, else the row's elements of it.
  *             With few rows (decode: 1x4096) w is cold, and loading it only now put a second DRAM
  *             round trip after the reduction: load then prefetches w's vector into L2 (early_w),
- *             which costs no registers. init() sets every field, for every plugin that uses the op. */
+ *             which costs no registers. With many rows the first wave's blocks all find w cold
+ *             after their reductions in the same way, once the L2 is flushed (a model's previous
+ *             layer has evicted it too): row 0 prefetches it for all of them, the L2 being shared.
+ *             init() sets every field, for every plugin that uses the op. */
 #ifndef RMS_OP_CUH
 #define RMS_OP_CUH
 
@@ -37,7 +40,8 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
     int head;
     const uint4 *wt; /* tile plans: w in shifted copies, copy h at wt + h * wt_stride (row_tile.cuh) */
     int wt_stride;
-    int early_w; /* prefetch w into L2 in load (few rows: w would come from DRAM after the reduction) */
+    int early_w; /* every row prefetches w into L2 in load (few rows); else row 0 alone does */
+    bool pw;     /* this row prefetches */
     float rs;
 
     /* Every field, for rows x cols (r, h: RESID only); on the device too, for kernels that use only
@@ -52,6 +56,7 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
         wt = NULL, wt_stride = 0;
         rs = 0.f;
         early_w = rows < ROW_PLAN_SMS;
+        pw = false;
     }
 
     __device__ __forceinline__ void row_begin(const rowk::RowSpan &s, bool)
@@ -61,11 +66,12 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
         if (RESID)
             rr = r + off, hr = h + off;
         head = s.head;
+        pw = early_w || s.row == 0;
     }
 
     __device__ __forceinline__ uint4 load(const rowk::Slot &sl) const
     {
-        if (EARLY_W && early_w && head == 0 && !sl.empty()) /* w's vector of the same columns (aligned rows) */
+        if (EARLY_W && pw && head == 0 && !sl.empty()) /* w's vector of the same columns (aligned rows) */
             asm volatile("prefetch.global.L2 [%0];" ::"l"(reinterpret_cast<const uint4 *>(w) + sl.i));
         uint4 a = rowk::load_vec<T>(xr, sl, 0.f);
         if (RESID) { /* never hinted: the residual form does not run the wide kernels (RING is false) */
