@@ -146,6 +146,21 @@ static void expect_bad(row_plan p, size_t rows, size_t cols, size_t elem, const 
         fail_msg("\"%s\" lacks \"%s\"", why, part);
 }
 
+/* The small grids whose 4-vector rows take the whole-row epilogue (row_plan_few_threads, fp16 RMSNorm):
+   at most 512 threads an SM; never a grid the bounded kernel takes (row_plan_bounded4 needs a full one) */
+static void test_few_threads(void **state)
+{
+    (void)state;
+    assert_true(row_plan_few_threads(8192, 4));   /* 8192x128 fp16: 4 threads a row */
+    assert_true(row_plan_few_threads(1, 128));    /* 1x4096 */
+    assert_true(row_plan_few_threads(ROW_PLAN_SMS * 2, 256));
+    assert_false(row_plan_few_threads(ROW_PLAN_SMS * 2 + 1, 256));
+    assert_false(row_plan_few_threads(4096, 32)); /* 4096x1024 fp16: 131072 threads, 0.99x there */
+    for (size_t rows = 1; rows <= 1u << 20; rows *= 2)
+        for (int tpr = 256; tpr <= 1024; tpr *= 2)
+            assert_false(row_plan_few_threads(rows, tpr) && row_plan_bounded4(rows, tpr));
+}
+
 static void test_rules(void **state)
 {
     (void)state;
@@ -450,6 +465,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_window),
         cmocka_unit_test(test_choice),
+        cmocka_unit_test(test_few_threads),
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_space_valid_unique_and_covering),
         cmocka_unit_test(test_ring_space),

@@ -49,7 +49,8 @@
  *   };
  *   // optional: rowk::four_vector_blocks<MyOp>::value = 2 bounds its aligned 4-vector on-chip kernel to
  *   // two blocks an SM where the rows fill the GPU (rms_op.cuh; see four_vector_blocks below), and
- *   // rowk::whole_epilogue<MyOp>::value = true writes its 4-vector rows in whole rows (whole_epilogue)
+ *   // rowk::whole_epilogue<MyOp>::value = rowk::WHOLE_ALWAYS (or WHOLE_FEW: small grids) writes its
+ *   // 4-vector rows in whole rows (whole_epilogue)
  *
  * load/reload/epilogue get a Slot: the vector's index i in the row's window (vector 0 holds the row's
  * first element, at position r.head of it) and the element range [lo, hi) of it that belongs to the
@@ -332,9 +333,12 @@ template <class Op, bool STREAM, bool ALIGNED> constexpr bool wide_stream = STRE
    -0.3 .. +1.2 % in call 4's repeat); fp16 and fp32 RMSNorm moved -1.3 .. +1.2 %, softmax lost up to
    1.9 % (its kernel 44 -> 64 registers).
    Other widths: 8 vectors took bf16's kernel 64 -> 128 registers, the bounded kernels spilled, 2 went
-   32 -> 52 (untimed). An op opts in (rms_op.cuh). */
+   32 -> 52 (untimed). An op opts in (rms_op.cuh): ALWAYS, or FEW where the grid is small
+   (row_plan_few_threads: launch_one then runs the kernel instance MINB = 1, a bound that constrains
+   nothing, as the whole-row one). */
+enum { WHOLE_NEVER, WHOLE_FEW, WHOLE_ALWAYS };
 template <class Op> struct whole_epilogue {
-    static constexpr bool value = false;
+    static constexpr int value = WHOLE_NEVER;
 };
 
 /* Every vector of a step in flight before any is used. ptxas reorders a step's loads to save registers:
@@ -423,7 +427,8 @@ row_kernel(Op op, Geom g)
     constexpr bool WHOLE_STEPS = WIDE && PER > 4; /* fp32's spilled with sm_80's reduction */
     constexpr bool SHORT = false;
 #endif
-    constexpr bool WHOLE_ROWS = ALIGNED && VPT == 4 && MINB == 0 && whole_epilogue<Op>::value; /* below */
+    constexpr int WE = whole_epilogue<Op>::value;
+    constexpr bool WHOLE_ROWS = ALIGNED && VPT == 4 && ((MINB == 0 && WE == WHOLE_ALWAYS) || (MINB == 1 && WE == WHOLE_FEW)); /* below */
     __shared__ A warp_part[32];
     __shared__ A peer[ROW_PLAN_MAX_CLUSTER];
     int rank = 0;
@@ -525,6 +530,10 @@ cudaError_t launch_one(const Op &op, const Geom &g, unsigned blocks, int cta, in
         if constexpr (VPT == 4 && !STREAM && B > 0) {
             if (row_plan_bounded4((size_t)g.rows, g.tpr))
                 return launch_kernel<Op, VPT, STREAM, true, B>(op, g, blocks, cta, cluster, st);
+        }
+        if constexpr (VPT == 4 && !STREAM && whole_epilogue<Op>::value == WHOLE_FEW) {
+            if (row_plan_few_threads((size_t)g.rows, g.tpr))
+                return launch_kernel<Op, VPT, STREAM, true, 1>(op, g, blocks, cta, cluster, st);
         }
         return launch_kernel<Op, VPT, STREAM, true>(op, g, blocks, cta, cluster, st);
     }

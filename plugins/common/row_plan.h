@@ -105,6 +105,17 @@ static inline int row_plan_bounded4(size_t rows, int tpr)
 {
     return tpr >= 256 && row_plan_fills(rows, (size_t)tpr);
 }
+/* Where an op's aligned 4-vector on-chip kernel writes its rows in whole rows although the op takes
+   them only where the grid is small (row_kernel.cuh's whole_epilogue, FEW): at most 512 threads an SM,
+   one partial wave whose rows wait on w's loads one after another, not on the SMs' share. fp16
+   RMSNorm with the whole rows (H200, twenty-first sitting, call 5, three processes each): 8x4096
+   1.158x, 1x4096 1.118x, 4x8192 1.101x, 128x4096 1.087x, 8192x128 1.084x, 32x8192 1.076x; on fuller
+   unbounded grids (4096x1024, 2048x2048: 131072 threads) 0.98-0.99x in call 4, where the kernel's
+   43 -> 50 registers cost warps. */
+static inline int row_plan_few_threads(size_t rows, int tpr)
+{
+    return rows * (size_t)tpr <= (size_t)ROW_PLAN_SMS * 512;
+}
 /* Registers bound the vectors a block holds: cta * vpt <= 4096 (64 KiB a block), vpt 8 up to 512 threads;
    a streaming plan holds one step at a time and may take 1024 x 8 on rows of whole vectors. */
 #define ROW_PLAN_MAX_VECTORS 4096
