@@ -48,8 +48,8 @@ static void test_rmsnorm_rows(void **state)
     assert_int_equal(r.rc, 0);
     csv c = read_rows("rms", "rmsnorm");
     expect_all_passed(&c, 1);
-    /* 10 cases in 3 dtypes, ring-ragged in two, 21 forced in one; baseline and fused each */
-    assert_int_equal(c.n, (10 * 3 + 2 + 21) * 2);
+    /* 10 cases in 3 dtypes, ring-ragged in two, 23 forced in one; baseline and fused each */
+    assert_int_equal(c.n, (10 * 3 + 2 + 23) * 2);
     /* the plugin's own plan for each path, and the forced ones as asked */
     expect_config(&c, "65537x17", "fp32", "cta=256,tpr=2,vpt=4,cluster=1,stream=0,tile=1");
     expect_config(&c, "65537x17", "fp16", "cta=256,tpr=1,vpt=4,cluster=1,stream=0,tile=1");
@@ -69,6 +69,8 @@ static void test_rmsnorm_rows(void **state)
     expect_config(&c, "residual-ring-shape", "fp16", "cta=256,tpr=256,vpt=8,cluster=8,stream=0");
     expect_config(&c, "ring3", "fp32", "cta=256,tpr=256,vpt=8,cluster=1,stream=0,ring=3");
     expect_config(&c, "small-blocks", "fp16", "cta=64,tpr=8,vpt=2,cluster=1,stream=0");
+    expect_config(&c, "whole-rows-fp16", "fp16", "cta=256,tpr=8,vpt=4,cluster=1,stream=0");
+    expect_config(&c, "whole-rows-cluster", "fp16", "cta=256,tpr=256,vpt=4,cluster=2,stream=0");
     expect_config(&c, "tile-tpr64", "fp16", "cta=128,tpr=64,vpt=2,cluster=1,stream=0,tile=1");
     expect_config(&c, "tile-fp32", "fp32", "cta=64,tpr=8,vpt=2,cluster=1,stream=0,tile=1");
     free(c.rows);

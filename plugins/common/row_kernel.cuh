@@ -336,7 +336,7 @@ template <class Op, bool STREAM, bool ALIGNED> constexpr bool wide_stream = STRE
    32 -> 52 (untimed). An op opts in (rms_op.cuh): ALWAYS, or FEW where the grid is small
    (row_plan_few_threads: launch_one then runs the kernel instance MINB = 1, a bound that constrains
    nothing, as the whole-row one). */
-enum { WHOLE_NEVER, WHOLE_FEW, WHOLE_ALWAYS };
+enum { WHOLE_NEVER, WHOLE_ALWAYS, WHOLE_FEW }; /* ALWAYS is 1: a `bool value = true` still means it */
 template <class Op> struct whole_epilogue {
     static constexpr int value = WHOLE_NEVER;
 };

@@ -111,7 +111,8 @@ static inline int row_plan_bounded4(size_t rows, int tpr)
    RMSNorm with the whole rows (H200, twenty-first sitting, call 5, three processes each): 8x4096
    1.158x, 1x4096 1.118x, 4x8192 1.101x, 128x4096 1.087x, 8192x128 1.084x, 32x8192 1.076x; on fuller
    unbounded grids (4096x1024, 2048x2048: 131072 threads) 0.98-0.99x in call 4, where the kernel's
-   43 -> 50 registers cost warps. */
+   48 -> 64 registers (sm_90a) cost warps. The grid's threads are counted without the cluster: a
+   tuned cluster plan of rows x tpr x cluster past the line still takes the whole rows. */
 static inline int row_plan_few_threads(size_t rows, int tpr)
 {
     return rows * (size_t)tpr <= (size_t)ROW_PLAN_SMS * 512;
