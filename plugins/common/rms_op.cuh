@@ -91,12 +91,7 @@ template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
 
     __device__ __forceinline__ const T *ring_in() const { return x; }
     __device__ __forceinline__ float pad() const { return 0.f; }
-    __device__ __forceinline__ T *tile_out(T *p)
-    {
-        T *was = y;
-        y = p;
-        return was;
-    }
+    __device__ __forceinline__ T *&rows_out() { return y; }
     __device__ __forceinline__ const T *columns() const { return w; }
     __device__ __forceinline__ void tile_columns(const uint4 *copies, int stride) { wt = copies, wt_stride = stride; }
 

@@ -45,7 +45,7 @@
  *                                                                   // the one thread that may store it)
  *       __device__ void epilogue(uint4 raw, const rowk::Slot &sl); // write one vector (ROW_OUT)
  *       static constexpr bool RING = true;     // may run ring plans: then also ring_in() and pad(),
- *                                       // and tile plans: then also tile_out() (row_tile.cuh)
+ *                                       // and tile plans: then also rows_out() (row_tile.cuh)
  *   };
  *   // optional: rowk::four_vector_blocks<MyOp>::value = 2 bounds its aligned 4-vector on-chip kernel to
  *   // two blocks an SM where the rows fill the GPU (rms_op.cuh; see four_vector_blocks below), and

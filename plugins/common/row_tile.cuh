@@ -17,7 +17,7 @@
  *
  * An op takes tile plans where it takes ring plans (RING: its rows read from one tensor, ring_in() and
  * pad()) and, if it writes rows (ROW_OUT), with one more hook:
- *   elem_t *tile_out(elem_t *p);  // from now on write the rows at p instead; returns where they went
+ *   elem_t *&rows_out();  // the pointer the op writes its rows through (the skeleton points it at the tile)
  * The skeleton then gives row_begin a RowSpan counted from the block's first vector in shared memory,
  * so the op's row pointers (x's too, never read here) are offsets into the tile.
  *
@@ -142,7 +142,9 @@ __global__ void __launch_bounds__(ROW_PLAN_TILE_MAX_CTA) tile_kernel(Op op, Geom
     A acc = o.partial(raw);
     acc = reduce_group(o, acc, g, warp_part);
     if constexpr (Op::ROW_OUT) {
-        T *out = o.tile_out(reinterpret_cast<T *>(tile));
+        T *&rows = o.rows_out();
+        T *out = rows;
+        rows = reinterpret_cast<T *>(tile);
         RowSpan lr = r;
         lr.v0 = r.v0 - t0;
         o.row_begin(lr, live);

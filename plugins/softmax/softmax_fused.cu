@@ -40,12 +40,7 @@ template <typename T> struct SoftmaxOp {
     __device__ __forceinline__ uint4 reload(const rowk::Slot &sl) const { return load(sl); }
     __device__ __forceinline__ const T *ring_in() const { return x; }
     __device__ __forceinline__ float pad() const { return -INFINITY; }
-    __device__ __forceinline__ T *tile_out(T *p)
-    {
-        T *was = y;
-        y = p;
-        return was;
-    }
+    __device__ __forceinline__ T *&rows_out() { return y; }
 
     template <int V> __device__ __forceinline__ float2 partial(const uint4 (&raw)[V]) const
     {
