@@ -120,29 +120,51 @@ __device__ __forceinline__ void mma_tile(MmaSoft<D> &s, const unsigned (&qa)[D /
 }
 
 /* The cluster path's merge (CL): the splits of a (sequence, KV head) are the CTAs of one cluster (rank =
-   split), each CTA's merged state (o unnormalised [G][D], then (m, l) [G]) in its shared memory `mine`.
-   After a barrier that publishes them, rank r merges outputs [r * per, (r + 1) * per) of the G * D, reading
-   every rank's state through distributed shared memory; a second barrier keeps each CTA's shared memory
-   alive until the last rank has read it. A rank without positions has m = -inf, l = 0, o = 0: its weight
-   ex2(-inf - m) is 0. Split 0 always has positions (len >= 1), so the max is finite. */
-template <typename T, int D, int G>
-__device__ __forceinline__ void cluster_merge(const AttnArgs<T> &a, const CtaRange<T, D> &r, float *mine)
-{
+   split); rank r merges outputs [r * per, (r + 1) * per) of the G * D. Each rank pushes its merged state
+   into the owners' shared memory (ClusterInbox, through distributed shared memory: stores, nothing waited
+   on), then one barrier publishes the pushes and each rank merges from its own inbox. Pulling instead
+   (each rank reading the others' states after the barrier) needs a second barrier to keep every CTA's
+   shared memory alive until the last rank has read it, and its remote loads sit on the chain: at kv 512
+   the two barriers were 26 % of the attention's stall samples (tenth sitting). The pushes need every
+   rank's shared memory to exist: the kernel arrives at its start and waits before its first push (long
+   past by then: one phase that costs no wait). A rank without positions pushes m = -inf, l = 0, o = 0:
+   its weight ex2(-inf - m) is 0. Split 0 always has positions (len >= 1), so the max is finite. */
+template <int D, int G> struct ClusterInbox {
+    static constexpr int N = G * D;
+    /* o: [source rank][per] of the owner's slice (S * per <= N + S - 1), then (m, l): [source rank][G][2] */
+    static constexpr int FLOATS = N + DR_MAX_CLUSTER + DR_MAX_CLUSTER * G * 2;
+    static_assert(D >= DR_MAX_CLUSTER, "a head's (m, l) reach every rank from its outputs d < S");
+    int S, rank, per;
+    __device__ ClusterInbox(int rank_) : S((int)gridDim.y), rank(rank_), per((N + S - 1) / S) {}
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    /* output (g, d) of this rank's state to its owner; (m, l) of head g to rank d (every rank needs every
+       head's: its slice may hold any) */
+    __device__ __forceinline__ void push(float *box, int g, int d, float m, float l, float o) const
+    {
+        const int i = g * D + d, owner = i / per;
+        cl::at(box, owner)[rank * per + (i - owner * per)] = o;
+        if (d < S) {
+            float *ml = cl::at(box, d) + N + DR_MAX_CLUSTER + (rank * G + g) * 2;
+            ml[0] = m, ml[1] = l;
+        }
+    }
+#endif
+};
+/* After the barrier that published the pushes: this rank's slice from its own inbox. */
+template <typename T, int D, int G>
+__device__ __forceinline__ void cluster_merge(const AttnArgs<T> &a, const CtaRange<T, D> &r,
+                                              const ClusterInbox<D, G> &ib, const float *box)
+{
     constexpr int N = G * D;
-    const int S = (int)gridDim.y, rank = r.split; /* the cluster spans the grid's y: its rank is the split */
-    const int per = (N + S - 1) / S;
-    cl::arrive_release();
-    cl::wait();
+    const int S = ib.S, rank = ib.rank, per = ib.per;
+    const float *box_ml = box + N + DR_MAX_CLUSTER;
     for (int j = (int)threadIdx.x; j < per && rank * per + j < N; j += AW * 32) {
         const int i = rank * per + j, g = i / D, d = i % D;
         float m[DR_MAX_CLUSTER], l[DR_MAX_CLUSTER], o[DR_MAX_CLUSTER], mx = -INFINITY;
 #pragma unroll
         for (int s = 0; s < DR_MAX_CLUSTER; s++)
-            if (s < S) { /* every load issued before the first is used */
-                const float *st = cl::at(mine, s);
-                o[s] = st[i], m[s] = st[N + 2 * g], l[s] = st[N + 2 * g + 1];
-            }
+            if (s < S) /* every load issued before the first is used */
+                o[s] = box[s * per + j], m[s] = box_ml[(s * G + g) * 2], l[s] = box_ml[(s * G + g) * 2 + 1];
 #pragma unroll
         for (int s = 0; s < DR_MAX_CLUSTER; s++)
             if (s < S)
@@ -156,12 +178,6 @@ __device__ __forceinline__ void cluster_merge(const AttnArgs<T> &a, const CtaRan
             }
         a.out[((size_t)r.b * a.heads + (size_t)r.kvh * G + g) * D + d] = from_f<T>(ot / lt);
     }
-    cl::arrive_relaxed();
-    cl::wait();
-#else
-    (void)a, (void)r, (void)mine;
-    __trap();
-#endif
 }
 
 /* The mma path's attention: one CTA a (KV head blockIdx.x, split blockIdx.y, sequence blockIdx.z), as the
@@ -177,8 +193,12 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
     static_assert(AW * G * (D + 2) * sizeof(float) <= R::BYTES, "the merge fits in the ring");
     extern __shared__ __align__(16) unsigned char dr_mma_ring[];
     __shared__ __align__(16) T kn[D], vn[D], qs[G * D];
-    __shared__ __align__(16) float merged[CL ? G * (D + 2) : 1]; /* CL: the CTA's state, cluster_merge's */
+    __shared__ __align__(16) float inbox[CL ? ClusterInbox<D, G>::FLOATS : 1]; /* CL: the ranks' pushes */
     const Lanes<D> ln;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (CL)
+        cl::arrive_relaxed(); /* this CTA's inbox exists (cluster_merge's first phase) */
+#endif
     const StepPos sp0 = step_begin(a.c);
     const CtaRange<T, D> r(a, sp0.cur, FT);
     const int pos = r.pos, c0 = r.c0, c1 = r.c1;
@@ -270,12 +290,17 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
             ml[0] = st.m, ml[1] = st.l;
     }
     if (CL) {
-        merge_warps<D, G>(sm, [&](int g, int d, float mx, float lt, float o) {
-            merged[g * D + d] = o;
-            if (d == 0)
-                merged[G * D + 2 * g] = mx, merged[G * D + 2 * g + 1] = lt;
-        });
-        cluster_merge<T, D, G>(a, r, merged);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        const ClusterInbox<D, G> ib(r.split); /* the cluster spans the grid's y: its rank is the split */
+        cl::wait(); /* the start's phase: every rank's inbox exists */
+        merge_warps<D, G>(sm, [&](int g, int d, float mx, float lt, float o) { ib.push(inbox, g, d, mx, lt, o); });
+        cl::arrive_release(); /* the pushes, before the arrival */
+        cl::wait();
+        cluster_merge<T, D, G>(a, r, ib, inbox);
+#else
+        (void)inbox;
+        __trap();
+#endif
     } else {
         fused_finish<T, D, G>(a, r, sm);
     }
