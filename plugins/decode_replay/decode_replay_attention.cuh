@@ -354,13 +354,8 @@ template <typename T, int D> struct CtaRange {
         : kvh((int)blockIdx.x), split((int)blockIdx.y), b((int)blockIdx.z),
           len(a.lens[(size_t)(cur % a.steps) * gridDim.z + b]), pos(len - 1), c0(split * a.chunk),
           c1(min(c0 + a.chunk, len)), ntile(c0 < len ? (c1 - c0 + ft - 1) / ft : 0),
-          kh(a.kc + head(a)), vh(a.vc + head(a))
+          kh(a.kc + ((size_t)b * a.kv_heads + kvh) * a.kv * D), vh(a.vc + ((size_t)b * a.kv_heads + kvh) * a.kv * D)
     {
-    }
-    /* this CTA's KV head's offset in either cache */
-    __device__ static size_t head(const AttnArgs<T> &a)
-    {
-        return ((size_t)blockIdx.z * a.kv_heads + blockIdx.x) * a.kv * D;
     }
     /* griddepcontrol.wait, then whether the CTA has work: one past the step's length ends its step here and
        returns false (no ticket: the split merge counts the active splits) */

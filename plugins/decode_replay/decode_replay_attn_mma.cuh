@@ -195,37 +195,37 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
     __shared__ __align__(16) T kn[D], vn[D], qs[G * D];
     __shared__ __align__(16) float inbox[CL ? ClusterInbox<D, G>::FLOATS : 1]; /* CL: the ranks' pushes */
     const Lanes<D> ln;
-    /* The first MW tiles a warp are issued before the step's length is known (it takes two dependent loads,
-       the cursor and then the length, ~1 us at the kernel's start): over the positions the CTA may hold at
-       any length, [c0, cap). Rows past the step's length are masked (their scores -inf) and, in v, zeroed in
-       the slot once landed (mma_tile's p = 0 must not meet a non-finite v: 0 * NaN is NaN). */
-    const int c0 = (int)blockIdx.y * a.chunk, cap = min(c0 + a.chunk, a.kv);
-    const size_t head = CtaRange<T, D>::head(a);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (CL)
+        cl::arrive_relaxed(); /* this CTA's inbox exists (cluster_merge's first phase) */
+#endif
+    const StepPos sp0 = step_begin(a.c);
+    const CtaRange<T, D> r(a, sp0.cur, FT);
+    const int pos = r.pos, c0 = r.c0, c1 = r.c1;
     T *const mine = reinterpret_cast<T *>(dr_mma_ring) + (size_t)ln.warp * MW * R::TILE; /* this warp's slots */
     auto slot = [&](int t) { return mine + (size_t)((t / AW) % MW) * R::TILE; };
     static_assert(2 * FT * LP % 32 == 0, "a tile is whole copies of the warp");
-    /* tile t, this warp's, if it starts before end: one group, empty or not (the wait counts groups) */
-    auto issue = [&](int t, int end) {
-        const int p0 = c0 + t * FT;
-        if (p0 < end) {
+    auto issue = [&](int t) { /* tile t, this warp's: one group, empty or not (the wait counts groups) */
+        if (t < r.ntile) {
             T *sl = slot(t);
+            const int p0 = c0 + t * FT;
             /* unrolled, copy j's k/v half and its row past the lane's are constants; a tile wholly inside the
                range (all but a CTA's last) needs no clamp and no zero fill, so its copies are the LDGSTS
                and the swizzle's few operations (the rolled, clamped loop spent ~15 instructions a copy:
                ~1000 a warp before the wait at llama8b's 4 tiles) */
-            const T *kb = a.kc + head + (size_t)p0 * D, *vb = a.vc + head + (size_t)p0 * D;
+            const T *kb = r.kh + (size_t)p0 * D, *vb = r.vh + (size_t)p0 * D;
             auto copies = [&](auto whole_tile) { /* std::true_type: no clamp and no zero fill */
                 constexpr bool whole = decltype(whole_tile)::value;
 #pragma unroll
                 for (int j = 0; j < 2 * FT * LP / 32; j++) {
                     const int i = ln.lane + 32 * j;
                     const int kv = i / (FT * LP), row = i / LP % FT, c = i % LP;
-                    const int at = whole ? row : min(row, end - 1 - p0); /* past end: the last row, zero-filled */
+                    const int at = whole ? row : min(row, c1 - 1 - p0); /* past c1: the last row, zero-filled */
                     cp_async16(sl + kv * FT * D + swz<D>(row, c), (kv ? vb : kb) + at * D + c * 8,
-                               whole || p0 + row < end ? 16u : 0u);
+                               whole || p0 + row < c1 ? 16u : 0u);
                 }
             };
-            if (p0 + FT <= end)
+            if (p0 + FT <= c1)
                 copies(std::true_type());
             else
                 copies(std::false_type());
@@ -234,20 +234,12 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
     };
 #pragma unroll
     for (int j = 0; j < MW; j++)
-        issue(ln.warp + j * AW, cap);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (CL)
-        cl::arrive_relaxed(); /* this CTA's inbox exists (cluster_merge's first phase) */
-#endif
-    const StepPos sp0 = step_begin(a.c);
-    const CtaRange<T, D> r(a, sp0.cur, FT);
-    const int pos = r.pos, c1 = r.c1;
+        issue(ln.warp + j * AW);
     if (CL) {
         pdl_wait();
         if (r.ntile == 0)
             pdl_trigger(); /* q_then_append's, for a CTA that stays for the barriers only */
     } else if (!r.wait_active(a, sp0)) {
-        cp_async_wait<0>(); /* the tiles issued before the length was known */
         return;
     }
     if (r.ntile > 0) {
@@ -273,11 +265,6 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
         __syncwarp(); /* tile t landed for every lane's copies */
         T *sl = slot(t);
         const int pt = c0 + t * FT;
-        if (t < MW * AW && pt + FT > c1) { /* issued before the length was known: v's rows past it zeroed */
-            for (int i = ln.lane; i < (pt + FT - c1) * LP; i += 32)
-                reinterpret_cast<uint4 *>(sl + FT * D + swz<D>(c1 - pt + i / LP, i % LP))[0] = make_uint4(0, 0, 0, 0);
-            __syncwarp();
-        }
         /* the new position from kn, vn (written only by the CTA whose range holds it): the slot's copy may
            predate the append */
         if (pt <= pos && pos < min(pt + FT, c1)) {
@@ -288,9 +275,8 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
         }
         mma_tile<T, D>(st, qa, (unsigned)__cvta_generic_to_shared(sl), pt, c1, ln.lane);
         __syncwarp(); /* the slot read by every lane: refill it */
-        issue(t + MW * AW, c1);
+        issue(t + MW * AW);
     }
-    cp_async_wait<0>(); /* tiles issued before the length was known and past it: landed before the ring is reused */
     st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
     st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
     float *sm = reinterpret_cast<float *>(dr_mma_ring);
