@@ -4,6 +4,8 @@
 #     through the tensor copy engine (UTMALDG), and the cluster variants multicast (UTMALDG...MULTICAST);
 #   - every kernel with the staged epilogue (TmaStoreEpilogue, epi=tma) writes through stmatrix (STSM)
 #     and the copy engine (UTMASTG);
+#   - every column-split kernel (COLSPLIT: two consumers over one 256-column tile) issues m64n128 wgmma
+#     (HGMMA.64x128x16) and no m64n256;
 #   - no remote mbarrier arrival (SYNCS.ARRIVE...RED: a consumer freeing a stage in its peer CTA) comes
 #     behind a GPU-scope fence (CGAERRBAR, the tail of `.release.cluster`'s MEMBAR.ALL.GPU): that fence
 #     once a k-tile is what held the 2-CTA cluster kernels at ~0.6x (docs/notes/matmul_h200.md);
@@ -42,9 +44,11 @@ printf '%s\n' "$sass" | awk -v regs="$regs" '
     if (fn ~ /gemm_kernel/ && arch == "sm_90a") {
       ngemm++
       if (!hg || !tma) bad[++nbad] = arch " " fn ": HGMMA " hg ", UTMALDG " tma
-      # Config<T, BM, BN, STAGES, CONSUMERS, B_MN, CLUSTER, PINGPONG>: CLUSTER 2 sits between the bools
-      if (fn ~ /ELb[01]ELi2ELb[01]EE/) { ncluster++; if (!mc) bad[++nbad] = arch " " fn ": a cluster of 2 without a multicast load" }
+      # Config<T, BM, BN, STAGES, CONSUMERS, B_MN, CLUSTER, PINGPONG, COLSPLIT>: CLUSTER 2 sits between the bools
+      if (fn ~ /ELb[01]ELi2ELb[01]ELb[01]EE/) { ncluster++; if (!mc) bad[++nbad] = arch " " fn ": a cluster of 2 without a multicast load" }
       if (fn ~ /TmaStoreEpilogue/) { nstaged++; if (!tst || !stsm) bad[++nbad] = arch " " fn ": epi=tma without UTMASTG (" tst ") or STSM (" stsm ")" }
+      # COLSPLIT (the last bool): each consumer runs m64n128 over its half of a 256-column tile, never m64n256
+      if (fn ~ /ELb0ELb1EE/) { ncs++; if (!hg128 || hg256) bad[++nbad] = arch " " fn ": column split with HGMMA.64x128 " hg128 ", HGMMA.64x256 " hg256 }
       if (fenced) bad[++nbad] = arch " " fn ": " fenced " remote mbarrier arrivals behind a GPU-scope fence"
     }
     if (fn ~ /tiled_kernel/) { ntiled++; if (!hm) bad[++nbad] = arch " " fn ": no HMMA" }
@@ -57,8 +61,8 @@ printf '%s\n' "$sass" | awk -v regs="$regs" '
     if (loc || (stk[key] != "" && stk[key] != "0")) { nlocal++; bad[++nbad] = arch " " fn ": local memory " loc ", stack " stk[key] }
   }
   /^[ \t]*arch = / { flush(); fn = ""; arch = $3 }
-  /Function : / { flush(); fn = $3; hg = tma = mc = hm = loc = tst = stsm = fenced = ldna = ldgsts = tnspa = 0; prev = ""; next }
-  fn != "" && /HGMMA/ { hg++ }
+  /Function : / { flush(); fn = $3; hg = hg128 = hg256 = tma = mc = hm = loc = tst = stsm = fenced = ldna = ldgsts = tnspa = 0; prev = ""; next }
+  fn != "" && /HGMMA/ { hg++; if ($0 ~ /HGMMA\.64x128x16/) hg128++; if ($0 ~ /HGMMA\.64x256x16/) hg256++ }
   fn != "" && /HGMMA\.64x(8|16)x16\..*tnspA/ { tnspa++ }
   fn != "" && /UTMALDG/ { tma++; if ($0 ~ /MULTICAST/) mc++ }
   fn != "" && /HMMA/ { hm++ }
@@ -72,12 +76,12 @@ printf '%s\n' "$sass" | awk -v regs="$regs" '
   END {
     flush()
     fail = 0
-    # 21 a dtype: 10 variants direct, 5 epi=tma, 3 x (partial, serial) split-K; 5 of them cluster 2
-    if (ngemm < 42 || ncluster < 10) { print "not ok 1 - only " ngemm " hg::gemm_kernel functions for sm_90a (" ncluster " of cluster 2)"; fail = 1 } else print "ok 1 - " ngemm " sm_90a hg::gemm_kernel functions, " ncluster " of cluster 2"
+    # 25 a dtype: 12 variants direct, 7 epi=tma, 3 x (partial, serial) split-K; 7 of them cluster 2
+    if (ngemm < 50 || ncluster < 14) { print "not ok 1 - only " ngemm " hg::gemm_kernel functions for sm_90a (" ncluster " of cluster 2)"; fail = 1 } else print "ok 1 - " ngemm " sm_90a hg::gemm_kernel functions, " ncluster " of cluster 2"
     if (ntiled < 2) { print "not ok 2 - only " ntiled " tiled_kernel functions"; fail = 1 } else print "ok 2 - " ntiled " tiled_kernel functions"
     if (nbad) { print "not ok 3 - HGMMA/UTMALDG/HMMA present, UTMASTG/STSM where epi=tma, no fenced remote arrive, no local memory"; fail = 1 } else print "ok 3 - HGMMA/UTMALDG/HMMA present, UTMASTG/STSM where epi=tma, no fenced remote arrive, no local memory"
     for (i = 1; i <= nbad; i++) print "#   " bad[i]
-    if (nstaged < 10) { print "not ok 4 - only " nstaged " epi=tma hg::gemm_kernel functions (5 variants x bf16/fp16)"; fail = 1 } else print "ok 4 - " nstaged " epi=tma hg::gemm_kernel functions"
+    if (nstaged < 14 || ncs < 4) { print "not ok 4 - only " nstaged " epi=tma hg::gemm_kernel functions (7 variants x bf16/fp16), " ncs " column-split (2 x bf16/fp16)"; fail = 1 } else print "ok 4 - " nstaged " epi=tma hg::gemm_kernel functions, " ncs " column-split"
     if (nskinny < 8) { print "not ok 5 - only " nskinny " sm_90a skinny v1 kernels (unroll x token tiles x bf16/fp16)"; fail = 1 } else print "ok 5 - " nskinny " sm_90a skinny v1 kernels"
     if (nring < 24) { print "not ok 6 - only " nring " sm_90a skinny v2 kernels ((warps, ring) x token tiles x bf16/fp16)"; fail = 1 } else print "ok 6 - " nring " sm_90a skinny v2 kernels"
     # stages {4, 8, 16} x prefetch {0, 1} x token tiles {8, 16} x bf16/fp16 (matmul never builds the PDL prologue)

@@ -129,7 +129,7 @@ static void test_tuning_spaces(void **state)
 {
     (void)state;
     const mm_case square = {4096, 4096, 4096}, decode = {16, 4096, 4096}, batch = {128, 14336, 4096};
-    const int expect[MM_PROFILES] = {0, 0, 18, 48, 21, 0}; /* skinny: nothing fits M = 4096 */
+    const int expect[MM_PROFILES] = {0, 0, 18, 56, 21, 0}; /* skinny: nothing fits M = 4096 */
     char buf[256];
     mm_config cfg;
     for (int p = 0; p < MM_PROFILES; p++) {
@@ -156,8 +156,11 @@ static void test_tuning_spaces(void **state)
         assert_true(smem <= 227 * 1024);
         if (mm_epi_tma_ok(v))
             assert_true(smem + 1024 + x->consumers * HG_STAGE_BUFS * HG_STAGE_BYTES <= 227 * 1024);
-        assert_int_equal(x->bm % (64 * (x->pingpong ? 1 : x->consumers)), 0);
+        assert_int_equal(x->bm % (64 * (x->pingpong || x->colsplit ? 1 : x->consumers)), 0);
         assert_true(!x->pingpong || (x->consumers == 2 && !x->splitk)); /* no serial split-K ping-pong */
+        /* the column split: two consumers over one tile's columns, whole 64-column runs of MN-major B each,
+           no serial split-K (its tickets count warpgroups by rows), never with ping-pong */
+        assert_true(!x->colsplit || (x->consumers == 2 && !x->pingpong && !x->splitk && (x->bn / 2) % 64 == 0));
     }
     /* own choices: the square case a 128 x 256 tile, one CTA a tile; persistent, the 2-CTA cluster with the
        staged epilogue (the H200 tune's best after the cluster fence fix, 2026-11-22) */
@@ -166,7 +169,7 @@ static void test_tuning_spaces(void **state)
     assert_int_equal(mm_config_of(MM_PERSISTENT, &square, -1, &cfg), 1);
     assert_true(cfg.variant == MM_V128x256_C2 && cfg.persistent == 1 && cfg.epi == MM_EPI_TMA);
     assert_string_equal(mm_config_format(MM_PERSISTENT, &square, &cfg, buf, sizeof buf),
-                        "bm=128,bn=256,stages=4,consumers=2,pingpong=0,cluster=2,raster=m,group=8,splits=1,"
+                        "bm=128,bn=256,stages=4,consumers=2,pingpong=0,colsplit=0,cluster=2,raster=m,group=8,splits=1,"
                         "persistent=1,"
                         "reduce=none,epi=tma,check=sampled_devfull");
     /* the staged epilogue beside the direct one at the same tile and raster (the persistent space's
@@ -187,7 +190,22 @@ static void test_tuning_spaces(void **state)
     assert_int_equal(mm_epi_tma_ok(MM_V256x128_C2), 1);
     assert_int_equal(mm_config_of(MM_PERSISTENT, &square, 44, &cfg), 1);
     assert_string_equal(mm_config_format(MM_PERSISTENT, &square, &cfg, buf, sizeof buf),
-                        "bm=256,bn=128,stages=4,consumers=2,pingpong=0,cluster=2,raster=m,group=8,splits=1,"
+                        "bm=256,bn=128,stages=4,consumers=2,pingpong=0,colsplit=0,cluster=2,raster=m,group=8,splits=1,"
+                        "persistent=1,reduce=none,epi=tma,check=sampled_devfull");
+    /* the own tile with column-split consumers, cluster 1 and 2, staged epilogue, at the four rasters,
+       persistent only (issue 26: cuBLAS's split of the same tile) */
+    int cs[2] = {0, 0};
+    for (int i = 0; mm_config_of(MM_PERSISTENT, &square, i, &cfg); i++)
+        if (mm_variants[cfg.variant].colsplit) {
+            assert_true(cfg.epi == MM_EPI_TMA && mm_variants[cfg.variant].bm == 128 && mm_variants[cfg.variant].bn == 256);
+            cs[mm_variants[cfg.variant].cluster - 1]++;
+        }
+    assert_true(cs[0] == 4 && cs[1] == 4);
+    for (int i = 0; mm_config_of(MM_WGMMA, &square, i, &cfg); i++)
+        assert_false(mm_variants[cfg.variant].colsplit);
+    assert_int_equal(mm_config_of(MM_PERSISTENT, &square, 52, &cfg), 1);
+    assert_string_equal(mm_config_format(MM_PERSISTENT, &square, &cfg, buf, sizeof buf),
+                        "bm=128,bn=256,stages=4,consumers=2,pingpong=0,colsplit=1,cluster=2,raster=m,group=8,splits=1,"
                         "persistent=1,reduce=none,epi=tma,check=sampled_devfull");
     /* skinny: 16 x 4096 has 32 tiles of 64 x 128, split 4 ways to 128 units, one wave of 132 SMs (8
        ways made 256 units, two waves); 128 x 14336 has 112 of 128 x 128: 2 splits would make two
@@ -195,7 +213,7 @@ static void test_tuning_spaces(void **state)
     assert_int_equal(mm_config_of(MM_SPLITK, &decode, -1, &cfg), 1);
     assert_true(cfg.variant == MM_V64x128 && cfg.splits == 4 && cfg.serial == 0); /* the H200 tune's best */
     assert_string_equal(mm_config_format(MM_SPLITK, &decode, &cfg, buf, sizeof buf),
-                        "bm=64,bn=128,stages=8,consumers=1,pingpong=0,cluster=1,raster=m,group=8,splits=4,"
+                        "bm=64,bn=128,stages=8,consumers=1,pingpong=0,colsplit=0,cluster=1,raster=m,group=8,splits=4,"
                         "persistent=0,"
                         "reduce=kernel,epi=direct,check=sampled");
     /* the space: serial at several split counts, persistent ones, one kernel reduction a variant */

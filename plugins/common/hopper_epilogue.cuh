@@ -22,9 +22,9 @@ namespace hg {
 
 /* Where one unit of work lands: what an epilogue needs. */
 struct TileInfo {
-    int m0, n0;   /* the CTA tile's origin in C */
+    int m0, n0;   /* the CTA tile's origin in C (COLSPLIT: n0 is this consumer's first column) */
     int split;    /* 0 .. splits-1 */
-    int row0;     /* first tile row of this consumer warpgroup: c * MT * 64 */
+    int row0;     /* first tile row of this consumer warpgroup: c * MT * 64 (0: ping-pong, COLSPLIT) */
     int warp;     /* 0..3 within the warpgroup */
     int lane;
     int M, N;

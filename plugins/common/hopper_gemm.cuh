@@ -12,11 +12,13 @@
  *      B_MN = false: row-major N x K (K contiguous: B transposed, nn.Linear's weight), K-major. Every
  *                    type; fp8 (e4m3) MUST use it (fp8 wgmma has no transpose).
  *
- * ---- configuration: hg::Config<T, BM, BN, STAGES, CONSUMERS, B_MN, CLUSTER> ----
+ * ---- configuration: hg::Config<T, BM, BN, STAGES, CONSUMERS, B_MN, CLUSTER, PINGPONG, COLSPLIT> ----
  *   T          __nv_bfloat16, __half or __nv_fp8_e4m3 (the A and B element)
  *   BK         fixed: one 128-byte swizzle atom of K (64 16-bit elements, 128 fp8 elements)
  *   BM         64 * CONSUMERS * MT: each consumer warpgroup owns MT (1 or 2) m64 row blocks
- *   BN         64, 128 or 256 (one wgmma m64nBN per m64 block per k step); MT * BN <= 256
+ *              (COLSPLIT: 64 * MT, every consumer all of them)
+ *   BN         64, 128 or 256 (one wgmma m64nBNC per m64 block per k step, BNC = BN, or BN / CONSUMERS
+ *              under COLSPLIT); MT * BNC <= 256
  *   STAGES     depth of the shared-memory ring (each stage (BM + BN) * 128 bytes)
  *   CONSUMERS  1 or 2 consumer warpgroups; threads = 128 * (CONSUMERS + 1)
  *   CLUSTER    1 or 2: CTAs of a cluster take M-adjacent tiles of the same N tile; each loads half of
@@ -26,13 +28,19 @@
  *              CTA's units in turn, so one's epilogue overlaps the other's mainloop (CUTLASS's
  *              ping-pong schedule; the ring order staggers them). TileInfo.row0 is 0. Not for
  *              SerialSplitEpilogue (its tickets count a tile's splits per warpgroup).
+ *   COLSPLIT   false (default): cooperative consumers split the tile's rows (each 64 * MT x BN).
+ *              true (CONSUMERS == 2, not PINGPONG): they split its columns instead, each all BM rows x
+ *              BN / 2 (cuBLAS's split of its 128 x 256 tile: each warpgroup 128 x 128, two m64n128 a k
+ *              step), so consumer c's epilogue sees TileInfo.row0 = 0 and n0 = the tile's n0 + c * BN / 2,
+ *              its fragment as a 64 * MT x BN / 2 tile. Not for SerialSplitEpilogue, nor for a policy that
+ *              needs both halves of a tile's columns in one thread (fused_gated_mlp's gate and up).
  *
  * ---- the accumulator fragment (what an epilogue receives; hopper_epilogue.cuh) ----
  * Consumer warpgroup c (0..CONSUMERS-1), thread t = threadIdx.x % 128, warp w = t / 32, lane l = t % 32
- * holds float acc[MT][BN/2]. Element acc[mt][i] is C[m0 + row][n0 + col] with
- *     row = c*MT*64 + mt*64 + 16*w + l/4 + 8*((i/2) % 2)          (hg::frag_row)
+ * holds float acc[MT][BNC/2]. Element acc[mt][i] is C[m0 + row][n0 + col] with
+ *     row = c*MT*64 + mt*64 + 16*w + l/4 + 8*((i/2) % 2)          (hg::frag_row; COLSPLIT: no c*MT*64)
  *     col = 8*(i/4) + 2*(l%4) + (i%2)                             (hg::frag_col)
- * where (m0, n0) = (tm*BM, tn*BN) is the tile's origin (hg::TileInfo). So i and i+1 (i even) are two
+ * where (m0, n0) = (tm*BM, tn*BN) is the tile's origin (hg::TileInfo; COLSPLIT: n0 + c*BNC). So i and i+1 (i even) are two
  * adjacent columns of one row, and acc[mt][i] and acc[mt][i + BN/4] are columns col and col + BN/2 of
  * the same row in the same thread: a B tile holding BN/2 gate columns then BN/2 up columns gives each
  * thread gate and up side by side for silu(gate) * up. Rows or columns past M or N hold finite values
@@ -42,7 +50,7 @@
  * Any copyable struct (it is a kernel parameter, by value) with
  *     template <int MT, int R> __device__ void operator()(const hg::TileInfo &t, float (&acc)[MT][R]);
  * called once per (tile, split) by every thread of every consumer warpgroup, after the tile's K range is
- * accumulated; R = BN/2. It MUST NOT use __syncthreads (the producer warpgroup does not join); named
+ * accumulated; R = BNC/2. It MUST NOT use __syncthreads (the producer warpgroup does not join); named
  * barriers 1 and up among the consumer threads are the policy's (hg::named_barrier(id, threads);
  * SerialSplitEpilogue uses 1 + consumer over the 128 threads of its warpgroup). Given here:
  *     hg::StoreEpilogue<Out>      C as Out (bf16 / fp16 / float), row-major ldc, masked at M and N
@@ -122,27 +130,34 @@ template <class T> struct Elem {
     }
 };
 
-template <class T_, int BM_, int BN_, int STAGES_, int CONSUMERS_, bool B_MN_, int CLUSTER_ = 1, bool PINGPONG_ = false>
+template <class T_, int BM_, int BN_, int STAGES_, int CONSUMERS_, bool B_MN_, int CLUSTER_ = 1, bool PINGPONG_ = false,
+          bool COLSPLIT_ = false>
 struct Config {
     typedef T_ T;
     static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_, CLUSTER = CLUSTER_;
     static constexpr bool B_MN = B_MN_;
     static constexpr bool PINGPONG = PINGPONG_;
+    static constexpr bool COLSPLIT = COLSPLIT_;
     /* warpgroups that share one unit's tile (all rows between them), so arrive on its stages */
     static constexpr int TILE_CONSUMERS = PINGPONG ? 1 : CONSUMERS;
     static constexpr int ATOM = 128 / (int)sizeof(T); /* elements in one 128-byte swizzle row */
     static constexpr int BK = ATOM;
     static constexpr int KI = 32 / (int)sizeof(T);    /* K of one wgmma: 16 (16-bit), 32 (fp8) */
-    static constexpr int MT = BM / (64 * TILE_CONSUMERS);
+    static constexpr int MT = COLSPLIT ? BM / 64 : BM / (64 * TILE_CONSUMERS);
+    static constexpr int BNC = COLSPLIT ? BN / CONSUMERS : BN; /* N of one consumer's wgmma */
     static constexpr int THREADS = 128 * (CONSUMERS + 1);
     static constexpr int A_BYTES = BM * 128, B_BYTES = BN * 128, STAGE_BYTES = A_BYTES + B_BYTES;
     static constexpr int SMEM = STAGES * STAGE_BYTES + 1024 /* alignment */ + 2 * STAGES * 8 + 64;
     static constexpr int PRODUCER_REGS = 40;
     static constexpr int CONSUMER_REGS = 232; /* 40 + 2 * 232 = 504 = 3 * 168, the entry cap of 384 threads */
-    static_assert(MT >= 1 && MT <= 2 && BM == 64 * TILE_CONSUMERS * MT, "BM = 64 * CONSUMERS * (1 or 2), or 64 * (1 or 2) ping-pong");
+    static_assert(MT >= 1 && MT <= 2 && BM == 64 * (COLSPLIT ? 1 : TILE_CONSUMERS) * MT,
+                  "BM = 64 * CONSUMERS * (1 or 2), or 64 * (1 or 2) ping-pong or column-split");
     static_assert(!PINGPONG || CONSUMERS == 2, "ping-pong alternates two consumer warpgroups");
+    static_assert(!COLSPLIT || (CONSUMERS == 2 && !PINGPONG), "the column split shares a tile between two consumers");
     static_assert(BN == 64 || BN == 128 || BN == 256, "BN is 64, 128 or 256");
-    static_assert(MT * BN <= 256, "accumulators past 128 registers a thread");
+    static_assert(BNC == 64 || BNC == 128 || BNC == 256, "a consumer's wgmma N is 64, 128 or 256");
+    static_assert(!COLSPLIT || !B_MN || BNC % ATOM == 0, "MN-major B splits at its 64-column runs");
+    static_assert(MT * BNC <= 256, "accumulators past 128 registers a thread");
     static_assert(CONSUMERS == 1 || CONSUMERS == 2, "1 or 2 consumer warpgroups");
     static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
     static_assert(!B_MN || Elem<T>::mn_major_ok, "this type's wgmma reads B K-major only");
@@ -459,7 +474,7 @@ __device__ __forceinline__ void mma_ktile(float (&d)[MT][R], uint32_t a0, uint32
         const uint64_t db = smem_desc(b0 + kk * B_STEP, B_LBO, SBO);
 #pragma unroll
         for (int mt = 0; mt < MT; mt++)
-            Elem<typename Cfg::T>::template mma<Cfg::BN, Cfg::B_MN ? 1 : 0>(
+            Elem<typename Cfg::T>::template mma<Cfg::BNC, Cfg::B_MN ? 1 : 0>(
                 d[mt], smem_desc(a0 + mt * 64 * 128 + kk * A_STEP, 16, SBO), db);
     }
     wgmma_commit();
@@ -471,12 +486,16 @@ __device__ __forceinline__ void mma_ktile(float (&d)[MT][R], uint32_t a0, uint32
 template <class Cfg, class Epi>
 __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, Epi &epi, const CUtensorMap *tc)
 {
-    constexpr int MT = Cfg::MT, R = Cfg::BN / 2;
+    constexpr int MT = Cfg::MT, R = Cfg::BNC / 2;
+    /* COLSPLIT: this consumer's columns of the B tile, BNC of them from c * BNC (MN-major: whole 64-column
+       runs of BK rows; K-major: rows of 128 bytes) */
+    constexpr uint32_t B_COLS_BYTES = Cfg::B_MN ? (Cfg::BNC / Cfg::ATOM) * Cfg::BK * 128 : Cfg::BNC * 128;
+    const uint32_t b_off = Cfg::COLSPLIT ? (uint32_t)c * B_COLS_BYTES : 0;
     const uint32_t rank = Cfg::CLUSTER > 1 ? cluster_rank() : 0;
     const int ncl = gridDim.x / Cfg::CLUSTER;
     const int t = threadIdx.x % 128;
     TileInfo info;
-    info.row0 = Cfg::PINGPONG ? 0 : c * MT * 64, info.warp = t / 32, info.lane = t % 32, info.M = p.M, info.N = p.N;
+    info.row0 = Cfg::PINGPONG || Cfg::COLSPLIT ? 0 : c * MT * 64, info.warp = t / 32, info.lane = t % 32, info.M = p.M, info.N = p.N;
     info.consumer = c, info.splits = p.splits;
     info.stage = stage_bytes_of<Epi>::value ? sm.stage() : nullptr, info.out_map = tc;
     int stage = 0, phase = 0;
@@ -502,7 +521,7 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
                 turn_phase ^= 1;
             }
         }
-        info.m0 = (tmc * Cfg::CLUSTER + (int)rank) * Cfg::BM, info.n0 = tn * Cfg::BN;
+        info.m0 = (tmc * Cfg::CLUSTER + (int)rank) * Cfg::BM, info.n0 = tn * Cfg::BN + (Cfg::COLSPLIT ? c * Cfg::BNC : 0);
         info.tile = (tmc * Cfg::CLUSTER + (int)rank) * p.tiles_n + tn;
 #pragma unroll
         for (int mt = 0; mt < MT; mt++)
@@ -519,7 +538,7 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
                 if (kt == ke - 1)
                     mbar_arrive(sm.turn(c ^ 1));
             }
-            const uint32_t a0 = smem_u32(sm.a(stage)) + (uint32_t)info.row0 * 128, b0 = smem_u32(sm.b(stage));
+            const uint32_t a0 = smem_u32(sm.a(stage)) + (uint32_t)info.row0 * 128, b0 = smem_u32(sm.b(stage)) + b_off;
             if constexpr (promotes<Epi>::value) {
                 /* the k-tile's product on its own, complete, folded in by the policy */
                 float part[MT][R];

@@ -49,12 +49,15 @@ enum {
     MM_V128x128_PP, /* ping-pong: two warpgroups, each a whole tile in turn (hopper_gemm.cuh PINGPONG) */
     MM_V64x256_PP,
     MM_V256x128_C2, /* 256 x 128 in 2-CTA clusters along M that multicast B (issue 26) */
+    MM_V128x256_CS, /* 128 x 256, the consumers splitting its columns (hopper_gemm.cuh COLSPLIT, issue 26) */
+    MM_V128x256_C2_CS,
     MM_VARIANTS
 };
 typedef struct mm_variant {
     int bm, bn, stages, consumers, cluster;
     int splitk; /* instantiated with the split-K partial epilogue too */
     int pingpong; /* the consumers take whole tiles in turn (else they split each tile's rows) */
+    int colsplit; /* the consumers split each tile's columns, each all its rows (else its rows) */
 } mm_variant;
 extern const mm_variant mm_variants[MM_VARIANTS];
 
@@ -106,8 +109,8 @@ int mm_epi_tma_ok(int variant);
    holds only the configurations that fit the case, none when M > 16 or N % 64). */
 int mm_config_of(int profile, const mm_case *c, int index, mm_config *cfg);
 
-/* The configuration as the rows name it: "bm=128,bn=256,stages=4,consumers=2,pingpong=0,cluster=1,raster=m,
-   group=8,splits=1,persistent=0,reduce=none,epi=direct,check=sampled" (reduce: none, serial or kernel;
+/* The configuration as the rows name it: "bm=128,bn=256,stages=4,consumers=2,pingpong=0,colsplit=0,cluster=1,
+   raster=m,group=8,splits=1,persistent=0,reduce=none,epi=direct,check=sampled" (reduce: none, serial or kernel;
    epi: direct or tma); skinny's "warps=8,splits=2,ring=8,check=sampled" (v2) or
    "warps=8,splits=2,unroll=4,check=sampled" (v1). The check says how verified runs are judged:
    "full" (every element against float64), "sampled" (MM_SAMPLES fresh float64 elements a verified

@@ -17,6 +17,7 @@ const mm_variant mm_variants[MM_VARIANTS] = {
     [MM_V64x256] = {64, 256, 5, 1, 1, 1, 0},      [MM_V128x256_C2] = {128, 256, 4, 2, 2, 0, 0},
     [MM_V128x128_C2] = {128, 128, 6, 2, 2, 0, 0}, [MM_V128x128_PP] = {128, 128, 6, 2, 1, 0, 1},
     [MM_V64x256_PP] = {64, 256, 5, 2, 1, 0, 1},   [MM_V256x128_C2] = {256, 128, 4, 2, 2, 0, 0},
+    [MM_V128x256_CS] = {128, 256, 4, 2, 1, 0, 0, 1}, [MM_V128x256_C2_CS] = {128, 256, 4, 2, 2, 0, 0, 1},
 };
 
 int mm_case_of(const klab_case *k, mm_case *c, char *why, size_t whylen)
@@ -76,7 +77,8 @@ int mm_epi_tma_ok(int variant)
     /* the large tiles, where the epilogue is the part of a unit not yet overlapped (issue 26), and
        whose ring leaves room for 16 KB of chunks a consumer warpgroup; 64 x 256 ping-pong does not */
     return variant == MM_V128x256 || variant == MM_V128x256_C2 || variant == MM_V256x128 ||
-           variant == MM_V128x128_PP || variant == MM_V256x128_C2;
+           variant == MM_V128x128_PP || variant == MM_V256x128_C2 || variant == MM_V128x256_CS ||
+           variant == MM_V128x256_C2_CS;
 }
 
 /* (variant, epi) */
@@ -89,12 +91,16 @@ static const int wgmma_space[][2] = {{MM_V128x256, MM_EPI_DIRECT}, {MM_V128x128,
    epilogue beside the direct one, at the same rasters, so one --tune times the two in the same rounds.
    256 x 128 c2: cuBLAS's kernel name at square-4096 read as our tile (issue 26); cuBLAS computes C^T, so
    in our frame its tile may be 128 x 256 c2 instead, which is here already: the tune tells.
-   12 points x 4 rasters = 48; with the own choice 49 of the 64 entries --tune times a case. */
+   Last, the own tile with its consumers splitting columns instead of rows (COLSPLIT: cuBLAS's warpgroups
+   each hold 128 x 128 of its 128 x 256 tile, two m64n128 a k step; ours 64 x 256, one m64n256), staged
+   epilogue only, the own choice's epilogue. 14 points x 4 rasters = 56; with the own choice 57 of the 64
+   entries --tune times a case. */
 static const int persistent_space[][2] = {
     {MM_V128x256, MM_EPI_DIRECT},    {MM_V128x256_C2, MM_EPI_DIRECT}, {MM_V128x128_PP, MM_EPI_DIRECT},
     {MM_V64x256_PP, MM_EPI_DIRECT},  {MM_V128x128_C2, MM_EPI_DIRECT}, {MM_V256x128, MM_EPI_DIRECT},
     {MM_V256x128_C2, MM_EPI_DIRECT}, {MM_V128x256, MM_EPI_TMA},       {MM_V128x256_C2, MM_EPI_TMA},
     {MM_V128x128_PP, MM_EPI_TMA},    {MM_V256x128, MM_EPI_TMA},       {MM_V256x128_C2, MM_EPI_TMA},
+    {MM_V128x256_CS, MM_EPI_TMA},    {MM_V128x256_C2_CS, MM_EPI_TMA},
 };
 static const int rasters[3][2] = {{0, 8}, {1, 8}, {0, 1}};            /* raster_n, group: wgmma */
 static const int p_rasters[4][2] = {{0, 8}, {1, 8}, {0, 16}, {0, 4}}; /* persistent: 12 x 4 = 48 */
@@ -364,9 +370,9 @@ const char *mm_config_format(int profile, const mm_case *c, const mm_config *cfg
     else {
         const mm_variant *v = &mm_variants[cfg->variant];
         snprintf(buf, len,
-                 "bm=%d,bn=%d,stages=%d,consumers=%d,pingpong=%d,cluster=%d,raster=%s,group=%d,splits=%d,"
-                 "persistent=%d,reduce=%s,epi=%s,check=%s",
-                 v->bm, v->bn, v->stages, v->consumers, v->pingpong, v->cluster, cfg->raster_n ? "n" : "m", cfg->group,
+                 "bm=%d,bn=%d,stages=%d,consumers=%d,pingpong=%d,colsplit=%d,cluster=%d,raster=%s,group=%d,"
+                 "splits=%d,persistent=%d,reduce=%s,epi=%s,check=%s",
+                 v->bm, v->bn, v->stages, v->consumers, v->pingpong, v->colsplit, v->cluster, cfg->raster_n ? "n" : "m", cfg->group,
                  cfg->splits, cfg->persistent, cfg->splits == 1 ? "none" : cfg->serial ? "serial" : "kernel",
                  cfg->epi == MM_EPI_TMA ? "tma" : "direct", mm_check_name(c));
     }

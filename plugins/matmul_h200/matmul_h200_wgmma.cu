@@ -13,26 +13,29 @@
 namespace {
 
 template <class T, int V> struct Variant;
-#define MM_VARIANT(id, bm, bn, st, cons, cl, pp)                          \
+#define MM_VARIANT(id, bm, bn, st, cons, cl, pp, cs)                      \
     template <class T> struct Variant<T, id> {                             \
-        typedef hg::Config<T, bm, bn, st, cons, true, cl, pp> Cfg;         \
+        typedef hg::Config<T, bm, bn, st, cons, true, cl, pp, cs> Cfg;     \
     };
-MM_VARIANT(MM_V128x256, 128, 256, 4, 2, 1, false)
-MM_VARIANT(MM_V128x128, 128, 128, 6, 2, 1, false)
-MM_VARIANT(MM_V256x128, 256, 128, 4, 2, 1, false)
-MM_VARIANT(MM_V64x128, 64, 128, 8, 1, 1, false)
-MM_VARIANT(MM_V64x256, 64, 256, 5, 1, 1, false)
-MM_VARIANT(MM_V128x256_C2, 128, 256, 4, 2, 2, false)
-MM_VARIANT(MM_V128x128_C2, 128, 128, 6, 2, 2, false)
-MM_VARIANT(MM_V128x128_PP, 128, 128, 6, 2, 1, true)
-MM_VARIANT(MM_V64x256_PP, 64, 256, 5, 2, 1, true)
-MM_VARIANT(MM_V256x128_C2, 256, 128, 4, 2, 2, false)
+MM_VARIANT(MM_V128x256, 128, 256, 4, 2, 1, false, false)
+MM_VARIANT(MM_V128x128, 128, 128, 6, 2, 1, false, false)
+MM_VARIANT(MM_V256x128, 256, 128, 4, 2, 1, false, false)
+MM_VARIANT(MM_V64x128, 64, 128, 8, 1, 1, false, false)
+MM_VARIANT(MM_V64x256, 64, 256, 5, 1, 1, false, false)
+MM_VARIANT(MM_V128x256_C2, 128, 256, 4, 2, 2, false, false)
+MM_VARIANT(MM_V128x128_C2, 128, 128, 6, 2, 2, false, false)
+MM_VARIANT(MM_V128x128_PP, 128, 128, 6, 2, 1, true, false)
+MM_VARIANT(MM_V64x256_PP, 64, 256, 5, 2, 1, true, false)
+MM_VARIANT(MM_V256x128_C2, 256, 128, 4, 2, 2, false, false)
+MM_VARIANT(MM_V128x256_CS, 128, 256, 4, 2, 1, false, true)
+MM_VARIANT(MM_V128x256_C2_CS, 128, 256, 4, 2, 2, false, true)
 #undef MM_VARIANT
 
 /* the variants instantiated with the staged epilogue too: mm_epi_tma_ok's list, checked against it */
 template <int V>
 constexpr bool has_tma_epi =
-    V == MM_V128x256 || V == MM_V128x256_C2 || V == MM_V256x128 || V == MM_V128x128_PP || V == MM_V256x128_C2;
+    V == MM_V128x256 || V == MM_V128x256_C2 || V == MM_V256x128 || V == MM_V128x128_PP || V == MM_V256x128_C2 ||
+    V == MM_V128x256_CS || V == MM_V128x256_C2_CS;
 
 template <class T, int V>
 int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const void *b, void *out, float *ws,
@@ -43,7 +46,7 @@ int run_variant(const mm_case *c, const mm_config *cfg, const void *a, const voi
     const mm_variant *mv = &mm_variants[V];
     if (mm_epi_tma_ok(V) != (int)has_tma_epi<V> ||
         mv->bm != Cfg::BM || mv->bn != Cfg::BN || mv->stages != Cfg::STAGES || mv->cluster != Cfg::CLUSTER ||
-        mv->consumers != Cfg::CONSUMERS || mv->pingpong != (int)Cfg::PINGPONG) {
+        mv->consumers != Cfg::CONSUMERS || mv->pingpong != (int)Cfg::PINGPONG || mv->colsplit != (int)Cfg::COLSPLIT) {
         snprintf(why, whylen, "variant %d: the table and the instantiation disagree", V);
         return -1;
     }
@@ -109,6 +112,8 @@ int run_typed(const mm_case *c, const mm_config *cfg, const void *a, const void 
         MM_CASE(MM_V128x128_PP)
         MM_CASE(MM_V64x256_PP)
         MM_CASE(MM_V256x128_C2)
+        MM_CASE(MM_V128x256_CS)
+        MM_CASE(MM_V128x256_C2_CS)
 #undef MM_CASE
     default:
         snprintf(why, whylen, "no kernel variant %d", cfg->variant);
