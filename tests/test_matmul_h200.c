@@ -197,8 +197,9 @@ static void test_tuning_spaces(void **state)
     int cs[2] = {0, 0};
     for (int i = 0; mm_config_of(MM_PERSISTENT, &square, i, &cfg); i++)
         if (mm_variants[cfg.variant].colsplit) {
-            assert_true(cfg.epi == MM_EPI_TMA && mm_variants[cfg.variant].bm == 128 && mm_variants[cfg.variant].bn == 256);
-            cs[mm_variants[cfg.variant].cluster - 1]++;
+            const mm_variant *v = &mm_variants[cfg.variant];
+            assert_true(cfg.epi == MM_EPI_TMA && v->bm == 128 && v->bn == 256);
+            cs[v->cluster - 1]++;
         }
     assert_true(cs[0] == 4 && cs[1] == 4);
     for (int i = 0; mm_config_of(MM_WGMMA, &square, i, &cfg); i++)

@@ -40,7 +40,8 @@
  * holds float acc[MT][BNC/2]. Element acc[mt][i] is C[m0 + row][n0 + col] with
  *     row = c*MT*64 + mt*64 + 16*w + l/4 + 8*((i/2) % 2)          (hg::frag_row; COLSPLIT: no c*MT*64)
  *     col = 8*(i/4) + 2*(l%4) + (i%2)                             (hg::frag_col)
- * where (m0, n0) = (tm*BM, tn*BN) is the tile's origin (hg::TileInfo; COLSPLIT: n0 + c*BNC). So i and i+1 (i even) are two
+ * where (m0, n0) = (tm*BM, tn*BN) is the tile's origin (hg::TileInfo; COLSPLIT: n0 + c*BNC). So i and
+ * i+1 (i even) are two
  * adjacent columns of one row, and acc[mt][i] and acc[mt][i + BN/4] are columns col and col + BN/2 of
  * the same row in the same thread: a B tile holding BN/2 gate columns then BN/2 up columns gives each
  * thread gate and up side by side for silu(gate) * up. Rows or columns past M or N hold finite values
@@ -495,7 +496,8 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
     const int ncl = gridDim.x / Cfg::CLUSTER;
     const int t = threadIdx.x % 128;
     TileInfo info;
-    info.row0 = Cfg::PINGPONG || Cfg::COLSPLIT ? 0 : c * MT * 64, info.warp = t / 32, info.lane = t % 32, info.M = p.M, info.N = p.N;
+    info.row0 = Cfg::PINGPONG || Cfg::COLSPLIT ? 0 : c * MT * 64;
+    info.warp = t / 32, info.lane = t % 32, info.M = p.M, info.N = p.N;
     info.consumer = c, info.splits = p.splits;
     info.stage = stage_bytes_of<Epi>::value ? sm.stage() : nullptr, info.out_map = tc;
     int stage = 0, phase = 0;
@@ -521,7 +523,8 @@ __device__ __forceinline__ void consume(const Problem &p, Smem<Cfg> &sm, int c, 
                 turn_phase ^= 1;
             }
         }
-        info.m0 = (tmc * Cfg::CLUSTER + (int)rank) * Cfg::BM, info.n0 = tn * Cfg::BN + (Cfg::COLSPLIT ? c * Cfg::BNC : 0);
+        info.m0 = (tmc * Cfg::CLUSTER + (int)rank) * Cfg::BM;
+        info.n0 = tn * Cfg::BN + (Cfg::COLSPLIT ? c * Cfg::BNC : 0);
         info.tile = (tmc * Cfg::CLUSTER + (int)rank) * p.tiles_n + tn;
 #pragma unroll
         for (int mt = 0; mt < MT; mt++)

@@ -372,7 +372,8 @@ const char *mm_config_format(int profile, const mm_case *c, const mm_config *cfg
         snprintf(buf, len,
                  "bm=%d,bn=%d,stages=%d,consumers=%d,pingpong=%d,colsplit=%d,cluster=%d,raster=%s,group=%d,"
                  "splits=%d,persistent=%d,reduce=%s,epi=%s,check=%s",
-                 v->bm, v->bn, v->stages, v->consumers, v->pingpong, v->colsplit, v->cluster, cfg->raster_n ? "n" : "m", cfg->group,
+                 v->bm, v->bn, v->stages, v->consumers, v->pingpong, v->colsplit, v->cluster,
+                 cfg->raster_n ? "n" : "m", cfg->group,
                  cfg->splits, cfg->persistent, cfg->splits == 1 ? "none" : cfg->serial ? "serial" : "kernel",
                  cfg->epi == MM_EPI_TMA ? "tma" : "direct", mm_check_name(c));
     }
