@@ -120,97 +120,63 @@ __device__ __forceinline__ void mma_tile(MmaSoft<D> &s, const unsigned (&qa)[D /
 }
 
 /* The cluster path's merge (CL): the splits of a (sequence, KV head) are the CTAs of one cluster (rank =
-   split); rank r merges outputs [r * per, (r + 1) * per) of the G * D. Every warp of every rank pushes its
-   own softmax state, as its lanes hold it after the tiles, into the owners' shared memory (ClusterInbox,
-   through distributed shared memory: stores, nothing waited on); one barrier publishes the pushes and each
-   rank merges its slice from its own inbox, AW * S sources an output. There is no CTA phase before the
-   pushes: merging the warps first (a barrier, the states through shared memory, merge_warps and its
-   trailing barrier) put two CTA barriers and a merge on the chain ahead of the cluster's barrier, which
-   waits for the slowest warp of the cluster anyway. Pulling instead of pushing (each rank reading the
-   others' states after the barrier) needs a second cluster barrier to keep every CTA's shared memory alive
-   until the last rank has read it, and its remote loads sit on the chain: at kv 512 the two barriers were
-   26 % of the attention's stall samples (tenth sitting). The pushes need every rank's shared memory to
-   exist: the kernel arrives at its start and waits before its first push (long past by then: one phase
-   that costs no wait). A warp without positions pushes m = -inf, l = 0, o = 0: its weight ex2(-inf - m)
-   is 0. Warp 0 of split 0 always has positions (len >= 1), so each output's max is finite. */
+   split); rank r merges outputs [r * per, (r + 1) * per) of the G * D. Each rank pushes its merged state
+   into the owners' shared memory (ClusterInbox, through distributed shared memory: stores, nothing waited
+   on), then one barrier publishes the pushes and each rank merges from its own inbox. Pulling instead
+   (each rank reading the others' states after the barrier) needs a second barrier to keep every CTA's
+   shared memory alive until the last rank has read it, and its remote loads sit on the chain: at kv 512
+   the two barriers were 26 % of the attention's stall samples (tenth sitting). The pushes need every
+   rank's shared memory to exist: the kernel arrives at its start and waits before its first push (long
+   past by then: one phase that costs no wait). A rank without positions pushes m = -inf, l = 0, o = 0:
+   its weight ex2(-inf - m) is 0. Split 0 always has positions (len >= 1), so the max is finite. */
 template <int D, int G> struct ClusterInbox {
     static constexpr int N = G * D;
-    /* o: [source][per] of the owner's slice, source = rank * AW + warp (S * per <= N + S - 1), then (m, l):
-       [source][G][2] (every rank needs every head's: its slice may hold any) */
-    static constexpr int O_FLOATS = AW * (N + DR_MAX_CLUSTER);
-    static constexpr int FLOATS = O_FLOATS + AW * DR_MAX_CLUSTER * G * 2;
+    /* o: [source rank][per] of the owner's slice (S * per <= N + S - 1), then (m, l): [source rank][G][2] */
+    static constexpr int FLOATS = N + DR_MAX_CLUSTER + DR_MAX_CLUSTER * G * 2;
+    static_assert(D >= DR_MAX_CLUSTER, "a head's (m, l) reach every rank from its outputs d < S");
     int S, rank, per;
     __device__ ClusterInbox(int rank_) : S((int)gridDim.y), rank(rank_), per((N + S - 1) / S) {}
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    /* warp w's state as lane (g, t) holds it (MmaSoft: dims 8n + 2t, 2t + 1 of head g; l the quad's sum) to
-       the owners of its outputs; (m, l) of head g to ranks t, t + 4, ... */
-    template <typename Soft> __device__ __forceinline__ void push(float *box, int w, int lane, const Soft &st) const
+    /* output (g, d) of this rank's state to its owner; (m, l) of head g to rank d (every rank needs every
+       head's: its slice may hold any) */
+    __device__ __forceinline__ void push(float *box, int g, int d, float m, float l, float o) const
     {
-        const int g = lane >> 2, t = lane & 3, src = rank * AW + w;
-        if (g >= G)
-            return;
-#pragma unroll
-        for (int n = 0; n < D / 8; n++) {
-            const int i = g * D + 8 * n + 2 * t, owner = i / per, at = src * per + (i - owner * per);
-            if (per % 2 == 0) { /* i even, so both outputs are the owner's and the pair 8-byte aligned */
-                *reinterpret_cast<float2 *>(cl::at(box, owner) + at) = make_float2(st.o[n][0], st.o[n][1]);
-            } else {
-                cl::at(box, owner)[at] = st.o[n][0];
-                const int i1 = i + 1, owner1 = i1 / per;
-                cl::at(box, owner1)[src * per + (i1 - owner1 * per)] = st.o[n][1];
-            }
-        }
-        for (int k = t; k < S; k += 4) {
-            float *ml = cl::at(box, k) + O_FLOATS + (src * G + g) * 2;
-            ml[0] = st.m, ml[1] = st.l;
+        const int i = g * D + d, owner = i / per;
+        cl::at(box, owner)[rank * per + (i - owner * per)] = o;
+        if (d < S) {
+            float *ml = cl::at(box, d) + N + DR_MAX_CLUSTER + (rank * G + g) * 2;
+            ml[0] = m, ml[1] = l;
         }
     }
 #endif
 };
-/* After the barrier that published the pushes: this rank's slice from its own inbox. Thread (j, p), p =
-   threadIdx % AW, merges output j's S sources of warp p; the AW partial states of j (adjacent lanes) then
-   meet by two shuffles. */
+/* After the barrier that published the pushes: this rank's slice from its own inbox. */
 template <typename T, int D, int G>
 __device__ __forceinline__ void cluster_merge(const AttnArgs<T> &a, const CtaRange<T, D> &r,
                                               const ClusterInbox<D, G> &ib, const float *box)
 {
-    constexpr int N = G * D, PASS = 32; /* outputs a pass: AW * 32 threads, AW of them an output */
-    static_assert(AW == 4, "the partial states meet by shuffles over lane bits 0 and 1");
-    const int S = ib.S, rank = ib.rank, per = ib.per, p = (int)threadIdx.x % AW;
-    const float *box_ml = box + ClusterInbox<D, G>::O_FLOATS;
-    for (int j0 = 0; j0 < per; j0 += PASS) { /* uniform: every lane reaches the shuffles */
-        const int j = j0 + (int)threadIdx.x / AW, i = rank * per + j;
-        const bool on = j < per && i < N;
-        const int g = on ? i / D : 0, d = i % D;
+    constexpr int N = G * D;
+    const int S = ib.S, rank = ib.rank, per = ib.per;
+    const float *box_ml = box + N + DR_MAX_CLUSTER;
+    for (int j = (int)threadIdx.x; j < per && rank * per + j < N; j += AW * 32) {
+        const int i = rank * per + j, g = i / D, d = i % D;
         float m[DR_MAX_CLUSTER], l[DR_MAX_CLUSTER], o[DR_MAX_CLUSTER], mx = -INFINITY;
 #pragma unroll
         for (int s = 0; s < DR_MAX_CLUSTER; s++)
-            if (on && s < S) { /* every load issued before the first is used */
-                const int src = s * AW + p;
-                o[s] = box[src * per + j], m[s] = box_ml[(src * G + g) * 2], l[s] = box_ml[(src * G + g) * 2 + 1];
-            }
+            if (s < S) /* every load issued before the first is used */
+                o[s] = box[s * per + j], m[s] = box_ml[(s * G + g) * 2], l[s] = box_ml[(s * G + g) * 2 + 1];
 #pragma unroll
         for (int s = 0; s < DR_MAX_CLUSTER; s++)
-            if (on && s < S)
+            if (s < S)
                 mx = fmaxf(mx, m[s]);
         float lt = 0.f, ot = 0.f;
-        if (mx != -INFINITY) /* warp p may have no positions in any split (short lengths) */
 #pragma unroll
-            for (int s = 0; s < DR_MAX_CLUSTER; s++)
-                if (s < S) {
-                    const float c = fast_ex2(m[s] - mx);
-                    lt = fmaf(l[s], c, lt), ot = fmaf(o[s], c, ot);
-                }
-#pragma unroll
-        for (int x = 1; x < AW; x <<= 1) {
-            const float mo = __shfl_xor_sync(0xffffffffu, mx, x), lo = __shfl_xor_sync(0xffffffffu, lt, x),
-                        oo = __shfl_xor_sync(0xffffffffu, ot, x);
-            const float mn = fmaxf(mx, mo);
-            const float ca = mx == -INFINITY ? 0.f : fast_ex2(mx - mn), cb = mo == -INFINITY ? 0.f : fast_ex2(mo - mn);
-            lt = lt * ca + lo * cb, ot = ot * ca + oo * cb, mx = mn;
-        }
-        if (on && p == 0)
-            a.out[((size_t)r.b * a.heads + (size_t)r.kvh * G + g) * D + d] = from_f<T>(ot / lt);
+        for (int s = 0; s < DR_MAX_CLUSTER; s++)
+            if (s < S) {
+                const float c = fast_ex2(m[s] - mx);
+                lt = fmaf(l[s], c, lt), ot = fmaf(o[s], c, ot);
+            }
+        a.out[((size_t)r.b * a.heads + (size_t)r.kvh * G + g) * D + d] = from_f<T>(ot / lt);
     }
 }
 
@@ -313,11 +279,21 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
     }
     st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
     st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
+    float *sm = reinterpret_cast<float *>(dr_mma_ring);
+    __syncthreads(); /* every warp past its slots: the ring becomes the merge's */
+    if (g < G) {
+        float *acc = sm + (ln.warp * G + g) * D, *ml = sm + AW * G * D + (ln.warp * G + g) * 2;
+#pragma unroll
+        for (int n = 0; n < D / 8; n++)
+            acc[8 * n + 2 * t4] = st.o[n][0], acc[8 * n + 2 * t4 + 1] = st.o[n][1];
+        if (t4 == 0)
+            ml[0] = st.m, ml[1] = st.l;
+    }
     if (CL) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
         const ClusterInbox<D, G> ib(r.split); /* the cluster spans the grid's y: its rank is the split */
         cl::wait(); /* the start's phase: every rank's inbox exists */
-        ib.push(inbox, ln.warp, ln.lane, st);
+        merge_warps<D, G>(sm, [&](int g, int d, float mx, float lt, float o) { ib.push(inbox, g, d, mx, lt, o); });
         cl::arrive_release(); /* the pushes, before the arrival */
         cl::wait();
         cluster_merge<T, D, G>(a, r, ib, inbox);
@@ -326,16 +302,6 @@ __global__ void __launch_bounds__(AW * 32, 1) attn_mma_kernel(AttnArgs<T> a)
         __trap();
 #endif
     } else {
-        float *sm = reinterpret_cast<float *>(dr_mma_ring);
-        __syncthreads(); /* every warp past its slots: the ring becomes the merge's */
-        if (g < G) {
-            float *acc = sm + (ln.warp * G + g) * D, *ml = sm + AW * G * D + (ln.warp * G + g) * 2;
-#pragma unroll
-            for (int n = 0; n < D / 8; n++)
-                acc[8 * n + 2 * t4] = st.o[n][0], acc[8 * n + 2 * t4 + 1] = st.o[n][1];
-            if (t4 == 0)
-                ml[0] = st.m, ml[1] = st.l;
-        }
         fused_finish<T, D, G>(a, r, sm);
     }
     step_end(a.c, sp0);

@@ -443,14 +443,13 @@ static const klab_profile profiles[] = {
 static const klab_plugin descriptor = {
     KLAB_DESCRIPTOR_HEADER,
     .name = "decode_replay",
-    .version = "1.9.0", /* 1.2.0: the GEMV axis; 1.3.0: attn=mma; 1.4.0: gemv=stream; 1.5.0: attn=mma_cluster,
+    .version = "1.8.0", /* 1.2.0: the GEMV axis; 1.3.0: attn=mma; 1.4.0: gemv=stream; 1.5.0: attn=mma_cluster,
                            graph_pdl's own choice; 1.6.0: the stream's ring by hidden (8 stages below 4096),
                            graph_pdl's stream at every hidden, the cluster plan's floor of two tiles a warp;
                            1.7.0: gemv=stream streams QKV (hidden >= 4096) and gate/up (B > 1 or hidden >=
                            4096), their RMSNorm the stream's resident tokens; 1.8.0: the cluster attention's
-                           splits merged by pushes, one cluster barrier (attn-only 0.91x the time); 1.9.0: each
-                           warp pushes its own state (no CTA merge before the cluster's). A choice cached by
-                           an older version was made without them */
+                           splits merged by pushes, one cluster barrier (attn-only 0.91x the time). A choice
+                           cached by an older version was made without them */
     .summary = "a Llama-style decode step (B sequences, resident KV cache) eager and replayed through CUDA graphs",
     .profiles = profiles,
     .baseline = "eager",
