@@ -98,6 +98,13 @@ if ! pkg-config --exists inih 2>/dev/null && [ -d .deps ]; then
   export CMAKE_INCLUDE_PATH=/opt/deps/usr/include
   export LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
+# A host without a registry and without .deps/ fails at cmake several lines into its log; say why first,
+# before any build time is spent (a device start is minutes of a session's budget).
+if ! pkg-config --exists inih 2>/dev/null && [ ! -d .deps ]; then
+  echo "gpu-run.sh: inih is not installed and there is no .deps/ here: on the machine that sends this tree," \
+    "run tools/bootstrap.sh --device-deps and carry .deps (docs/gpu-host.md)" >&2
+  exit 1
+fi
 
 run nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,temperature.gpu,power.draw --format=csv
 run git log -1 --format='commit %h %s' || true
