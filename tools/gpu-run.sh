@@ -89,7 +89,14 @@ summary=()
 note() { summary+=("$*"); }
 is_mode() { local m; for m; do [ "$mode" = "$m" ] && return 0; done; return 1; }
 
-if ! pkg-config --exists inih 2>/dev/null && [ -d .deps ]; then
+# A host without a registry needs .deps/; without it cmake would fail several lines into its log, so
+# say why first, before any build time is spent (a device start is minutes of a session's budget).
+if ! pkg-config --exists inih 2>/dev/null; then
+  if [ ! -d .deps ]; then
+    echo "gpu-run.sh: inih is not installed and there is no .deps/ here: on the machine that sends this tree," \
+      "run tools/bootstrap.sh --device-deps and carry .deps (docs/gpu-host.md)" >&2
+    exit 1
+  fi
   mkdir -p /opt/deps
   for f in .deps/*.deb; do dpkg -x "$f" /opt/deps; done
   sed -i 's#^prefix=/usr$#prefix=/opt/deps/usr#' /opt/deps/usr/lib/x86_64-linux-gnu/pkgconfig/*.pc
@@ -97,13 +104,6 @@ if ! pkg-config --exists inih 2>/dev/null && [ -d .deps ]; then
   export CMAKE_PREFIX_PATH=/opt/deps/usr CMAKE_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu
   export CMAKE_INCLUDE_PATH=/opt/deps/usr/include
   export LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-# A host without a registry and without .deps/ fails at cmake several lines into its log; say why first,
-# before any build time is spent (a device start is minutes of a session's budget).
-if ! pkg-config --exists inih 2>/dev/null && [ ! -d .deps ]; then
-  echo "gpu-run.sh: inih is not installed and there is no .deps/ here: on the machine that sends this tree," \
-    "run tools/bootstrap.sh --device-deps and carry .deps (docs/gpu-host.md)" >&2
-  exit 1
 fi
 
 run nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,temperature.gpu,power.draw --format=csv
