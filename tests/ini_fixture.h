@@ -3,7 +3,7 @@
 #ifndef KLAB_INI_FIXTURE_H
 #define KLAB_INI_FIXTURE_H
 
-#include "ini_config.h"
+#include "config/ini_config.h"
 
 #define INI_DIR KLAB_TEST_DATA "/ini/"
 

@@ -1,4 +1,5 @@
 /* See klab_gpu.h. */
+#include "evidence/csv_read.h"
 #include "klab_gpu.h"
 
 #include <cuda_runtime.h>
@@ -25,7 +26,7 @@ csv read_rows(const char *run_id, const char *plugin)
     char path[PATH_MAX + 200], err[1200];
     snprintf(path, sizeof path, "%s/%s/%s.csv", kg_out_dir, run_id, plugin);
     csv c = {NULL, 0};
-    c.n = table_read_csv(path, &c.rows, err, sizeof err);
+    c.n = csv_read_rows(path, &c.rows, err, sizeof err);
     if (c.n < 0)
         fail_msg("%s", err);
     return c;

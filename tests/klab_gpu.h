@@ -6,7 +6,7 @@
 
 #include "klab_run.h"
 #include "klab_test.h"
-#include "table.h"
+#include "report/table.h"
 
 /* kr_tmp/plugins and kr_tmp/out, set by kg_use_plugins. */
 extern char kg_plugin_dir[PATH_MAX], kg_out_dir[PATH_MAX];

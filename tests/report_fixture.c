@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counters.h"
-#include "csv_sink.h"
+#include "evidence/counters.h"
+#include "evidence/csv_sink.h"
 
 klab_row fx_row(const char *kcase, const char *dtype, const char *profile, double m, double h, double s, double f)
 {

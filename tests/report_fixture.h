@@ -3,8 +3,8 @@
 #ifndef KLAB_REPORT_FIXTURE_H
 #define KLAB_REPORT_FIXTURE_H
 
-#include "ncu_csv.h"
-#include "row.h"
+#include "evidence/ncu_csv.h"
+#include "evidence/row.h"
 
 /* A passed, timed row of plugin "fx", run "fixture": median m with interval m*(1 -+ h), speedup s
    over the baseline with interval s*(1 -+ 2h), frac_limit f of klab's copy (0: no limit). Case

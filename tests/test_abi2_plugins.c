@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host/loader.h"
 #include "klab_run.h"
 #include "klab_test.h"
-#include "loader.h"
 
 #define PLUGIN(stem) KLAB_TEST_PLUGINS "/" stem ".so"
 

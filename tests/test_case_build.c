@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "case_build.h"
+#include "config/case_build.h"
 
 static cfg_case sample_case(void)
 {

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "checksum.h"
+#include "util/checksum.h"
 
 static void fill(unsigned char *p, size_t n, unsigned seed)
 {

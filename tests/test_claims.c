@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "claims.h"
-#include "experiment.h"
-#include "report_eval.h"
-#include "run_set.h"
+#include "evidence/run_set.h"
+#include "report/claims.h"
+#include "report/experiment.h"
+#include "report/report_eval.h"
 
 static char tmp[256];
 

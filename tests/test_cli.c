@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "app/cli.h"
 #include "klab_run.h"
 
 static cli_opts opts; /* ~60 KiB: off the stack */

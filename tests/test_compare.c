@@ -13,11 +13,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "compare.h"
-#include "csv_sink.h"
+#include "app/cli.h"
+#include "evidence/csv_sink.h"
 #include "klab_run.h"
-#include "stats.h"
+#include "report/compare.h"
+#include "stats/stats.h"
 
 static uint64_t rng = 1;
 

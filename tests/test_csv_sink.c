@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "csv_sink.h"
-#include "table.h"
+#include "evidence/csv_read.h"
+#include "evidence/csv_sink.h"
 
 typedef struct fixture {
     char dir[64];
@@ -148,7 +148,7 @@ static void test_header_and_one_line_per_row(void **state)
     free(text);
 
     klab_row *rows = NULL;
-    int n = table_read_csv(path, &rows, err, sizeof err);
+    int n = csv_read_rows(path, &rows, err, sizeof err);
     assert_int_equal(n, 2);
     assert_string_equal(rows[0].profile, "fused");
     assert_int_equal(rows[0].status, ROW_PASSED);
@@ -192,7 +192,7 @@ static void test_quoted_fields_round_trip(void **state)
     free(text);
 
     klab_row *rows = NULL;
-    int n = table_read_csv(path, &rows, err, sizeof err);
+    int n = csv_read_rows(path, &rows, err, sizeof err);
     if (n < 0)
         fail_msg("table_read_csv: %s", err);
     assert_int_equal(n, 2);
@@ -277,7 +277,7 @@ static void test_failed_row_numbers_empty(void **state)
     free(text);
 
     klab_row *rows = NULL;
-    assert_int_equal(table_read_csv(path, &rows, err, sizeof err), 1);
+    assert_int_equal(csv_read_rows(path, &rows, err, sizeof err), 1);
     assert_int_equal(rows[0].has_time, 0);
     assert_int_equal(rows[0].has_limit, 0);
     assert_int_equal(rows[0].has_speedup, 0);
@@ -337,7 +337,7 @@ static void test_every_column_round_trips(void **state)
     assert_int_equal(csv_sink_commit(&s, err, sizeof err), 0);
 
     klab_row *rows = NULL;
-    int n = table_read_csv(path, &rows, err, sizeof err);
+    int n = csv_read_rows(path, &rows, err, sizeof err);
     if (n < 0)
         fail_msg("table_read_csv: %s", err);
     assert_int_equal(n, 1);
@@ -369,7 +369,7 @@ static void test_reads_schema_1(void **state)
           "0.0039,0.002,1,1\n", fp);
     fclose(fp);
     klab_row *rows = NULL;
-    assert_int_equal(table_read_csv(path, &rows, err, sizeof err), 1);
+    assert_int_equal(csv_read_rows(path, &rows, err, sizeof err), 1);
     assert_int_equal(rows[0].has_time, 1);
     assert_true(rows[0].median_ms == 0.0330573);
     assert_true(rows[0].speedup == 10.9);

@@ -10,9 +10,9 @@
 
 #include "klab_test.h"
 
-#include "case_build.h"
-#include "ini_config.h"
 #include "../plugins/decode_replay/decode_replay.h"
+#include "config/case_build.h"
+#include "config/ini_config.h"
 
 static const char *const inis[] = {KLAB_TEST_DATA "/../ini/decode_replay.ini",
                                    KLAB_TEST_DATA "/gpu_ini/decode_replay.ini"};

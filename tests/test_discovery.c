@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "discovery.h"
+#include "host/discovery.h"
 
 typedef struct fixture {
     char root[PATH_MAX]; /* the real path of the temporary folder */

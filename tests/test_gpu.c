@@ -23,8 +23,8 @@
 #include <cuda_runtime.h>
 #include <string.h>
 
+#include "config/tune_cache.h"
 #include "klab_gpu.h"
-#include "tune_cache.h"
 
 static void expect_all_timed(const csv *c)
 {

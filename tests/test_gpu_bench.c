@@ -10,10 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_sink.h"
-#include "klab_bench.h"
+#include "bench/klab_bench.h"
+#include "evidence/csv_read.h"
+#include "evidence/csv_sink.h"
+#include "evidence/run_set.h"
 #include "klab_gpu.h"
-#include "run_set.h"
 #include "version.h"
 
 #define MAX_COPIES 1024
@@ -138,7 +139,7 @@ static void test_externals_batched(void **state)
 
     klab_row *rows = NULL;
     char err[256];
-    int n = table_read_csv(csv_path, &rows, err, sizeof err);
+    int n = csv_read_rows(csv_path, &rows, err, sizeof err);
     if (n < 0)
         fail_msg("%s", err);
     csv c = {rows, n};
@@ -237,7 +238,7 @@ static void test_named_dims(void **state)
     char path[PATH_MAX + 32], err[256];
     snprintf(path, sizeof path, "%s/matmul_h200.csv", kg_out_dir);
     klab_row *rows = NULL;
-    int nr = table_read_csv(path, &rows, err, sizeof err);
+    int nr = csv_read_rows(path, &rows, err, sizeof err);
     if (nr < 0)
         fail_msg("%s", err);
     csv c = {rows, nr};

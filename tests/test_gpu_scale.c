@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "counters.h"
+#include "evidence/counters.h"
 #include "klab_gpu.h"
-#include "profiling.h"
+#include "scale/profiling.h"
 
 /* Every (case, dtype, profile) of a is in b once, and b has no other. */
 static void same_keys(const csv *a, const csv *b)

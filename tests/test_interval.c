@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interval.h"
+#include "stats/interval.h"
 
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 

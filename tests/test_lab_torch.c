@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "app/cli.h"
+#include "app/lab_torch.h"
 #include "klab_run.h"
-#include "lab_torch.h"
 
 static cli_opts opts;
 

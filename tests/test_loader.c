@@ -11,10 +11,10 @@
 #include <dlfcn.h>
 #include <string.h>
 
-#include "checksum.h"
+#include "host/loader.h"
 #include "klab_test.h"
-#include "loader.h"
-#include "stats.h"
+#include "stats/stats.h"
+#include "util/checksum.h"
 
 #define PLUGIN(stem) KLAB_TEST_PLUGINS "/" stem ".so"
 

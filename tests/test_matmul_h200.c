@@ -7,11 +7,11 @@
 
 #include "klab_test.h"
 
-#include "sample.h"
-#include "verify.h"
 #include "../plugins/common/hopper_sched.cuh"
 #include "../plugins/common/hopper_store.cuh"
 #include "../plugins/matmul_h200/matmul_h200.h"
+#include "host/sample.h"
+#include "host/verify.h"
 
 static klab_case make_case(const char *name, const klab_dim *dims, int n)
 {

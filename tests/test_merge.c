@@ -9,12 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "counters.h"
-#include "csv_sink.h"
+#include "app/lab.h"
+#include "evidence/counters.h"
+#include "evidence/csv_read.h"
+#include "evidence/csv_sink.h"
+#include "evidence/run_meta.h"
 #include "klab_run.h"
-#include "merge.h"
-#include "run_meta.h"
-#include "table.h"
+#include "scale/merge.h"
 
 static char err[2000];
 
@@ -126,7 +127,7 @@ static void test_merge_rows_counters_samples(void **state)
     char path[4400];
     path_of(path, sizeof path, "m/softmax.csv");
     klab_row *rows = NULL;
-    int n = table_read_csv(path, &rows, err, sizeof err);
+    int n = csv_read_rows(path, &rows, err, sizeof err);
     assert_int_equal(n, 5);
     const char *order[][3] = {{"4096x1024", "fp16", "baseline"}, {"4096x1024", "fp16", "fused"},
                               {"4096x1024", "fp32", "baseline"}, {"4096x1024", "fp32", "fused"},
@@ -242,7 +243,7 @@ static void test_refusals(void **state)
     expect_refused("nowhere is not a klab run folder: no meta.ini");
 }
 
-/* meta.ini as run_meta_write writes it: the shard, each INI's hash; an INI edited between two shards'
+/* meta.ini as lab_write_meta writes it: the shard, each INI's hash; an INI edited between two shards'
    runs is refused by name, the same bytes elsewhere are not. */
 static void test_meta_of_real_runs(void **state)
 {
@@ -265,7 +266,7 @@ static void test_meta_of_real_runs(void **state)
         o.filter.shard_n = 3;
         char path[4400];
         snprintf(path, sizeof path, "%s/%s/meta.ini", kr_tmp, dirs[i]);
-        assert_int_equal(run_meta_write(path, "r1", "2026-11-22T07:00:00Z", &o, 7, NULL, &cfg, 1, err, sizeof err), 0);
+        assert_int_equal(lab_write_meta(path, "r1", "2026-11-22T07:00:00Z", &o, 7, NULL, &cfg, 1, err, sizeof err), 0);
         char *meta = file_of(strchr(path + strlen(kr_tmp), '/') + 1);
         char want[100];
         snprintf(want, sizeof want, "shard = %d/3\n", i);

@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "counters.h"
+#include "evidence/counters.h"
+#include "evidence/ncu_csv.h"
 #include "klab_run.h"
-#include "ncu_csv.h"
-#include "profiling.h"
+#include "scale/profiling.h"
 
 static char header[4000];
 
@@ -118,7 +118,7 @@ static void test_parse_nothing(void **state)
     assert_int_equal(strncmp(list, "sm__warps_active.avg.pct_of_peak_sustained_active,", 50), 0);
 }
 
-static cli_opts opts;
+static profiling_opts opts;
 
 static klab_row a_row(const char *profile, row_status st)
 {
@@ -167,7 +167,7 @@ static void profile(const klab_row *rows, int n)
     memset(&opts, 0, sizeof opts);
     opts.timeout_s = 30;
     opts.device = 0;
-    snprintf(opts.tune_cache, sizeof opts.tune_cache, "out/tune-cache.ini");
+    opts.tune_cache = "out/tune-cache.ini";
     char err[1200];
     if (profiling_plugin(&opts, "softmax", "/ini/softmax.ini", kr_tmp, rows, n, err, sizeof err) != 0)
         fail_msg("%s", err);

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "redzone.h"
+#include "host/redzone.h"
 
 static unsigned char before[REDZONE_BYTES], after[REDZONE_BYTES];
 static char msg[256];

@@ -11,14 +11,14 @@
 
 #include "klab_test.h"
 
-#include "case_build.h"
-#include "ini_config.h"
-#include "references_fixture.h"
-#include "verify.h"
 #include "../plugins/rmsnorm/rmsnorm.h"
 #include "../plugins/rmsnorm_rope/rmsnorm_rope.h"
 #include "../plugins/softmax/softmax.h"
 #include "../plugins/vector_add/vector_add.h"
+#include "config/case_build.h"
+#include "config/ini_config.h"
+#include "host/verify.h"
+#include "references_fixture.h"
 
 static void test_rmsnorm_by_hand(void **state)
 {

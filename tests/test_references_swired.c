@@ -9,13 +9,13 @@
 
 #include "klab_test.h"
 
-#include "case_build.h"
-#include "ini_config.h"
-#include "klab_run.h"
-#include "references_fixture.h"
-#include "verify.h"
 #include "../plugins/reduction/reduction.h"
 #include "../plugins/swiglu/swiglu.h"
+#include "config/case_build.h"
+#include "config/ini_config.h"
+#include "host/verify.h"
+#include "klab_run.h"
+#include "references_fixture.h"
 
 /* A klab_case with the given params, as case_build makes it from an INI section. */
 typedef struct test_case {

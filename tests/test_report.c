@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "evidence/run_set.h"
 #include "klab_run.h"
 #include "report_fixture.h"
-#include "run_set.h"
 
 static char *slurp(const char *path)
 {

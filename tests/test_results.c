@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "results.h"
+#include "worker/results.h"
 
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "roofline.h"
+#include "timing/roofline.h"
 
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "rounds.h"
+#include "timing/rounds.h"
 
 static const stop_rule rule20 = {20, 5000, 0.005, 1500};
 

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "row.h"
+#include "evidence/row.h"
 
 static void test_add_flag(void **state)
 {

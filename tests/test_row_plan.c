@@ -7,10 +7,10 @@
 
 #include "klab_test.h"
 
-#include "case_build.h"
-#include "ini_config.h"
 #include "../plugins/common/row_plan.h"
 #include "../plugins/rmsnorm_rope/rmsnorm_rope.h"
+#include "config/case_build.h"
+#include "config/ini_config.h"
 
 static void test_window(void **state)
 {

@@ -1,4 +1,4 @@
-/* run_meta_write_info: the one meta.ini writer of klab's runs (run_meta_write) and of libklab_bench's
+/* run_meta_write_info: the one meta.ini writer of klab's runs (lab_write_meta) and of libklab_bench's
  * sessions (kb_write_meta). A reader (klab report, klab merge, a record of a sitting) trusts every
  * byte of it, so klab's file is checked whole, and a session's extra entries can neither shadow a
  * section of klab's nor break a line. No GPU: the device comes in as data. */
@@ -7,17 +7,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "csv_sink.h"
-#include "run_meta.h"
+#include "app/lab.h"
+#include "evidence/csv_sink.h"
+#include "evidence/run_meta.h"
 #include "version.h"
 
 static char dir[] = "/tmp/klab_run_meta_XXXXXX";
 static char path[256];
 static char err[1200];
 
-static wire_device h200(void)
+static device_desc h200(void)
 {
-    wire_device d;
+    device_desc d;
     memset(&d, 0, sizeof d);
     d.info.ordinal = 1;
     snprintf(d.info.name, sizeof d.info.name, "NVIDIA H200");
@@ -54,7 +55,7 @@ static const char *device_text =
     "sm_clock_peak_mhz = 1980\nmem_clock_peak_mhz = 2619\nbus_width_bits = 6144\nl2_mib = 60.0\n"
     "memory_gib = 141.0\ndatasheet_gbps = 4800\ntensor_peak_tflops = 989.4\ndriver = 13.0\nruntime = 12.9\n";
 
-/* klab's own run, through run_meta_write: the file as klab has always written it, byte for byte
+/* klab's own run, through lab_write_meta: the file as klab has always written it, byte for byte
    (the text below is the writer's before it was shared with libklab_bench). */
 static void test_klab_run_whole_file(void **state)
 {
@@ -71,8 +72,8 @@ static void test_klab_run_whole_file(void **state)
     o.filter.shard_n = 4;
     snprintf(cfg.plugin, sizeof cfg.plugin, "softmax");
     snprintf(cfg.path, sizeof cfg.path, "%s/no-such.ini", dir);
-    wire_device d = h200();
-    assert_int_equal(run_meta_write(path, "r1", "2026-11-22T07:00:00Z", &o, 7, &d, &cfg, 1, err, sizeof err), 0);
+    device_desc d = h200();
+    assert_int_equal(lab_write_meta(path, "r1", "2026-11-22T07:00:00Z", &o, 7, &d, &cfg, 1, err, sizeof err), 0);
     char want[4096];
     snprintf(want, sizeof want,
              "; written by klab %s; the CSV columns are described in README.md\n[run]\nid = r1\n"
@@ -95,7 +96,7 @@ static void test_klab_run_whole_file(void **state)
 static void test_session_with_extras(void **state)
 {
     (void)state;
-    wire_device d = h200();
+    device_desc d = h200();
     const char *keys[] = {"torch.version", "decode.steps", "torch.cuda"};
     const char *values[] = {"2.9.0+cu130", "1000", "13.0"};
     run_meta_info m = {.run_id = "torch", .started = "2026-11-22T08:00:00Z",

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "sample.h"
+#include "host/sample.h"
 
 static void expect_valid(const size_t *x, size_t n, size_t k)
 {

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "samples_file.h"
-#include "wire.h"
+#include "process/samples_file.h"
+#include "process/wire.h"
 
 #define MAXMSG 8
 

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "devices.h"
-#include "ini_config.h"
+#include "app/cli.h"
+#include "config/ini_config.h"
 #include "klab_run.h"
-#include "runner.h"
-#include "shard.h"
+#include "scale/devices.h"
+#include "worker/selection.h"
+#include "worker/shard.h"
 
 static cfg_experiment cfg;
 
@@ -170,7 +170,8 @@ static void test_children_of_a_device_list(void **state)
     static char store[DEVICES_MAX_ARGS][4200];
     char *argv[DEVICES_MAX_ARGS];
     for (int i = 0; i < 2; i++) {
-        int n = devices_child_argv(&opts, i, "/bin/klab", "res/r1.devices/gpuX", "r1", argv, store);
+        devices_opts dopts = cli_devices_opts(&opts);
+        int n = devices_child_argv(&dopts, i, "/bin/klab", "res/r1.devices/gpuX", "r1", argv, store);
         char line[2000] = "";
         for (int k = 0; k < n; k++)
             snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", k ? " " : "", argv[k]);

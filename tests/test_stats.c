@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "stats.h"
-#include "stopping.h"
+#include "stats/stats.h"
+#include "timing/stopping.h"
 
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 

@@ -27,11 +27,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "evidence/csv_read.h"
 #include "klab_bg.h"
 #include "klab_run.h"
 #include "klab_test.h"
-#include "supervisor.h"
-#include "table.h"
+#include "process/supervisor.h"
 
 /* ==== supervise_fn in this process ==== */
 
@@ -429,7 +429,7 @@ static void stop_run_with(int sig, int want_rc)
     struct stat sb;
     assert_int_equal(stat(final, &sb), -1);
     klab_row *rows = NULL;
-    int n = table_read_csv(partial, &rows, err, sizeof err);
+    int n = csv_read_rows(partial, &rows, err, sizeof err);
     if (n < 0)
         fail_msg("%s", err);
     assert_int_equal(n, 1);

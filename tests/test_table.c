@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "table.h"
+#include "report/table.h"
 
 static void put(const char *dir, const char *name, const char *text)
 {

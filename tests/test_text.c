@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "text.h"
+#include "util/text.h"
 
 static void escapes_to(const char *src, const char *want)
 {

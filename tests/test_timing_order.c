@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "timing.h"
+#include "timing/timing.h"
 
 #define FLOOR 0.0026 /* ms: the H200's empty launch */
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lab_tune.h"
-#include "unit_entries.h"
+#include "app/lab_tune.h"
+#include "worker/unit_entries.h"
 
 /* ---- a plugin with a tuning space, by hand ---- */
 

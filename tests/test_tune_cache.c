@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config/tune_cache.h"
 #include "klab_run.h"
-#include "tune_cache.h"
 
 static tune_entry entry(const char *kcase, const char *dtype, const char *config, double ms)
 {

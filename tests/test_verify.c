@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "verify.h"
+#include "host/dtype.h"
+#include "host/verify.h"
 
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "klab_test.h"
-#include "wire.h"
+#include "process/wire.h"
 
 static void test_each_type_has_its_struct_size(void **state)
 {

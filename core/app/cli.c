@@ -1,0 +1,421 @@
+#include "app/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/dtype.h"
+#include "report/compare.h"
+#include "worker/shard.h"
+
+void cli_usage(FILE *fp)
+{
+    fputs("usage: klab [options]            verify and time every experiment (needs a GPU)\n"
+          "       klab --list               list the plugins found, and refusals with their reason\n"
+          "       klab --validate           check every INI against its plugin (no GPU needed)\n"
+          "       klab --tune               time every configuration of each tuning space; cache the best (GPU)\n"
+          "       klab --tune --validate    list each case's configurations (no GPU needed)\n"
+          "       klab --self-test          check the timer against spins of known length (GPU)\n"
+          "       klab report [RUN...]      print the runs' tables; judge the experiments' claims over them\n"
+          "                                 and write the decision matrix, a page per experiment (Markdown)\n"
+          "                                 and report.html (RUN: a run folder, one of its CSVs, or a folder\n"
+          "                                 of run folders; default: the latest run under --out)\n"
+          "       klab compare RUN-A RUN-B  each row of B against A: ratio of medians, FASTER / SLOWER / SAME /\n"
+          "                                 UNSURE from both intervals (runs: folders, or ids under --out)\n"
+          "       klab merge OUT RUN...     one run folder OUT from several (shards, GPUs): same commit, INIs\n"
+          "                                 and schema, or a refusal naming what differs\n"
+          "\n"
+          "selection:\n"
+          "  --plugin NAME[,NAME]   only these experiments (e.g. softmax,rmsnorm)\n"
+          "  --case NAME[,NAME]     only these cases of their INI\n"
+          "  --dtype fp32,fp16,bf16 only these dtypes\n"
+          "  --profile NAME[,NAME]  only these profiles (the baseline must be among them for speedups)\n"
+          "  --config FILE          run this INI instead of the plugin's own (names its plugin)\n"
+          "where:\n"
+          "  --plugin-path DIR      look for plugins here first (repeatable; also KLAB_PLUGIN_PATH)\n"
+          "  --ini-dir DIR          look for <plugin>.ini here first (also KLAB_INI_PATH)\n"
+          "  --out DIR              run folders go here (default: out)\n"
+          "  --tune-cache PATH      the tuning cache --tune writes and every run reads (default:\n"
+          "                         <out DIR>/tune-cache.ini)\n"
+          "  --run-id ID            the run folder's name (default: date-time and commit)\n"
+          "  --out-dir DIR          klab report: write the report here (default: <first RUN>/report)\n"
+          "  --experiments DIR      klab report: the *.exp.ini and decisions/*.ini (default: experiments)\n"
+          "  --device N             the CUDA device to use (default 0)\n"
+          "how:\n"
+          "  --hot                  time each sample right after an untimed run of the same subject (L2 warm;\n"
+          "                         default: one run per sample, L2 flushed by reading 4x its size)\n"
+          "  --batched              time N runs per sample (one CUDA graph, or queued), so the launch floor\n"
+          "                         is paid once per N; the runs rotate through N copies of the tensors\n"
+          "  --verify-only          set up and verify every case, time nothing (for compute-sanitizer)\n"
+          "  --tune                 a run whose rows are every configuration of each profile's tuning space\n"
+          "                         and the plugin's own choice, verified and timed in the same rounds\n"
+          "                         (flag tune-trial); the fastest per GPU, plugin, version, case, dtype and\n"
+          "                         profile goes into the tuning cache, which later runs use (flag tuned)\n"
+          "                         unless the case names its config\n"
+          "  --timeout SECONDS      a worker silent this long (no case, phase or row reported) is killed\n"
+          "                         and its case reported (default 120)\n"
+          "  --throttle FRACTION    discard rounds whose SM clock is under this x peak (default 0.75)\n"
+          "  --seed N               the random inputs' seed (default: from the clock; every row records it)\n"
+          "  --with-torch           also time PyTorch (eager, F.*, torch.compile) on every selected case of the\n"
+          "                         plugins tools/torch_rows.py knows, in the same run folder (<INI>.torch.csv);\n"
+          "                         with --validate, list those cases (torch_rows.py --dry-run)\n"
+          "  --torch PYTHON         --with-torch with this interpreter (default python3)\n"
+          "  --threshold PCT        klab compare: the change that counts (default 5)\n"
+          "  --no-isolate           run plugins in this process, for cuda-gdb and compute-sanitizer; this\n"
+          "                         gives up isolation: a crash, a hang or a lost CUDA context in one\n"
+          "                         experiment then ends the whole run\n"
+          "scale-out (docs/scale-out.md):\n"
+          "  --with-profiling       after the timed run, each passed row once more under Nsight Compute\n"
+          "                         (ncu): its kernels' counters in <plugin>.counters.csv\n"
+          "  --devices N[,N]        spread the units over these GPUs, one klab per GPU, rows merged\n"
+          "  --shard K/N            only the K-th of N deterministic slices of the selected units\n"
+          "  --help, --version\n"
+          "\n"
+          "exit status: 0 all passed; 1 a row failed, was incorrect or flagged, or a plugin was refused;\n"
+          "2 a bad command line or INI; 3 no usable GPU; 130 or 143 stopped by SIGINT or SIGTERM (a run's\n"
+          "rows so far are kept in <plugin>.csv.partial; a second SIGINT ends klab at once). klab compare: 0 no\n"
+          "regression; 1 a row SLOWER beyond the threshold, or passed in A and incorrect, failed or flagged in B;\n"
+          "2 a bad command line, a run that cannot be read, or no row in common.\n",
+          fp);
+}
+
+static int split(const char *arg, char (*out)[64], int max, int *n, const char *what, char *err, size_t errlen)
+{
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        while (*t == ' ')
+            t++;
+        if (!*t)
+            continue;
+        if (*n == max) {
+            snprintf(err, errlen, "%s: more than %d names", what, max);
+            return -1;
+        }
+        if (strlen(t) >= 64) {
+            snprintf(err, errlen, "%s: '%s' is too long", what, t);
+            return -1;
+        }
+        snprintf(out[(*n)++], 64, "%s", t);
+    }
+    if (*n == 0) {
+        snprintf(err, errlen, "%s needs at least one name", what);
+        return -1;
+    }
+    return 0;
+}
+
+static int number(const char *arg, const char *what, double lo, double hi, double *out, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (!*arg || *end || errno || v < lo || v > hi) {
+        snprintf(err, errlen, "%s: '%s' is not a number in [%g, %g]", what, arg, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    o->cmd = CMD_RUN;
+    o->isolate = 1;
+    o->timeout_s = 120;
+    o->throttle = 0.75;
+    o->threshold = CMP_DEFAULT_THRESHOLD;
+    snprintf(o->torch_python, sizeof o->torch_python, "python3");
+    snprintf(o->out_dir, sizeof o->out_dir, "out");
+    for (int i = 0; i < argc; i++) {
+        size_t n = strlen(o->command_line);
+        snprintf(o->command_line + n, sizeof o->command_line - n, "%s%s", i ? " " : "", argv[i]);
+    }
+    enum { O_CASE = 256, O_DTYPE, O_PROFILE, O_CONFIG, O_PLUGIN_PATH, O_INI_DIR, O_OUT, O_RUN_ID, O_DEVICE,
+           O_HOT, O_BATCHED, O_GRAPH, O_VERIFY_ONLY, O_TUNE, O_TUNE_CACHE, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION,
+           O_WITH_TORCH, O_TORCH, O_THRESHOLD, O_OUT_DIR, O_EXPERIMENTS, O_WITH_PROFILING, O_PROFILE_PASS,
+           O_DEVICES, O_SHARD };
+    static const struct option longopts[] = {
+        {"plugin", required_argument, 0, 'p'},     {"case", required_argument, 0, O_CASE},
+        {"dtype", required_argument, 0, O_DTYPE},  {"profile", required_argument, 0, O_PROFILE},
+        {"config", required_argument, 0, O_CONFIG}, {"plugin-path", required_argument, 0, O_PLUGIN_PATH},
+        {"ini-dir", required_argument, 0, O_INI_DIR}, {"out", required_argument, 0, O_OUT},
+        {"run-id", required_argument, 0, O_RUN_ID}, {"device", required_argument, 0, O_DEVICE},
+        {"hot", no_argument, 0, O_HOT},            {"batched", no_argument, 0, O_BATCHED},
+        {"graph", no_argument, 0, O_GRAPH},
+        {"verify-only", no_argument, 0, O_VERIFY_ONLY},
+        {"tune", no_argument, 0, O_TUNE},          {"tune-cache", required_argument, 0, O_TUNE_CACHE},
+        {"timeout", required_argument, 0, O_TIMEOUT}, {"throttle", required_argument, 0, O_THROTTLE},
+        {"seed", required_argument, 0, O_SEED},    {"no-isolate", no_argument, 0, O_NO_ISOLATE},
+        {"list", no_argument, 0, O_LIST},          {"validate", no_argument, 0, O_VALIDATE},
+        {"self-test", no_argument, 0, O_SELF_TEST}, {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, O_VERSION},    {"with-torch", no_argument, 0, O_WITH_TORCH},
+        {"torch", required_argument, 0, O_TORCH},  {"threshold", required_argument, 0, O_THRESHOLD},
+        {"out-dir", required_argument, 0, O_OUT_DIR}, {"experiments", required_argument, 0, O_EXPERIMENTS},
+        {"with-profiling", no_argument, 0, O_WITH_PROFILING}, {"profile-pass", no_argument, 0, O_PROFILE_PASS},
+        {"devices", required_argument, 0, O_DEVICES}, {"shard", required_argument, 0, O_SHARD},
+        {0, 0, 0, 0},
+    };
+    opterr = 0;
+    optind = 0; /* glibc: 0 re-initialises fully; 1 would keep the rest of a previous "-hx" pending */
+    int c;
+    double v;
+    char names[CLI_MAX][64];
+    int nn = 0;
+    while ((c = getopt_long(argc, argv, ":p:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (split(optarg, o->plugins, CLI_MAX, &o->nplugins, "--plugin", err, errlen))
+                return -1;
+            break;
+        case O_CASE:
+            if (split(optarg, o->filter.cases, FILTER_MAX, &o->filter.ncases, "--case", err, errlen))
+                return -1;
+            break;
+        case O_DTYPE:
+            nn = 0;
+            if (split(optarg, names, CLI_MAX, &nn, "--dtype", err, errlen))
+                return -1;
+            for (int i = 0; i < nn; i++) {
+                int d = dtype_parse(names[i]);
+                if (d < 0) {
+                    snprintf(err, errlen, "--dtype: unknown dtype '%s' (known: fp32, fp16, bf16)", names[i]);
+                    return -1;
+                }
+                o->filter.dtypes |= KLAB_DTYPE_BIT(d);
+            }
+            break;
+        case O_PROFILE:
+            if (split(optarg, o->filter.profiles, FILTER_MAX, &o->filter.nprofiles, "--profile", err, errlen))
+                return -1;
+            break;
+        case O_CONFIG: snprintf(o->config, sizeof o->config, "%s", optarg); break;
+        case O_PLUGIN_PATH:
+            if (o->npaths == CLI_MAX) {
+                snprintf(err, errlen, "--plugin-path: more than %d folders", CLI_MAX);
+                return -1;
+            }
+            o->plugin_paths[o->npaths++] = optarg;
+            break;
+        case O_INI_DIR: snprintf(o->ini_dir, sizeof o->ini_dir, "%s", optarg); break;
+        case O_OUT_DIR: snprintf(o->report_out, sizeof o->report_out, "%s", optarg); break;
+        case O_EXPERIMENTS: snprintf(o->experiments_dir, sizeof o->experiments_dir, "%s", optarg); break;
+        case O_OUT: snprintf(o->out_dir, sizeof o->out_dir, "%s", optarg); break;
+        case O_RUN_ID:
+            if (!*optarg || strchr(optarg, '/') || strlen(optarg) >= sizeof o->run_id) {
+                snprintf(err, errlen, "--run-id: '%s' must be a plain name under 64 characters", optarg);
+                return -1;
+            }
+            snprintf(o->run_id, sizeof o->run_id, "%s", optarg);
+            break;
+        case O_DEVICE:
+            if (number(optarg, "--device", 0, 1024, &v, err, errlen))
+                return -1;
+            if (v != (int)v) {
+                snprintf(err, errlen, "--device: '%s' is not a device number", optarg);
+                return -1;
+            }
+            o->device = (int)v;
+            break;
+        case O_HOT: o->hot = 1; break;
+        case O_BATCHED: o->batched = 1; break;
+        case O_GRAPH:
+            snprintf(err, errlen, "--graph was replaced by --batched: a graph replayed once per event pair kept the "
+                                  "~2.6 us launch floor in every sample; --batched times N runs per sample");
+            return -1;
+        case O_VERIFY_ONLY: o->verify_only = 1; break;
+        case O_TUNE: o->tune = 1; break;
+        case O_TUNE_CACHE:
+            if (!*optarg || strlen(optarg) >= sizeof o->tune_cache) {
+                snprintf(err, errlen, "--tune-cache: '%s' is not a usable path", optarg);
+                return -1;
+            }
+            snprintf(o->tune_cache, sizeof o->tune_cache, "%s", optarg);
+            break;
+        case O_TIMEOUT:
+            if (number(optarg, "--timeout", 0.1, 86400, &o->timeout_s, err, errlen))
+                return -1;
+            break;
+        case O_THROTTLE:
+            if (number(optarg, "--throttle", 0, 1, &o->throttle, err, errlen))
+                return -1;
+            break;
+        case O_SEED: {
+            char *end;
+            errno = 0;
+            unsigned long long s = strtoull(optarg, &end, 0);
+            if (!*optarg || *end || errno || s == 0) {
+                snprintf(err, errlen, "--seed: '%s' is not a positive whole number", optarg);
+                return -1;
+            }
+            o->seed = s;
+            break;
+        }
+        case O_NO_ISOLATE: o->isolate = 0; break;
+        case O_WITH_TORCH: o->with_torch = 1; break;
+        case O_TORCH:
+            if (!*optarg || strlen(optarg) >= sizeof o->torch_python) {
+                snprintf(err, errlen, "--torch: '%s' is not a usable interpreter", optarg);
+                return -1;
+            }
+            snprintf(o->torch_python, sizeof o->torch_python, "%s", optarg);
+            o->with_torch = 1;
+            break;
+        case O_THRESHOLD:
+            if (number(optarg, "--threshold", 0.01, 99, &v, err, errlen))
+                return -1;
+            o->threshold = v / 100;
+            break;
+        case O_LIST: o->cmd = CMD_LIST; break;
+        case O_VALIDATE: o->cmd = CMD_VALIDATE; break;
+        case O_SELF_TEST: o->cmd = CMD_SELF_TEST; break;
+        case O_WITH_PROFILING: o->with_profiling = 1; break;
+        case O_PROFILE_PASS: o->profile_pass = 1; break;
+        case O_DEVICES:
+            nn = 0;
+            if (split(optarg, names, CLI_MAX, &nn, "--devices", err, errlen))
+                return -1;
+            for (o->ndevices = 0; o->ndevices < nn; o->ndevices++) {
+                if (number(names[o->ndevices], "--devices", 0, 1024, &v, err, errlen))
+                    return -1;
+                for (int k = 0; k < o->ndevices; k++)
+                    if (o->devices[k] == (int)v) {
+                        snprintf(err, errlen, "--devices: device %d is named twice", (int)v);
+                        return -1;
+                    }
+                o->devices[o->ndevices] = (int)v;
+            }
+            break;
+        case O_SHARD:
+            if (shard_parse(optarg, &o->filter.shard_k, &o->filter.shard_n, err, errlen))
+                return -1;
+            break;
+        case 'h': o->cmd = CMD_HELP; return 0;
+        case O_VERSION: o->cmd = CMD_VERSION; return 0;
+        case ':':
+            snprintf(err, errlen, "%s needs a value", argv[optind - 1]);
+            return -1;
+        default:
+            if (optopt > 0 && optopt < 256) /* a short option, maybe inside a group like -xh */
+                snprintf(err, errlen, "unknown option '-%c' (see klab --help)", optopt);
+            else
+                snprintf(err, errlen, "unknown option '%s' (see klab --help)", argv[optind - 1]);
+            return -1;
+        }
+    }
+    o->argc = argc;
+    o->argv = argv;
+    if (optind < argc && strcmp(argv[optind], "merge") == 0) {
+        if (argc - optind < 3) {
+            snprintf(err, errlen, "merge takes an output folder and at least one run folder: klab merge OUT RUN...");
+            return -1;
+        }
+        o->cmd = CMD_MERGE;
+        o->merge = argv + optind + 1;
+        o->nmerge = argc - optind - 1;
+        return 0;
+    }
+    if (optind < argc) {
+        if (strcmp(argv[optind], "compare") == 0) {
+            if (optind + 3 != argc) {
+                snprintf(err, errlen, "compare takes two runs: klab compare RUN-A RUN-B");
+                return -1;
+            }
+            o->cmd = CMD_COMPARE;
+            snprintf(o->compare[0], sizeof o->compare[0], "%s", argv[optind + 1]);
+            snprintf(o->compare[1], sizeof o->compare[1], "%s", argv[optind + 2]);
+        } else if (strcmp(argv[optind], "report") != 0) {
+            snprintf(err, errlen, "unexpected argument '%s' (see klab --help)", argv[optind]);
+            return -1;
+        } else {
+            o->cmd = CMD_REPORT;
+            for (int i = optind + 1; i < argc; i++) {
+                if (o->nreports == CLI_MAX) {
+                    snprintf(err, errlen, "report: more than %d runs", CLI_MAX);
+                    return -1;
+                }
+                o->reports[o->nreports++] = argv[i];
+            }
+            if (o->nreports)
+                snprintf(o->report_dir, sizeof o->report_dir, "%s", o->reports[0]);
+        }
+    }
+    if ((o->report_out[0] || o->experiments_dir[0]) && o->cmd != CMD_REPORT) {
+        snprintf(err, errlen, "--out-dir and --experiments go with klab report");
+        return -1;
+    }
+    if (!o->experiments_dir[0])
+        snprintf(o->experiments_dir, sizeof o->experiments_dir, "experiments");
+    if (o->tune && o->cmd != CMD_RUN && o->cmd != CMD_VALIDATE) {
+        /* configurations are per case: --list has no cases; --validate lists them */
+        snprintf(err, errlen, "--tune goes with a run, or with --validate to list each case's configurations");
+        return -1;
+    }
+    if (o->threshold != CMP_DEFAULT_THRESHOLD && o->cmd != CMD_COMPARE) {
+        snprintf(err, errlen, "--threshold goes with klab compare RUN-A RUN-B");
+        return -1;
+    }
+    if (o->with_torch && ((o->cmd != CMD_RUN && o->cmd != CMD_VALIDATE) || o->tune || o->verify_only)) {
+        /* torch_rows.py times every case it is given: it has no tuning trials and no verify-only run */
+        snprintf(err, errlen, "--with-torch goes with a run, or with --validate, not with --tune or --verify-only");
+        return -1;
+    }
+    if (!o->tune_cache[0]) {
+        static const char name[] = "/tune-cache.ini";
+        size_t n = strlen(o->out_dir);
+        if (n + sizeof name > sizeof o->tune_cache) {
+            snprintf(err, errlen, "--out: too long to hold tune-cache.ini; give --tune-cache PATH");
+            return -1;
+        }
+        memcpy(o->tune_cache, o->out_dir, n);
+        memcpy(o->tune_cache + n, name, sizeof name);
+    }
+    if (o->hot && o->batched) {
+        snprintf(err, errlen, "--hot and --batched are two timing modes: choose one");
+        return -1;
+    }
+    if (o->ndevices && o->filter.shard_n) {
+        /* a slice of a slice is possible but not one anybody has asked for: keep the arithmetic one level */
+        snprintf(err, errlen, "--devices splits the units itself: give --devices or --shard, not both");
+        return -1;
+    }
+    if (o->ndevices && o->tune) {
+        /* each GPU's klab would rewrite the one tuning cache, the last keeping only its own finds */
+        snprintf(err, errlen, "--tune runs on one GPU: give --device N, not --devices");
+        return -1;
+    }
+    if ((o->ndevices || o->filter.shard_n || o->with_profiling || o->profile_pass) && o->cmd != CMD_RUN) {
+        snprintf(err, errlen, "--devices, --shard and --with-profiling go with a run");
+        return -1;
+    }
+    if ((o->with_profiling || o->profile_pass) && o->tune) {
+        /* a tune run's rows are configurations a second klab could not select on its command line */
+        snprintf(err, errlen, "--with-profiling goes with a plain run, not --tune");
+        return -1;
+    }
+    if (o->config[0] && o->nplugins) {
+        snprintf(err, errlen, "--config names its plugin itself; give either --config or --plugin");
+        return -1;
+    }
+    return 0;
+}
+
+timing_mode cli_timing_mode(const cli_opts *o)
+{
+    return o->hot ? TIMING_HOT : o->batched ? TIMING_BATCHED : TIMING_PLAIN;
+}
+
+devices_opts cli_devices_opts(const cli_opts *o)
+{
+    return (devices_opts){.argc = o->argc, .argv = o->argv, .devices = o->devices, .ndevices = o->ndevices,
+                          .run_id = o->run_id, .out_dir = o->out_dir, .tune_cache = o->tune_cache};
+}
+
+profiling_opts cli_profiling_opts(const cli_opts *o)
+{
+    return (profiling_opts){.device = o->device, .timeout_s = o->timeout_s, .tune_cache = o->tune_cache,
+                            .plugin_paths = o->plugin_paths, .npaths = o->npaths};
+}

@@ -1,0 +1,27 @@
+/* The parent's commands. Each returns an exit code (cli.h). The parent never touches CUDA or a
+ * plugin itself: it finds files, parses INI, starts workers, and writes every file (the tuning cache
+ * too). lab_run is in lab_run.c, the others in lab.c; both start workers through lab_worker.c. */
+#ifndef KLAB_LAB_H
+#define KLAB_LAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "app/cli.h"
+#include "config/ini_config.h"
+#include "host/device_info.h"
+
+int lab_list(const cli_opts *o);
+int lab_validate(const cli_opts *o);
+int lab_run(const cli_opts *o);
+int lab_self_test(const cli_opts *o);
+int lab_report(const cli_opts *o);
+int lab_compare(const cli_opts *o); /* compare.h */
+
+/* A run's meta.ini (run_meta.h) from its command line. `dev` may be NULL (no GPU was reached). The
+   experiments' INI files are named and hashed in [inis] (plugin = FNV-1a 64 of the file's bytes, in
+   hex) and [ini_paths], so that `klab merge` can refuse runs of different INIs. 0, or -1 with err. */
+int lab_write_meta(const char *path, const char *run_id, const char *started, const cli_opts *o, uint64_t seed,
+                   const device_desc *dev, const cfg_experiment *cfgs, int ncfgs, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,271 @@
+#include "app/lab_torch.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/lab_worker.h"
+#include "config/ini_config.h"
+#include "host/discovery.h"
+#include "host/dtype.h"
+#include "util/text.h"
+#include "worker/selection.h"
+
+#ifndef KLAB_SOURCE_DIR
+#define KLAB_SOURCE_DIR "."
+#endif
+
+static int add(torch_cmd *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static int add(torch_cmd *c, const char *fmt, ...)
+{
+    if (c->argc >= TORCH_MAX_ARGS)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *w = need < 0 ? NULL : malloc((size_t)need + 1);
+    if (!w)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(w, (size_t)need + 1, fmt, ap);
+    va_end(ap);
+    c->argv[c->argc++] = w;
+    c->argv[c->argc] = NULL;
+    return 0;
+}
+
+void torch_cmd_free(torch_cmd *c)
+{
+    for (int i = 0; i < c->argc; i++)
+        free(c->argv[i]);
+    c->argc = 0;
+    c->argv[0] = NULL;
+}
+
+/* A list of names as one comma-separated word. */
+static void joined(char (*names)[64], int n, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, "%s%s", i ? "," : "", names[i]);
+    }
+}
+
+int torch_command(torch_cmd *c, const cli_opts *o, const char *script, const char *build, const torch_target *t,
+                  int n, const torch_run *run)
+{
+    memset(c, 0, sizeof *c);
+    int bad = add(c, "%s", o->torch_python) || add(c, "%s", script) || add(c, "--build") || add(c, "%s", build);
+    if (!run)
+        bad |= add(c, "--dry-run");
+    else
+        bad |= add(c, "--out") || add(c, "%s", run->dir) || add(c, "--run-id") || add(c, "%s", run->id) ||
+               add(c, "--seed") || add(c, "%llu", (unsigned long long)run->seed) || add(c, "--device") ||
+               add(c, "%d", o->device);
+    /* beside klab's <plugin>.csv in the same folder, never over it */
+    bad |= add(c, "--csv-suffix") || add(c, ".torch");
+    for (int i = 0; i < n; i++)
+        bad |= add(c, "--ini") || add(c, "%s", t[i].ini) || add(c, "--so") || add(c, "%s=%s", t[i].plugin, t[i].so);
+    if (o->filter.ncases) {
+        /* klab's --case keeps the INI's cases of those names and no others; torch_rows.py's --cases
+           would make a case of a shape name an INI lacks, unless told not to */
+        char names[FILTER_MAX * 64 + 1];
+        joined((char(*)[64])o->filter.cases, o->filter.ncases, names, sizeof names);
+        bad |= add(c, "--cases") || add(c, "%s", names) || add(c, "--ini-cases-only");
+    }
+    if (o->filter.dtypes) {
+        char names[KLAB_DTYPE_COUNT * 16] = "";
+        for (int d = 0; d < KLAB_DTYPE_COUNT; d++)
+            if (o->filter.dtypes & KLAB_DTYPE_BIT(d)) {
+                size_t l = strlen(names);
+                snprintf(names + l, sizeof names - l, "%s%s", l ? "," : "", dtype_name((klab_dtype)d));
+            }
+        bad |= add(c, "--dtypes") || add(c, "%s", names);
+    }
+    if (o->hot || o->batched)
+        bad |= add(c, "--mode") || add(c, "%s", o->hot ? "hot" : "batched");
+    if (bad) {
+        torch_cmd_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- running it ---- */
+
+static void script_path(char *buf, size_t len)
+{
+    const char *env = getenv("KLAB_TORCH_ROWS");
+    snprintf(buf, len, "%s", env && *env ? env : KLAB_SOURCE_DIR "/tools/torch_rows.py");
+}
+
+/* Runs argv; with `line`, its stdout and stderr are read and the last non-empty line kept there,
+   otherwise they are klab's. Returns the exit status, 127 when it could not start (line says why),
+   128 + the signal that ended it. */
+static int run_child(char *const *argv, char *line, size_t len)
+{
+    int fds[2] = {-1, -1};
+    if (line) {
+        line[0] = 0;
+        if (pipe(fds) != 0) {
+            snprintf(line, len, "pipe: %s", strerror(errno));
+            return 127;
+        }
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        if (line)
+            snprintf(line, len, "fork: %s", strerror(errno));
+        return 127;
+    }
+    if (pid == 0) {
+        if (line) {
+            dup2(fds[1], STDOUT_FILENO);
+            dup2(fds[1], STDERR_FILENO);
+            close(fds[0]);
+            close(fds[1]);
+        }
+        signal(SIGPIPE, SIG_DFL); /* klab ignores it; an interpreter should not inherit that */
+        execvp(argv[0], argv);
+        fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    if (line) {
+        close(fds[1]);
+        char buf[4096];
+        size_t have = 0;
+        ssize_t got;
+        /* keep a window of the output's tail: the last line is the answer */
+        while ((got = read(fds[0], buf + have, sizeof buf - 1 - have)) != 0) {
+            if (got < 0) {
+                if (errno == EINTR)
+                    continue;
+                break;
+            }
+            have += (size_t)got;
+            if (have == sizeof buf - 1) {
+                memmove(buf, buf + have / 2, have - have / 2);
+                have -= have / 2;
+            }
+        }
+        close(fds[0]);
+        buf[have] = 0;
+        while (have && (buf[have - 1] == '\n' || buf[have - 1] == '\r' || buf[have - 1] == ' '))
+            buf[--have] = 0;
+        char *last = strrchr(buf, '\n');
+        snprintf(line, len, "%s", last ? last + 1 : buf);
+    }
+    /* polled: klab's SIGINT/SIGTERM handler restarts a blocking wait (SA_RESTART), and a signal sent to
+       klab alone must stop the interpreter too, as it stops a worker */
+    int status, told = 0;
+    pid_t got;
+    while ((got = waitpid(pid, &status, WNOHANG)) == 0 || (got < 0 && errno == EINTR)) {
+        if (supervise_interrupted() && !told++)
+            kill(pid, SIGTERM);
+        struct timespec tick = {0, 20000000};
+        nanosleep(&tick, NULL);
+    }
+    if (got < 0)
+        return 127;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int lab_torch_ready(const cli_opts *o)
+{
+    char script[4200], exe[4096], lib[4200], line[1024];
+    script_path(script, sizeof script);
+    if (access(script, R_OK) != 0) {
+        text_printf(stdout, "klab: PyTorch rows skipped: no %s (KLAB_TORCH_ROWS names the script)\n", script);
+        return 0;
+    }
+    if (exe_dir(exe, sizeof exe) != 0 || (snprintf(lib, sizeof lib, "%s/libklab_bench.so", exe), access(lib, R_OK)) != 0) {
+        text_printf(stdout, "klab: PyTorch rows skipped: no libklab_bench.so beside klab (%s)\n", exe);
+        return 0;
+    }
+    char *argv[] = {(char *)o->torch_python, script, "--check", NULL};
+    int rc = run_child(argv, line, sizeof line);
+    if (rc == 0) {
+        text_printf(stdout, "klab: PyTorch rows: %s (%s)\n", line, o->torch_python);
+        return 1;
+    }
+    if (rc == 127 && !strncmp(line, "cannot run", 10))
+        text_printf(stdout, "klab: PyTorch rows skipped: %s\n", line);
+    else if (line[0])
+        text_printf(stdout, "klab: PyTorch rows skipped: %s (%s %s --check, exit status %d)\n", line,
+                    o->torch_python, script, rc);
+    else
+        text_printf(stdout, "klab: PyTorch rows skipped: '%s %s --check' said nothing (exit status %d)\n",
+                    o->torch_python, script, rc);
+    return 0;
+}
+
+/* 1 when klab's selection keeps a unit of this INI (it is parsed again: it was checked before). */
+static int selects_units(const cli_opts *o, const char *ini)
+{
+    static cfg_experiment cfg;
+    char err[1200];
+    return cfg_load(ini, &cfg, err, sizeof err) == 0 && job_units(&cfg, &o->filter, -1, NULL, NULL) > 0;
+}
+
+int lab_torch(const cli_opts *o, const torch_target *t, int n, const torch_run *run)
+{
+    char script[4200], exe[4096];
+    script_path(script, sizeof script);
+    if (exe_dir(exe, sizeof exe) != 0)
+        snprintf(exe, sizeof exe, ".");
+    torch_target *kept = malloc((size_t)(n ? n : 1) * sizeof *kept);
+    if (!kept) {
+        fprintf(stdout, "klab: PyTorch rows skipped: out of memory\n");
+        return 0;
+    }
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (selects_units(o, t[i].ini))
+            kept[k++] = t[i];
+    torch_cmd c;
+    int rc = 0;
+    if (k == 0)
+        printf("klab: PyTorch rows: no case selected\n");
+    else if (torch_command(&c, o, script, exe, kept, k, run) != 0)
+        printf("klab: PyTorch rows skipped: the command line is too long or out of memory\n");
+    else {
+        printf("\nklab: PyTorch %s:", run ? "in the same rounds" : "cases (torch_rows.py --dry-run)");
+        for (int i = 0; i < c.argc; i++)
+            text_printf(stdout, " %s", c.argv[i]);
+        printf("\n");
+        char why[512];
+        rc = run_child(c.argv, NULL, 0);
+        torch_cmd_free(&c);
+        if (supervise_interrupted()) {
+            if (run)
+                snprintf(why, sizeof why, "PyTorch's complete CSVs are in %s, an incomplete one as .csv.partial", run->dir);
+            else
+                snprintf(why, sizeof why, "PyTorch's listing was stopped");
+            rc = lab_interrupted(why);
+        } else if (rc == 127 && !run) {
+            /* --validate lists without torch; only a missing interpreter skips it (its line is above) */
+            printf("klab: PyTorch cases skipped: the interpreter could not start\n");
+            rc = 0;
+        } else if (rc != 0) {
+            text_printf(stderr, "klab: PyTorch rows: %s exited with status %d%s%s\n", script, rc,
+                        run ? "; its complete CSVs are in " : "", run ? run->dir : "");
+        }
+    }
+    free(kept);
+    return rc;
+}

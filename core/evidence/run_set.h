@@ -1,0 +1,77 @@
+/* Run folders read back: each one's meta.ini, every *.csv in it (table_read_csv) and its counters
+ * files (counters_read) joined to the rows by the key counters.h names, for the commands
+ * that judge or compare evidence after the fact (klab report). A RUN given on the command line is a
+ * run folder, one CSV file of one, or a folder whose subfolders are run folders (a sitting, like
+ * experiments/evidence/2026-11-22-h200-rows): each subfolder is then one run. */
+#ifndef KLAB_RUN_SET_H
+#define KLAB_RUN_SET_H
+
+#include <stddef.h>
+
+#include "evidence/csv_read.h"
+#include "evidence/ncu_csv.h"
+#include "evidence/row.h"
+
+/* One kernel's line of a <plugin>.counters.csv (counters.h), joined to the row its key names. */
+typedef struct run_kernel {
+    int row;                    /* its index in run_dir.rows */
+    char name[200], grid[32], block[32];
+    int has[NCU_NMETRICS];      /* ncu gave the metric (ncu_metrics' order) */
+    double v[NCU_NMETRICS];
+} run_kernel;
+
+/* A row's counters: present when a line of a counters file names it. status is the file's
+   (measured, refused, no-ncu, no-kernels, failed, not-profiled); reason the first one given. */
+typedef struct run_counters {
+    int present;
+    char status[16];
+    char reason[300];
+    int nkernels;
+} run_counters;
+
+typedef struct run_dir {
+    char path[4096];  /* the folder, or the CSV file when one was given */
+    int is_file;
+    int has_meta;     /* meta.ini was there and read */
+    char id[64];      /* meta.ini's id, else the folder's name */
+    char started[40], commit[64], gpu[128], command[200];
+    klab_row *rows;   /* every CSV's rows, files in name order */
+    int nrows;
+    int ncsv;
+    int ncounters_files;     /* <plugin>.counters.csv files read (klab --with-profiling) */
+    run_counters *counters;  /* nrows of them beside rows, NULL when the run has no counters file */
+    run_kernel *kernels;     /* every kernel line, in file order */
+    int nkernels;
+} run_dir;
+
+#define RUN_SET_NOTES 16
+
+typedef struct run_set {
+    run_dir *runs;
+    int n, cap;
+    int nnotes;        /* what was passed over, each in words: a CSV that is not klab's, ... */
+    char notes[RUN_SET_NOTES][600];
+} run_set;
+
+/* Adds the run(s) at `path`. Returns 0, or -1 with err (no such path, no CSV there or below). */
+int run_set_add(run_set *s, const char *path, char *err, size_t errlen);
+
+/* A run folder's meta.ini ([run] id, started, commit, command; [device] name) into r, has_meta saying
+   whether it was there and read; with no id there, the folder's name (run_meta_read reads the file). */
+void run_set_read_meta(run_dir *r, const char *dir);
+
+/* The newest run folder under out_dir (by meta.ini's time, then name): 0 and its path, or -1 with err. */
+int run_set_latest(const char *out_dir, char *path, size_t len, char *err, size_t errlen);
+
+/* The counters joined to `row` (one of r's rows), or NULL when r has no counters file. */
+const run_counters *run_set_counters(const run_dir *r, const klab_row *row);
+
+/* A row's value of counter m (ncu_metrics' index) over its kernels: the maximum. ncu's list has no
+   kernel duration to weigh them by, so the busiest kernel speaks for the row (for DRAM % the one
+   nearest the bound; for registers and shared memory the largest need). 1 and *v, or 0 when no
+   kernel of the row has it. */
+int run_set_counter_value(const run_dir *r, const klab_row *row, int m, double *v);
+
+void run_set_free(run_set *s);
+
+#endif

@@ -1,0 +1,68 @@
+/* Claims judged over a run's CSV rows (docs/report.md), and the statuses they give.
+ *
+ * A metric with a 95 % interval (median_ms, speedup, gbps, tflops, frac_limit, and a ratio of two of
+ * them) is judged on the interval: met when all of it satisfies the rule, failed when none of it does,
+ * open ("too noisy") when it straddles the number. Any other column is a number: met or failed. A row
+ * that did not pass, is flagged, has few samples or lacks the value leaves the instance open, with the
+ * reason: never a silent pass. A counter column (dram_pct, registers, ...) reads the row's maximum over
+ * its kernels in the run's counters file (run_set.h), a plain number; a row without counters is open,
+ * saying why (not profiled, or ncu's status and reason). The rule's grammar: claim_rule.h. */
+#ifndef KLAB_CLAIMS_H
+#define KLAB_CLAIMS_H
+
+#include <stddef.h>
+
+#include "evidence/row.h"
+#include "report/claim_rule.h"
+
+typedef enum claim_verdict { VERDICT_MET, VERDICT_FAILED, VERDICT_OPEN } claim_verdict;
+
+/* The status of a claim, an experiment and a decision (docs/report.md says how each is reached). */
+typedef enum evidence_status {
+    EV_SUPPORTED,
+    EV_CAVEATED,
+    EV_REJECTED,
+    EV_MEASURED,
+    EV_UNDECIDED,   /* rows exist, but none decides: flagged, unverified, too noisy */
+    EV_NO_EVIDENCE, /* no row in the runs given */
+} evidence_status;
+
+const char *evidence_status_name(evidence_status s);
+
+typedef struct claim_instance {
+    int run;                 /* index in the run set */
+    const klab_row *row;     /* the subject */
+    const klab_row *vs_row;  /* the row it is re-based on, or NULL */
+    claim_verdict verdict;
+    int has_value, has_interval;
+    double value, lo, hi;
+    char why[200];           /* open or failed: in words */
+} claim_instance;
+
+typedef struct claim_result {
+    int n, met, failed, open;
+    claim_instance *inst; /* n of them, malloc'd */
+    evidence_status status;
+} claim_result;
+
+struct run_set;
+struct exp_experiment;
+
+/* 1 when a row is in the experiment's scope (plugin, cases, dtypes, profiles). */
+int claims_in_scope(const struct exp_experiment *e, const klab_row *r);
+
+/* Evaluates claim `k` of `e` over every row of every run. 0, or -1 when out of memory. */
+int claims_eval(const struct exp_experiment *e, int k, const struct run_set *runs, claim_result *out);
+
+void claim_result_free(claim_result *c);
+
+/* A claim's status from its counts: none → no evidence; all met → supported; some met → caveated;
+   none met, some failed → rejected; all open → undecided. */
+evidence_status claims_status(int n, int met, int failed, int open);
+
+/* Several claims' statuses together (an experiment's, a decision's): every claim supported →
+   supported; none met anywhere but some failed → rejected; none decided → undecided; no claim with
+   rows → no evidence; else caveated. nclaims 0: measured when rows > 0, else no evidence. */
+evidence_status claims_combine(const claim_result *const *claims, int nclaims, int rows);
+
+#endif

@@ -1,0 +1,278 @@
+#include "report/report_eval.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence/ncu_csv.h"
+
+int report_eval(report *r, const exp_set *set, const run_set *runs)
+{
+    memset(r, 0, sizeof *r);
+    r->set = set;
+    r->runs = runs;
+    r->exps = calloc((size_t)(set->nexps ? set->nexps : 1), sizeof *r->exps);
+    r->decs = calloc((size_t)(set->ndecs ? set->ndecs : 1), sizeof *r->decs);
+    if (!r->exps || !r->decs) {
+        report_free(r);
+        return -1;
+    }
+    for (int i = 0; i < set->nexps; i++) {
+        report_exp *x = &r->exps[i];
+        x->e = &set->exps[i];
+        for (int ri = 0; ri < runs->n; ri++)
+            for (int k = 0; k < runs->runs[ri].nrows; k++)
+                x->rows += claims_in_scope(x->e, &runs->runs[ri].rows[k]);
+        const claim_result *all[EXP_MAX_CLAIMS];
+        for (int k = 0; k < x->e->nclaims; k++) {
+            if (claims_eval(x->e, k, runs, &x->claims[k]) != 0) {
+                report_free(r);
+                return -1;
+            }
+            all[k] = &x->claims[k];
+        }
+        x->status = claims_combine(all, x->e->nclaims, x->rows);
+    }
+    for (int i = 0; i < set->ndecs; i++) {
+        report_dec *d = &r->decs[i];
+        d->d = &set->decs[i];
+        const claim_result *all[EXP_MAX_DECISION_EXPS * EXP_MAX_CLAIMS];
+        int n = 0;
+        for (int k = 0; k < d->d->nexps; k++) {
+            const report_exp *x = report_find(r, d->d->exps[k]);
+            if (!x)
+                continue; /* exp_load_dir refused such a file already */
+            d->rows += x->rows;
+            for (int c = 0; c < x->e->nclaims; c++)
+                all[n++] = &x->claims[c];
+        }
+        d->status = claims_combine(all, n, d->rows);
+    }
+    return 0;
+}
+
+void report_free(report *r)
+{
+    if (r->exps)
+        for (int i = 0; i < r->set->nexps; i++)
+            for (int k = 0; k < EXP_MAX_CLAIMS; k++)
+                claim_result_free(&r->exps[i].claims[k]);
+    free(r->exps);
+    free(r->decs);
+    memset(r, 0, sizeof *r);
+}
+
+const report_exp *report_find(const report *r, const char *name)
+{
+    for (int i = 0; i < r->set->nexps; i++)
+        if (strcmp(r->exps[i].e->name, name) == 0)
+            return &r->exps[i];
+    return NULL;
+}
+
+void report_row_label(const report *r, int run, const klab_row *row, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %s %s%s%s", row->kcase, row->dtype, row->profile, r->runs->n > 1 ? " · " : "",
+             r->runs->n > 1 ? r->runs->runs[run].id : "");
+}
+
+void report_cases_with(const report *r, const claim_result *c, claim_verdict verdict, int max, char *buf,
+                       size_t len)
+{
+    (void)r;
+    buf[0] = 0;
+    int named = 0, more = 0;
+    for (int i = 0; i < c->n; i++) {
+        const claim_instance *in = &c->inst[i];
+        if (in->verdict != verdict)
+            continue;
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = c->inst[j].verdict == verdict && strcmp(c->inst[j].row->kcase, in->row->kcase) == 0;
+        if (seen)
+            continue;
+        if (named == max) {
+            more++;
+            continue;
+        }
+        /* the case, then each dtype it has with this verdict, once */
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "%s%s (", named ? ", " : "", in->row->kcase);
+        int first = 1;
+        for (int j = i; j < c->n; j++) {
+            const claim_instance *o = &c->inst[j];
+            if (o->verdict != verdict || strcmp(o->row->kcase, in->row->kcase) != 0)
+                continue;
+            int dup = 0;
+            for (int k = i; k < j && !dup; k++)
+                dup = c->inst[k].verdict == verdict && !strcmp(c->inst[k].row->kcase, o->row->kcase) &&
+                      !strcmp(c->inst[k].row->dtype, o->row->dtype);
+            if (dup)
+                continue;
+            n = strlen(buf);
+            snprintf(buf + n, len - n, "%s%s", first ? "" : ", ", o->row->dtype);
+            first = 0;
+        }
+        n = strlen(buf);
+        snprintf(buf + n, len - n, ")");
+        named++;
+    }
+    if (more) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, " and %d more case%s", more, more == 1 ? "" : "s");
+    }
+}
+
+void report_claim_figure(const exp_claim *claim, const claim_result *c, char *buf, size_t len)
+{
+    char m[160];
+    claim_metric_name(&claim->rule, m, sizeof m);
+    for (int i = 0; i < claim->rule.nvs; i++)
+        snprintf(m + strlen(m), sizeof m - strlen(m), "%s%s", i ? "|" : " vs ", claim->rule.vs[i]);
+    double lo = 0, hi = 0;
+    int have = 0;
+    for (int i = 0; i < c->n; i++) {
+        const claim_instance *in = &c->inst[i];
+        if (!in->has_value)
+            continue;
+        if (!have || in->value < lo)
+            lo = in->value;
+        if (!have || in->value > hi)
+            hi = in->value;
+        have = 1;
+    }
+    if (!have) {
+        snprintf(buf, len, c->n ? "%s: no value in the runs given" : "%s: no row in the runs given", m);
+        return;
+    }
+    int w = lo == hi ? snprintf(buf, len, "%s %.4g", m, lo) : snprintf(buf, len, "%s %.4g–%.4g", m, lo, hi);
+    if (w > 0 && (size_t)w < len)
+        snprintf(buf + w, len - (size_t)w, "; met %d of %d%s", c->met, c->n, c->open ? ", some open" : "");
+}
+
+void report_claim_summary(const report *r, const exp_claim *claim, const claim_result *c, int max, char *buf,
+                          size_t len)
+{
+    report_claim_figure(claim, c, buf, len);
+    char cases[1200];
+    static const struct {
+        claim_verdict v;
+        const char *what;
+    } parts[] = {{VERDICT_FAILED, "not met"}, {VERDICT_OPEN, "undecided"}};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (!(parts[i].v == VERDICT_FAILED ? c->failed : c->open))
+            continue;
+        report_cases_with(r, c, parts[i].v, max, cases, sizeof cases);
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "; %s at %s", parts[i].what, cases);
+    }
+}
+
+void report_measured_figure(const report *r, const report_exp *x, char *buf, size_t len)
+{
+    double lo = 0, hi = 0;
+    int n = 0, tf = 0;
+    for (int ri = 0; ri < r->runs->n; ri++)
+        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
+            const klab_row *row = &r->runs->runs[ri].rows[k];
+            if (!claims_in_scope(x->e, row) || row->status != ROW_PASSED || !row->has_time)
+                continue;
+            int t = strcmp(row->limit, "tensor-peak") == 0;
+            double v = t ? row->tflops : row->gbps;
+            if (n == 0)
+                tf = t;
+            if (t != tf || !(v > 0))
+                continue;
+            lo = n == 0 || v < lo ? v : lo;
+            hi = n == 0 || v > hi ? v : hi;
+            n++;
+        }
+    if (n == 0)
+        snprintf(buf, len, "no timed row in the runs given");
+    else
+        snprintf(buf, len, "%.0f–%.0f %s over %d timed rows", lo, hi, tf ? "TFLOP/s" : "GB/s", n);
+}
+
+const char report_counters_intro[] =
+    "Nsight Compute's counters of each profiled row's kernels, from one launch under ncu (klab --with-profiling); "
+    "a claim over a counter reads the row's maximum over its kernels.";
+
+static int counters_heading(const report *r, int run, const klab_row *row, char *buf, size_t len)
+{
+    const run_counters *c = run_set_counters(&r->runs->runs[run], row);
+    if (!c || !c->present)
+        return 0;
+    buf[0] = 0;
+    if (row->has_time)
+        snprintf(buf, len, "median %.2f µs%s", row->median_ms * 1e3, row->bytes > 0 ? "" : "; ");
+    if (row->has_time && row->bytes > 0)
+        snprintf(buf + strlen(buf), len - strlen(buf), " · %.0f GB/s; ", row->gbps);
+    if (strcmp(c->status, ncu_status_name(NCU_MEASURED)) == 0)
+        snprintf(buf + strlen(buf), len - strlen(buf), "ncu measured %d kernel%s", c->nkernels,
+                 c->nkernels == 1 ? "" : "s");
+    else
+        snprintf(buf + strlen(buf), len - strlen(buf), "no counters: ncu %s%s%.200s", c->status,
+                 c->reason[0] ? ": " : "", c->reason);
+    return 1;
+}
+
+static void kernel_cells(const run_kernel *k, report_kernel_cells *out)
+{
+    const char *s = strncmp(k->name, "void ", 5) == 0 ? k->name + 5 : k->name;
+    size_t n = strlen(s);
+    if (n && s[n - 1] == ')') { /* the parameter list: from its matching '(' on */
+        int depth = 0;
+        size_t i = n;
+        while (i-- > 0) {
+            depth += s[i] == ')' ? 1 : s[i] == '(' ? -1 : 0;
+            if (depth == 0)
+                break;
+        }
+        if (i < n)
+            n = i;
+    }
+    snprintf(out->name, sizeof out->name, "%.*s", (int)n, s);
+    snprintf(out->grid, sizeof out->grid, "%s", k->grid);
+    snprintf(out->block, sizeof out->block, "%s", k->block);
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        snprintf(out->v[m], sizeof out->v[m], k->has[m] ? "%.4g" : "—", k->v[m]);
+}
+
+void report_counters_each(FILE *fp, const report *r, const report_exp *x, report_counters_fn fn)
+{
+    int first = 1;
+    for (int ri = 0; ri < r->runs->n; ri++) {
+        const run_dir *run = &r->runs->runs[ri];
+        report_kernel_cells *cells = calloc((size_t)run->nkernels + 1, sizeof *cells);
+        for (int k = 0; cells && k < run->nrows; k++) {
+            const klab_row *row = &run->rows[k];
+            char label[300], head[600];
+            if (!claims_in_scope(x->e, row) || !counters_heading(r, ri, row, head, sizeof head))
+                continue;
+            int nk = 0;
+            for (int i = 0; i < run->nkernels; i++)
+                if (&run->rows[run->kernels[i].row] == row)
+                    kernel_cells(&run->kernels[i], &cells[nk++]);
+            report_row_label(r, ri, row, label, sizeof label);
+            fn(fp, first, label, head, cells, nk);
+            first = 0;
+        }
+        free(cells);
+    }
+}
+
+int report_write_file(const char *path, report_page_fn fn, const report *r, const void *arg, char *err, size_t errlen)
+{
+    FILE *fp = fopen(path, "w");
+    if (!fp) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    fn(fp, r, arg);
+    if (ferror(fp) | fclose(fp)) {
+        snprintf(err, errlen, "%s: write failed", path);
+        return -1;
+    }
+    return 0;
+}

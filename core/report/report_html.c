@@ -1,0 +1,263 @@
+#include "report/report_html.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "evidence/ncu_csv.h"
+#include "report/report_charts.h"
+#include "report/svg.h"
+
+#define HIST_MAX 8 /* latency histograms an experiment shows at most: the rest are in its samples files */
+
+static const char *badge(evidence_status s)
+{
+    switch (s) {
+    case EV_SUPPORTED: return "sup";
+    case EV_CAVEATED: return "cav";
+    case EV_REJECTED: return "rej";
+    case EV_MEASURED: return "mea";
+    default: return "none";
+    }
+}
+
+static void status_badge(FILE *fp, evidence_status s)
+{
+    fprintf(fp, "<span class=\"b %s\">%s</span>", badge(s), evidence_status_name(s));
+}
+
+static void para(FILE *fp, const char *title, const char *text)
+{
+    if (!text[0])
+        return;
+    fprintf(fp, "<p><b>%s.</b> ", title);
+    xml_text(fp, text);
+    fputs("</p>\n", fp);
+}
+
+static void runs_list(FILE *fp, const report *r)
+{
+    fputs("<ul class=\"runs\">\n", fp);
+    for (int i = 0; i < r->runs->n; i++) {
+        const run_dir *d = &r->runs->runs[i];
+        fputs("<li><code>", fp);
+        xml_text(fp, d->id);
+        fputs("</code> ", fp);
+        xml_text(fp, d->path);
+        fprintf(fp, " — %d rows", d->nrows);
+        const char *parts[] = {d->gpu, d->commit[0] ? "commit" : "", d->commit, d->started};
+        for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+            if (parts[k][0]) {
+                fputs(k == 2 ? " " : ", ", fp);
+                xml_text(fp, parts[k]);
+            }
+        if (!d->has_meta)
+            fputs(", no meta.ini", fp);
+        fputs("</li>\n", fp);
+    }
+    for (int i = 0; i < r->runs->nnotes; i++) {
+        fputs("<li>passed over: ", fp);
+        xml_text(fp, r->runs->notes[i]);
+        fputs("</li>\n", fp);
+    }
+    fputs("</ul>\n", fp);
+}
+
+static void claim_summary(FILE *fp, const report *r, const report_exp *x, int k)
+{
+    char buf[3000];
+    report_claim_summary(r, &x->e->claims[k], &x->claims[k], 6, buf, sizeof buf);
+    xml_text(fp, buf);
+}
+
+static void matrix(FILE *fp, const report *r)
+{
+    fputs("<h1>Kernel decisions</h1>\n<p>Each call's status is computed from the claims of its experiments over "
+          "the runs below (docs/report.md). The seed's call is history, not evidence.</p>\n",
+          fp);
+    runs_list(fp, r);
+    fputs("<table class=\"m\"><tr><th>Domain</th><th>Decision</th><th>Status</th><th>Evidence</th>"
+          "<th>Caveat · next evidence</th><th>Seed (history)</th></tr>\n", fp);
+    for (int i = 0; i < r->set->ndecs; i++) {
+        const report_dec *d = &r->decs[i];
+        fputs("<tr><td>", fp);
+        xml_text(fp, d->d->domain);
+        fputs("</td><td><b>", fp);
+        xml_text(fp, d->d->title);
+        fputs("</b><br><small>", fp);
+        xml_text(fp, d->d->call);
+        fputs("</small></td><td>", fp);
+        status_badge(fp, d->status);
+        fputs("</td><td>", fp);
+        for (int k = 0; k < d->d->nexps; k++) {
+            const report_exp *x = report_find(r, d->d->exps[k]);
+            if (!x)
+                continue;
+            fprintf(fp, "<div><a href=\"#exp-%s\">%s</a> ", x->e->name, x->e->name);
+            status_badge(fp, x->status);
+            if (x->e->nclaims == 0) {
+                char buf[400];
+                report_measured_figure(r, x, buf, sizeof buf);
+                fputs(" ", fp);
+                xml_text(fp, buf);
+            }
+            fputs("<ul>", fp);
+            for (int c = 0; c < x->e->nclaims; c++) { /* one line a claim: what it says, then its figures */
+                fputs("<li>", fp);
+                status_badge(fp, x->claims[c].status);
+                fputs(" ", fp);
+                xml_text(fp, x->e->claims[c].says);
+                fputs("<br><small>", fp);
+                claim_summary(fp, r, x, c);
+                fputs("</small></li>", fp);
+            }
+            fputs("</ul></div>", fp);
+        }
+        fputs("</td><td>", fp);
+        xml_text(fp, d->d->caveat);
+        if (d->d->next[0]) {
+            fputs("<br><i>Next:</i> ", fp);
+            xml_text(fp, d->d->next);
+        }
+        fputs("</td><td>", fp);
+        xml_text(fp, d->d->seed_status[0] ? d->d->seed_status : "—");
+        fputs("<br><small>", fp);
+        xml_text(fp, d->d->seed_figure);
+        fputs("</small></td></tr>\n", fp);
+    }
+    fputs("</table>\n", fp);
+}
+
+/* A profiled row: its counters kernel by kernel, beside its time (report_md.c's table). */
+static void counters_row(FILE *fp, int first, const char *label, const char *head, const report_kernel_cells *k,
+                         int nk)
+{
+    if (first)
+        para(fp, "Counters", report_counters_intro);
+    fputs("<p><b>", fp);
+    xml_text(fp, label);
+    fputs("</b>: ", fp);
+    xml_text(fp, head);
+    fputs("</p>\n", fp);
+    if (nk == 0)
+        return;
+    fputs("<table><tr><th>kernel</th><th>grid</th><th>block</th>", fp);
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        fprintf(fp, "<th>%s</th>", ncu_metrics[m].column);
+    for (int i = 0; i < nk; i++) {
+        fputs("</tr>\n<tr><td><code>", fp);
+        xml_text(fp, k[i].name);
+        fputs("</code></td><td>", fp);
+        xml_text(fp, k[i].grid);
+        fputs("</td><td>", fp);
+        xml_text(fp, k[i].block);
+        fputs("</td>", fp);
+        for (int m = 0; m < NCU_NMETRICS; m++)
+            fprintf(fp, "<td>%s</td>", k[i].v[m]);
+    }
+    fputs("</tr></table>\n", fp);
+}
+
+static void experiment(FILE *fp, const report *r, const report_exp *x)
+{
+    const exp_experiment *e = x->e;
+    fprintf(fp, "<section id=\"exp-%s\"><h2>", e->name);
+    xml_text(fp, e->title);
+    fputs(" ", fp);
+    status_badge(fp, x->status);
+    fprintf(fp, "</h2>\n<p class=\"meta\">plugin <code>%s</code> · %d rows in the runs given</p>\n", e->plugin, x->rows);
+    para(fp, "Question", e->question);
+    para(fp, "Why it matters", e->why);
+    if (e->nclaims) {
+        fputs("<table class=\"c\"><tr><th>claim</th><th>rule</th><th>status</th><th>figures</th></tr>\n", fp);
+        for (int k = 0; k < e->nclaims; k++) {
+            fputs("<tr><td>", fp);
+            xml_text(fp, e->claims[k].says);
+            fputs("</td><td><code>", fp);
+            xml_text(fp, e->claims[k].rule_text);
+            fputs("</code></td><td>", fp);
+            status_badge(fp, x->claims[k].status);
+            fputs("</td><td>", fp);
+            claim_summary(fp, r, x, k);
+            fputs("</td></tr>\n", fp);
+        }
+        fputs("</table>\n", fp);
+    } else {
+        fputs("<p>No claims: the figures are measured.</p>\n", fp);
+    }
+    if (x->rows == 0)
+        fputs("<p class=\"none\">No row of this experiment in the runs given: no evidence yet.</p>\n", fp);
+    fputs("<div class=\"charts\">\n", fp);
+    if (!strcmp(e->chart, "sweep"))
+        chart_sweep(fp, r, x);
+    for (int k = 0; k < e->nclaims; k++)
+        chart_claim(fp, r, x, k);
+    chart_speedup(fp, r, x);
+    chart_counters(fp, r, x);
+    /* one rate chart per case, in the order the runs hold them */
+    char done[256][64];
+    int nd = 0, hists = 0;
+    for (int ri = 0; ri < r->runs->n; ri++)
+        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
+            const klab_row *o = &r->runs->runs[ri].rows[k];
+            if (!claims_in_scope(e, o))
+                continue;
+            if (o->samples_file[0] && hists < HIST_MAX)
+                hists += chart_histogram(fp, r, ri, o);
+            int seen = 0;
+            for (int i = 0; i < nd && !seen; i++)
+                seen = !strcmp(done[i], o->kcase);
+            if (seen || nd == 256)
+                continue;
+            snprintf(done[nd++], sizeof done[0], "%s", o->kcase);
+            if (strcmp(e->chart, "sweep") != 0)
+                chart_rates(fp, r, x, o->kcase);
+        }
+    fputs("</div>\n", fp);
+    report_counters_each(fp, r, x, counters_row);
+    para(fp, "Evidence boundary", e->boundary);
+    para(fp, "Next evidence", e->next);
+    para(fp, "How to run", e->run);
+    fputs("</section>\n", fp);
+}
+
+static const char css[] =
+    "body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}"
+    "table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;padding:4px 6px;vertical-align:top;"
+    "font-size:13px;text-align:left}th{background:#f3f3f3}.b{padding:1px 6px;border-radius:3px;color:#fff;"
+    "font-size:12px;white-space:nowrap}.sup{background:#2a8a2a}.cav{background:#c07a00}.rej{background:#b22}"
+    ".mea{background:#2a5db0}.none{background:#777}p.none{background:none;color:#a00}.charts svg{display:block;"
+    "margin:10px 0;border:1px solid #eee}section{border-top:2px solid #ddd;margin-top:2em}code{font-size:12px}"
+    ".meta{color:#555}small{color:#444}td ul{margin:2px 0 6px 0;padding-left:16px}td li{margin-bottom:3px}";
+
+static void page(FILE *fp, const report *r, const void *arg)
+{
+    (void)arg;
+    fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>klab report</title>"
+                "<style>%s</style></head><body>\n", css);
+    matrix(fp, r);
+    /* the experiments in the matrix's order, then those no decision names */
+    for (int i = 0; i < r->set->ndecs; i++)
+        for (int k = 0; k < r->decs[i].d->nexps; k++) {
+            const report_exp *x = report_find(r, r->decs[i].d->exps[k]);
+            int first = 1;
+            for (int j = 0; j < i && first; j++)
+                for (int q = 0; q < r->decs[j].d->nexps && first; q++)
+                    first = strcmp(r->decs[j].d->exps[q], r->decs[i].d->exps[k]) != 0;
+            if (x && first)
+                experiment(fp, r, x);
+        }
+    for (int i = 0; i < r->set->nexps; i++) {
+        int named = 0;
+        for (int j = 0; j < r->set->ndecs && !named; j++)
+            for (int q = 0; q < r->decs[j].d->nexps && !named; q++)
+                named = strcmp(r->decs[j].d->exps[q], r->exps[i].e->name) == 0;
+        if (!named)
+            experiment(fp, r, &r->exps[i]);
+    }
+    fputs("</body></html>\n", fp);
+}
+
+int report_html_write(const report *r, const char *path, char *err, size_t errlen)
+{
+    return report_write_file(path, page, r, NULL, err, errlen);
+}

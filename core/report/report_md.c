@@ -1,0 +1,367 @@
+#include "report/report_md.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence/csv_sink.h"
+#include "evidence/ncu_csv.h"
+
+/* Text from INI files and CSVs on a line of its own: a line break or control character would end it
+   early; it is shown as a space, never obeyed. In a table cell (md_cell) a '|' would also split the
+   cell. */
+static void md_put(FILE *fp, const char *s, int cell)
+{
+    for (; *s; s++) {
+        if (cell && *s == '|')
+            fputs("\\|", fp);
+        else if ((unsigned char)*s < 0x20)
+            fputc(' ', fp);
+        else
+            fputc(*s, fp);
+    }
+}
+
+static void md_text(FILE *fp, const char *s)
+{
+    md_put(fp, s, 0);
+}
+
+static void md_cell(FILE *fp, const char *s)
+{
+    md_put(fp, s, 1);
+}
+
+static const char *dec_seed(const exp_decision *d)
+{
+    return d->seed_status[0] ? d->seed_status : "—";
+}
+
+void report_md_runs(FILE *fp, const report *r)
+{
+    for (int i = 0; i < r->runs->n; i++) {
+        const run_dir *d = &r->runs->runs[i];
+        fputs("- `", fp);
+        md_text(fp, d->id);
+        fputs("`: ", fp);
+        md_text(fp, d->path);
+        fprintf(fp, " (%d rows", d->nrows);
+        if (d->gpu[0]) {
+            fputs(", ", fp);
+            md_text(fp, d->gpu);
+        }
+        if (d->commit[0]) {
+            fputs(", commit ", fp);
+            md_text(fp, d->commit);
+        }
+        if (d->started[0]) {
+            fputs(", ", fp);
+            md_text(fp, d->started);
+        }
+        fputs(d->has_meta ? ")\n" : ", no meta.ini)\n", fp);
+    }
+    for (int i = 0; i < r->runs->nnotes; i++) {
+        fputs("- passed over: ", fp);
+        md_text(fp, r->runs->notes[i]);
+        fputc('\n', fp);
+    }
+}
+
+/* What the evidence says of one experiment, in a line: its claims' figures and the cases that fail
+   or stay open, or its measured figure. */
+static void evidence_line(FILE *fp, const report *r, const report_exp *x)
+{
+    char buf[3000];
+    if (x->e->nclaims == 0) {
+        report_measured_figure(r, x, buf, sizeof buf);
+        md_text(fp, buf);
+        return;
+    }
+    for (int k = 0; k < x->e->nclaims; k++) { /* one item a claim, under the experiment's */
+        const claim_result *c = &x->claims[k];
+        fprintf(fp, "\n  - *%s*: ", evidence_status_name(c->status));
+        md_text(fp, x->e->claims[k].says);
+        fputs(" — ", fp);
+        report_claim_summary(r, &x->e->claims[k], c, 4, buf, sizeof buf);
+        md_text(fp, buf);
+    }
+}
+
+void report_md_matrix(FILE *fp, const report *r, const char *pages_dir)
+{
+    int count[EV_NO_EVIDENCE + 1] = {0};
+    for (int i = 0; i < r->set->ndecs; i++)
+        count[r->decs[i].status]++;
+    fputs("# Kernel decisions\n\n"
+          "Computed by `klab report` from the runs below: each call's status comes from the claims of its\n"
+          "experiments (docs/report.md says how). The seed's own call and figure are kept beside it as\n"
+          "history; they are not evidence here.\n\n",
+          fp);
+    const char *sep = "";
+    for (int s = 0; s <= EV_NO_EVIDENCE; s++)
+        if (count[s]) {
+            fprintf(fp, "%s**%s** %d", sep, evidence_status_name((evidence_status)s), count[s]);
+            sep = " · ";
+        }
+    fputs("\n\nRuns:\n\n", fp);
+    report_md_runs(fp, r);
+    fputs("\n| Domain | Decision | Status | Seed's call |\n|---|---|---|---|\n", fp);
+    for (int i = 0; i < r->set->ndecs; i++) {
+        const report_dec *d = &r->decs[i];
+        fputs("| ", fp);
+        md_cell(fp, d->d->domain);
+        fprintf(fp, " | [");
+        md_cell(fp, d->d->title);
+        fprintf(fp, "](#%s) | **%s** | %s |\n", d->d->name, evidence_status_name(d->status), dec_seed(d->d));
+    }
+    const char *domain = "";
+    for (int i = 0; i < r->set->ndecs; i++) {
+        const report_dec *d = &r->decs[i];
+        if (strcmp(domain, d->d->domain) != 0) {
+            domain = d->d->domain;
+            fputs("\n## ", fp);
+            md_text(fp, domain);
+            fputc('\n', fp);
+        }
+        fprintf(fp, "\n<a id=\"%s\"></a>\n### ", d->d->name);
+        md_text(fp, d->d->title);
+        fprintf(fp, " — %s\n\n", evidence_status_name(d->status));
+        md_text(fp, d->d->call);
+        fputs("\n\n", fp);
+        for (int k = 0; k < d->d->nexps; k++) {
+            const report_exp *x = report_find(r, d->d->exps[k]);
+            if (!x)
+                continue;
+            fprintf(fp, "- Evidence, [%s](%s/%s.md) (**%s**, %d rows)%s", x->e->name, pages_dir, x->e->name,
+                    evidence_status_name(x->status), x->rows, x->e->nclaims ? "" : ": ");
+            evidence_line(fp, r, x);
+            fputc('\n', fp);
+        }
+        if (d->d->caveat[0]) {
+            fputs("- Caveat: ", fp);
+            md_text(fp, d->d->caveat);
+            fputc('\n', fp);
+        }
+        if (d->d->next[0]) {
+            fputs("- Next evidence: ", fp);
+            md_text(fp, d->d->next);
+            fputc('\n', fp);
+        }
+        if (d->d->seed_status[0] || d->d->seed_figure[0]) {
+            fprintf(fp, "- Seed (history): %s — ", dec_seed(d->d));
+            md_text(fp, d->d->seed_figure);
+            if (d->d->seed_source[0]) {
+                fputs(" (", fp);
+                md_text(fp, d->d->seed_source);
+                fputc(')', fp);
+            }
+            fputc('\n', fp);
+        }
+    }
+}
+
+static void list_line(FILE *fp, const char *what, const char (*items)[EXP_NAME], int n)
+{
+    fprintf(fp, "- %s: ", what);
+    if (n == 0)
+        fputs("every one the runs hold", fp);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ", `" : "`", fp);
+        md_text(fp, items[i]);
+        fputc('`', fp);
+    }
+    fputc('\n', fp);
+}
+
+static void section(FILE *fp, const char *title, const char *text)
+{
+    if (!text[0])
+        return;
+    fprintf(fp, "\n## %s\n\n", title);
+    md_text(fp, text);
+    fputc('\n', fp);
+}
+
+/* The passed and failed rows in scope: the figures the claims were judged on. */
+static void rows_table(FILE *fp, const report *r, const report_exp *x)
+{
+    fputs("\n| row | median µs [95 %] | GB/s | TFLOP/s | of limit | speedup [95 %] | status |\n"
+          "|---|---|---|---|---|---|---|\n", fp);
+    for (int ri = 0; ri < r->runs->n; ri++)
+        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
+            const klab_row *row = &r->runs->runs[ri].rows[k];
+            if (!claims_in_scope(x->e, row))
+                continue;
+            char label[300];
+            report_row_label(r, ri, row, label, sizeof label);
+            fputs("| ", fp);
+            md_cell(fp, label);
+            if (row->has_time && row->has_ci)
+                fprintf(fp, " | %.2f [%.2f–%.2f]", row->median_ms * 1e3, row->median_lo * 1e3, row->median_hi * 1e3);
+            else if (row->has_time)
+                fprintf(fp, " | %.2f", row->median_ms * 1e3);
+            else
+                fputs(" | —", fp);
+            if (row->has_time && row->bytes > 0)
+                fprintf(fp, " | %.0f", row->gbps);
+            else
+                fputs(" | —", fp);
+            if (row->has_time && row->flops > 0)
+                fprintf(fp, " | %.1f", row->tflops);
+            else
+                fputs(" | —", fp);
+            if (row->has_time && row->has_limit)
+                fprintf(fp, " | %.1f %% %s", 100 * row->frac_limit, row->limit);
+            else
+                fputs(" | —", fp);
+            if (row->has_time && row->has_speedup_ci)
+                fprintf(fp, " | %.3f [%.3f–%.3f]", row->speedup, row->speedup_lo, row->speedup_hi);
+            else if (row->has_time && row->has_speedup)
+                fprintf(fp, " | %.3f", row->speedup);
+            else
+                fputs(" | —", fp);
+            fprintf(fp, " | %s", row_status_name(row->status));
+            if (row->flags[0]) {
+                fputc(' ', fp);
+                md_cell(fp, row->flags);
+            }
+            fputs(" |\n", fp);
+        }
+}
+
+/* A profiled row: its counters (ncu, one profiled launch) kernel by kernel, beside its time. */
+static void counters_row(FILE *fp, int first, const char *label, const char *head, const report_kernel_cells *k,
+                         int nk)
+{
+    if (first)
+        section(fp, "Counters", report_counters_intro);
+    fputs("\n**", fp);
+    md_text(fp, label);
+    fputs("**: ", fp);
+    md_text(fp, head);
+    fputs("\n", fp);
+    if (nk == 0)
+        return;
+    fputs("\n| kernel | grid | block |", fp);
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        fprintf(fp, " %s |", ncu_metrics[m].column);
+    fputs("\n|---|---|---|", fp);
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        fputs("---|", fp);
+    for (int i = 0; i < nk; i++) {
+        fputs("\n| `", fp);
+        md_cell(fp, k[i].name);
+        fputs("` | ", fp);
+        md_cell(fp, k[i].grid);
+        fputs(" | ", fp);
+        md_cell(fp, k[i].block);
+        for (int m = 0; m < NCU_NMETRICS; m++)
+            fprintf(fp, " | %s", k[i].v[m]);
+        fputs(" |", fp);
+    }
+    fputs("\n", fp);
+}
+
+static void claim_block(FILE *fp, const report *r, const exp_claim *cl, const claim_result *c)
+{
+    char buf[1600];
+    fprintf(fp, "\n### %s — %s\n\n", cl->name, evidence_status_name(c->status));
+    md_text(fp, cl->says);
+    fputs("\n\nRule: `", fp);
+    md_text(fp, cl->rule_text);
+    fputs("`\n\n", fp);
+    report_claim_figure(cl, c, buf, sizeof buf);
+    md_text(fp, buf);
+    fprintf(fp, " (%d met, %d not met, %d undecided)\n", c->met, c->failed, c->open);
+    if (c->failed + c->open == 0)
+        return;
+    fputs("\n| row | verdict | why |\n|---|---|---|\n", fp);
+    for (int i = 0; i < c->n; i++) {
+        const claim_instance *in = &c->inst[i];
+        if (in->verdict == VERDICT_MET)
+            continue;
+        char label[300];
+        report_row_label(r, in->run, in->row, label, sizeof label);
+        fputs("| ", fp);
+        md_cell(fp, label);
+        fprintf(fp, " | %s | ", in->verdict == VERDICT_FAILED ? "not met" : "undecided");
+        md_cell(fp, in->why);
+        fputs(" |\n", fp);
+    }
+}
+
+void report_md_page(FILE *fp, const report *r, const report_exp *x, const char *matrix)
+{
+    const exp_experiment *e = x->e;
+    fputs("# ", fp);
+    md_text(fp, e->title);
+    fprintf(fp, "\n\n**%s** · plugin `%s` · %d rows in the runs given · [decision matrix](%s)\n", evidence_status_name(x->status),
+            e->plugin, x->rows, matrix);
+    section(fp, "Question", e->question);
+    section(fp, "Why it matters", e->why);
+    fputs("\n## Run shape\n\n", fp);
+    list_line(fp, "cases", e->cases, e->ncases);
+    list_line(fp, "profiles", e->profiles, e->nprofiles);
+    fputs("- dtypes: ", fp);
+    for (int i = 0; i < e->ndtypes; i++)
+        fprintf(fp, "%s`%s`", i ? ", " : "", e->dtypes[i]);
+    fputs(e->ndtypes ? "\n" : "every one the runs hold\n", fp);
+    fputs("\n## Claims\n", fp);
+    if (e->nclaims == 0)
+        fputs("\nNone: the figures below are measured, not claimed.\n", fp);
+    for (int k = 0; k < e->nclaims; k++)
+        claim_block(fp, r, &e->claims[k], &x->claims[k]);
+    fputs("\n## Result figures\n", fp);
+    if (x->rows == 0)
+        fputs("\nNo row of this experiment in the runs given: no evidence yet.\n", fp);
+    else
+        rows_table(fp, r, x);
+    report_counters_each(fp, r, x, counters_row);
+    section(fp, "Evidence boundary", e->boundary);
+    section(fp, "Next evidence", e->next);
+    fputs("\n## Decisions\n\n", fp);
+    int any = 0;
+    for (int i = 0; i < r->set->ndecs; i++)
+        for (int k = 0; k < r->decs[i].d->nexps; k++)
+            if (strcmp(r->decs[i].d->exps[k], e->name) == 0) {
+                fputs("- [", fp);
+                md_text(fp, r->decs[i].d->title);
+                fprintf(fp, "](%s#%s): %s\n", matrix, r->decs[i].d->name, evidence_status_name(r->decs[i].status));
+                any = 1;
+            }
+    if (!any)
+        fputs("None names this experiment.\n", fp);
+    section(fp, "How to run", e->run);
+    fputs("\n## Runs\n\n", fp);
+    report_md_runs(fp, r);
+}
+
+static void matrix_fn(FILE *fp, const report *r, const void *arg)
+{
+    (void)arg;
+    report_md_matrix(fp, r, "experiments");
+}
+
+static void page_fn(FILE *fp, const report *r, const void *arg)
+{
+    report_md_page(fp, r, arg, "../decisions.md");
+}
+
+int report_md_write(const report *r, const char *out_dir, char *err, size_t errlen)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/experiments", out_dir);
+    if (make_dirs(path) != 0) {
+        snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/decisions.md", out_dir);
+    if (report_write_file(path, matrix_fn, r, NULL, err, errlen) != 0)
+        return -1;
+    for (int i = 0; i < r->set->nexps; i++) {
+        snprintf(path, sizeof path, "%s/experiments/%s.md", out_dir, r->exps[i].e->name);
+        if (report_write_file(path, page_fn, r, &r->exps[i], err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}

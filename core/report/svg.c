@@ -1,0 +1,132 @@
+#include "report/svg.h"
+
+#include <math.h>
+#include <string.h>
+
+void xml_text(FILE *fp, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", fp); break;
+        case '<': fputs("&lt;", fp); break;
+        case '>': fputs("&gt;", fp); break;
+        case '"': fputs("&quot;", fp); break;
+        case '\'': fputs("&#39;", fp); break;
+        default:
+            if ((unsigned char)*s >= 0x20 && *s != 0x7f)
+                fputc(*s, fp);
+        }
+    }
+}
+
+void svg_begin(FILE *fp, double w, double h, const char *label)
+{
+    fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+                "role=\"img\" aria-label=\"", w, h, w, h);
+    xml_text(fp, label);
+    fputs("\" font-family=\"sans-serif\">\n", fp);
+    fprintf(fp, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", w, h);
+}
+
+void svg_end(FILE *fp)
+{
+    fputs("</svg>\n", fp);
+}
+
+static void tip(FILE *fp, const char *t)
+{
+    if (!t || !*t)
+        return;
+    fputs("<title>", fp);
+    xml_text(fp, t);
+    fputs("</title>", fp);
+}
+
+void svg_rect(FILE *fp, double x, double y, double w, double h, const char *fill, const char *t)
+{
+    fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">", x, y, w > 0 ? w : 0,
+            h > 0 ? h : 0, fill);
+    tip(fp, t);
+    fputs("</rect>\n", fp);
+}
+
+void svg_line(FILE *fp, double x1, double y1, double x2, double y2, const char *stroke, double width, int dashed)
+{
+    fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.1f\"%s/>\n", x1,
+            y1, x2, y2, stroke, width, dashed ? " stroke-dasharray=\"4 3\"" : "");
+}
+
+void svg_circle(FILE *fp, double x, double y, double r, const char *fill, const char *t)
+{
+    fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\">", x, y, r, fill);
+    tip(fp, t);
+    fputs("</circle>\n", fp);
+}
+
+void svg_polyline(FILE *fp, const double *xs, const double *ys, int n, const char *stroke)
+{
+    fputs("<polyline fill=\"none\" stroke-width=\"2\" stroke=\"", fp);
+    fputs(stroke, fp);
+    fputs("\" points=\"", fp);
+    for (int i = 0; i < n; i++)
+        fprintf(fp, "%s%.1f,%.1f", i ? " " : "", xs[i], ys[i]);
+    fputs("\"/>\n", fp);
+}
+
+void svg_text(FILE *fp, double x, double y, const char *anchor, double size, const char *fill, const char *text)
+{
+    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"%.0f\" fill=\"%s\">", x, y, anchor, size,
+            fill);
+    xml_text(fp, text);
+    fputs("</text>\n", fp);
+}
+
+double svg_map(const svg_axis *a, double v)
+{
+    double t;
+    if (a->log) {
+        double lo = log(a->lo), hi = log(a->hi);
+        t = v > 0 && hi > lo ? (log(v) - lo) / (hi - lo) : 0;
+    } else {
+        t = a->hi > a->lo ? (v - a->lo) / (a->hi - a->lo) : 0;
+    }
+    if (t < 0)
+        t = 0;
+    if (t > 1)
+        t = 1;
+    return a->p0 + t * (a->p1 - a->p0);
+}
+
+int svg_ticks(const svg_axis *a, double *ticks, int max)
+{
+    int n = 0;
+    if (a->log) {
+        for (double v = exp2(floor(log2(a->lo))); v <= a->hi * 1.0001 && n < max; v *= 2)
+            if (v >= a->lo * 0.9999)
+                ticks[n++] = v;
+        return n;
+    }
+    double span = a->hi - a->lo;
+    if (!(span > 0))
+        return 0;
+    double step = pow(10, floor(log10(span / 5)));
+    if (span / step > 25)
+        step *= 5;
+    else if (span / step > 10)
+        step *= 2;
+    for (double v = ceil(a->lo / step) * step; v <= a->hi + step * 1e-9 && n < max; v += step)
+        ticks[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+    return n;
+}
+
+const char *svg_color(int i)
+{
+    static const char *const c[] = {"#1f77b4", "#2ca02c", "#9467bd", "#17becf", "#8c564b", "#bcbd22", "#393b79"};
+    return c[(i < 0 ? 0 : i) % (int)(sizeof c / sizeof c[0])];
+}
+
+const char *svg_color_external(int i)
+{
+    static const char *const c[] = {"#ff7f0e", "#e377c2", "#8c6d31", "#7f7f7f", "#f7b6d2"}; /* no red: the limit is red */
+    return c[(i < 0 ? 0 : i) % (int)(sizeof c / sizeof c[0])];
+}

@@ -1,0 +1,95 @@
+#include "report/table.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence/counters.h"
+#include "evidence/csv_read.h"
+#include "util/dir_list.h"
+#include "util/text.h"
+
+/* The columns the schema marks for the terminal (row.h), in its order; the status column goes last,
+   since its width varies, and notes go on a line of their own under the row. */
+static int fixed_column(int i)
+{
+    row_show sh = row_schema[i].show;
+    return sh != SHOW_NO && sh != SHOW_STATUS && sh != SHOW_NOTE;
+}
+
+void table_print(FILE *fp, const char *title, const klab_row *rows, int n)
+{
+    /* names come from INI files, reasons from plugins, and `klab report` reads any CSV: escaped */
+    text_printf(fp, "\n%s\n", title);
+    for (int i = 0; i < ROW_NCOLUMNS; i++)
+        if (fixed_column(i))
+            fprintf(fp, "%*s ", row_schema[i].width, row_schema[i].head);
+    for (int i = 0; i < ROW_NCOLUMNS; i++)
+        if (row_schema[i].show == SHOW_STATUS)
+            fprintf(fp, " %s", row_schema[i].head);
+    fputc('\n', fp);
+    for (int k = 0; k < n; k++) {
+        const klab_row *r = &rows[k];
+        char cell[600];
+        for (int i = 0; i < ROW_NCOLUMNS; i++)
+            if (fixed_column(i)) {
+                row_term(r, i, cell, sizeof cell);
+                text_printf(fp, "%*s ", row_schema[i].width, cell);
+            }
+        for (int i = 0; i < ROW_NCOLUMNS; i++)
+            if (row_schema[i].show == SHOW_STATUS) {
+                row_term(r, i, cell, sizeof cell);
+                text_printf(fp, " %s", cell);
+            }
+        fputc('\n', fp);
+        for (int i = 0; i < ROW_NCOLUMNS; i++)
+            if (row_schema[i].show == SHOW_NOTE) {
+                row_term(r, i, cell, sizeof cell);
+                if (cell[0])
+                    text_printf(fp, "%18s%s\n", "", cell);
+            }
+    }
+}
+
+int table_report(FILE *fp, const char *dir, char *err, size_t errlen)
+{
+    char **names;
+    int all = dir_list(dir, ".csv", &names);
+    if (all < 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", dir, strerror(errno));
+        return -1;
+    }
+    int n = counters_drop(names, all); /* a counters file is ncu's, not rows */
+    if (n == 0) {
+        dir_list_free(names, 0);
+        snprintf(err, errlen, "%s: no CSV files here", dir);
+        return -1;
+    }
+    char path[4400];
+    snprintf(path, sizeof path, "%s/meta.ini", dir);
+    FILE *meta = fopen(path, "r");
+    if (meta) {
+        char line[1024];
+        while (fgets(line, sizeof line, meta))
+            if (!strncmp(line, "id", 2) || !strncmp(line, "started", 7) || !strncmp(line, "commit", 6) ||
+                !strncmp(line, "name", 4) || !strncmp(line, "command", 7) || !strncmp(line, "l2 ", 3))
+                fputs(line, fp);
+        fclose(meta);
+    }
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        klab_row *rows = NULL;
+        int nr = csv_read_rows(path, &rows, err, errlen);
+        if (nr < 0) {
+            rc = -1;
+        } else {
+            char title[4500];
+            snprintf(title, sizeof title, "%s (%d rows)", path, nr);
+            table_print(fp, title, rows, nr);
+        }
+        free(rows);
+    }
+    dir_list_free(names, n);
+    return rc;
+}

@@ -1,0 +1,15 @@
+/* The short readable table on the terminal, and `klab report DIR`, which prints the same table from a
+ * run folder's CSV files (read back by csv_read.h). */
+#ifndef KLAB_TABLE_H
+#define KLAB_TABLE_H
+
+#include <stdio.h>
+
+#include "evidence/row.h"
+
+void table_print(FILE *fp, const char *title, const klab_row *rows, int n);
+
+/* Prints every *.csv of a run folder, with its meta.ini header. Returns 0, or -1 with err. */
+int table_report(FILE *fp, const char *dir, char *err, size_t errlen);
+
+#endif
