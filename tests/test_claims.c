@@ -368,14 +368,15 @@ static void test_counters(void **state)
     run_set_free(&runs);
 }
 
-/* The counters committed from the two-H200 sitting load, join to their two rows, and give the shipped
-   profiler-backed experiment its status. */
+/* Counters from an H200 run (tests/fixtures/runs/rmsnorm-counters: fused RMSNorm 4096x4096 fp16 and its
+   baseline under ncu) load, join to their two rows, and give the shipped profiler-backed experiment its
+   status. */
 static void test_committed_counters(void **state)
 {
     (void)state;
     char err[1200];
     run_set runs = {0};
-    assert_int_equal(run_set_add(&runs, KLAB_TEST_DATA "/../experiments/evidence/2026-11-22-h200x2-scale/r/prof", err,
+    assert_int_equal(run_set_add(&runs, KLAB_TEST_DATA "/fixtures/runs/rmsnorm-counters", err,
                                  sizeof err), 0);
     const run_dir *r = &runs.runs[0];
     assert_int_equal(r->nrows, 2); /* the counters file's lines are not rows */
