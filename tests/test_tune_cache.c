@@ -177,7 +177,10 @@ static void test_malformed_named_with_line(void **state)
     expect_malformed(buf, ":10:", "given twice");
     snprintf(buf, sizeof buf, "%s", head); /* no config */
     expect_malformed(buf, "at the end", "lacks");
-    expect_malformed("gpu = G\n", ":1:", "outside an [entry N]");
+    expect_malformed("gpu = G\n", ":1:", "before any section");
+    /* read through the one INI reader: its byte checks and bounds hold here too */
+    snprintf(buf, sizeof buf, "%sconfig = a=1\x1b[2J\n", head);
+    expect_malformed(buf, ":9:", "control character");
 }
 
 /* The file's text, field by field in its order: median_ms between config and run_id, run_id and

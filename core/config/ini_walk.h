@@ -1,7 +1,8 @@
 /* An INI file handed to inih a checked line at a time (ini_source), with what inih itself does not
  * say: the line each key stands on, the section header's own line, and whether a value continues the
  * key above it (an indented line). For the INI files whose keys are free prose or rules (experiments,
- * decisions) and for meta.ini; ini_config.c keeps its own reader for the run INIs.
+ * decisions), meta.ini and the tuning cache; ini_config.c hands the same checked lines (ini_source) to
+ * inih itself, for the run INIs.
  *
  * Refused, each with "path:line: why": a line over INI_WALK_LINE characters (unless the caller asks
  * for long lines to be cut, as a display of meta.ini may), a byte that is not text, a section header

@@ -1,7 +1,6 @@
 #include "config/tune_cache.h"
 
 #include <errno.h>
-#include <ini.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 
 #include "config/case_build.h"
+#include "config/ini_walk.h"
 
 void tune_key_make(tune_key *k, const char *gpu, const char *plugin, const char *version, const cfg_case *c,
                    const char *dtype, const char *profile)
@@ -30,6 +30,7 @@ typedef struct load_state {
     char section[64];
     unsigned fields; /* bit i: FIELDS[i] given; F_MEDIAN */
     char why[256];
+    char walking[64]; /* the section the walk is in */
 } load_state;
 
 #define ENTRY_FIELD(f) offsetof(tune_entry, f), sizeof(((tune_entry *)0)->f)
@@ -113,11 +114,9 @@ static int set(char *dst, size_t n, const char *v)
     return 1;
 }
 
-static int on_key(void *user, const char *section, const char *name, const char *value)
+static int on_key(load_state *s, const char *section, const char *name, const char *value)
 {
-    load_state *s = user;
-    /* Debian's inih does not call the handler on a new section, so entries are numbered ([entry 3]) and
-       a change of section name starts the next one. */
+    /* Entries are numbered ([entry 3]): a change of section name starts the next one. */
     if (!s->have || strcmp(section, s->section) != 0) {
         if (!close_entry(s))
             return 0;
@@ -159,6 +158,30 @@ static int on_key(void *user, const char *section, const char *name, const char 
     return 0;
 }
 
+static int walk_section(void *user, int line, const char *name, char *why, size_t whylen)
+{
+    (void)line, (void)why, (void)whylen;
+    load_state *s = user;
+    snprintf(s->walking, sizeof s->walking, "%s", name);
+    return 0;
+}
+
+static int walk_key(void *user, int line, const char *key, const char *value, int continued, char *why,
+                    size_t whylen)
+{
+    (void)line;
+    load_state *s = user;
+    if (continued) {
+        snprintf(why, whylen, "key '%s': a value does not continue on an indented line here", key);
+        return -1;
+    }
+    if (!on_key(s, s->walking, key, value)) {
+        snprintf(why, whylen, "%s", s->why);
+        return -1;
+    }
+    return 0;
+}
+
 int tune_cache_load(const char *path, tune_cache *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
@@ -166,27 +189,19 @@ int tune_cache_load(const char *path, tune_cache *c, char *err, size_t errlen)
         snprintf(err, errlen, "tuning cache path too long");
         return -1;
     }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (errno == ENOENT)
-            return 0;
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
+    if (access(path, F_OK) != 0 && errno == ENOENT)
+        return 0; /* no cache yet: every profile runs its own choice */
     load_state s;
     memset(&s, 0, sizeof s);
     s.c = c;
-    int line = ini_parse_file(f, on_key, &s);
-    fclose(f);
-    if (line == 0 && !close_entry(&s))
-        line = -3; /* the last entry was incomplete: no line to name but the end */
-    if (line != 0) {
-        if (line > 0)
-            snprintf(err, errlen, "%s:%d: %s", path, line, s.why[0] ? s.why : "malformed line");
-        else if (line == -3)
-            snprintf(err, errlen, "%s: at the end: %s", path, s.why);
-        else
-            snprintf(err, errlen, "%s: cannot be read (%d)", path, line);
+    static const ini_walk_ops ops = {walk_section, walk_key};
+    /* the one INI reader: a regular file, bounded, BOM and bytes checked, errors as path:line */
+    if (ini_walk(path, &ops, &s, 0, err, errlen) != 0) {
+        tune_cache_free(c);
+        return -1;
+    }
+    if (!close_entry(&s)) { /* the last entry was incomplete: no line to name but the end */
+        snprintf(err, errlen, "%s: at the end: %s", path, s.why);
         tune_cache_free(c);
         return -1;
     }
