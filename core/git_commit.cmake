@@ -1,8 +1,7 @@
 # Writes version.h with the current commit at every build (not only at configure), rewriting the file
 # only when the text changes so that nothing recompiles needlessly.
-# KLAB_COMMIT, when set, wins: the GPU machine gets a copy of the working tree whose .git (if any) is
-# not the history the tree came from (on 2026-11-22 it named the session's first commit, "-dirty",
-# for a tree 30 commits later).
+# KLAB_COMMIT, when set, wins: a tree copied to a GPU host may carry no .git, or one that is not the
+# history the tree came from (it would name another commit, "-dirty").
 if(DEFINED ENV{KLAB_COMMIT} AND NOT "$ENV{KLAB_COMMIT}" STREQUAL "")
   set(KLAB_GIT_COMMIT "$ENV{KLAB_COMMIT}")
 else()
