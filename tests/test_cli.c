@@ -214,7 +214,7 @@ static void test_errors(void **state)
     fails(PARSE("--plugin"), "--plugin needs a value");
     fails(PARSE("--list", "--out"), "--out needs a value");
     fails(PARSE("-p"), "-p needs a value");
-    fails(PARSE("--dtype", "fp16,fp64"), "--dtype: unknown dtype 'fp64' (known: fp32, fp16, bf16)");
+    fails(PARSE("--dtype", "fp16,fp64"), "--dtype: unknown dtype 'fp64' (known: fp32, fp16, bf16, fp8e4m3, fp8e5m2, int32, int64)");
     fails(PARSE("--run-id", "a/b"), "--run-id: 'a/b' must be a plain name under 64 characters");
     fails(PARSE("--run-id", ""), "--run-id: '' must be a plain name under 64 characters");
     fails(PARSE("--device", "-1"), "--device: '-1' is not a number in [0, 1024]");

@@ -101,7 +101,7 @@ static void test_unknown_dtype(void **state)
 {
     (void)state;
     BAD("bad_unknown_dtype.ini",
-        ":4: [defaults] key 'dtypes': unknown dtype 'fp64' (known: fp32, fp16, bf16)");
+        ":4: [defaults] key 'dtypes': unknown dtype 'fp64' (known: fp32, fp16, bf16, fp8e4m3, fp8e5m2, int32, int64)");
 }
 
 static void test_dtype_listed_twice(void **state)

@@ -182,7 +182,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
             for (int i = 0; i < nn; i++) {
                 int d = dtype_parse(names[i]);
                 if (d < 0) {
-                    snprintf(err, errlen, "--dtype: unknown dtype '%s' (known: fp32, fp16, bf16)", names[i]);
+                    snprintf(err, errlen, "--dtype: unknown dtype '%s' (known: " DTYPE_KNOWN ")", names[i]);
                     return -1;
                 }
                 o->filter.dtypes |= KLAB_DTYPE_BIT(d);

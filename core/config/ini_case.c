@@ -252,7 +252,7 @@ void cfg_case_key(parse_state *ps, cfg_case *c, const char *key, const char *val
         for (int i = 0; i < n; i++) {
             int d = dtype_parse(items[i]);
             if (d < 0) {
-                cfg_fail(ps, "[%s] key 'dtypes': unknown dtype '%s' (known: fp32, fp16, bf16)", ps->section,
+                cfg_fail(ps, "[%s] key 'dtypes': unknown dtype '%s' (known: " DTYPE_KNOWN ")", ps->section,
                      items[i]);
                 return;
             }

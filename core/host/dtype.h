@@ -12,6 +12,9 @@
    characters: a row's dtype column holds no more. */
 const char *dtype_name(klab_dtype d);
 
+/* The names an error lists when it refuses a dtype. */
+#define DTYPE_KNOWN "fp32, fp16, bf16, fp8e4m3, fp8e5m2, int32, int64"
+
 /* Accepts the names above, and "float32", "float16", "bfloat16", "fp8_e4m3", "float8_e4m3fn",
    "fp8_e5m2", "float8_e5m2" (any case); returns -1 when unknown. */
 int dtype_parse(const char *s);
