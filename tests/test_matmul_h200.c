@@ -9,8 +9,8 @@
 
 #include "sample.h"
 #include "verify.h"
-#include "../plugins/common/hopper_sched.cuh"
-#include "../plugins/common/hopper_store.cuh"
+#include "hopper/hopper_sched.cuh"
+#include "hopper/hopper_store.cuh"
 #include "../plugins/matmul_h200/matmul_h200.h"
 
 static klab_case make_case(const char *name, const klab_dim *dims, int n)

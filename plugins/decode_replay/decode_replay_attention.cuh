@@ -9,7 +9,7 @@
 #include <math.h>
 
 #include "decode_replay_step.cuh"
-#include "../common/row_numeric.cuh"
+#include "cuda/numeric.cuh"
 #include "../rmsnorm_rope/rope_math.cuh"
 
 namespace {

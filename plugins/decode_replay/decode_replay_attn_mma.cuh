@@ -23,8 +23,8 @@
 
 #include <type_traits>
 
-#include "../common/cluster_barrier.cuh"
-#include "../common/mma_sync.cuh"
+#include "cuda/cluster_barrier.cuh"
+#include "cuda/mma_sync.cuh"
 #include "decode_replay_attention.cuh"
 
 namespace {

@@ -1,7 +1,7 @@
 /* rmsnorm: y = x / sqrt(mean(x^2) + eps) * w over the last dimension, in two versions:
  *   baseline  the unfused sequence a framework runs (square, mean, rsqrt, two multiplies), each a
  *             kernel with its intermediate in device memory;
- *   fused     the row-kernel skeleton (plugins/common/row_kernel.cuh) with the RMSNorm op: one read,
+ *   fused     the row-kernel skeleton (plugins/lib/row/row_kernel.cuh) with the RMSNorm op: one read,
  *             one write, float accumulation, one rounding, its layout chosen per shape (row_plan.h).
  * With param.residual = 1 the case is the residual-add form models run between layers:
  *   h = x + r (an output too), y = rmsnorm(h) * w
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "klab/plugin.h"
-#include "../common/row_plan.h"
+#include "row/row_plan.h"
 
 #ifdef __cplusplus
 extern "C" {

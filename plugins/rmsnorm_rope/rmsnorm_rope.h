@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "klab/plugin.h"
-#include "../common/row_plan.h"
+#include "row/row_plan.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,7 +6,7 @@
 
 #include "rmsnorm_rope.h"
 #include "../rmsnorm/rmsnorm.h"
-#include "../common/splitmix.h"
+#include "cuda/splitmix.h"
 
 int rope_geometry(const klab_case *k, rope_geom *g, char *why, size_t whylen)
 {

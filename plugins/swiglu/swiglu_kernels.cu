@@ -23,9 +23,9 @@
 #include <stdint.h>
 
 /* to_f, from_f and vec16 (a 16-byte vector as floats and back), shared with the row plugins */
-#include "../common/row_numeric.cuh"
+#include "cuda/numeric.cuh"
 /* silu and gelu, shared with fused_gated_mlp's epilogue */
-#include "../common/activation.cuh"
+#include "cuda/activation.cuh"
 #include "klab/cuda.h"
 #include "swiglu.h"
 

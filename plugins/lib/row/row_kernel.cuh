@@ -71,10 +71,10 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "func_attr.cuh"
-#include "launch_config.cuh"
-#include "row_numeric.cuh"
-#include "row_plan.h"
+#include "cuda/func_attr.cuh"
+#include "cuda/launch_config.cuh"
+#include "cuda/numeric.cuh"
+#include "row/row_plan.h"
 
 /* The sm_90 pass of the compilation, the measured one. The sm_80 pass builds the same kernels without
    clusters and bulk copies, and keeps the older form of two code shapes that spilled there
@@ -595,7 +595,7 @@ template <class Op> cudaError_t launch(const Op &op, const row_plan &p, int64_t 
 
 } // namespace rowk
 
-#include "row_ring.cuh"
-#include "row_tile.cuh"
+#include "row/row_ring.cuh"
+#include "row/row_tile.cuh"
 
 #endif

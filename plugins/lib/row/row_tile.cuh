@@ -40,7 +40,7 @@
 #ifndef ROW_TILE_CUH
 #define ROW_TILE_CUH
 
-#include "row_kernel.cuh"
+#include "row/row_kernel.cuh"
 
 namespace rowk {
 

@@ -1,5 +1,5 @@
 /* The row-kernel plans: validity, the per-shape choice and the tuning space (row_plan.h). */
-#include "row_plan.h"
+#include "row/row_plan.h"
 
 #include <stdio.h>
 

@@ -18,7 +18,7 @@
 #ifndef RMS_OP_CUH
 #define RMS_OP_CUH
 
-#include "row_kernel.cuh"
+#include "row/row_kernel.cuh"
 
 /* EARLY_W false: no prefetch of w in load (RoPE's op: its fp32 form spilled 8 bytes with it) */
 template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
