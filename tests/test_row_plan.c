@@ -10,7 +10,7 @@
 #include "case_build.h"
 #include "ini_config.h"
 #include "row/row_plan.h"
-#include "../plugins/rmsnorm_rope/rmsnorm_rope.h"
+#include "row/rope.h"
 
 static void test_window(void **state)
 {

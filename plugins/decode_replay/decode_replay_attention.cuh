@@ -10,7 +10,7 @@
 
 #include "decode_replay_step.cuh"
 #include "cuda/numeric.cuh"
-#include "../rmsnorm_rope/rope_math.cuh"
+#include "row/rope_math.cuh"
 
 namespace {
 

@@ -20,7 +20,7 @@
  * even the load out over the SMs.
  *
  * Reused, not copied: RMSNorm is RmsOp (plugins/lib/row/rms_op.cuh), the rotation is rope_rotate
- * (plugins/rmsnorm_rope/rope_math.cuh, the half layout's partner from the lane D/16 away), SwiGLU's gate is
+ * (plugins/lib/row/rope_math.cuh, the half layout's partner from the lane D/16 away), SwiGLU's gate is
  * act_silu (activation.cuh).
  *
  * Programmatic dependent launch (graph_pdl): every kernel starts with the loads that do not depend on

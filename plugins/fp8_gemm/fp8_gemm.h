@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gemm/gemm_reference.h"
 #include "klab/plugin.h"
 
 #ifdef __cplusplus
@@ -112,11 +113,6 @@ size_t fw_tickets(const fp8_gemm_shape *sh);
 int fw_launch(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, const void *qw, const float *sa,
               const float *sw, void *d, float *ws, unsigned *tickets, int sms, klab_stream s, char *why,
               size_t whylen);
-
-/* The float64 D = X · W^T, X m x k and W n x k row-major: every element of D (m x n, row-major) when
-   sample is NULL, else out[j] = element sample[j] for j < count. Shared with fused_gated_mlp. */
-void gemm_reference_tn(const double *x, const double *w, size_t m, size_t n, size_t k, const size_t *sample,
-                       size_t count, double *out);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,7 @@
 
 #include "klab/cuda.h"
 #include "rmsnorm_rope.h"
-#include "rope_math.cuh"
+#include "row/rope_math.cuh"
 #include "row/rms_op.cuh"
 
 namespace {
