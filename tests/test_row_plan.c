@@ -1,8 +1,8 @@
 /* The row-kernel plans (plugins/lib/row/row_plan.c), on the CPU: the window a row spans, the per-shape
- * choice for the shapes the issue names, the validity rules, the tuning space (valid, unique, holding
- * the choice), and, by re-deriving the skeleton's index arithmetic (row_kernel.cuh) here, that every
- * plan of the space reads and writes every element of every row exactly once and nothing outside it.
- * And every `config` the INI files name is in its case's space. */
+ * choice for the model shapes the row plugins are timed on, the validity rules, the tuning space (valid,
+ * unique, holding the choice), and, by re-deriving the skeleton's index arithmetic (row_kernel.cuh) here,
+ * that every plan of the space reads and writes every element of every row exactly once and nothing outside
+ * it. And every `config` the INI files name is in its case's space. */
 #include <string.h>
 
 #include "klab_test.h"

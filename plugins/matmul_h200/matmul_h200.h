@@ -48,8 +48,8 @@ enum {
     MM_V128x256 = 0, MM_V128x128, MM_V256x128, MM_V64x128, MM_V64x256, MM_V128x256_C2, MM_V128x128_C2,
     MM_V128x128_PP, /* ping-pong: two warpgroups, each a whole tile in turn (hopper_gemm.cuh PINGPONG) */
     MM_V64x256_PP,
-    MM_V256x128_C2, /* 256 x 128 in 2-CTA clusters along M that multicast B (issue 26) */
-    MM_V128x256_CS, /* 128 x 256, the consumers splitting its columns (hopper_gemm.cuh COLSPLIT, issue 26) */
+    MM_V256x128_C2, /* 256 x 128 in 2-CTA clusters along M that multicast B (cuBLAS's at square-4096) */
+    MM_V128x256_CS, /* 128 x 256, the consumers splitting its columns (hopper_gemm.cuh COLSPLIT, as cuBLAS) */
     MM_V128x256_C2_CS,
     MM_VARIANTS
 };
