@@ -13,7 +13,7 @@
 #     sm_90a (its other targets trap) issues HMMA and streams B with 16-byte loads past L1: v1 (template
 #     argument U > 0) into registers (LDG.E.NA.128: ld.global.nc.L1::no_allocate.v4), v2 (U = 0) into
 #     its cp.async ring (LDGSTS.E.BYPASS.LTC128B.128: cp.async.cg ... L2::128B); every skinny v3 kernel
-#     (hs::stream_kernel, common/hopper_stream.cuh) loads through the copy engine (UTMALDG) and issues
+#     (hs::stream_kernel, lib/hopper/hopper_stream.cuh) loads through the copy engine (UTMALDG) and issues
 #     wgmma m64n8 or m64n16 reading its weight operand transposed (HGMMA.64x{8,16}x16 ... tnspA);
 #   - no kernel touches local memory (LDL/STL: a spill, or a register array indexed at run time) or has
 #     a stack frame.

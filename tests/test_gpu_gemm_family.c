@@ -34,7 +34,7 @@ static void expect_timed(const klab_row *r, const char *launch)
         fail_msg("%s %s %s: launch %s, expected %s", r->kcase, r->dtype, r->profile, r->launch, launch);
 }
 
-/* klab's sm_90a profiles (common/hopper_gemm.cuh) */
+/* klab's sm_90a profiles (lib/hopper/hopper_gemm.cuh) */
 static int ours(const klab_row *r)
 {
     static const char *const names[] = {"prequant", "autoquant", "prequant_block", "autoquant_block", "fused"};

@@ -7,8 +7,8 @@
 
 #include "klab_test.h"
 
-#include "../plugins/common/hopper_sched.cuh"
-#include "../plugins/common/hopper_store.cuh"
+#include "hopper/hopper_sched.cuh"
+#include "hopper/hopper_store.cuh"
 #include "../plugins/matmul_h200/matmul_h200.h"
 #include "host/sample.h"
 #include "host/verify.h"
@@ -179,8 +179,9 @@ static void test_tuning_spaces(void **state)
     assert_non_null(strstr(mm_config_format(MM_PERSISTENT, &square, &cfg, buf, sizeof buf), ",epi=tma,"));
     assert_int_equal(mm_config_of(MM_WGMMA, &square, 15, &cfg), 1);
     assert_true(cfg.variant == MM_V128x256 && cfg.epi == MM_EPI_TMA);
-    /* 256 x 128 in a 2-CTA cluster (issue 26: cuBLAS's kernel name at square-4096), with each epilogue at
-       the four rasters, persistent only: 4 stages (48 KB each) leave room for the staging chunks */
+    /* 256 x 128 in a 2-CTA cluster (cuBLAS's kernel name at square-4096 read as this tile), with each
+       epilogue at the four rasters, persistent only: 4 stages (48 KB each) leave room for the staging
+       chunks */
     int c2[2] = {0, 0};
     for (int i = 0; mm_config_of(MM_PERSISTENT, &square, i, &cfg); i++)
         c2[cfg.epi] += cfg.variant == MM_V256x128_C2;
@@ -193,7 +194,7 @@ static void test_tuning_spaces(void **state)
                         "bm=256,bn=128,stages=4,consumers=2,pingpong=0,colsplit=0,cluster=2,raster=m,group=8,splits=1,"
                         "persistent=1,reduce=none,epi=tma,check=sampled_devfull");
     /* the own tile with column-split consumers, cluster 1 and 2, staged epilogue, at the four rasters,
-       persistent only (issue 26: cuBLAS's split of the same tile) */
+       persistent only (cuBLAS's split of the same tile) */
     int cs[2] = {0, 0};
     for (int i = 0; mm_config_of(MM_PERSISTENT, &square, i, &cfg); i++)
         if (mm_variants[cfg.variant].colsplit) {

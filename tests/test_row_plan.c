@@ -1,16 +1,16 @@
-/* The row-kernel plans (plugins/common/row_plan.c), on the CPU: the window a row spans, the per-shape
- * choice for the shapes the issue names, the validity rules, the tuning space (valid, unique, holding
- * the choice), and, by re-deriving the skeleton's index arithmetic (row_kernel.cuh) here, that every
- * plan of the space reads and writes every element of every row exactly once and nothing outside it.
- * And every `config` the INI files name is in its case's space. */
+/* The row-kernel plans (plugins/lib/row/row_plan.c), on the CPU: the window a row spans, the per-shape
+ * choice for the model shapes the row plugins are timed on, the validity rules, the tuning space (valid,
+ * unique, holding the choice), and, by re-deriving the skeleton's index arithmetic (row_kernel.cuh) here,
+ * that every plan of the space reads and writes every element of every row exactly once and nothing outside
+ * it. And every `config` the INI files name is in its case's space. */
 #include <string.h>
 
 #include "klab_test.h"
 
-#include "../plugins/common/row_plan.h"
-#include "../plugins/rmsnorm_rope/rmsnorm_rope.h"
 #include "config/case_build.h"
 #include "config/ini_config.h"
+#include "row/row_plan.h"
+#include "row/rope.h"
 
 static void test_window(void **state)
 {

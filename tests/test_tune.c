@@ -235,7 +235,7 @@ static int record(tune_cache *c, const klab_row *rows, int n)
 {
     FILE *f = fmemopen(said, sizeof said, "w");
     assert_non_null(f);
-    tune_sitting s = {"NVIDIA H100 80GB HBM3", "1.0", "run-7", &experiment};
+    tune_run_info s = {"NVIDIA H100 80GB HBM3", "1.0", "run-7", &experiment};
     int changed = tune_record(c, rows, n, &s, f);
     fclose(f);
     return changed;
@@ -293,7 +293,7 @@ static void test_record_puts_the_best_with_its_key(void **state)
     tune_key_make(&k, "NVIDIA H100 80GB HBM3", "abi2_tuning", "1.1", &experiment.cases[0], "fp32", "tiled");
     assert_null(tune_cache_find(&c, &k)); /* another plugin version */
 
-    /* a later sitting replaces it, whatever the earlier median was: medians compare within one run */
+    /* a later tune run replaces it, whatever the earlier median was: medians compare within one run */
     klab_row later[] = {
         trial("own", "tiled", "threads=256", ROW_PASSED, 0.0050, 0.0051, ""),
         trial("own", "tiled", "threads=128", ROW_PASSED, 0.0060, 0.0061, ""),
@@ -367,7 +367,7 @@ static void test_record_unstorable(void **state)
     memset(&c, 0, sizeof c);
     klab_row rows[] = {trial("own", "tiled", "threads=128", ROW_PASSED, 0.0030, 0.0031, "")};
     FILE *f = fmemopen(said, sizeof said, "w");
-    tune_sitting s = {"GPU [weird]", "1.0", "run-7", &experiment};
+    tune_run_info s = {"GPU [weird]", "1.0", "run-7", &experiment};
     assert_int_equal(tune_record(&c, rows, 1, &s, f), 0);
     fclose(f);
     assert_int_equal(c.n, 0);

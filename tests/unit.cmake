@@ -31,18 +31,19 @@ klab_test(test_results SOURCES test_results.c LABELS unit)
 # meta.ini: klab's runs and libklab_bench's sessions through one writer (core/run_meta.c)
 klab_test(test_run_meta SOURCES test_run_meta.c LABELS unit)
 
-# the plugins' float64 references, linked in from plugins/ (plain C, no GPU)
-klab_test(test_references SOURCES test_references.c references_fixture.c ../plugins/rmsnorm/rmsnorm_reference.c
-          ../plugins/vector_add/vector_add_reference.c ../plugins/softmax/softmax_reference.c
-          ../plugins/rmsnorm_rope/rmsnorm_rope_reference.c ../plugins/common/row_plan.c LABELS unit)
+# the plugins' float64 references, linked in from plugins/ and the row library (plain C, no GPU)
+klab_test(test_references SOURCES test_references.c references_fixture.c
+          ../plugins/vector_add/vector_add_reference.c ../plugins/softmax/softmax_reference.c LABELS unit)
+target_link_libraries(test_references PRIVATE klab_lib_row)
 
 
 # swiglu and reduction: their references by hand, their shipped INI files validated through the klab
 # binary (test_references_swired), and the machine code of their fast kernels: 16-byte loads, no local
 # memory (sass_check.sh; skipped without cuobjdump)
 klab_test(test_references_swired SOURCES test_references_swired.c references_fixture.c
-          ../plugins/swiglu/swiglu_reference.c ../plugins/swiglu/swiglu_plan.c ../plugins/reduction/reduction_plan.c
+          ../plugins/swiglu/swiglu_reference.c ../plugins/reduction/reduction_plan.c
           ../plugins/reduction/reduction_reference.c klab_run.c LABELS unit)
+target_link_libraries(test_references_swired PRIVATE klab_lib_gated)
 add_dependencies(test_references_swired klab swiglu reduction)
 function(klab_sass_test plugin)
   add_test(NAME sass_${plugin} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.sh $<TARGET_FILE:${plugin}> ${ARGN})
@@ -53,9 +54,9 @@ klab_sass_test(swiglu ew_vec_kernel)
 klab_sass_test(reduction partial_kernel sm_90a:cluster_kernel)
 # klab --tune without a GPU: a unit's entries and configurations, and the parent's choice of the best
 klab_test(test_tune SOURCES test_tune.c LABELS unit)
-# the row-kernel plans (plugins/common/row_plan.c) and the configurations the INI files name
-klab_test(test_row_plan SOURCES test_row_plan.c ../plugins/common/row_plan.c
-          ../plugins/rmsnorm_rope/rmsnorm_rope_reference.c ../plugins/rmsnorm/rmsnorm_reference.c LABELS unit)
+# the row-kernel plans (plugins/lib/row/row_plan.c) and the configurations the INI files name
+klab_test(test_row_plan SOURCES test_row_plan.c LABELS unit)
+target_link_libraries(test_row_plan PRIVATE klab_lib_row)
 
 # the row plugins' and the GEMM family's INI files (shipped, sweeps, tuning, GPU tests) checked against
 # their plugins, as `klab --validate` does it, without a GPU
@@ -103,14 +104,15 @@ set_tests_properties(slurm_dry_run PROPERTIES LABELS unit)
 # (plain C), and its machine code (sass_matmul_h200.sh: HGMMA and UTMALDG in every wgmma kernel, no
 # local memory; skipped without cuobjdump). Its INI files are validated in the loop above.
 klab_test(test_matmul_h200 SOURCES test_matmul_h200.c ../plugins/matmul_h200/matmul_h200_config.c LABELS unit)
+target_link_libraries(test_matmul_h200 PRIVATE klab_lib_hopper)
 add_test(NAME sass_matmul_h200 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_matmul_h200.sh $<TARGET_FILE:matmul_h200>)
 set_tests_properties(sass_matmul_h200 PROPERTIES LABELS unit SKIP_RETURN_CODE 77
                      ENVIRONMENT "KLAB_NVCC=${CMAKE_CUDA_COMPILER}")
-# common/hopper_wgmma.cuh is gen_hopper_wgmma.py's output: a hand edit there, or a generator change not
-# run, fails here rather than drifting
+# lib/hopper/hopper_wgmma.cuh is gen_hopper_wgmma.py's output: a hand edit there, or a generator change
+# not run, fails here rather than drifting
 add_test(NAME hopper_wgmma_generated
-         COMMAND sh -c "python3 \"$0\" | cmp - \"$1\"" ${PROJECT_SOURCE_DIR}/plugins/matmul_h200/gen_hopper_wgmma.py
-                 ${PROJECT_SOURCE_DIR}/plugins/common/hopper_wgmma.cuh)
+         COMMAND sh -c "python3 \"$0\" | cmp - \"$1\"" ${PROJECT_SOURCE_DIR}/plugins/lib/hopper/gen_hopper_wgmma.py
+                 ${PROJECT_SOURCE_DIR}/plugins/lib/hopper/hopper_wgmma.cuh)
 set_tests_properties(hopper_wgmma_generated PROPERTIES LABELS unit)
 
 # fp8_gemm and fused_gated_mlp: the e4m3 quantisation reference by hand (codes, ties, saturation, NaN,
@@ -119,12 +121,14 @@ set_tests_properties(hopper_wgmma_generated PROPERTIES LABELS unit)
 # (16-byte loads, no local memory; skipped without cuobjdump)
 klab_test(test_fp8_quant SOURCES test_fp8_quant.c ../plugins/fp8_gemm/fp8_quant_reference.c
           ../plugins/fp8_gemm/fp8_gemm_reference.c LABELS unit)
+target_link_libraries(test_fp8_quant PRIVATE klab_lib_gemm)
 klab_test(test_gemm_family SOURCES test_gemm_family.c ../plugins/fp8_gemm/fp8_gemm_reference.c
           ../plugins/fp8_gemm/fp8_gemm_config.c ../plugins/fused_gated_mlp/fused_gated_mlp_reference.c
           ../plugins/fused_gated_mlp/fused_gated_mlp_config.c LABELS unit)
+target_link_libraries(test_gemm_family PRIVATE klab_lib_gemm)
 klab_sass_test(fp8_gemm amax2_kernel cast2_kernel block_kernel)
 klab_sass_test(fused_gated_mlp ew_vec_kernel)
-# the wgmma kernels (common/hopper_gemm.cuh) of both: fp8 QGMMA, bf16 HGMMA, and tensor-copy loads
+# the wgmma kernels (lib/hopper/hopper_gemm.cuh) of both: fp8 QGMMA, bf16 HGMMA, and tensor-copy loads
 foreach(pair fp8_gemm:QGMMA fused_gated_mlp:HGMMA)
   string(REPLACE ":" ";" pair ${pair})
   list(GET pair 0 plugin)
@@ -140,12 +144,14 @@ endforeach()
 
 # decode_replay's float64 reference by hand, its length schedule, geometry and bytes (plain C)
 klab_test(test_decode_replay SOURCES test_decode_replay.c ../plugins/decode_replay/decode_replay_reference.c
-          ../plugins/decode_replay/decode_replay_probes.c
-          ../plugins/decode_replay/decode_replay_geom.c ../plugins/rmsnorm/rmsnorm_reference.c LABELS unit)
+          ../plugins/decode_replay/decode_replay_probes.c ../plugins/decode_replay/decode_replay_geom.c
+          LABELS unit)
+target_link_libraries(test_decode_replay PRIVATE klab_lib_row)
 # its tensors for every case of its INI files: each kernel argument bound to the tensor of its name, each
 # kernel's writes within their tensor, a probe slot for each kernel
 klab_test(test_decode_tensors SOURCES test_decode_tensors.c ../plugins/decode_replay/decode_replay_tensors.c
           ../plugins/decode_replay/decode_replay_geom.c LABELS unit)
+target_link_libraries(test_decode_tensors PRIVATE klab_lib_cuda)
 # its INI files checked against the plugin as `klab --validate` does it, without a GPU
 foreach(ini ini/decode_replay.ini tests/gpu_ini/decode_replay.ini)
   get_filename_component(dir ${ini} DIRECTORY)

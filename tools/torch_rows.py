@@ -230,7 +230,7 @@ def spec_reduction(c):
 
 
 def spec_rmsnorm(c):
-    eps = float(c.params.get("eps", "1e-6"))  # RMS_DEFAULT_EPS (plugins/rmsnorm/rmsnorm.h)
+    eps = float(c.params.get("eps", "1e-6"))  # RMS_DEFAULT_EPS (plugins/lib/row/rms.h)
     x = (c.rows, c.cols)
     if c.params.get("residual", "0") == "1":
         # libklab_bench compares an external's first output only (inst_compare_external: out[0]), so

@@ -126,8 +126,8 @@ static void tune_update(const cli_opts *o, const job_state *s, const cfg_experim
         return;
     }
     text_printf(stdout, "\ntuned on %s:\n", s->device.info.name);
-    tune_sitting sit = {s->device.info.name, s->plugin.version, run_id, cfg};
-    int changed = tune_record(&c, s->rows, s->nrows, &sit, stdout);
+    tune_run_info info = {s->device.info.name, s->plugin.version, run_id, cfg};
+    int changed = tune_record(&c, s->rows, s->nrows, &info, stdout);
     if (changed && tune_cache_save(&c, err, sizeof err) != 0)
         text_printf(stderr, "klab: tuning cache not updated: %s\n", err);
     else

@@ -65,7 +65,7 @@ static int in_space(const klab_row *rows, int n, const klab_row *own)
     return 0;
 }
 
-int tune_record(tune_cache *c, const klab_row *rows, int n, const tune_sitting *s, FILE *out)
+int tune_record(tune_cache *c, const klab_row *rows, int n, const tune_run_info *s, FILE *out)
 {
     int changed = 0;
     char *done = calloc(n > 0 ? (size_t)n : 1, 1);

@@ -16,13 +16,13 @@
    the plugin's own-choice trial row of the same triple, or -1. */
 int tune_best(const klab_row *rows, int n, const char *kcase, const char *dtype, const char *profile, int *own);
 
-/* What one tune run of a plugin settled. */
-typedef struct tune_sitting {
+/* The tune run whose rows tune_record reads: the GPU, plugin version and run that sign its cache entries. */
+typedef struct tune_run_info {
     const char *gpu;     /* the DEVICE message's name */
     const char *version; /* the PLUGIN message's version */
     const char *run_id;
     const cfg_experiment *cfg; /* the cases' signatures */
-} tune_sitting;
+} tune_run_info;
 
 /* For each (case, dtype, profile) with tune-trial rows: puts its best into c, or, when the plugin's own
    choice (named outside its tuning space) beat every configuration, removes an entry of that key (the
@@ -30,6 +30,6 @@ typedef struct tune_sitting {
    threads=256,vec=8 (0.0331 ms, 1.07x the plugin's own choice)"), and one for a triple with no
    qualifying trial. Returns the number of entries put or removed; a field the cache cannot store is a
    line to `out` and that entry is left out. */
-int tune_record(tune_cache *c, const klab_row *rows, int n, const tune_sitting *s, FILE *out);
+int tune_record(tune_cache *c, const klab_row *rows, int n, const tune_run_info *s, FILE *out);
 
 #endif

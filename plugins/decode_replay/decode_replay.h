@@ -94,7 +94,7 @@ int dr_attn_of_config(int config);
                             current slab's is consumed; the down projection's rows split over N warps of a
                             CTA (1, 2, 4), the other GEMVs unsplit.
      gemv=stream            the O and down projections (no RMSNorm prologue) through the TMA weight stream
-                            into wgmma (plugins/common/hopper_stream.cuh), K split over a cluster, and where
+                            into wgmma (plugins/lib/hopper/hopper_stream.cuh), K split over a cluster, and where
                             g's stream_qkv (stream_gateup) says the QKV (gate/up) projection too, its RMSNorm
                             written by each CTA as the stream's resident tokens, gate/up on gated tiles with
                             SwiGLU in the epilogue. sm_90a only: run() refuses it elsewhere.

@@ -9,8 +9,8 @@
 #include <math.h>
 
 #include "decode_replay_step.cuh"
-#include "../common/row_numeric.cuh"
-#include "../rmsnorm_rope/rope_math.cuh"
+#include "cuda/numeric.cuh"
+#include "row/rope_math.cuh"
 
 namespace {
 

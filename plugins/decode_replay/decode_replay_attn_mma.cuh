@@ -1,4 +1,4 @@
-/* decode_replay's attention on tensor cores (DR_ATTN_MMA, `attn=mma`; issue #28). The fused path's kernel
+/* decode_replay's attention on tensor cores (DR_ATTN_MMA, `attn=mma`). The fused path's kernel
  * (its plan, CTA layout, RoPE and append, cp.async issued before griddepcontrol.wait, StepCtl, the CTA
  * and split merges: fused_finish) with each tile's q.k and p.v on mma.sync.m16n8k16 in FlashAttention-2's
  * register layout, M = the G query heads of the KV head:
@@ -23,8 +23,8 @@
 
 #include <type_traits>
 
-#include "../common/cluster_barrier.cuh"
-#include "../common/mma_sync.cuh"
+#include "cuda/cluster_barrier.cuh"
+#include "cuda/mma_sync.cuh"
 #include "decode_replay_attention.cuh"
 
 namespace {
@@ -125,7 +125,8 @@ __device__ __forceinline__ void mma_tile(MmaSoft<D> &s, const unsigned (&qa)[D /
    on), then one barrier publishes the pushes and each rank merges from its own inbox. Pulling instead
    (each rank reading the others' states after the barrier) needs a second barrier to keep every CTA's
    shared memory alive until the last rank has read it, and its remote loads sit on the chain: at kv 512
-   the two barriers were 26 % of the attention's stall samples (tenth sitting). The pushes need every
+   the two barriers were 26 % of the attention's stall samples (ncu on an H200,
+   docs/measurements/2026-11-22-h200-10.md). The pushes need every
    rank's shared memory to exist: the kernel arrives at its start and waits before its first push (long
    past by then: one phase that costs no wait). A rank without positions pushes m = -inf, l = 0, o = 0:
    its weight ex2(-inf - m) is 0. Split 0 always has positions (len >= 1), so the max is finite. */

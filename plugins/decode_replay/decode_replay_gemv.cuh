@@ -27,8 +27,8 @@
 
 #include <cuda_runtime.h>
 
-#include "../common/activation.cuh"
-#include "../common/rms_op.cuh"
+#include "cuda/activation.cuh"
+#include "row/rms_op.cuh"
 #include "decode_replay_step.cuh"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "decode_replay.h"
-#include "../common/splitmix.h"
+#include "cuda/splitmix.h"
 
 /* CTAs the split-KV attention aims at: two an SM of an H100/H200 (132 SMs), so the KV read spreads
    over every SM with a second CTA to hide each one's start and end. */

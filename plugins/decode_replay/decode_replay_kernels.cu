@@ -19,8 +19,8 @@
  * reads the weights once, not eight times. Small CTAs (4 warps) in large numbers let the block scheduler
  * even the load out over the SMs.
  *
- * Reused, not copied: RMSNorm is RmsOp (plugins/common/rms_op.cuh), the rotation is rope_rotate
- * (plugins/rmsnorm_rope/rope_math.cuh, the half layout's partner from the lane D/16 away), SwiGLU's gate is
+ * Reused, not copied: RMSNorm is RmsOp (plugins/lib/row/rms_op.cuh), the rotation is rope_rotate
+ * (plugins/lib/row/rope_math.cuh, the half layout's partner from the lane D/16 away), SwiGLU's gate is
  * act_silu (activation.cuh).
  *
  * Programmatic dependent launch (graph_pdl): every kernel starts with the loads that do not depend on
@@ -41,8 +41,8 @@
 #include "decode_replay_gemv.cuh"
 #include "decode_replay_attn_mma.cuh"
 #include "decode_replay_stream.cuh"
-#include "../common/func_attr.cuh"
-#include "../common/launch_config.cuh"
+#include "cuda/func_attr.cuh"
+#include "cuda/launch_config.cuh"
 #include "decode_replay_step.cuh"
 
 namespace {

@@ -30,7 +30,7 @@
 #include "klab/plugin.h"
 #include "decode_replay.h"
 #include "decode_replay_probes.h"
-#include "../rmsnorm_rope/rmsnorm_rope.h"
+#include "row/rope.h"
 
 typedef struct dr_state {
     klab_ctx *ctx;

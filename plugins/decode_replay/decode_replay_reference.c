@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "decode_replay.h"
-#include "../rmsnorm/rmsnorm.h"
+#include "row/rms.h"
 
 /* Four partial sums: independent chains the compiler can keep in flight (a single chain is one add a
    latency, and a llama8b step is 872 million of them). */

@@ -6,7 +6,7 @@
 
 #include <cuda_runtime.h>
 
-#include "../common/pdl.cuh"
+#include "cuda/pdl.cuh"
 #include "decode_replay.h"
 
 namespace {

@@ -1,5 +1,5 @@
 /* decode_replay's gemv=stream: the O and down projections (h = h + W x, x the previous kernel's output, no
- * RMSNorm prologue) on plugins/common/hopper_stream.cuh's TMA weight stream, the B <= 8 sequences in
+ * RMSNorm prologue) on plugins/lib/hopper/hopper_stream.cuh's TMA weight stream, the B <= 8 sequences in
  * wgmma's N slot (NT = 8); where the plan says (dr_stream_qkv_default, dr_stream_gateup_default) the QKV
  * and gate/up projections too, their RMSNorm written by each CTA as hs's resident tokens (NormIn), gate/up
  * on gated tiles with SwiGLU in the epilogue (Gated), persistent at one split. The register GEMVs measured
@@ -31,10 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/activation.cuh"
-#include "../common/hopper_stream.cuh"
-#include "../common/rms_op.cuh"
-#include "../common/row_numeric.cuh"
+#include "cuda/activation.cuh"
+#include "hopper/hopper_stream.cuh"
+#include "row/rms_op.cuh"
+#include "cuda/numeric.cuh"
 #include "decode_replay_step.cuh"
 
 /* One projection's maps: weight of each layer, the input (one buffer, the same every layer). */

@@ -8,7 +8,7 @@
  *   autoquant_lt     from bf16 each call: amax, then scale and cast (two launches for both operands),
  *                    then cuBLASLt fp8: what a quantise-each-call framework path does, fused where
  *                    klab's kernels can fuse it
- *   prequant         klab's wgmma GEMM (common/hopper_gemm.cuh), per-tensor scales, quantised in setup
+ *   prequant         klab's wgmma GEMM (lib/hopper/hopper_gemm.cuh), per-tensor scales, quantised in setup
  *   autoquant        from bf16 each call: the same two quantisation launches, then klab's GEMM
  *   prequant_block   klab's GEMM with DeepSeek's scales applied per 128-K block in the mainloop's
  *                    promotion hook, quantised in setup
@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gemm/gemm_reference.h"
 #include "klab/plugin.h"
 
 #ifdef __cplusplus
@@ -55,7 +56,7 @@ typedef struct fp8_gemm_shape {
    fp8 alignment). Pure: setup() and work() use it. */
 int fp8_gemm_shape_of(const klab_case *kcase, fp8_gemm_shape *s, char *why, size_t whylen);
 
-/* ---- klab's wgmma profiles: configurations of common/hopper_gemm.cuh ----
+/* ---- klab's wgmma profiles: configurations of lib/hopper/hopper_gemm.cuh ----
  * A variant is one kernel instantiation (fp8_gemm_wgmma.cu, in this order); a configuration is a variant
  * with a grid (one CTA a tile, or persistent: one an SM) and a split count (split-K through fp32
  * partials, for skinny shapes whose tiles leave SMs idle). Per-tensor variants scale the accumulators
@@ -76,7 +77,7 @@ typedef struct fw_config {
     int persistent; /* 0: a CTA a tile; 1: one CTA a resident cluster slot (hg::grid_of), looping over tiles */
     int splits;     /* 1, or up to FW_MAX_SPLITS (64-row per-tensor variants only) */
     int epi;        /* 0: registers straight to global (epi=direct); 1: staged through shared memory and
-                       written by TMA stores (epi=tma, common/hopper_store.cuh): 128 x 256 per-tensor
+                       written by TMA stores (epi=tma, lib/hopper/hopper_store.cuh): 128 x 256 per-tensor
                        variants, n a multiple of 8 */
     int serial;     /* split-K's sum: 0, a second kernel (hg::splitk_reduce); 1, in the GEMM's own launch by
                        the tile's last split (hg::SerialSplitEpilogue, atomic tickets: fw_tickets) */
@@ -112,11 +113,6 @@ size_t fw_tickets(const fp8_gemm_shape *sh);
 int fw_launch(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, const void *qw, const float *sa,
               const float *sw, void *d, float *ws, unsigned *tickets, int sms, klab_stream s, char *why,
               size_t whylen);
-
-/* The float64 D = X · W^T, X m x k and W n x k row-major: every element of D (m x n, row-major) when
-   sample is NULL, else out[j] = element sample[j] for j < count. Shared with fused_gated_mlp. */
-void gemm_reference_tn(const double *x, const double *w, size_t m, size_t n, size_t k, const size_t *sample,
-                       size_t count, double *out);
 
 #ifdef __cplusplus
 }

@@ -46,10 +46,10 @@ static char names[2][NTENSOR][80];
    64 x 64 tiles, persistent, unsplit, where they fill at least half the SMs: at 64x7168x4096 (112 tiles)
    the H200 tune's best, 14.50 us against cuBLASLt's 13.73 plain, 12.00 against 10.89 batched, where
    64 x 128 unsplit took 15.04 / 12.62 and 2 splits of it 19.42 / 15.84 summed by a second kernel,
-   20.2-20.5 / 17.0 in the same launch (docs/measurements/2026-11-23-h200-16.md; the sixth sitting's 4
-   splits, two waves, ran at 0.58x). Fewer tiles: 64 x 128 split into the most ranges (4, then 2) that
-   still run in one wave with at least 4 K tiles each, summed by a second kernel (it beat the serial sum
-   at both 2 splits here and 4 splits on matmul_h200's decode-16). Block scales: 128 x 128 tiles,
+   20.2-20.5 / 17.0 in the same launch (docs/measurements/2026-11-23-h200-16.md; 4 splits, two waves, ran at
+   0.58x in docs/measurements/2026-11-22-h200-gemm-2.md). Fewer tiles: 64 x 128 split into the most ranges (4,
+   then 2) that still run in one wave with at least 4 K tiles each, summed by a second kernel (it beat the
+   serial sum at both 2 splits here and 4 splits on matmul_h200's decode-16). Block scales: 128 x 128 tiles,
    64 x 128 for a skinny M. */
 static fw_config own_config(const fp8_gemm_shape *sh, fw_scaling sc)
 {

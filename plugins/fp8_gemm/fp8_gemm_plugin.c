@@ -1,6 +1,6 @@
 /* fp8_gemm.so: the descriptor and hooks (fp8_gemm.h says what the profiles compute). cuBLASLt:
- * gemm_lt.c; quantisation: fp8_quant_kernels.cu (rules and CPU reference: fp8_quant_reference.c);
- * the float64 reference and the case's shape: fp8_gemm_reference.c.
+ * lib/gemm/gemm_lt.c; quantisation: fp8_quant_kernels.cu (rules and CPU reference: fp8_quant_reference.c);
+ * the case's shape: fp8_gemm_reference.c; the float64 reference: lib/gemm/gemm_reference.c.
  *
  * The case's dtype is fp8e4m3: the precision the GEMM computes in, and the peak its rows are held
  * against (the bf16 row too, so every row of a case is measured against the same ceiling). The
@@ -11,7 +11,7 @@
 
 #include "fp8_gemm.h"
 #include "fp8_quant.h"
-#include "gemm_lt.h"
+#include "gemm/gemm_lt.h"
 #include "klab/cuda.h"
 #include "klab/plugin.h"
 
@@ -354,7 +354,7 @@ static const klab_profile profiles[] = {
     {.name = "autoquant_lt",
      .summary = "from bf16 each call: amax (1 launch), scale + cast (1 launch) for A and W, then cuBLASLt fp8"},
     {.name = "prequant",
-     .summary = "klab's wgmma e4m3 GEMM (common/hopper_gemm.cuh) on the setup-quantised inputs, scales in the epilogue",
+     .summary = "klab's wgmma e4m3 GEMM (hopper/hopper_gemm.cuh) on the setup-quantised inputs, scales in the epilogue",
      .archs = sm90a,
      .config = fw_config_hook},
     {.name = "autoquant",

@@ -1,4 +1,4 @@
-/* fp8_gemm's case shape and the float64 TN GEMM (sampled): pure C, what the CPU tests check. */
+/* fp8_gemm's case shape: pure C, what the CPU tests check. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,18 +38,4 @@ int fp8_gemm_shape_of(const klab_case *k, fp8_gemm_shape *s, char *why, size_t w
     }
     s->fast_accum = !fa || strcmp(fa, "1") == 0;
     return 0;
-}
-
-void gemm_reference_tn(const double *x, const double *w, size_t m, size_t n, size_t k, const size_t *sample,
-                       size_t count, double *out)
-{
-    size_t total = sample ? count : m * n;
-    for (size_t j = 0; j < total; j++) {
-        size_t e = sample ? sample[j] : j, r = e / n, c = e % n;
-        const double *xr = x + r * k, *wc = w + c * k;
-        double acc = 0;
-        for (size_t i = 0; i < k; i++)
-            acc += xr[i] * wc[i];
-        out[j] = acc;
-    }
 }

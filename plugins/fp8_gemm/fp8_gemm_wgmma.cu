@@ -1,5 +1,5 @@
 /* fp8_gemm's own GEMM: e4m3 A and W, both K-major, on the shared Hopper mainloop
- * (common/hopper_gemm.cuh, sm_90a: TMA ring, warp-specialised wgmma m64nNk32 e4m3, fp32 accumulators),
+ * (lib/hopper/hopper_gemm.cuh, sm_90a: TMA ring, warp-specialised wgmma m64nNk32 e4m3, fp32 accumulators),
  * with epilogues of its own: per tensor, the dequantisation scales sa * sw applied to the fp32
  * accumulators, then bf16 out (or, split-K, scaled fp32 partials that hg::splitk_reduce sums: scaling is
  * linear, so scaling each partial is scaling the sum; or summed in the same launch by each tile's last
@@ -8,12 +8,12 @@
  * times its row's 1x128 scale and its tile's 128x128 scale (a 128-column tile lies in one W block), so
  * the tensor cores' reduced-precision sums never run past 128 K. Per tensor, the 128 x 256 variants may
  * also stage the scaled bf16 tile through shared memory and write it with TMA stores (epi=tma,
- * common/hopper_store.cuh). Persistent grids are sized by occupancy (hg::grid_of). The variants are fp8_gemm_config.c's
- * table, in its order. Built for sm_90a; on any other target the kernels trap, and the profiles' archs keep them
- * from running there. */
+ * lib/hopper/hopper_store.cuh). Persistent grids are sized by occupancy (hg::grid_of). The variants are
+ * fp8_gemm_config.c's table, in its order. Built for sm_90a; on any other target the kernels trap, and the
+ * profiles' archs keep them from running there. */
 #include <stdio.h>
 
-#include "../common/hopper_gemm.cuh"
+#include "hopper/hopper_gemm.cuh"
 #include "fp8_gemm.h"
 #include "fp8_quant.h"
 

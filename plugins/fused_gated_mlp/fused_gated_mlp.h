@@ -6,7 +6,7 @@
  *   packed   one cuBLASLt GEMM over the concatenated [Wg; Wu] (2f x k, made in setup), writing the
  *            m x 2f [gate | up] rows, then swiglu.so's kernel on the packed layout: one launch fewer
  *            and x read once, the intermediate still written and read back
- *   fused    one GEMM on the shared Hopper mainloop (common/hopper_gemm.cuh, sm_90a) over Wg and Wu
+ *   fused    one GEMM on the shared Hopper mainloop (lib/hopper/hopper_gemm.cuh, sm_90a) over Wg and Wu
  *            interleaved in blocks of GM_HALF rows (made in setup), so a 2 GM_HALF-column tile holds
  *            GM_HALF gate then GM_HALF up columns and each thread has a gate and its up side by side
  *            in its accumulators: act(gate) * up is computed in the epilogue and only out is written.
@@ -40,7 +40,7 @@ typedef struct gated_mlp_shape {
 /* The fused profile's kernel variants (fused_gated_mlp_fused.cu instantiates them in this order) and its
    tuning space: a variant with a grid (one CTA a tile, or persistent: one a resident cluster slot,
    hg::grid_of) and an epilogue (act(gate) * up from registers straight to out, or staged through shared
-   memory and written by TMA stores: common/hopper_store.cuh; 128 x 256 variants). */
+   memory and written by TMA stores: lib/hopper/hopper_store.cuh; 128 x 256 variants). */
 enum { GV_128x256 = 0, GV_128x256_C2, GV_64x256, GV_NVARIANTS };
 typedef struct gv_config {
     int variant;

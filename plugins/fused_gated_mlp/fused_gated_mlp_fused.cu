@@ -1,15 +1,15 @@
 /* The fused gated MLP: one bf16 GEMM x · W_il^T on the shared Hopper mainloop
- * (common/hopper_gemm.cuh, sm_90a), W_il being Wg and Wu interleaved in blocks of GM_HALF rows, with an
+ * (lib/hopper/hopper_gemm.cuh, sm_90a), W_il being Wg and Wu interleaved in blocks of GM_HALF rows, with an
  * epilogue that never writes the product: a tile of BN = 2 GM_HALF columns holds GM_HALF gate columns
  * then GM_HALF up columns, so by the mainloop's fragment mapping acc[mt][i] (gate column c) and
  * acc[mt][i + BN/4] (up column c + BN/2) are in the same thread, and act(gate) * up (activation.cuh,
  * the same function swiglu's kernel applies) goes straight to out as bf16 (epi=direct), or is staged
- * through shared memory and written by TMA stores (epi=tma, common/hopper_store.cuh). Built for sm_90a; on any
+ * through shared memory and written by TMA stores (epi=tma, lib/hopper/hopper_store.cuh). Built for sm_90a; on any
  * other target the kernels trap, and the profile's archs keep them from running there. */
 #include <stdio.h>
 
-#include "../common/activation.cuh"
-#include "../common/hopper_gemm.cuh"
+#include "cuda/activation.cuh"
+#include "hopper/hopper_gemm.cuh"
 #include "fused_gated_mlp.h"
 
 namespace {

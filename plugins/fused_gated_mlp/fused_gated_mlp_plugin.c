@@ -1,13 +1,13 @@
 /* fused_gated_mlp.so: the descriptor and hooks (fused_gated_mlp.h says what the profiles do). GEMMs:
- * fp8_gemm's gemm_lt.c (cuBLASLt, bf16, TN); the activation: swiglu.so's kernels (swiglu_kernels.cu);
+ * lib/gemm/gemm_lt.c (cuBLASLt, bf16, TN); the activation: swiglu.so's kernels (lib/gated);
  * the fused profile: fused_gated_mlp_fused.cu (its tuning space: fused_gated_mlp_config.c); the float64
  * reference and the case's shape: fused_gated_mlp_reference.c. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../fp8_gemm/gemm_lt.h"
-#include "../swiglu/swiglu.h"
+#include "gated/gated.h"
+#include "gemm/gemm_lt.h"
 #include "fused_gated_mlp.h"
 #include "klab/cuda.h"
 #include "klab/plugin.h"
@@ -119,7 +119,7 @@ static klab_status gm_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     return KLAB_OK;
 }
 
-/* act(gate) * up into out, gate and up rows ld elements apart: swiglu.so's one-pass kernel. */
+/* act(gate) * up into out, gate and up rows ld elements apart: swiglu.so's one-pass kernel (lib/gated). */
 static int activation(const gm_state *st, const void *gate, const void *up, size_t ld, void *out, klab_stream s)
 {
     const size_t m = (size_t)st->sh.m, f = (size_t)st->sh.f;
@@ -202,7 +202,7 @@ static const klab_profile profiles[] = {
     {.name = "packed",
      .summary = "one cuBLASLt GEMM over [Wg; Wu] (m x 2f [gate | up] to memory), then the activation kernel, packed"},
     {.name = "fused",
-     .summary = "one wgmma GEMM (common/hopper_gemm.cuh) over interleaved Wg/Wu, act(gate) * up in its epilogue",
+     .summary = "one wgmma GEMM (hopper/hopper_gemm.cuh) over interleaved Wg/Wu, act(gate) * up in its epilogue",
      .archs = sm90a,
      .config = gv_config_hook},
     {.name = NULL},

@@ -1,11 +1,11 @@
 /* The gated MLP's case shape and float64 reference: pure C, what the CPU tests check by hand. The two
- * products are fp8_gemm's float64 TN GEMM. */
+ * products are the GEMM family's float64 TN GEMM (lib/gemm/gemm_reference.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fp8_gemm/fp8_gemm.h"
+#include "gemm/gemm_reference.h"
 #include "fused_gated_mlp.h"
 
 int gated_mlp_activation(const char *name)

@@ -4,7 +4,7 @@
  *                     op N, op N, m = N, n = M, k = K, B with ld N, A with ld K, C with ld N;
  *                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)
  *   tiled             shared memory + mma.sync m16n8k16 (ldmatrix, cp.async ring): the "before"
- *   wgmma             plugins/common/hopper_gemm.cuh, one CTA a tile (sm_90a)
+ *   wgmma             plugins/lib/hopper/hopper_gemm.cuh, one CTA a tile (sm_90a)
  *   wgmma_persistent  the same mainloop on one CTA a resident slot (cudaOccupancyMaxActiveClusters) over
  *                     a tile scheduler: cooperative tiles, ping-pong tiles, or 2-CTA clusters that
  *                     multicast B; grouped raster order (sm_90a)
@@ -16,7 +16,7 @@
  *                     `unroll` steps into registers; K split over the warps of a CTA and the CTAs of a
  *                     cluster, summed through (distributed) shared memory (matmul_h200_skinny.cu; sm_90).
  *                     v3 (stages > 0): B through a TMA ring on mbarriers into wgmma m64n{8,16}k16, one
- *                     consumer warpgroup, K split over a cluster (common/hopper_stream.cuh,
+ *                     consumer warpgroup, K split over a cluster (lib/hopper/hopper_stream.cuh,
  *                     matmul_h200_stream.cu; sm_90a)
  * The case is dim.m, dim.n, dim.k. The tuning space (matmul_h200_config.c) is pure C: the CPU tests and
  * `klab --tune --validate` enumerate it without a GPU. */
@@ -48,8 +48,8 @@ enum {
     MM_V128x256 = 0, MM_V128x128, MM_V256x128, MM_V64x128, MM_V64x256, MM_V128x256_C2, MM_V128x128_C2,
     MM_V128x128_PP, /* ping-pong: two warpgroups, each a whole tile in turn (hopper_gemm.cuh PINGPONG) */
     MM_V64x256_PP,
-    MM_V256x128_C2, /* 256 x 128 in 2-CTA clusters along M that multicast B (issue 26) */
-    MM_V128x256_CS, /* 128 x 256, the consumers splitting its columns (hopper_gemm.cuh COLSPLIT, issue 26) */
+    MM_V256x128_C2, /* 256 x 128 in 2-CTA clusters along M that multicast B (cuBLAS's at square-4096) */
+    MM_V128x256_CS, /* 128 x 256, the consumers splitting its columns (hopper_gemm.cuh COLSPLIT, as cuBLAS) */
     MM_V128x256_C2_CS,
     MM_VARIANTS
 };
@@ -90,7 +90,7 @@ typedef struct mm_config {
 int mm_skinny_fits(const mm_case *c, const mm_config *cfg, char *why, size_t whylen);
 
 /* The epilogue (config key epi): the consumers' registers straight to global memory (direct), or staged
-   through shared memory and written by TMA stores (tma: common/hopper_store.cuh), which frees the
+   through shared memory and written by TMA stores (tma: lib/hopper/hopper_store.cuh), which frees the
    consumers for their next unit while the copy engine writes. Only the variants mm_epi_tma_ok names
    have the staged instantiation. */
 enum { MM_EPI_DIRECT = 0, MM_EPI_TMA = 1 };

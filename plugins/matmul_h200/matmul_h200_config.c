@@ -74,7 +74,8 @@ static int own_splits(const mm_case *c, int variant)
 
 int mm_epi_tma_ok(int variant)
 {
-    /* the large tiles, where the epilogue is the part of a unit not yet overlapped (issue 26), and
+    /* the large tiles, where the epilogue is the part of a unit not yet overlapped (square-4096 against
+       cuBLAS), and
        whose ring leaves room for 16 KB of chunks a consumer warpgroup; 64 x 256 ping-pong does not */
     return variant == MM_V128x256 || variant == MM_V128x256_C2 || variant == MM_V256x128 ||
            variant == MM_V128x128_PP || variant == MM_V256x128_C2 || variant == MM_V128x256_CS ||
@@ -89,7 +90,7 @@ static const int wgmma_space[][2] = {{MM_V128x256, MM_EPI_DIRECT}, {MM_V128x128,
    the same 128 x 256 tile one CTA a tile ran at 0.94x (a fenced cross-CTA arrive, fixed since: the two
    now run level, and cluster 2 a little ahead); the tuner decides between them. Then the staged
    epilogue beside the direct one, at the same rasters, so one --tune times the two in the same rounds.
-   256 x 128 c2: cuBLAS's kernel name at square-4096 read as our tile (issue 26); cuBLAS computes C^T, so
+   256 x 128 c2: cuBLAS's kernel name at square-4096 (ncu) read as our tile; cuBLAS computes C^T, so
    in our frame its tile may be 128 x 256 c2 instead, which is here already: the tune tells.
    Last, the own tile with its consumers splitting columns instead of rows (COLSPLIT: cuBLAS's warpgroups
    each hold 128 x 128 of its 128 x 256 tile, two m64n128 a k step; ours 64 x 256, one m64n256), staged

@@ -1,5 +1,5 @@
 /* matmul_h200.so: the descriptor and hooks (matmul_h200.h says what each profile is). Kernels:
- * matmul_h200_tiled.cu, matmul_h200_wgmma.cu (plugins/common/hopper_gemm.cuh), matmul_h200_skinny.cu;
+ * matmul_h200_tiled.cu, matmul_h200_wgmma.cu (plugins/lib/hopper/hopper_gemm.cuh), matmul_h200_skinny.cu;
  * the device check:
  * matmul_h200_check.cu; the tuning space and float64 reference: matmul_h200_config.c.
  *

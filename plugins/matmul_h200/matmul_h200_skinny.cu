@@ -29,10 +29,10 @@
 
 #include "klab/cuda.h"
 #include "matmul_h200.h"
-#include "../common/cluster_barrier.cuh"
-#include "../common/func_attr.cuh"
-#include "../common/launch_config.cuh"
-#include "../common/mma_sync.cuh"
+#include "cuda/cluster_barrier.cuh"
+#include "cuda/func_attr.cuh"
+#include "cuda/launch_config.cuh"
+#include "cuda/mma_sync.cuh"
 
 namespace {
 

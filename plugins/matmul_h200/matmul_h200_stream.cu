@@ -1,4 +1,4 @@
-/* matmul_h200's skinny v3 (mm_config.stages > 0): C = A B for M <= 16 as plugins/common/hopper_stream.cuh's
+/* matmul_h200's skinny v3 (mm_config.stages > 0): C = A B for M <= 16 as plugins/lib/hopper/hopper_stream.cuh's
  * weight stream. B (K x N, N contiguous) is the stream's MN-major weight, A (M x K) its tokens: the copy
  * engine fills a ring of `stages` stages of 64 columns x 64 rows of K (8 KB) and the tokens' 64 of K, one
  * consumer warpgroup runs wgmma m64n{8,16}k16 on them, K split over a cluster of `splits` CTAs; with
@@ -9,7 +9,7 @@
 
 #include "klab/cuda.h"
 #include "matmul_h200.h"
-#include "../common/hopper_stream.cuh"
+#include "hopper/hopper_stream.cuh"
 
 namespace {
 

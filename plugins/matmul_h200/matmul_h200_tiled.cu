@@ -7,9 +7,9 @@
 
 #include "klab/cuda.h"
 #include "matmul_h200.h"
-#include "../common/func_attr.cuh"
-#include "../common/mma_sync.cuh"
-#include "../common/row_numeric.cuh"
+#include "cuda/func_attr.cuh"
+#include "cuda/mma_sync.cuh"
+#include "cuda/numeric.cuh"
 
 namespace {
 

@@ -1,4 +1,4 @@
-/* matmul_h200: the wgmma profiles, each a configuration of plugins/common/hopper_gemm.cuh with B
+/* matmul_h200: the wgmma profiles, each a configuration of plugins/lib/hopper/hopper_gemm.cuh with B
  * MN-major (row-major K x N, as torch stores it, read with the wgmma transpose bit). A configuration
  * picks a kernel variant (mm_variants, instantiated below in the same order), the raster order, the
  * grid (one CTA a unit, or persistent: one a resident slot), the split count and the epilogue (direct,
@@ -6,7 +6,7 @@
  * target the kernels trap, and the profiles' archs keep them from running there. */
 #include <stdio.h>
 
-#include "hopper_gemm.cuh"
+#include "hopper/hopper_gemm.cuh"
 #include "klab/cuda.h"
 #include "matmul_h200.h"
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 /* to_f, from_f and vec16 (a 16-byte vector as floats and back), shared with the row plugins */
-#include "../common/row_numeric.cuh"
+#include "cuda/numeric.cuh"
 #include "reduction.h"
 
 template <int OP> __device__ __forceinline__ float rd_identity()

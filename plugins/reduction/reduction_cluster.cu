@@ -11,7 +11,7 @@
 #include "klab/cuda.h"
 #include "reduction.h"
 #include "reduction_block.cuh"
-#include "../common/launch_config.cuh"
+#include "cuda/launch_config.cuh"
 
 namespace cg = cooperative_groups;
 

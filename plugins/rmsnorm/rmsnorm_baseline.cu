@@ -10,7 +10,7 @@
 
 #include "klab/cuda.h"
 #include "rmsnorm.h"
-#include "../common/row_numeric.cuh"
+#include "cuda/numeric.cuh"
 
 namespace {
 

@@ -1,12 +1,12 @@
-/* Fused RMSNorm: the row-kernel skeleton (plugins/common/row_kernel.cuh) with the RMSNorm op
- * (plugins/common/rms_op.cuh). The skeleton gives every shape one read and one write: short rows
+/* Fused RMSNorm: the row-kernel skeleton (plugins/lib/row/row_kernel.cuh) with the RMSNorm op
+ * (plugins/lib/row/rms_op.cuh). The skeleton gives every shape one read and one write: short rows
  * packed several a block (or a warp), long rows split across a thread-block cluster, rows longer than
  * a cluster holds streamed twice, ragged rows through masked 16-byte vectors. */
 #include <cuda_runtime.h>
 
 #include "klab/cuda.h"
 #include "rmsnorm.h"
-#include "../common/rms_op.cuh"
+#include "row/rms_op.cuh"
 
 namespace {
 

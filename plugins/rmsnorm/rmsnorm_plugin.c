@@ -1,5 +1,5 @@
 /* rmsnorm.so: the descriptor and hooks. Kernels: rmsnorm_fused.cu (the row-kernel skeleton) and
- * rmsnorm_baseline.cu; float64 reference: rmsnorm_reference.c; the per-shape layout: row_plan.c. */
+ * rmsnorm_baseline.cu; float64 reference: lib/row/rms.c; the per-shape layout: lib/row/row_plan.c. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>

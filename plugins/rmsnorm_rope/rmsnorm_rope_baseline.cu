@@ -7,8 +7,8 @@
 
 #include "klab/cuda.h"
 #include "rmsnorm_rope.h"
-#include "rope_math.cuh"
-#include "../common/rms_op.cuh"
+#include "row/rope_math.cuh"
+#include "row/rms_op.cuh"
 
 namespace {
 

@@ -1,4 +1,4 @@
-/* Fused RMSNorm + RoPE: the row-kernel skeleton with the RMSNorm op (plugins/common/rms_op.cuh)
+/* Fused RMSNorm + RoPE: the row-kernel skeleton with the RMSNorm op (plugins/lib/row/rms_op.cuh)
  * extended by the rotation in its epilogue. A token's row is held on chip in one block (cluster 1,
  * stream 0: the plan's limits), so the normalised head is in registers when it is rotated: one read of
  * x, one write of y, no intermediate.
@@ -11,8 +11,8 @@
 
 #include "klab/cuda.h"
 #include "rmsnorm_rope.h"
-#include "rope_math.cuh"
-#include "../common/rms_op.cuh"
+#include "row/rope_math.cuh"
+#include "row/rms_op.cuh"
 
 namespace {
 

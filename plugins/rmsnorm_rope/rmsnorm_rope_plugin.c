@@ -1,13 +1,13 @@
 /* rmsnorm_rope.so: the descriptor and hooks. Kernels: rmsnorm_rope_fused.cu (the row-kernel skeleton
  * with the RoPE op) and rmsnorm_rope_baseline.cu; geometry, tables and the float64 reference:
- * rmsnorm_rope_reference.c. */
+ * lib/row/rope.c (decode_replay.so's tables too). */
 #include <cuda_runtime.h>
 #include <stdlib.h>
 
 #include "klab/cuda.h"
 #include "klab/plugin.h"
 #include "rmsnorm_rope.h"
-#include "../rmsnorm/rmsnorm.h"
+#include "row/rms.h"
 
 enum { T_X = 0, T_W, T_POS, T_COS, T_SIN, T_Y, T_T };
 

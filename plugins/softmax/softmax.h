@@ -1,7 +1,7 @@
 /* softmax: y = exp(x - max(x)) / sum(exp(x - max(x))) over the last dimension, in two versions:
  *   baseline  the unfused sequence: row max, subtract-exp, row sum, divide, each a kernel with its
  *             intermediate (the exponentials, in float) in device memory;
- *   fused     the row-kernel skeleton (plugins/common/row_kernel.cuh) with the softmax op: one read and
+ *   fused     the row-kernel skeleton (plugins/lib/row/row_kernel.cuh) with the softmax op: one read and
  *             one write where the row fits on chip (registers of a block or of a cluster), the online
  *             two-pass form (running max and rescaled sum, then a second read) where it does not.
  * Inputs are uniform in [-spread, spread) (param.spread, default 100: exp(x) of the raw input would
@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "klab/plugin.h"
-#include "../common/row_plan.h"
+#include "row/row_plan.h"
 
 #ifdef __cplusplus
 extern "C" {

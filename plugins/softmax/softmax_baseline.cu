@@ -9,7 +9,7 @@
 
 #include "klab/cuda.h"
 #include "softmax.h"
-#include "../common/row_numeric.cuh"
+#include "cuda/numeric.cuh"
 
 namespace {
 

@@ -1,4 +1,4 @@
-/* Fused softmax: the row-kernel skeleton (plugins/common/row_kernel.cuh) with the op below.
+/* Fused softmax: the row-kernel skeleton (plugins/lib/row/row_kernel.cuh) with the op below.
  *
  * One reduction, not two: each thread reduces its elements to a pair (m, s), its maximum and the sum of
  * exp(x - m) over them, and pairs merge as (max(m1, m2), s1 exp(m1 - m) + s2 exp(m2 - m)). So a row
@@ -12,7 +12,7 @@
 
 #include "klab/cuda.h"
 #include "softmax.h"
-#include "../common/row_kernel.cuh"
+#include "row/row_kernel.cuh"
 
 namespace {
 

@@ -1,5 +1,5 @@
 /* softmax.so: the descriptor and hooks. Kernels: softmax_fused.cu (the row-kernel skeleton) and
- * softmax_baseline.cu; float64 reference: softmax_reference.c; the per-shape layout: row_plan.c. */
+ * softmax_baseline.cu; float64 reference: softmax_reference.c; the per-shape layout: lib/row/row_plan.c. */
 #include <cuda_runtime.h>
 #include <stdlib.h>
 

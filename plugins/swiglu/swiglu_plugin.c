@@ -1,5 +1,5 @@
-/* swiglu.so: the descriptor and hooks. Kernels: swiglu_kernels.cu; float64 reference and the case's
- * shape: swiglu_reference.c. */
+/* swiglu.so: the descriptor and hooks. Kernels and plans: lib/gated (gated_kernels.cu, gated_plan.c);
+ * float64 reference and the case's shape: swiglu_reference.c. */
 #include <cuda_runtime.h>
 #include <stdlib.h>
 

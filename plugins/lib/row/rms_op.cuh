@@ -18,7 +18,7 @@
 #ifndef RMS_OP_CUH
 #define RMS_OP_CUH
 
-#include "row_kernel.cuh"
+#include "row/row_kernel.cuh"
 
 /* EARLY_W false: no prefetch of w in load (RoPE's op: its fp32 form spilled 8 bytes with it) */
 template <typename T, bool RESID, bool EARLY_W = true> struct RmsOp {
@@ -172,7 +172,8 @@ template <typename T, bool E> struct tile_columns<RmsOp<T, false, E>> {
 };
 /* RMSNorm's on-chip epilogue in whole rows (row_kernel.cuh's whole_epilogue): bf16's always, fp16's
    where the grid is small (row_plan_few_threads); fp32's never: on small grids it moved 0.95-1.02x
-   (128x4096 0.952x, 16x5120 0.968x, 8x4096 1.019x; H200, twenty-first sitting, call 5) */
+   (128x4096 0.952x, 16x5120 0.968x, 8x4096 1.019x; H200, docs/measurements/2026-11-23-h200-21.md
+   section 3) */
 template <bool E> struct whole_epilogue<RmsOp<__half, false, E>> {
     static constexpr int value = WHOLE_FEW;
 };

@@ -1,9 +1,9 @@
-/* The numerics every row plugin shares: float conversions of the three float dtypes, a 16-byte vector
- * as floats and back, a fast exp2, and the block-wide sum and max the unfused baselines use. The
- * row-kernel skeleton (row_kernel.cuh) builds on it; so do the baselines, so a conversion is written
- * once. */
-#ifndef ROW_NUMERIC_CUH
-#define ROW_NUMERIC_CUH
+/* The numerics klab's kernels share: float conversions of the three float dtypes, a 16-byte vector as
+ * floats and back, a fast exp2, and the warp- and block-wide sum and max the unfused baselines use. The
+ * row-kernel skeleton (row/row_kernel.cuh) builds on it; so do the row baselines, the reduction, the
+ * gated kernels, matmul_h200's tiled kernel and decode_replay's, so a conversion is written once. */
+#ifndef KLAB_CUDA_NUMERIC_CUH
+#define KLAB_CUDA_NUMERIC_CUH
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -8,8 +8,8 @@
  *   cl::at(p, r)          rank r's copy of this CTA's shared address p, as a generic address
  *   cl::rank0(p)          cl::at(p, 0)
  * sm_90 and up (clusters); the kernels that use them trap elsewhere. */
-#ifndef KLAB_COMMON_CLUSTER_BARRIER_CUH
-#define KLAB_COMMON_CLUSTER_BARRIER_CUH
+#ifndef KLAB_CUDA_CLUSTER_BARRIER_CUH
+#define KLAB_CUDA_CLUSTER_BARRIER_CUH
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 namespace cl {

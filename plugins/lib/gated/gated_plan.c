@@ -1,8 +1,8 @@
-/* swiglu's launch plans (swiglu.h): the own choice and the fused profile's tuning space, pure C so
+/* The gated kernels' launch plans (gated.h): the own choice and swiglu's fused tuning space, pure C so
  * the config hook (run without a GPU by `klab --tune --validate`) and the launcher agree. */
 #include <stdio.h>
 
-#include "swiglu.h"
+#include "gated/gated.h"
 
 static const int ctas[] = {128, 256, 512};
 static const int unrolls[] = {1, 2, 4, 8};

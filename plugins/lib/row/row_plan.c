@@ -1,5 +1,5 @@
 /* The row-kernel plans: validity, the per-shape choice and the tuning space (row_plan.h). */
-#include "row_plan.h"
+#include "row/row_plan.h"
 
 #include <stdio.h>
 
@@ -9,8 +9,9 @@ const row_limits row_limits_heavy = {ROW_PLAN_MAX_CLUSTER, 0, 1, 1, 1, 0};
 const row_limits row_limits_fit4 = {ROW_PLAN_MAX_CLUSTER, 0, 1, 1, 0, 1};
 
 /* The longest row window (16-byte vectors) the per-shape choice takes a tile plan for: the rows whose
-   groups are one or two threads. The tile plan against its register twin in the same process (H200,
-   twentieth sitting, calls 1-2; RMSNorm with its gain staged, call 2): windows of 3-6 vectors won,
+   groups are one or two threads. The tile plan against its register twin in the same process (H200 at
+   4396ee7, docs/measurements/2026-11-23-h200-20.md section 1; RMSNorm with its gain staged): windows
+   of 3-6 vectors won,
    65537x17 RMSNorm fp16 / bf16 / fp32 1.50 / 1.47 / 1.15x, softmax 1.63 / 1.61 / 1.10x, 100003x33 fp16
    1.28x, 1.46x; from 9 vectors it was level at best (100003x33 fp32 1.02x, 0.96x; 8192x250 fp16 1.00x,
    0.96x) and lost on longer rows (16384x100, 8192x250 fp32, 4096x1001, 1024x4093: 0.84-0.97x): the
@@ -156,8 +157,8 @@ int row_plan_check(const row_shape *s, const row_limits *lim, const row_plan *p,
    Where the op's 4-vector kernel takes two blocks of 1024 an SM (lim->fit4, where the rows fill the
    GPU: row_plan_bounded4), a row that fills 512 or 1024 threads x 4 exactly stays at 4: rmsnorm fp32
    2048x16384 1024 x 4 66.9 us against 512 x 8's 67.3, fp16 1024x32768 35.3 against 36.0, fp16
-   2048x16384 512 x 4 33.9 against 256 x 8's 34.5, fp32 4096x8192 65.4 against 66.2 (H200, eighteenth
-   sitting, call 3; 74.8, 40.1, 36.4, 68.0 unbounded).
+   2048x16384 512 x 4 33.9 against 256 x 8's 34.5, fp32 4096x8192 65.4 against 66.2 (H200 at 9a05a03,
+   docs/measurements/2026-11-23-h200-18.md section 3; 74.8, 40.1, 36.4, 68.0 unbounded).
    docs/notes/rmsnorm.md and softmax.md have the tune runs. */
 static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_plan *p)
 {
@@ -170,11 +171,11 @@ static void one_block(const row_shape *s, size_t w, const row_limits *lim, row_p
        rows in blocks of 32-64 threads; so did a copy of 16 KiB blocks against one of 4 KiB past 32 MiB
        a side (klab's copy, gpu_kernels.cu), and both turn below it. RMSNorm at 2 vectors a thread in
        blocks of 64 (or one row), softmax (heavy: 2 vectors lost up to 11 %) at 4 in blocks of 64, same
-       rounds (H200, nineteenth sitting, call 4): at 2^25 elements RMSNorm N = 128 .. 1024 1.015-1.045x
-       (fp16, bf16), 1.00-1.015x (fp32), softmax 1.00-1.064x; at 2-16 MiB (8192x128, 4096x1024,
-       65536x128 fp16) 0.92-1.00x, so those keep 256-thread blocks. Ragged rows, RoPE's head-aligned
-       groups and ops that read a row from two tensors (RMSNorm's residual form: twice a block's bytes)
-       keep them too (unmeasured). */
+       rounds (H200, docs/measurements/2026-11-23-h200-19.md section 3): at 2^25 elements RMSNorm N = 128 ..
+       1024 1.015-1.045x (fp16, bf16), 1.00-1.015x (fp32), softmax 1.00-1.064x; at 2-16 MiB (8192x128,
+       4096x1024, 65536x128 fp16) 0.92-1.00x, so those keep 256-thread blocks. Ragged rows, RoPE's head-aligned
+       groups and ops that read a row from two tensors (RMSNorm's residual form: twice a block's bytes) keep
+       them too (unmeasured). */
     const int small = aligned && w >= 16 && w <= 256 && lim->tpr_multiple == 1 &&
                       lim->ring && s->rows * s->cols * s->elem > ((size_t)32 << 20);
     const int fits = lim->fit4 && tpr * 4 == w && tpr <= 1024 && aligned && row_plan_bounded4(s->rows, (int)tpr);
@@ -219,11 +220,12 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
     if (w > ROW_PLAN_MAX_VECTORS && w <= 2 * ROW_PLAN_MAX_VECTORS && streams && s->rows >= 2 * ROW_PLAN_SMS) {
         /* rows of 64-128 KiB stream. fp32 RMSNorm: one block of 1024 x 8 a row, the whole row in flight
            in one step, then read again from L1 (torch.compile's kernel there): 92.5 % of the copy against
-           the cluster plan's 85.3 % at 1024x32768 (H200, twelfth sitting, call 9), 93.5 % against 512 x 8's
-           88.9 % (seventeenth sitting, call 3). 16-bit rows and softmax: two blocks of 512 x 8 an SM, two
+           the cluster plan's 85.3 % at 1024x32768 (H200, docs/measurements/2026-11-22-h200-12.md section
+           4b), 93.5 % against 512 x 8's 88.9 % (docs/measurements/2026-11-23-h200-17.md section 1, one
+           run). 16-bit rows and softmax: two blocks of 512 x 8 an SM, two
            steps a row, so one block's arithmetic runs beside the other's memory phases (one block an SM
            leaves its share of DRAM idle while it reduces and converts: at fp16 512x65536 the 1024 x 8
-           kernel issues on 37 % of cycles at 2.79 TB/s, ncu). Same rounds, call 3: rmsnorm fp16
+           kernel issues on 37 % of cycles at 2.79 TB/s, ncu). In that run's rounds: rmsnorm fp16
            512x65536 85.9-86.3 % against 1024 x 8's 82.4-82.8 %; softmax fp16 512x65536 84.7 % and fp32
            1024x32768 93.0 % against the cluster plan's 80.6 and 88.1 % */
         p = s->elem == 2 || lim->heavy ? (row_plan){512, 512, 8, 1, 1, 0, 0} : (row_plan){1024, 1024, 8, 1, 1, 0, 0};
@@ -231,9 +233,9 @@ int row_plan_choose(const row_shape *s, const row_limits *lim, row_plan *out, ch
                !lim->heavy && s->rows >= ROW_PLAN_SMS) {
         /* 16-bit RMSNorm rows of 128-256 KiB: 1024 x 8 in two steps (the first read again from L2), one
            block an SM, no cluster wait: fp16 256x131072 80.3-80.6 % against the 8-block cluster plan's
-           78.2-79.5 %, bf16 80.4 against 78.3 % (seventeenth sitting, call 3; call 2 80.2 against 78.7).
-           fp32 rows of 256 KiB keep the cluster plan (82.4 against 81.2 %, call 2), and softmax's (fp16
-           256x131072 78.8-79.1 against 74.0-74.2 %, call 4) */
+           78.2-79.5 %, bf16 80.4 against 78.3 % (docs/measurements/2026-11-23-h200-17.md section 1; an
+           earlier run 80.2 against 78.7). fp32 rows of 256 KiB keep the cluster plan (82.4 against 81.2 %,
+           that earlier run), and softmax's (fp16 256x131072 78.8-79.1 against 74.0-74.2 %, a later run) */
         p = (row_plan){1024, 1024, 8, 1, 1, 0, 0};
     } else if (w <= 2048 || (w <= ROW_PLAN_MAX_VECTORS && !few)) {
         /* up to 64 KiB a row in one block: one block of 512 x 8 vectors beat a 2-block cluster at

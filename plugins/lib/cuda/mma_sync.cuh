@@ -1,9 +1,10 @@
 /* The mma.sync pieces of klab's tensor-core kernels (matmul_h200's tiled and skinny kernels,
  * decode_replay's mma attention): m16n8k16 with fp32 accumulators for bf16 and fp16 (sm_80 and later),
  * whole (MmaOp) or with rows 8..15 zero (Mma8), and the packing of two fp32 into the 16-bit pair that
- * feeds them (a single conversion is row_numeric.cuh's from_f). An anonymous namespace: each kernel file gets its own inline copy. */
-#ifndef KLAB_COMMON_MMA_SYNC_CUH
-#define KLAB_COMMON_MMA_SYNC_CUH
+ * feeds them (a single conversion is numeric.cuh's from_f). An anonymous namespace: each kernel file gets
+ * its own inline copy. */
+#ifndef KLAB_CUDA_MMA_SYNC_CUH
+#define KLAB_CUDA_MMA_SYNC_CUH
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

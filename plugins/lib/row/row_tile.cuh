@@ -11,7 +11,7 @@
  * as the ring plan does), reduces and finishes as in the register plans, writes its elements back
  * into the same shared memory through the op's epilogue, and the block stores the span in whole
  * vectors again; only the span's two edge vectors, shared with the neighbouring blocks, are written
- * element by element. On an H200 (twentieth sitting) it ran 1.10-1.63x its register twin on rows of
+ * element by element. On an H200 (at 4396ee7) it ran 1.10-1.63x its register twin on rows of
  * 3-6 vectors, level at 9-10 and slower past them: the per-shape choice takes it up to 8
  * (row_plan.c); ncu has the RMSNorm kernel at 65537x17 fp16 5.34 us, torch.compile's 7.52.
  *
@@ -28,7 +28,8 @@
  * Column operands. An op that scales each column by a vector of its own (RMSNorm's gain w) would read
  * it element by element too, since a ragged row's columns start anywhere in a vector: 24 two-byte
  * loads a thread at a row of 17 fp16 (the tile RMSNorm ran 7.46 us with them, the tile softmax 6.46;
- * staged as below, RMSNorm's tile gained 4-9 % more on its register twin: H200, twentieth sitting). With
+ * staged as below, RMSNorm's tile gained 4-9 % more on its register twin: H200,
+ * docs/measurements/2026-11-23-h200-20.md section 1). With
  * rowk::tile_columns<Op>::value the block stages it instead, once, in PER copies in shared memory,
  * copy h shifted by h elements (zeros outside its columns), so that a row whose first element is
  * element h of its first vector finds each of its vectors' gains as one aligned 16-byte vector of
@@ -40,7 +41,7 @@
 #ifndef ROW_TILE_CUH
 #define ROW_TILE_CUH
 
-#include "row_kernel.cuh"
+#include "row/row_kernel.cuh"
 
 namespace rowk {
 

@@ -86,10 +86,10 @@
 
 #include <utility>
 
-#include "cluster_barrier.cuh"
-#include "launch_config.cuh"
-#include "pdl.cuh"
-#include "hopper_gemm.cuh"
+#include "cuda/cluster_barrier.cuh"
+#include "cuda/launch_config.cuh"
+#include "cuda/pdl.cuh"
+#include "hopper/hopper_gemm.cuh"
 
 namespace hs {
 

@@ -1,7 +1,7 @@
 /* splitmix64: the plugins' host-side seeded draws (rope positions, decode length schedules), one
  * definition so the same seed gives the same sequence in every plugin. */
-#ifndef KLAB_PLUGINS_SPLITMIX_H
-#define KLAB_PLUGINS_SPLITMIX_H
+#ifndef KLAB_CUDA_SPLITMIX_H
+#define KLAB_CUDA_SPLITMIX_H
 
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
 /* cuBLASLt TN GEMMs, bf16 or fp8 e4m3 in, bf16 out (gemm_lt.h). */
-#include "gemm_lt.h"
+#include "gemm/gemm_lt.h"
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>

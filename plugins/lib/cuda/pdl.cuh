@@ -5,8 +5,8 @@
  *   pdl_trigger()  griddepcontrol.launch_dependents: the dependent grid may launch once every CTA of
  *                  this one has triggered or exited.
  * Shared by decode_replay's step kernels and hopper_stream.cuh. */
-#ifndef KLAB_COMMON_PDL_CUH
-#define KLAB_COMMON_PDL_CUH
+#ifndef KLAB_CUDA_PDL_CUH
+#define KLAB_CUDA_PDL_CUH
 
 __device__ __forceinline__ void pdl_wait()
 {

@@ -101,12 +101,12 @@
 
 #include <type_traits>
 
-#include "func_attr.cuh"
-#include "hopper_epilogue.cuh"
-#include "hopper_sched.cuh"
-#include "hopper_store.cuh"
-#include "hopper_tma.cuh"
-#include "hopper_wgmma.cuh"
+#include "cuda/func_attr.cuh"
+#include "hopper/hopper_epilogue.cuh"
+#include "hopper/hopper_sched.cuh"
+#include "hopper/hopper_store.cuh"
+#include "hopper/hopper_tma.cuh"
+#include "hopper/hopper_wgmma.cuh"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define HG_SM90A 1
@@ -661,7 +661,7 @@ inline int make_store_map(CUtensorMap *tc, const void *C, int M, int N, long ldc
                          HG_STAGE_ROWS, 128, why, whylen);
 }
 
-/* The kernel's shared-memory attribute (common/func_attr.cuh: once an instantiation). */
+/* The kernel's shared-memory attribute (lib/cuda/func_attr.cuh: once an instantiation). */
 template <class Cfg, class Epi> inline cudaError_t prepare()
 {
     return func_attr_once<gemm_kernel<Cfg, Epi>, cudaFuncAttributeMaxDynamicSharedMemorySize>(smem_bytes<Cfg, Epi>());

@@ -1,7 +1,8 @@
-/* The rotation of one 16-byte vector's worth of a head, shared by the fused op and the baseline's RoPE
- * kernel so both rotate the same way: f holds PER consecutive elements of a head starting at head
- * offset d0 (a multiple of PER); for the half layout p holds the partner elements (d0 +- head_dim/2).
- * cos_r and sin_r are the token's rows of the tables (head_dim/2 floats each, 16-byte aligned). */
+/* The rotation of one 16-byte vector's worth of a head, shared by rmsnorm_rope's fused op and its
+ * baseline's RoPE kernel and by decode_replay's attention, so all rotate the same way: f holds PER
+ * consecutive elements of a head starting at head offset d0 (a multiple of PER); for the half layout p
+ * holds the partner elements (d0 +- head_dim/2). cos_r and sin_r are the token's rows of the tables
+ * (head_dim/2 floats each, 16-byte aligned). */
 #ifndef ROPE_MATH_CUH
 #define ROPE_MATH_CUH
 

@@ -7,8 +7,8 @@
  * Each of cluster() and pdl() at most once. cfg points into the object's own attribute array, so it is
  * neither copied nor moved: keep it alive until the launch (or the occupancy query) that reads it. Host
  * code; one copy instead of a hand-filled cudaLaunchAttribute array a launch site. */
-#ifndef KLAB_COMMON_LAUNCH_CONFIG_CUH
-#define KLAB_COMMON_LAUNCH_CONFIG_CUH
+#ifndef KLAB_CUDA_LAUNCH_CONFIG_CUH
+#define KLAB_CUDA_LAUNCH_CONFIG_CUH
 
 #include <cuda_runtime.h>
 

@@ -99,8 +99,8 @@ static inline int row_plan_fills(size_t rows, size_t tpr)
 /* Where an op's aligned 4-vector on-chip kernel runs bounded to two blocks an SM (row_kernel.cuh's
    four_vector_blocks), and so where row_limits.fit4 plans count on it: rows of 256 threads or more
    that fill the GPU. Elsewhere ptxas's unbounded kernel was the faster: decode rows 1x4096 and 8x4096
-   0.92x bounded at fp32, 0.98x at fp16; 128-thread rows of 4096x4096 fp16 0.987x (H200, eighteenth
-   sitting, call 4). */
+   0.92x bounded at fp32, 0.98x at fp16; 128-thread rows of 4096x4096 fp16 0.987x (H200,
+   docs/measurements/2026-11-23-h200-18.md section 4). */
 static inline int row_plan_bounded4(size_t rows, int tpr)
 {
     return tpr >= 256 && row_plan_fills(rows, (size_t)tpr);
@@ -108,9 +108,10 @@ static inline int row_plan_bounded4(size_t rows, int tpr)
 /* Where an op's aligned 4-vector on-chip kernel writes its rows in whole rows although the op takes
    them only where the grid is small (row_kernel.cuh's whole_epilogue, FEW): at most 512 threads an SM,
    one partial wave whose rows wait on w's loads one after another, not on the SMs' share. fp16
-   RMSNorm with the whole rows (H200, twenty-first sitting, call 5, three processes each): 8x4096
-   1.158x, 1x4096 1.118x, 4x8192 1.101x, 128x4096 1.087x, 8192x128 1.084x, 32x8192 1.076x; on fuller
-   unbounded grids (4096x1024, 2048x2048: 131072 threads) 0.98-0.99x in call 4, where the kernel's
+   RMSNorm with the whole rows (H200, docs/measurements/2026-11-23-h200-21.md section 3, three processes
+   each): 8x4096 1.158x, 1x4096 1.118x, 4x8192 1.101x, 128x4096 1.087x, 8192x128 1.084x, 32x8192
+   1.076x; on fuller unbounded grids (4096x1024, 2048x2048: 131072 threads) 0.98-0.99x in an earlier
+   run of that record, where the kernel's
    48 -> 64 registers (sm_90a) cost warps. The grid's threads are counted without the cluster: a
    tuned cluster plan of rows x tpr x cluster past the line still takes the whole rows. */
 static inline int row_plan_few_threads(size_t rows, int tpr)

@@ -1,12 +1,12 @@
-/* RMSNorm + RoPE on the CPU: the case's geometry and its refusals, the positions and tables the plugin
- * fills, and the float64 reference. */
+/* RMSNorm + RoPE on the CPU: the case's geometry and its refusals, the positions and tables the plugins
+ * fill, and the float64 reference (rope.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "rmsnorm_rope.h"
-#include "../rmsnorm/rmsnorm.h"
-#include "../common/splitmix.h"
+#include "cuda/splitmix.h"
+#include "row/rms.h"
+#include "row/rope.h"
 
 int rope_geometry(const klab_case *k, rope_geom *g, char *why, size_t whylen)
 {

@@ -1,6 +1,7 @@
+/* RMSNorm's float64 references (rms.h). */
 #include <math.h>
 
-#include "rmsnorm.h"
+#include "row/rms.h"
 
 void rmsnorm_reference(const double *x, const double *w, double *y, size_t rows, size_t cols, double eps)
 {

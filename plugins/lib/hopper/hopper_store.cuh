@@ -72,7 +72,7 @@ static inline HG_SD int hg_stage_frag(int j, int q, int r)
 #include <cuda.h>
 #include <stdint.h>
 
-#include "hopper_epilogue.cuh"
+#include "hopper/hopper_epilogue.cuh"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define HG_STORE_SM90A 1

@@ -71,10 +71,10 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "func_attr.cuh"
-#include "launch_config.cuh"
-#include "row_numeric.cuh"
-#include "row_plan.h"
+#include "cuda/func_attr.cuh"
+#include "cuda/launch_config.cuh"
+#include "cuda/numeric.cuh"
+#include "row/row_plan.h"
 
 /* The sm_90 pass of the compilation, the measured one. The sm_80 pass builds the same kernels without
    clusters and bulk copies, and keeps the older form of two code shapes that spilled there
@@ -234,15 +234,15 @@ __device__ __forceinline__ A cluster_reduce(const Op &o, A a, int cn, int rank, 
     return cluster_merge(o, a, cn, rank, peer);
 }
 
-/* The row's total in every thread of its group: lanes (shuffles), then the group's warps, in one of two
-   ways. Every thread merging the wpr partials in turn put 32 LDS and 31 FADDs a thread on the
-   1024-thread kernels' path between the two passes (SASS, seventeenth sitting); there, and for merges
-   that cost an exponential (softmax's (max, sum) pairs), each warp reads the partials one a lane and
-   shuffles them together: 1.03x at rmsnorm fp32 1024x32768, softmax 1.00-1.04x. For RMSNorm's float sums
-   in smaller groups the loads in turn, issued together, were the faster (the butterfly's five dependent
-   shuffles: fp16 128x262144 0.94x, 1024x32768 0.985x; H200, calls 9-10). The butterfly gives every lane
-   the same bits (each step adds a pair in both orders, and merge is commutative). reduce_row adds the
-   cluster's blocks. */
+/* The row's total in every thread of its group: lanes (shuffles), then the group's warps, in one of two ways.
+   Every thread merging the wpr partials in turn put 32 LDS and 31 FADDs a thread on the 1024-thread kernels'
+   path between the two passes (SASS, docs/measurements/2026-11-23-h200-17.md section 6); there, and for
+   merges that cost an exponential (softmax's (max, sum) pairs), each warp reads the partials one a lane and
+   shuffles them together: 1.03x at rmsnorm fp32 1024x32768, softmax 1.00-1.04x. For RMSNorm's float sums in
+   smaller groups the loads in turn, issued together, were the faster (the butterfly's five dependent
+   shuffles: fp16 128x262144 0.94x, 1024x32768 0.985x; H200, calls 9-10). The butterfly gives every lane the
+   same bits (each step adds a pair in both orders, and merge is commutative). reduce_row adds the cluster's
+   blocks. */
 template <class Op, typename A>
 __device__ __forceinline__ A reduce_group(const Op &o, A a, const Geom &g, A *warp_part)
 {
@@ -309,10 +309,10 @@ template <int VPT, bool WIDE> constexpr int max_threads() { return VPT >= 8 && !
 /* Blocks of max_threads an SM that an op's aligned on-chip kernel of 4 vectors a thread is bounded to,
    where its rows fill the GPU (row_plan_bounded4); 0: no bound, ptxas's choice. Unbounded, ptxas gave
    RMSNorm's fp16 and fp32 kernel 48 registers, one block of 1024 an SM; bounded to two (32 registers,
-   no spill) a row of 1024 x 4 vectors ran 1.12-1.14x faster, and rows of 2048 and 4096 vectors overtook
-   the 8-vector plans (H200, eighteenth sitting, call 3). An op opts in (rms_op.cuh) where its kernel
-   fits 32 registers without a spill (bf16's RMSNorm spilled 38 bytes, softmax's sm_80 code 12); the
-   sm_80 pass keeps ptxas's choice (sm90_only). */
+   no spill) a row of 1024 x 4 vectors ran 1.12-1.14x faster, and rows of 2048 and 4096 vectors overtook the
+   8-vector plans (H200 at 9a05a03, docs/measurements/2026-11-23-h200-18.md section 3). An op opts in
+   (rms_op.cuh) where its kernel fits 32 registers without a spill (bf16's RMSNorm spilled 38 bytes,
+   softmax's sm_80 code 12); the sm_80 pass keeps ptxas's choice (sm90_only). */
 template <class Op> struct four_vector_blocks {
     static constexpr int value = 0;
 };
@@ -329,9 +329,9 @@ template <class Op, bool STREAM, bool ALIGNED> constexpr bool wide_stream = STRE
 
 /* Ops whose aligned unbounded on-chip kernel of 4 vectors a thread writes a live row's vectors in whole
    rows (every slot full at compile time: the op's per-slot tests fold and its epilogue's loads go out
-   together). bf16 RMSNorm gained 1.0-1.8 % with it (N = 128 .. 8192, H200, nineteenth sitting, call 3;
-   -0.3 .. +1.2 % in call 4's repeat); fp16 and fp32 RMSNorm moved -1.3 .. +1.2 %, softmax lost up to
-   1.9 % (its kernel 44 -> 64 registers).
+   together). bf16 RMSNorm gained 1.0-1.8 % with it (N = 128 .. 8192, H200,
+   docs/measurements/2026-11-23-h200-19.md section 4; -0.3 .. +1.2 % in a repeat); fp16 and fp32 RMSNorm
+   moved -1.3 .. +1.2 %, softmax lost up to 1.9 % (its kernel 44 -> 64 registers).
    Other widths: 8 vectors took bf16's kernel 64 -> 128 registers, the bounded kernels spilled, 2 went
    32 -> 52 (untimed). An op opts in (rms_op.cuh): ALWAYS, or FEW where the grid is small
    (row_plan_few_threads: launch_one then runs the kernel instance MINB = 1, a bound that constrains
@@ -343,9 +343,10 @@ template <class Op> struct whole_epilogue {
 
 /* Every vector of a step in flight before any is used. ptxas reorders a step's loads to save registers:
    it gave the fp32 RMSNorm step at 1024 x 8 32 registers by interleaving each load with the FFMAs of
-   the one before, two loads in flight a thread (SASS, twelfth sitting), where torch.compile's kernel
-   issues all eight first. A data dependency is what it cannot reorder: each vector takes an XOR of all
-   of them ANDed with a zero it cannot see (the sign of g.rows, which launch() checks is >= 1). */
+   the one before, two loads in flight a thread (SASS, docs/measurements/2026-11-22-h200-12.md section 4b),
+   where torch.compile's kernel issues all eight first. A data dependency is what it cannot reorder: each
+   vector takes an XOR of all of them ANDed with a zero it cannot see (the sign of g.rows, which launch()
+   checks is >= 1). */
 template <int V> __device__ __forceinline__ void all_in_flight(uint4 (&v)[V], int64_t rows)
 {
     uint32_t x = 0;
@@ -362,10 +363,11 @@ template <int V> __device__ __forceinline__ void all_in_flight(uint4 (&v)[V], in
    kept in L1 for pass 2); true, pass 2 (reload, the last read). WHOLE: the step lies inside the part,
    and rows are aligned (the wide kernels'), so every slot is full at compile time and the op's per-slot
    tests fold. With them, ptxas put each of fp16 RMSNorm's pass-2 epilogues (w's load, the math, the
-   store) behind a branch of its own, one w load in flight a thread (SASS, fifteenth sitting); fp32's
-   whole-step form spilled 8 bytes at 64 registers until reduce_group's butterfly freed them
-   (seventeenth sitting): it runs whole steps in the sm_90 pass. In pass 1 the slot tests and zero fills
-   were a third of the instructions before the last load (eighteenth sitting). */
+   store) behind a branch of its own, one w load in flight a thread (SASS,
+   docs/measurements/2026-11-23-h200-15.md section 1); fp32's whole-step form spilled 8 bytes at 64
+   registers until reduce_group's butterfly freed them (docs/measurements/2026-11-23-h200-17.md section
+   6): it runs whole steps in the sm_90 pass. In pass 1 the slot tests and zero fills were a third of
+   the instructions before the last load (docs/measurements/2026-11-23-h200-18.md section 1). */
 template <int VPT, int PER, bool WIDE, bool WHOLE, bool AGAIN, class Op>
 __device__ __forceinline__ void step_in(const Op &o, const RowSpan &r, uint4 (&raw)[VPT], int b, const Geom &g, int lane, int c1)
 {
@@ -442,7 +444,7 @@ row_kernel(Op op, Geom g)
     }
     const int lane = (int)threadIdx.x & (g.tpr - 1);
     /* SHORT: a shift where a division by g.cluster (every plan's, cluster 1 too) and row_span's signed
-       arithmetic were most of the instructions before the first load (ncu, eighteenth sitting: 94 a
+       arithmetic were most of the instructions before the first load (ncu on an H200 at 86d4d5c: 94 a
        warp where torch.compile's kernel has 21). The wide kernels take it: one block an SM, whose
        DRAM share idles until the loads go out; so do the aligned on-chip kernels of 1-2 vectors,
        whose short rows' warps each carry only a few vectors (fp16 2-vector kernel: 100 -> 70
@@ -485,7 +487,7 @@ row_kernel(Op op, Geom g)
                compile time (WHOLE_ROWS: whole_epilogue). With per-slot tests ptxas put each of RMSNorm's
                VPT epilogues (w's load, the math, the store) behind a branch of its own, VPT round trips
                for w one after another, where torch.compile's kernel has its w loads in flight together
-               (ncu source counters, fp16 32768x1024, nineteenth sitting: 13 % of klab's stall samples) */
+               (ncu source counters, fp16 32768x1024 on an H200: 13 % of klab's stall samples) */
             if (WHOLE_ROWS && live && c0 + step <= c1)
                 step_out<VPT, PER, true, HINT_NONE>(o, r, raw, c0, g, lane, c1);
             else
@@ -595,7 +597,7 @@ template <class Op> cudaError_t launch(const Op &op, const row_plan &p, int64_t 
 
 } // namespace rowk
 
-#include "row_ring.cuh"
-#include "row_tile.cuh"
+#include "row/row_ring.cuh"
+#include "row/row_tile.cuh"
 
 #endif

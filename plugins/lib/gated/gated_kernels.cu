@@ -1,4 +1,4 @@
-/* SwiGLU kernels: one elementwise template and three ops on it,
+/* The gated activation's kernels (gated.h): one elementwise template and its ops,
  *   SILU    t = silu(a)         the baseline's first kernel (rounded to the dtype, as eager keeps it)
  *   MUL     c = a * b           the baseline's second kernel
  *   SWIGLU  c = silu(a) * b     the fused kernel: one pass, one rounding
@@ -17,17 +17,17 @@
  *   any      everything else (a packed row that is not a whole number of vectors puts gate, up and out
  *            at different misalignments, so no 16-byte load serves all three; no model has one):
  *            element by element.
- * The vectorized kernel's plan (threads, vectors in flight, cache hints: swiglu_plan in swiglu.h) is
+ * The vectorized kernel's plan (threads, vectors in flight, cache hints: swiglu_plan in gated.h) is
  * the fused profile's tuning space; the baseline and fused_gated_mlp take the own choice. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-/* to_f, from_f and vec16 (a 16-byte vector as floats and back), shared with the row plugins */
-#include "../common/row_numeric.cuh"
+/* to_f, from_f and vec16 (a 16-byte vector as floats and back), shared with the row kernels */
+#include "cuda/numeric.cuh"
 /* silu and gelu, shared with fused_gated_mlp's epilogue */
-#include "../common/activation.cuh"
+#include "cuda/activation.cuh"
 #include "klab/cuda.h"
-#include "swiglu.h"
+#include "gated/gated.h"
 
 namespace {
 

@@ -31,7 +31,7 @@
 #ifndef ROW_RING_CUH
 #define ROW_RING_CUH
 
-#include "row_kernel.cuh"
+#include "row/row_kernel.cuh"
 
 namespace rowk {
 

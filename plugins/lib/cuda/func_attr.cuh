@@ -3,8 +3,8 @@
  * it, later launches skip the call. A plain static flag is enough because klab runs one worker thread a
  * plugin and one device a worker process (docs/architecture.md); the call enqueues nothing, so
  * it is legal while a graph is captured. */
-#ifndef KLAB_COMMON_FUNC_ATTR_CUH
-#define KLAB_COMMON_FUNC_ATTR_CUH
+#ifndef KLAB_CUDA_FUNC_ATTR_CUH
+#define KLAB_CUDA_FUNC_ATTR_CUH
 
 #include <cuda_runtime.h>
 
