@@ -32,9 +32,6 @@ int lab_run_report(const cli_opts *o, const char *dir);
 /* The run's last line: its wall time and the phases that took most of it (phases.h). */
 void lab_print_time(const run_phases *ph);
 
-/* CLOCK_MONOTONIC in milliseconds: the clock of the run's phases. */
-double lab_now_ms(void);
-
 /* A run's meta.ini (run_meta.h) from its command line. `dev` may be NULL (no GPU was reached). The
    experiments' INI files are named and hashed in [inis] (plugin = FNV-1a 64 of the file's bytes, in
    hex) and [ini_paths], so that `klab merge` can refuse runs of different INIs. 0, or -1 with err. */

@@ -219,10 +219,10 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
         print_table(f->name, csv, s.rows, s.nrows);
     profiling_opts po = cli_profiling_opts(o);
     if (o->with_profiling && !o->verify_only && s.nrows) {
-        double t0 = lab_now_ms(); /* ncu replays each kernel many times: a phase of its own */
+        double t0 = phases_clock_ms(); /* ncu replays each kernel many times: a phase of its own */
         if (profiling_plugin(&po, f->name, cfg->path, run_dir, s.rows, s.nrows, err, sizeof err) != 0)
             fprintf(stderr, "klab: %s\n", err);
-        phases_add(t->phases, f->name, "profiling", lab_now_ms() - t0);
+        phases_add(t->phases, f->name, "profiling", phases_clock_ms() - t0);
     }
     for (int i = 0; i < s.nrows; i++) {
         const klab_row *r = &s.rows[i];
@@ -290,19 +290,12 @@ int lab_write_meta(const char *path, const char *run_id, const char *started, co
     return run_meta_write_info(path, &m, err, errlen);
 }
 
-double lab_now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 /* However the run ends (a signal too: a run stopped for taking long is the one whose time matters),
    where its time went goes into meta.ini; the line is printed last, by the caller. */
 static void run_time(const char *meta, run_phases *ph, double t0)
 {
     char err[1200];
-    ph->wall_ms = lab_now_ms() - t0;
+    ph->wall_ms = phases_clock_ms() - t0;
     if (run_meta_put_phases(meta, ph, err, sizeof err) != 0)
         text_printf(stderr, "klab: %s\n", err);
 }
@@ -316,7 +309,7 @@ void lab_print_time(const run_phases *ph)
 
 int lab_run(const cli_opts *o)
 {
-    double t0 = lab_now_ms();
+    double t0 = phases_clock_ms();
     static run_phases phases;
     memset(&phases, 0, sizeof phases);
     discovery d;

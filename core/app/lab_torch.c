@@ -243,13 +243,6 @@ static int script_takes(const cli_opts *o, const char *script, const char *optio
     return run_child(argv, out, sizeof out) == 0 && strstr(out, option) != NULL;
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 /* One run of the script for targets t[0..n) (run NULL: the listing). Returns its exit status, as
    lab_torch's. */
 static int torch_child(const cli_opts *o, const char *script, const char *exe, const torch_target *t, int n,
@@ -299,10 +292,10 @@ static int torch_rows_per_plugin(const cli_opts *o, const char *script, const ch
         torch_run one = *run;
         one.phases_out = takes ? phases_out : NULL;
         unlink(phases_out); /* an earlier run's would pass for this one's */
-        double t0 = now_ms();
+        double t0 = phases_clock_ms();
         int r = torch_child(o, script, exe, &t[i], 1, &one);
         if (run->phases)
-            phases_add(run->phases, t[i].plugin, "torch", now_ms() - t0);
+            phases_add(run->phases, t[i].plugin, "torch", phases_clock_ms() - t0);
         if (takes && access(phases_out, R_OK) == 0) {
             if (run->phases && phases_read(phases_out, t[i].plugin, "torch_", run->phases, err, sizeof err) != 0)
                 text_printf(stderr, "klab: PyTorch's phases: %s\n", err);

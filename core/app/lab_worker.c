@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "process/samples_file.h"
@@ -23,20 +22,11 @@ static void progress(const job_state *s)
                 s->unit.dtype);
 }
 
-static double clock_ms(const job_state *s)
-{
-    if (s->clock_ms)
-        return s->clock_ms();
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 void lab_phase_mark(job_state *s, const char *next)
 {
     if (!s->phases)
         return;
-    double now = clock_ms(s);
+    double now = s->clock_ms ? s->clock_ms() : phases_clock_ms();
     if (s->phase_open && now > s->phase_t0)
         phases_add(s->phases, s->label ? s->label : "?", s->open_phase, now - s->phase_t0);
     s->phase_open = next != NULL;

@@ -4,8 +4,16 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "config/ini_walk.h"
+
+double phases_clock_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
 
 int phases_add(run_phases *p, const char *plugin, const char *phase, double ms)
 {

@@ -30,6 +30,9 @@ typedef struct run_phases {
     double wall_ms; /* the whole run; 0: not known */
 } run_phases;
 
+/* CLOCK_MONOTONIC in milliseconds: the one clock of every phase and wall time. */
+double phases_clock_ms(void);
+
 /* Adds ms to (plugin, phase), made on first use in the order met. 0, or -1 when full, a name does
    not fit, or ms is negative or not finite (nothing added). */
 int phases_add(run_phases *p, const char *plugin, const char *phase, double ms);

@@ -111,17 +111,10 @@ static void merged_phases(const char *merged, char sources[][4500], const int *r
         text_printf(stderr, "klab: %s\n", err);
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 int devices_run(const devices_opts *o)
 {
     char run_id[64], work[4400], exe[4200];
-    double t0 = now_ms();
+    double t0 = phases_clock_ms();
     if (o->merged)
         o->merged[0] = 0;
     time_t now = time(NULL);
@@ -136,7 +129,7 @@ int devices_run(const devices_opts *o)
     }
     int n = o->ndevices;
     pid_t pids[DEVICES_MAX];
-    int rcs[DEVICES_MAX];
+    int rcs[DEVICES_MAX] = {0}; /* GCC at -O2 cannot see that each is set below */
     char runs[DEVICES_MAX][4500];
     static char store[DEVICES_MAX_ARGS][4200];
     printf("klab: run %s on GPUs", run_id);
@@ -227,7 +220,7 @@ int devices_run(const devices_opts *o)
         text_printf(stderr, "klab: the GPUs' run folders could not be merged: %s\n", err);
         return rc == EXIT_OK ? EXIT_FAILED_ROWS : rc;
     }
-    merged_phases(merged, runs, rcs, n, now_ms() - t0);
+    merged_phases(merged, runs, rcs, n, phases_clock_ms() - t0);
     if (o->merged)
         snprintf(o->merged, o->merged_len, "%s", merged);
     if (table_report(stdout, merged, err, sizeof err) != 0)
