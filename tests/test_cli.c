@@ -68,6 +68,9 @@ static void test_defaults(void **state)
     assert_string_equal(opts.command_line, "klab");
     assert_int_equal(opts.tune, 0);
     assert_string_equal(opts.tune_cache, "out/tune-cache.ini");
+    assert_true(opts.budget_ms == 0);
+    assert_int_equal(opts.quick, 0);
+    assert_int_equal(opts.report, 0);
 }
 
 /* --tune is a run (or, with --validate, a listing); the cache lives under the out folder unless named */
@@ -139,8 +142,68 @@ static void test_report(void **state)
     assert_string_equal(opts.reports[1], "b");
     assert_string_equal(opts.report_out, "/tmp/r");
     assert_string_equal(opts.experiments_dir, "e");
-    fails(PARSE("--out-dir", "x"), "--out-dir and --experiments go with klab report");
+    fails(PARSE("--out-dir", "x"), "--out-dir and --experiments go with klab report, or with a run's --report");
+    fails(PARSE("--experiments", "e", "--list"),
+          "--out-dir and --experiments go with klab report, or with a run's --report");
     fails(PARSE("rep"), "unexpected argument 'rep' (see klab --help)");
+}
+
+/* --budget-ms and --quick: a run's sampling, nothing else; a budget that is no number of
+   milliseconds, and --quick beside --tune or outside a run, are refused in one sentence */
+static void test_budget_and_quick(void **state)
+{
+    (void)state;
+    assert_int_equal(PARSE("--budget-ms", "250"), 0);
+    assert_true(opts.budget_ms == 250);
+    assert_int_equal(opts.quick, 0);
+    assert_int_equal(PARSE("--quick"), 0);
+    assert_int_equal(opts.quick, 1);
+    assert_true(opts.budget_ms == 0);
+    assert_int_equal(PARSE("--quick", "--budget-ms=12.5", "--plugin", "softmax"), 0);
+    assert_int_equal(opts.quick, 1);
+    assert_true(opts.budget_ms == 12.5);
+    assert_int_equal(opts.cmd, CMD_RUN);
+    assert_int_equal(PARSE("--budget-ms", "3600000", "--tune"), 0); /* sampling only: a tune run may have it */
+    assert_true(opts.budget_ms == 3600e3);
+    static const char *const bad[] = {"nan", "NaN", "inf", "-5", "0", "0.5", "3600001", "1e300", "abc", "", "5ms"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[200];
+        snprintf(want, sizeof want, "--budget-ms: '%s' is not a number of milliseconds from 1 to 3600000", bad[i]);
+        fails(PARSE("--budget-ms", bad[i]), want);
+    }
+    fails(PARSE("--budget-ms"), "--budget-ms needs a value");
+    fails(PARSE("--quick", "--tune"),
+          "--quick goes with a plain run, not --tune: a tuning cache must not learn from a smoke pass");
+    fails(PARSE("--tune", "--quick"),
+          "--quick goes with a plain run, not --tune: a tuning cache must not learn from a smoke pass");
+    fails(PARSE("--quick", "--validate"), "--quick and --budget-ms go with a run");
+    fails(PARSE("--budget-ms", "100", "--list"), "--quick and --budget-ms go with a run");
+    fails(PARSE("--quick", "report", "out/x"), "--quick and --budget-ms go with a run");
+    /* the same rule closes NaN to every number option */
+    fails(PARSE("--timeout", "nan"), "--timeout: 'nan' is not a number in [0.1, 86400]");
+    fails(PARSE("--throttle", "NAN"), "--throttle: 'NAN' is not a number in [0, 1]");
+}
+
+/* --report: a run that ends with its report; --out-dir and --experiments go with it */
+static void test_run_report(void **state)
+{
+    (void)state;
+    assert_int_equal(PARSE("--report"), 0);
+    assert_int_equal(opts.cmd, CMD_RUN);
+    assert_int_equal(opts.report, 1);
+    assert_string_equal(opts.report_out, "");
+    assert_string_equal(opts.experiments_dir, "experiments");
+    assert_int_equal(
+        PARSE("--with-torch", "--report", "--out-dir", "/tmp/r", "--experiments", "e", "--devices", "0,1"), 0);
+    assert_int_equal(opts.report, 1);
+    assert_string_equal(opts.report_out, "/tmp/r");
+    assert_string_equal(opts.experiments_dir, "e");
+    assert_int_equal(opts.ndevices, 2);
+    fails(PARSE("--report", "--list"), "--report goes with a run (klab report RUN reports a run made before)");
+    fails(PARSE("--report", "--validate"), "--report goes with a run (klab report RUN reports a run made before)");
+    fails(PARSE("--report", "report", "out/x"), "--report goes with a run (klab report RUN reports a run made before)");
+    fails(PARSE("--report", "compare", "a", "b"),
+          "--report goes with a run (klab report RUN reports a run made before)");
 }
 
 static void test_selection(void **state)
@@ -428,6 +491,8 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_commands),
         cmocka_unit_test(test_report),
+        cmocka_unit_test(test_budget_and_quick),
+        cmocka_unit_test(test_run_report),
         cmocka_unit_test(test_tune),
         cmocka_unit_test(test_selection),
         cmocka_unit_test(test_dtype_mask),

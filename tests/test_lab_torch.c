@@ -54,7 +54,7 @@ static void test_command_for_a_run(void **state)
     PARSE("--torch", "/opt/py/bin/python3", "--case", "4096x4096,ragged", "--dtype", "fp16,bf16", "--batched",
           "--device", "1", "--plugin", "rmsnorm,softmax");
     assert_int_equal(opts.with_torch, 1);
-    torch_run run = {"out/r1", "r1", 18446744073709551557ull};
+    torch_run run = {"out/r1", "r1", 18446744073709551557ull, NULL, NULL};
     torch_cmd c;
     assert_int_equal(torch_command(&c, &opts, "/s/tools/torch_rows.py", "/b", targets, 2, &run), 0);
     EXPECT_ARGV(&c, "/opt/py/bin/python3", "/s/tools/torch_rows.py", "--build", "/b", "--out", "out/r1", "--run-id",
@@ -64,6 +64,40 @@ static void test_command_for_a_run(void **state)
                 "fp16,bf16", "--mode", "batched");
     torch_cmd_free(&c);
     assert_int_equal(c.argc, 0);
+}
+
+/* --budget-ms, --quick and --phases-out become words only when klab has them: without them the
+   command is the one above, word for word (an older torch_rows.py would stop at a word it lacks) */
+static void test_command_with_new_options(void **state)
+{
+    (void)state;
+    torch_run run = {"out/r2", "r2", 5, NULL, NULL};
+    torch_cmd c;
+    PARSE("--with-torch", "--budget-ms", "250");
+    assert_int_equal(torch_command(&c, &opts, "t.py", "/b", targets, 1, &run), 0);
+    EXPECT_ARGV(&c, "python3", "t.py", "--build", "/b", "--out", "out/r2", "--run-id", "r2", "--seed", "5", "--device",
+                "0", "--csv-suffix", ".torch", "--ini", "/s/ini/rmsnorm.ini", "--so", "rmsnorm=/b/plugins/rmsnorm.so",
+                "--budget-ms", "250");
+    torch_cmd_free(&c);
+    PARSE("--with-torch", "--quick", "--hot", "--budget-ms", "12.5");
+    run.phases_out = "out/r2/rmsnorm.torch.phases.ini";
+    assert_int_equal(torch_command(&c, &opts, "t.py", "/b", targets, 1, &run), 0);
+    EXPECT_ARGV(&c, "python3", "t.py", "--build", "/b", "--out", "out/r2", "--run-id", "r2", "--seed", "5", "--device",
+                "0", "--csv-suffix", ".torch", "--ini", "/s/ini/rmsnorm.ini", "--so", "rmsnorm=/b/plugins/rmsnorm.so",
+                "--mode", "hot", "--budget-ms", "12.5", "--quick", "--phases-out", "out/r2/rmsnorm.torch.phases.ini");
+    torch_cmd_free(&c);
+    PARSE("--with-torch", "--quick");
+    run.phases_out = NULL;
+    assert_int_equal(torch_command(&c, &opts, "t.py", "/b", targets, 1, &run), 0);
+    EXPECT_ARGV(&c, "python3", "t.py", "--build", "/b", "--out", "out/r2", "--run-id", "r2", "--seed", "5", "--device",
+                "0", "--csv-suffix", ".torch", "--ini", "/s/ini/rmsnorm.ini", "--so", "rmsnorm=/b/plugins/rmsnorm.so",
+                "--quick");
+    torch_cmd_free(&c);
+    PARSE("--with-torch");
+    assert_int_equal(torch_command(&c, &opts, "t.py", "/b", targets, 1, &run), 0);
+    EXPECT_ARGV(&c, "python3", "t.py", "--build", "/b", "--out", "out/r2", "--run-id", "r2", "--seed", "5", "--device",
+                "0", "--csv-suffix", ".torch", "--ini", "/s/ini/rmsnorm.ini", "--so", "rmsnorm=/b/plugins/rmsnorm.so");
+    torch_cmd_free(&c);
 }
 
 static void test_command_for_validate(void **state)
@@ -245,6 +279,59 @@ static void test_fake_interpreter_gets_klabs_selection(void **state)
     free(words);
 }
 
+/* A run's PyTorch part called as lab_run calls it, without a GPU: a fake interpreter whose --help
+   offers --phases-out gets it (the file named after the INI's stem), writes its phases there, and klab
+   adds them to the run's as torch_<key> beside the child's own time ("torch"), then removes the
+   file; a fake that does not offer it gets no such word. */
+static void test_torch_phases(void **state)
+{
+    (void)state;
+    for (int offers = 1; offers >= 0; offers--) {
+        snprintf(fake, sizeof fake, "%s/fake-phases", kr_tmp);
+        char text[1200];
+        snprintf(text, sizeof text,
+                 "#!/bin/sh\n"
+                 "if [ \"$2\" = --help ]; then echo 'usage: torch_rows.py%s'; exit 0; fi\n"
+                 "printf '%%s\\n' \"$@\" > \"$(dirname \"$0\")/argv.txt\"\n"
+                 "out=; prev=; for w in \"$@\"; do [ \"$prev\" = --phases-out ] && out=$w; prev=$w; done\n"
+                 "[ -n \"$out\" ] && printf '[phases]\\ncompile_ms = 1500.5\\ntiming_ms = 20\\n' > \"$out\"\n"
+                 "exit 0\n",
+                 offers ? " [--phases-out FILE]" : "");
+        kr_write_file(fake, text);
+        assert_int_equal(chmod(fake, 0755), 0);
+        PARSE("--torch", fake, "--quick");
+        torch_target t = {"vector_add", KLAB_BINARY_DIR "/plugins/vector_add.so",
+                          KLAB_TEST_DATA "/gpu_ini/vector_add.ini"};
+        static run_phases ph;
+        memset(&ph, 0, sizeof ph);
+        torch_run run = {kr_tmp, "r1", 7, &ph, NULL};
+        assert_int_equal(lab_torch(&opts, &t, 1, &run), 0);
+        char *words = recorded();
+        assert_non_null(words);
+        kr_echo(words);
+        char want[PATH_MAX + 64], file[PATH_MAX + 64];
+        snprintf(file, sizeof file, "%s/vector_add.torch.phases.ini", kr_tmp);
+        snprintf(want, sizeof want, "\n--quick\n--phases-out\n%s\n", file);
+        assert_int_equal(access(file, F_OK), -1); /* read, then removed */
+        int n = offers ? 3 : 1;
+        assert_int_equal(ph.n, n);
+        assert_string_equal(ph.e[0].plugin, "vector_add");
+        assert_string_equal(ph.e[0].phase, "torch");
+        assert_true(ph.e[0].ms > 0);
+        if (offers) {
+            kr_expect_in(words, want);
+            assert_string_equal(ph.e[1].phase, "torch_compile");
+            assert_true(ph.e[1].ms == 1500.5);
+            assert_string_equal(ph.e[2].phase, "torch_timing");
+            assert_true(ph.e[2].ms == 20);
+        } else {
+            kr_expect_in(words, "\n--quick\n");
+            kr_expect_not_in(words, "--phases-out");
+        }
+        free(words);
+    }
+}
+
 static void test_failing_torch_rows_fail_the_run(void **state)
 {
     (void)state;
@@ -275,10 +362,12 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_command_for_a_run),
+        cmocka_unit_test(test_command_with_new_options),
         cmocka_unit_test(test_command_for_validate),
         cmocka_unit_test(test_options),
         KR_TEST(test_interpreter_that_fails_is_skipped),
         KR_TEST(test_fake_interpreter_gets_klabs_selection),
+        KR_TEST(test_torch_phases),
         KR_TEST(test_failing_torch_rows_fail_the_run),
         KR_TEST(test_real_dry_run),
     };

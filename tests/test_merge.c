@@ -243,6 +243,51 @@ static void test_refusals(void **state)
     expect_refused("nowhere is not a klab run folder: no meta.ini");
 }
 
+/* meta.ini's path of run folder `rel`, with `text` appended. */
+static void append_meta(const char *rel, const char *text)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s/meta.ini", kr_tmp, rel);
+    FILE *fp = fopen(path, "a");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* A quick run (--quick) merges with quick runs only, in either order; each source's [phases] stays its
+   own: the merged meta.ini has none (merged again with its sources, a sum would count them twice). */
+static void test_quick_and_phases(void **state)
+{
+    (void)state;
+    shards();
+    append_meta("s0/r1", "\n[phases]\nwall_ms = 1000.0\nsoftmax.timing_ms = 900.0\n");
+    append_meta("s1/r1", "\n[phases]\nwall_ms = 2000.0\nsoftmax.timing_ms = 1900.0\n");
+    assert_int_equal(merge("m", "s0/r1", "s1/r1", NULL), 0);
+    char *meta = file_of("m/meta.ini");
+    kr_expect_not_in(meta, "[phases]");
+    kr_expect_not_in(meta, "timing_ms");
+    kr_expect_not_in(meta, "\n\n\n");
+    kr_expect_in(meta, "\n\n[merge]\n");
+    free(meta);
+    klab_row q[] = {unit_row("65536x128", "bf16", "fused", 1, 0.5)};
+    make_run("quick/r1", "abc1234", "00000000deadbeef", q, 1);
+    append_meta("quick/r1", "\n[method]\nquick = yes: a smoke pass\n");
+    assert_int_equal(merge("bad", "s0/r1", "quick/r1", NULL), MERGE_REFUSED);
+    char want[9000];
+    snprintf(want, sizeof want, "%s/quick/r1 is a quick run (--quick) and %s/s0/r1 is not: merge quick runs only "
+                                "with quick runs", kr_tmp, kr_tmp);
+    expect_refused(want);
+    assert_int_equal(merge("bad", "quick/r1", "s1/r1", NULL), MERGE_REFUSED);
+    snprintf(want, sizeof want, "%s/quick/r1 is a quick run (--quick) and %s/s1/r1 is not", kr_tmp, kr_tmp);
+    expect_refused(want);
+    make_run("quick2/r1", "abc1234", "00000000deadbeef", q, 1);
+    append_meta("quick2/r1", "\n[method]\nquick = yes: a smoke pass\n");
+    assert_int_equal(merge("mq", "quick/r1", "quick2/r1", NULL), 0);
+    meta = file_of("mq/meta.ini");
+    kr_expect_in(meta, "quick = yes");
+    free(meta);
+}
+
 /* meta.ini as lab_write_meta writes it: the shard, each INI's hash; an INI edited between two shards'
    runs is refused by name, the same bytes elsewhere are not. */
 static void test_meta_of_real_runs(void **state)
@@ -308,6 +353,7 @@ int main(void)
         KR_TEST(test_merge_rows_counters_samples),
         KR_TEST(test_idempotent),
         KR_TEST(test_refusals),
+        KR_TEST(test_quick_and_phases),
         KR_TEST(test_meta_of_real_runs),
         KR_TEST(test_binary),
     };

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/cli.h"
+#include "app/lab.h"
 #include "evidence/run_set.h"
 #include "klab_run.h"
 #include "report_fixture.h"
@@ -238,6 +240,65 @@ static void test_report_written(void **state)
     free(r.out);
 }
 
+/* --report at the end of a run (lab_run_report, as lab_run calls it after PyTorch's part): the report
+   in <run>/report, the decisions, and the rows not passed counted over every CSV of the folder,
+   PyTorch's <INI>.torch.csv included, the first five by name. */
+static void test_run_report_summary(void **state)
+{
+    (void)state;
+    write_fixture();
+    char dir[PATH_MAX + 32], exp[PATH_MAX + 32], out[PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "%s/run", kr_tmp);
+    snprintf(exp, sizeof exp, "%s/exp", kr_tmp);
+    klab_row t[8];
+    for (int i = 0; i < 8; i++) {
+        char kcase[16];
+        snprintf(kcase, sizeof kcase, "n%d", 128 << i);
+        t[i] = fx_row(kcase, "bf16", "torch.eager", 1.0, 0.005, 1.0, 0.5);
+        if (i < 7)
+            row_fail(&t[i], i ? ROW_FAILED : ROW_INCORRECT, "%s", i ? "torch.compile raised" : "rel_l2 0.3 > tol");
+        else
+            row_fail(&t[i], ROW_SKIPPED, "no bf16 here"); /* skipped is not a failure, as in the run's count */
+    }
+    fx_write_run(dir, "fx.torch", t, 8, "fixture");
+    static cli_opts o;
+    char *argv[] = {"klab", "--report", "--experiments", exp, NULL};
+    char err[300];
+    assert_int_equal(cli_parse(4, argv, &o, err, sizeof err), 0);
+    snprintf(out, sizeof out, "%s/summary.txt", kr_tmp);
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO), fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, STDOUT_FILENO);
+    int rc = lab_run_report(&o, dir);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(fd);
+    close(saved);
+    char *text = slurp(out);
+    kr_echo(text);
+    assert_int_equal(rc, 0);
+    kr_expect_in(text, "decisions over 1 run (");
+    kr_expect_in(text, "Fused fx                     Caveated     (seed: Supported)");
+    char want[PATH_MAX + 200];
+    snprintf(want, sizeof want, "report: %s/report/decisions.md", dir);
+    kr_expect_in(text, want);
+    snprintf(want, sizeof want,
+             "\nrows not passed: 7 of 21 in %s:\n  incorrect fx n128 bf16 torch.eager: rel_l2 0.3 > tol\n"
+             "  failed    fx n256 bf16 torch.eager: torch.compile raised\n",
+             dir);
+    kr_expect_in(text, want);
+    kr_expect_in(text, "  failed    fx n2048 bf16 torch.eager: torch.compile raised\n  ... and 2 more (klab report ");
+    kr_expect_not_in(text, "n4096 bf16");
+    kr_expect_not_in(text, "no bf16 here");
+    kr_expect_not_in(text, "(13 rows)"); /* the run printed its tables already */
+    free(text);
+    snprintf(out, sizeof out, "%s/report/report.html", dir);
+    assert_int_equal(access(out, R_OK), 0);
+    snprintf(out, sizeof out, "%s/report/experiments/bars.md", dir);
+    assert_int_equal(access(out, R_OK), 0);
+}
+
 static void test_report_refuses(void **state)
 {
     (void)state;
@@ -370,6 +431,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         KR_TEST(test_run_set),
         KR_TEST(test_report_written),
+        KR_TEST(test_run_report_summary),
         KR_TEST(test_report_refuses),
         KR_TEST(test_html_renders),
     };

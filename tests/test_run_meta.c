@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include "app/lab.h"
+#include "app/lab_worker.h"
+#include "evidence/phases.h"
+#include "klab_run.h"
 #include "evidence/csv_sink.h"
 #include "evidence/run_meta.h"
 #include "version.h"
@@ -132,6 +135,7 @@ static void test_bad_extras_write_nothing(void **state)
         {"run.commit", "abc", "[run] is klab's own section"},
         {"device.name", "x", "[device] is klab's own section"},
         {"merge.runs", "2", "[merge] is klab's own section"},
+        {"phases.wall_ms", "1", "[phases] is klab's own section"},
         {"torch.version", "2.9\n[run]", "the value holds a line break"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -153,6 +157,283 @@ static void test_bad_extras_write_nothing(void **state)
     const char *text = slurp(path);
     assert_non_null(strstr(text, "csv_schema = 2\nseed = 0\n\n[runner]\nname = x\n"));
     assert_null(strstr(text, "[device]"));
+}
+
+/* --quick and --budget-ms in [method], after the lines a run without them has always had; read back. */
+static void test_quick_and_budget_in_method(void **state)
+{
+    (void)state;
+    static cli_opts o;
+    memset(&o, 0, sizeof o);
+    snprintf(o.command_line, sizeof o.command_line, "klab --quick --budget-ms 250");
+    o.isolate = 1;
+    o.throttle = 0.75;
+    o.quick = 1;
+    o.budget_ms = 250;
+    device_desc d = h200();
+    assert_int_equal(lab_write_meta(path, "q", "2026-11-22T07:00:00Z", &o, 7, &d, NULL, 0, err, sizeof err), 0);
+    const char *text = slurp(path);
+    kr_expect_in(text, "throttle = 0.75\nisolated = yes\n"
+                       "quick = yes: a smoke pass, every check made, sampling cut to warmup 2, min_reps 5, "
+                       "max_reps 100, budget 20 ms a case; every row flagged quick\n"
+                       "budget_ms = 250: every case's sampling budget (--budget-ms), not its INI's\n");
+    assert_null(strstr(text, "[phases]"));
+    run_meta m;
+    assert_int_equal(run_meta_read(path, &m, err, sizeof err), 0);
+    assert_int_equal(m.quick, 1);
+    o.quick = 0;
+    assert_int_equal(lab_write_meta(path, "q", "2026-11-22T07:00:00Z", &o, 7, &d, NULL, 0, err, sizeof err), 0);
+    assert_null(strstr(slurp(path), "quick = "));
+    assert_int_equal(run_meta_read(path, &m, err, sizeof err), 0);
+    assert_int_equal(m.quick, 0);
+}
+
+/* ---- where the time went: the parent's clock over a worker's messages, into meta.ini ---- */
+
+static double fake_now;
+static double fake_clock(void)
+{
+    return fake_now;
+}
+
+static void send_at(job_state *s, double t, wire_type type, const void *payload, size_t len)
+{
+    fake_now = t;
+    wire_header h = {WIRE_MAGIC, WIRE_VERSION, (uint16_t)type, (uint32_t)len};
+    lab_on_message(s, &h, payload);
+}
+
+static void phase_at(job_state *s, double t, const char *name)
+{
+    wire_text w;
+    memset(&w, 0, sizeof w);
+    snprintf(w.text, sizeof w.text, "%s", name);
+    send_at(s, t, WIRE_PHASE, &w, sizeof w);
+}
+
+static void unit_at(job_state *s, double t, int k)
+{
+    wire_unit u;
+    memset(&u, 0, sizeof u);
+    u.unit = k;
+    snprintf(u.kcase, sizeof u.kcase, "c%d", k);
+    snprintf(u.dtype, sizeof u.dtype, "fp16");
+    u.nprofiles = 1;
+    snprintf(u.profiles[0], sizeof u.profiles[0], "fused");
+    send_at(s, t, WIRE_UNIT, &u, sizeof u);
+}
+
+static void row_at(job_state *s, double t)
+{
+    klab_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.profile, sizeof r.profile, "fused");
+    send_at(s, t, WIRE_ROW, &r, sizeof r);
+}
+
+/* Two units of softmax, the second worker's start after the first one died in its timing phase, then
+   rmsnorm's one unit ended by DONE: each phase runs from its message to the next one's, the rows'
+   burst ends teardown, and nothing between a unit's rows and the next UNIT is counted. */
+static void feed(run_phases *ph)
+{
+    static job_state s;
+    memset(&s, 0, sizeof s);
+    s.label = "softmax";
+    s.phases = ph;
+    s.clock_ms = fake_clock;
+    fake_now = 0;
+    lab_phase_mark(&s, "start"); /* lab_spawn's, at the fork */
+    unit_at(&s, 800, 0);
+    phase_at(&s, 1000, "setup");
+    phase_at(&s, 1100, "inputs");
+    phase_at(&s, 1400, "reference");
+    phase_at(&s, 2000, "verify");
+    phase_at(&s, 2500, "timing");
+    phase_at(&s, 4500, "teardown");
+    row_at(&s, 4600);
+    row_at(&s, 4601);
+    unit_at(&s, 4700, 1);
+    phase_at(&s, 4750, "setup");
+    phase_at(&s, 4800, "timing");
+    fake_now = 6000;
+    lab_phase_mark(&s, NULL); /* the worker died: lab_spawn closes the phase it was in */
+    fake_now = 6100;
+    lab_phase_mark(&s, "start"); /* the fresh worker */
+    unit_at(&s, 6300, 1);
+    phase_at(&s, 6400, "teardown");
+    int done = 0;
+    send_at(&s, 6450, WIRE_DONE, &done, sizeof done);
+    fake_now = 6500;
+    lab_phase_mark(&s, NULL);
+    assert_string_equal(s.unit.kcase, "c1"); /* the messages still did their own work */
+    assert_int_equal(s.nrows, 2);
+    assert_int_equal(s.done, 1);
+    free(s.rows);
+    memset(&s, 0, sizeof s);
+    s.label = "rmsnorm";
+    s.phases = ph;
+    s.clock_ms = fake_clock;
+    fake_now = 10000;
+    lab_phase_mark(&s, "start");
+    unit_at(&s, 10250, 0);
+    phase_at(&s, 10300, "setup");
+    phase_at(&s, 10400, "teardown");
+    row_at(&s, 10500);
+    send_at(&s, 10600, WIRE_DONE, &done, sizeof done);
+    free(s.rows);
+}
+
+static void test_phases_into_meta(void **state)
+{
+    (void)state;
+    static run_phases ph;
+    memset(&ph, 0, sizeof ph);
+    feed(&ph);
+    static const struct {
+        const char *plugin, *phase;
+        double ms;
+    } want[] = {
+        {"softmax", "start", 800 + 200},  {"softmax", "setup", 100 + 50}, {"softmax", "inputs", 300},
+        {"softmax", "reference", 600},    {"softmax", "verify", 500},     {"softmax", "timing", 2000 + 1200},
+        {"softmax", "teardown", 100 + 50}, {"rmsnorm", "start", 250},     {"rmsnorm", "setup", 100},
+        {"rmsnorm", "teardown", 100},
+    };
+    assert_int_equal(ph.n, 10);
+    for (int i = 0; i < 10; i++) {
+        assert_string_equal(ph.e[i].plugin, want[i].plugin);
+        assert_string_equal(ph.e[i].phase, want[i].phase);
+        if (ph.e[i].ms != want[i].ms)
+            fail_msg("%s %s: %g ms, not %g", want[i].plugin, want[i].phase, ph.e[i].ms, want[i].ms);
+    }
+    /* PyTorch's own phases file, one plugin's: its keys under torch_ */
+    char torch[300];
+    snprintf(torch, sizeof torch, "%s/softmax.torch.phases.ini", dir);
+    kr_write_file(torch, "; torch_rows.py\n[phases]\ncompile_ms = 3100\ntiming_ms = 1200.25\n");
+    assert_int_equal(phases_read(torch, "softmax", "torch_", &ph, err, sizeof err), 0);
+    unlink(torch);
+    ph.wall_ms = 12345.67;
+
+    /* the file the run's start wrote, then the end's [phases] after it, every earlier byte kept */
+    static cli_opts o;
+    memset(&o, 0, sizeof o);
+    snprintf(o.command_line, sizeof o.command_line, "klab");
+    o.isolate = 1;
+    device_desc d = h200();
+    assert_int_equal(lab_write_meta(path, "r1", "2026-11-22T07:00:00Z", &o, 7, &d, NULL, 0, err, sizeof err), 0);
+    char before[4096];
+    snprintf(before, sizeof before, "%s", slurp(path));
+    assert_int_equal(run_meta_put_phases(path, &ph, err, sizeof err), 0);
+    char want_text[8192];
+    snprintf(want_text, sizeof want_text,
+             "%s\n[phases]\n; host clock (CLOCK_MONOTONIC) per plugin and phase, for planning runs; not kernel times\n"
+             "wall_ms = 12345.7\nsoftmax.start_ms = 1000.0\nsoftmax.setup_ms = 150.0\nsoftmax.inputs_ms = 300.0\n"
+             "softmax.reference_ms = 600.0\nsoftmax.verify_ms = 500.0\nsoftmax.timing_ms = 3200.0\n"
+             "softmax.teardown_ms = 150.0\nrmsnorm.start_ms = 250.0\nrmsnorm.setup_ms = 100.0\n"
+             "rmsnorm.teardown_ms = 100.0\nsoftmax.torch_compile_ms = 3100.0\nsoftmax.torch_timing_ms = 1200.2\n",
+             before);
+    assert_string_equal(slurp(path), want_text);
+    char partial[300];
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    assert_int_equal(access(partial, F_OK), -1);
+
+    /* read back as the devices parent sums its children's; written again it replaces itself */
+    static run_phases back;
+    memset(&back, 0, sizeof back);
+    assert_int_equal(phases_read(path, NULL, NULL, &back, err, sizeof err), 0);
+    assert_int_equal(back.n, ph.n);
+    assert_true(back.wall_ms == 12345.7);
+    assert_string_equal(back.e[11].plugin, "softmax");
+    assert_string_equal(back.e[11].phase, "torch_timing");
+    assert_int_equal(run_meta_put_phases(path, &back, err, sizeof err), 0);
+    assert_string_equal(slurp(path), want_text);
+    run_meta m;
+    assert_int_equal(run_meta_read(path, &m, err, sizeof err), 0);
+    assert_string_equal(m.started, "2026-11-22T07:00:00Z");
+    /* nothing to say: no section, the start's bytes again */
+    memset(&back, 0, sizeof back);
+    assert_int_equal(run_meta_put_phases(path, &back, err, sizeof err), 0);
+    assert_string_equal(slurp(path), before);
+
+    /* the terminal's line: the wall, the three largest with their share */
+    char line[512];
+    phases_line(&ph, 3, line, sizeof line);
+    assert_string_equal(line, "time: 12.3 s wall; most in softmax timing 3.2 s (26 %), softmax torch_compile 3.1 s "
+                              "(25 %), softmax torch_timing 1.2 s (10 %)");
+    int idx[16];
+    assert_int_equal(phases_top(&ph, idx, 16), ph.n);
+    for (int i = 1; i < ph.n; i++)
+        assert_true(ph.e[idx[i - 1]].ms >= ph.e[idx[i]].ms);
+    memset(&back, 0, sizeof back);
+    phases_line(&back, 3, line, sizeof line);
+    assert_string_equal(line, "time: wall not known");
+}
+
+/* A phases file that is not one is refused by line; a section of another name is not read. */
+static void test_bad_phases_file(void **state)
+{
+    (void)state;
+    static run_phases ph;
+    static const struct {
+        const char *text, *why;
+    } bad[] = {
+        {"[phases]\ncompile_ms = soon\n", ":2: [phases] key 'compile_ms': 'soon' is not a number of milliseconds"},
+        {"[phases]\ncompile_ms = -1\n", ":2: [phases] key 'compile_ms': '-1' is not a number of milliseconds"},
+        {"[phases]\ncompile_ms = nan\n", ":2: [phases] key 'compile_ms': 'nan' is not a number of milliseconds"},
+        {"[phases]\ncompile = 5\n", ":2: [phases] key 'compile' does not end in _ms"},
+    };
+    char file[300];
+    snprintf(file, sizeof file, "%s/bad.ini", dir);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        memset(&ph, 0, sizeof ph);
+        kr_write_file(file, bad[i].text);
+        assert_int_equal(phases_read(file, "softmax", "torch_", &ph, err, sizeof err), -1);
+        kr_expect_in(err, bad[i].why);
+    }
+    memset(&ph, 0, sizeof ph);
+    kr_write_file(file, "[phases]\nsoftmax_ms = 5\n"); /* a meta.ini key needs PLUGIN.PHASE_ms */
+    assert_int_equal(phases_read(file, NULL, NULL, &ph, err, sizeof err), -1);
+    kr_expect_in(err, "[phases] key 'softmax_ms' is not PLUGIN.PHASE_ms");
+    memset(&ph, 0, sizeof ph);
+    kr_write_file(file, "[other]\nx = y\n[phases]\na.b_ms = 1\n");
+    assert_int_equal(phases_read(file, NULL, NULL, &ph, err, sizeof err), 0);
+    assert_int_equal(ph.n, 1);
+    assert_string_equal(ph.e[0].plugin, "a");
+    assert_string_equal(ph.e[0].phase, "b");
+    unlink(file);
+}
+
+/* The parent's own failed rows of a quick run are flagged quick like its worker's; a profile that has
+   reported gets none. */
+static void test_parent_rows_of_a_quick_run(void **state)
+{
+    (void)state;
+    for (int quick = 0; quick < 2; quick++) {
+        static job j;
+        memset(&j, 0, sizeof j);
+        j.quick = quick;
+        snprintf(j.plugin_name, sizeof j.plugin_name, "softmax");
+        snprintf(j.run_id, sizeof j.run_id, "r1");
+        static job_state s;
+        memset(&s, 0, sizeof s);
+        wire_unit u;
+        memset(&u, 0, sizeof u);
+        snprintf(u.kcase, sizeof u.kcase, "4096x1024");
+        snprintf(u.dtype, sizeof u.dtype, "fp16");
+        u.nprofiles = 2;
+        snprintf(u.profiles[0], sizeof u.profiles[0], "baseline");
+        snprintf(u.profiles[1], sizeof u.profiles[1], "fused");
+        klab_row reported;
+        memset(&reported, 0, sizeof reported);
+        snprintf(reported.profile, sizeof reported.profile, "baseline");
+        lab_add_row(&s, &reported);
+        lab_fail_unit(&s, &j, &u, 1, "worker killed by signal 11 in timing");
+        assert_int_equal(s.nrows, 2);
+        assert_string_equal(s.rows[1].profile, "fused");
+        assert_int_equal(s.rows[1].status, ROW_FAILED);
+        assert_int_equal(row_has_flag(&s.rows[1], ROW_FLAG_QUICK), quick);
+        assert_string_equal(s.rows[1].flags, quick ? "quick" : "");
+        free(s.rows);
+    }
 }
 
 static int make_dir(void **state)
@@ -177,6 +458,10 @@ int main(void)
         cmocka_unit_test(test_klab_run_whole_file),
         cmocka_unit_test(test_session_with_extras),
         cmocka_unit_test(test_bad_extras_write_nothing),
+        cmocka_unit_test(test_quick_and_budget_in_method),
+        cmocka_unit_test(test_phases_into_meta),
+        cmocka_unit_test(test_bad_phases_file),
+        cmocka_unit_test(test_parent_rows_of_a_quick_run),
     };
     if (!getenv("CMOCKA_MESSAGE_OUTPUT"))
         cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -193,6 +193,31 @@ static void test_children_of_a_device_list(void **state)
     }
 }
 
+/* The parent reports once, over the merged rows: a child gets no --report, nor the report's --out-dir
+   and --experiments (which it would refuse without --report), abbreviated or with =; --quick and
+   --budget-ms are the child's too. */
+static void test_children_do_not_report(void **state)
+{
+    (void)state;
+    char *words[] = {"klab", "--rep", "--devices", "0,1", "--quick", "--out-dir=/tmp/r", "--budget-ms", "50",
+                     "--experiments", "e", "--report"};
+    assert_int_equal(parse(words, 11), 0);
+    assert_int_equal(opts.report, 1);
+    static char store[DEVICES_MAX_ARGS][4200];
+    char *argv[DEVICES_MAX_ARGS];
+    devices_opts dopts = cli_devices_opts(&opts);
+    int n = devices_child_argv(&dopts, 1, "/bin/klab", "out/r1.devices/gpu1", "r1", argv, store);
+    char line[2000] = "";
+    for (int k = 0; k < n; k++)
+        snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", k ? " " : "", argv[k]);
+    assert_string_equal(line, "/bin/klab --quick --budget-ms 50 --device 1 --shard 1/2 --out out/r1.devices/gpu1 "
+                              "--run-id r1 --tune-cache out/tune-cache.ini");
+    assert_int_equal(parse(argv, n), 0);
+    assert_int_equal(opts.report, 0);
+    assert_int_equal(opts.quick, 1);
+    assert_true(opts.budget_ms == 50);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -247,8 +272,10 @@ static void test_devices_without_gpu(void **state)
     kr_link_plugin(plugins, KLAB_BINARY_DIR "/plugins/vector_add.so");
     snprintf(ini, sizeof ini, "%s/va.ini", kr_tmp);
     kr_write_file(ini, "[experiment]\nplugin = vector_add\n[case a]\nshape = 1024\n[case b]\nshape = 2048\n");
-    klab_result r = KLAB("--plugin-path", plugins, "--config", ini, "--devices", "0,1", "--run-id", "D", "--verify-only");
+    klab_result r = KLAB("--plugin-path", plugins, "--config", ini, "--devices", "0,1", "--run-id", "D",
+                         "--verify-only", "--report");
     assert_int_equal(r.rc, 3);
+    kr_expect_not_in(r.out, "decisions over"); /* nothing merged: nothing to report */
     kr_expect_in(r.out, "klab: run D on GPUs 0 1, one klab each (their output: out/D.devices/gpu<N>.log)");
     kr_expect_in(r.out, "klab: the klab for GPU 0 exited with status 3 (its output: out/D.devices/gpu0.log)");
     kr_expect_in(r.out, "klab: the klab for GPU 1 exited with status 3 (its output: out/D.devices/gpu1.log)");
@@ -267,6 +294,7 @@ int main(void)
         cmocka_unit_test(test_shard_of_is_fixed),
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_children_of_a_device_list),
+        cmocka_unit_test(test_children_do_not_report),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_exit_status_of_children),
         KR_TEST(test_devices_without_gpu),

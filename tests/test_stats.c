@@ -384,6 +384,43 @@ static void test_reason_names(void **state)
     assert_string_equal(stop_reason_name(STOP_BUDGET), "budget");
 }
 
+/* --quick and --budget-ms over an INI's rule: quick caps (never raises) warmup, min_reps, max_reps and
+   the budget; --budget-ms replaces the budget whatever came before, and touches nothing else. */
+static void test_rule_for_run(void **state)
+{
+    (void)state;
+    const stop_rule ini = {20, 5000, 0.005, 1500};
+    stop_rule r = ini;
+    int warmup = 10;
+    stop_rule_for_run(&warmup, &r, 0, 0);
+    assert_int_equal(warmup, 10);
+    assert_memory_equal(&r, &ini, sizeof r);
+    stop_rule_for_run(&warmup, &r, 0, 250);
+    assert_int_equal(warmup, 10);
+    assert_int_equal(r.min_reps, 20);
+    assert_int_equal(r.max_reps, 5000);
+    assert_true(r.precision == 0.005);
+    assert_true(r.budget_ms == 250);
+    r = ini;
+    stop_rule_for_run(&warmup, &r, 1, 0);
+    assert_int_equal(warmup, STOP_QUICK_WARMUP);
+    assert_int_equal(r.min_reps, STOP_QUICK_MIN_REPS);
+    assert_int_equal(r.max_reps, STOP_QUICK_MAX_REPS);
+    assert_true(r.precision == 0.005); /* the bar a median must reach is not lowered */
+    assert_true(r.budget_ms == STOP_QUICK_BUDGET_MS);
+    r = ini;
+    warmup = 10;
+    stop_rule_for_run(&warmup, &r, 1, 300); /* --budget-ms wins over quick's 20 ms */
+    assert_int_equal(r.max_reps, STOP_QUICK_MAX_REPS);
+    assert_true(r.budget_ms == 300);
+    const stop_rule small = {3, 8, 0.01, 5};
+    r = small;
+    warmup = 1;
+    stop_rule_for_run(&warmup, &r, 1, 0); /* already under the caps: its own numbers */
+    assert_int_equal(warmup, 1);
+    assert_memory_equal(&r, &small, sizeof r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -405,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_budget_with_noisy_samples),
         cmocka_unit_test(test_reset_forgets_and_keeps_memory),
         cmocka_unit_test(test_reason_names),
+        cmocka_unit_test(test_rule_for_run),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -29,7 +29,9 @@ klab_test(test_sample SOURCES test_sample.c LABELS unit)
 klab_test(test_case_build SOURCES test_case_build.c LABELS unit)
 klab_test(test_results SOURCES test_results.c LABELS unit)
 # meta.ini: klab's runs and libklab_bench's sessions through one writer (core/run_meta.c)
-klab_test(test_run_meta SOURCES test_run_meta.c LABELS unit)
+# and [phases]: the parent's clock over a worker's messages (lab_on_message), PyTorch's phases file,
+# the section rewritten at the end of a run; --quick and --budget-ms in [method], quick parent rows
+klab_test(test_run_meta SOURCES test_run_meta.c klab_run.c LABELS unit)
 
 # the plugins' float64 references, linked in from plugins/ and the row library (plain C, no GPU)
 klab_test(test_references SOURCES test_references.c references_fixture.c

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,8 +40,8 @@ void cli_usage(FILE *fp)
           "  --tune-cache PATH      the tuning cache --tune writes and every run reads (default:\n"
           "                         <out DIR>/tune-cache.ini)\n"
           "  --run-id ID            the run folder's name (default: date-time and commit)\n"
-          "  --out-dir DIR          klab report: write the report here (default: <first RUN>/report)\n"
-          "  --experiments DIR      klab report: the *.exp.ini and decisions/*.ini (default: experiments)\n"
+          "  --out-dir DIR          klab report, --report: write the report here (default: <first RUN>/report)\n"
+          "  --experiments DIR      klab report, --report: the *.exp.ini and decisions/*.ini (default: experiments)\n"
           "  --device N             the CUDA device to use (default 0)\n"
           "how:\n"
           "  --hot                  time each sample right after an untimed run of the same subject (L2 warm;\n"
@@ -53,6 +54,15 @@ void cli_usage(FILE *fp)
           "                         (flag tune-trial); the fastest per GPU, plugin, version, case, dtype and\n"
           "                         profile goes into the tuning cache, which later runs use (flag tuned)\n"
           "                         unless the case names its config\n"
+          "  --budget-ms MS         every case's sampling budget instead of its INI's budget_ms (only sampling:\n"
+          "                         setup, references and checks take what they take); recorded in meta.ini\n"
+          "  --quick                a smoke pass: every case set up, referenced and verified as always (poisoned\n"
+          "                         re-verification, escape check, L2 flush), sampled briefly (warmup 2, 5 to 100\n"
+          "                         samples, 20 ms a case; --budget-ms overrides the 20 ms); every row is flagged\n"
+          "                         quick, meta.ini says so, and klab merge keeps quick runs apart; not with --tune\n"
+          "  --report               end the run with its report, as klab report RUN writes it (into\n"
+          "                         <run>/report, or --out-dir), and a summary: the decisions, the rows not\n"
+          "                         passed, the wall time and where it went\n"
           "  --timeout SECONDS      a worker silent this long (no case, phase or row reported) is killed\n"
           "                         and its case reported (default 120)\n"
           "  --throttle FRACTION    discard rounds whose SM clock is under this x peak (default 0.75)\n"
@@ -112,7 +122,7 @@ static int number(const char *arg, const char *what, double lo, double hi, doubl
     char *end;
     errno = 0;
     double v = strtod(arg, &end);
-    if (!*arg || *end || errno || v < lo || v > hi) {
+    if (!*arg || *end || errno || !isfinite(v) || v < lo || v > hi) {
         snprintf(err, errlen, "%s: '%s' is not a number in [%g, %g]", what, arg, lo, hi);
         return -1;
     }
@@ -137,7 +147,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
     enum { O_CASE = 256, O_DTYPE, O_PROFILE, O_CONFIG, O_PLUGIN_PATH, O_INI_DIR, O_OUT, O_RUN_ID, O_DEVICE,
            O_HOT, O_BATCHED, O_GRAPH, O_VERIFY_ONLY, O_TUNE, O_TUNE_CACHE, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION,
            O_WITH_TORCH, O_TORCH, O_THRESHOLD, O_OUT_DIR, O_EXPERIMENTS, O_WITH_PROFILING, O_PROFILE_PASS,
-           O_DEVICES, O_SHARD };
+           O_DEVICES, O_SHARD, O_BUDGET_MS, O_QUICK, O_REPORT };
     static const struct option longopts[] = {
         {"plugin", required_argument, 0, 'p'},     {"case", required_argument, 0, O_CASE},
         {"dtype", required_argument, 0, O_DTYPE},  {"profile", required_argument, 0, O_PROFILE},
@@ -157,6 +167,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         {"out-dir", required_argument, 0, O_OUT_DIR}, {"experiments", required_argument, 0, O_EXPERIMENTS},
         {"with-profiling", no_argument, 0, O_WITH_PROFILING}, {"profile-pass", no_argument, 0, O_PROFILE_PASS},
         {"devices", required_argument, 0, O_DEVICES}, {"shard", required_argument, 0, O_SHARD},
+        {"budget-ms", required_argument, 0, O_BUDGET_MS}, {"quick", no_argument, 0, O_QUICK},
+        {"report", no_argument, 0, O_REPORT},
         {0, 0, 0, 0},
     };
     opterr = 0;
@@ -255,6 +267,16 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
             break;
         }
         case O_NO_ISOLATE: o->isolate = 0; break;
+        case O_BUDGET_MS:
+            /* the INI's own range for budget_ms, less 0: a budget of nothing samples nothing */
+            if (number(optarg, "--budget-ms", 1, STOP_BUDGET_MAX_MS, &o->budget_ms, err, errlen)) {
+                snprintf(err, errlen, "--budget-ms: '%s' is not a number of milliseconds from 1 to %.0f", optarg,
+                         STOP_BUDGET_MAX_MS);
+                return -1;
+            }
+            break;
+        case O_QUICK: o->quick = 1; break;
+        case O_REPORT: o->report = 1; break;
         case O_WITH_TORCH: o->with_torch = 1; break;
         case O_TORCH:
             if (!*optarg || strlen(optarg) >= sizeof o->torch_python) {
@@ -343,8 +365,22 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
                 snprintf(o->report_dir, sizeof o->report_dir, "%s", o->reports[0]);
         }
     }
-    if ((o->report_out[0] || o->experiments_dir[0]) && o->cmd != CMD_REPORT) {
-        snprintf(err, errlen, "--out-dir and --experiments go with klab report");
+    if (o->report && o->cmd != CMD_RUN) {
+        snprintf(err, errlen, "--report goes with a run (klab report RUN reports a run made before)");
+        return -1;
+    }
+    if ((o->report_out[0] || o->experiments_dir[0]) && o->cmd != CMD_REPORT && !o->report) {
+        snprintf(err, errlen, "--out-dir and --experiments go with klab report, or with a run's --report");
+        return -1;
+    }
+    if ((o->quick || o->budget_ms > 0) && o->cmd != CMD_RUN) {
+        snprintf(err, errlen, "--quick and --budget-ms go with a run");
+        return -1;
+    }
+    if (o->quick && o->tune) {
+        /* the tuning cache would keep a winner picked from a handful of samples */
+        snprintf(err, errlen, "--quick goes with a plain run, not --tune: a tuning cache must not learn from a "
+                              "smoke pass");
         return -1;
     }
     if (!o->experiments_dir[0])

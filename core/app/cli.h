@@ -30,7 +30,8 @@ typedef struct cli_opts {
     int nreports;              /* klab report RUN...: every RUN, as given */
     const char *reports[CLI_MAX];
     char report_out[4096];     /* --out-dir: where the report goes ("": <first RUN>/report) */
-    char experiments_dir[4096]; /* --experiments: the experiment and decision files (default experiments) */
+    char experiments_dir[4096]; /* --experiments: the experiment and decision files (default experiments);
+                                  both also with a run's --report */
     char compare[2][4096]; /* klab compare RUN-A RUN-B: run folders, or run ids under --out */
     double threshold;      /* klab compare --threshold PCT, as a fraction (compare.h) */
     int device;
@@ -40,6 +41,9 @@ typedef struct cli_opts {
     double timeout_s;
     double throttle;
     uint64_t seed; /* 0: pick one from the clock */
+    double budget_ms; /* --budget-ms: every case's sampling budget instead of its INI's; 0: the INI's */
+    int quick;        /* --quick: a smoke pass, every check made, little sampled (stopping.h) */
+    int report;       /* --report: the run ends with its report (lab_run_report) */
     int with_torch;       /* --with-torch or --torch PYTHON: PyTorch rows beside klab's (lab_torch.h) */
     char torch_python[4096]; /* the interpreter: --torch PYTHON, else python3 */
     char command_line[2048];

@@ -234,6 +234,59 @@ static int report_tables(const run_set *runs)
     return rc;
 }
 
+/* The report folder of the first run: <it>/report, or beside the CSV given for it. */
+static void default_report_dir(const run_set *runs, char *out, size_t len)
+{
+    const run_dir *first = &runs->runs[0];
+    int dirlen = (int)strlen(first->path);
+    const char *slash = first->is_file ? strrchr(first->path, '/') : NULL;
+    if (first->is_file)
+        dirlen = slash ? (int)(slash - first->path) : 1;
+    snprintf(out, len, "%.*s/report", dirlen, first->is_file && !slash ? "." : first->path);
+}
+
+/* The experiments' claims judged over `runs`: decisions.md, a page per experiment and report.html into `out`,
+   the decisions printed one a line. EXIT_OK (also with no experiments folder: said, nothing written),
+   or EXIT_USAGE after the error. */
+static int report_decide(const cli_opts *o, run_set *runs, const char *out)
+{
+    char err[1200];
+    exp_set set;
+    struct stat st;
+    if (stat(o->experiments_dir, &st) != 0) {
+        text_printf(stdout, "\nno experiments folder '%s': tables only (give --experiments DIR)\n", o->experiments_dir);
+        return EXIT_OK;
+    }
+    if (exp_load_dir(o->experiments_dir, &set, err, sizeof err) != 0) {
+        text_printf(stderr, "klab: %s\n", err);
+        return EXIT_USAGE;
+    }
+    int rc = EXIT_OK;
+    report r;
+    if (report_eval(&r, &set, runs) != 0) {
+        fprintf(stderr, "klab: out of memory\n");
+        rc = EXIT_USAGE;
+    } else {
+        char html[4500];
+        snprintf(html, sizeof html, "%s/report.html", out);
+        if (report_md_write(&r, out, err, sizeof err) != 0 || report_html_write(&r, html, err, sizeof err) != 0) {
+            text_printf(stderr, "klab: %s\n", err);
+            rc = EXIT_USAGE;
+        } else {
+            text_printf(stdout, "\ndecisions over %d run%s (%s):\n", runs->n, runs->n == 1 ? "" : "s",
+                        o->experiments_dir);
+            for (int i = 0; i < set.ndecs; i++)
+                text_printf(stdout, "  %-28s %-12s (seed: %s)\n", set.decs[i].title,
+                            evidence_status_name(r.decs[i].status),
+                            set.decs[i].seed_status[0] ? set.decs[i].seed_status : "none");
+            text_printf(stdout, "report: %s/decisions.md, %s/experiments/*.md (%d), %s\n", out, out, set.nexps, html);
+        }
+        report_free(&r);
+    }
+    exp_set_free(&set);
+    return rc;
+}
+
 int lab_report(const cli_opts *o)
 {
     char err[1200], latest[4400];
@@ -256,51 +309,68 @@ int lab_report(const cli_opts *o)
             return EXIT_USAGE;
         }
     int rc = report_tables(&runs) == 0 ? EXIT_OK : EXIT_USAGE;
-    exp_set set;
-    struct stat st;
-    if (stat(o->experiments_dir, &st) != 0) {
-        text_printf(stdout, "\nno experiments folder '%s': tables only (give --experiments DIR)\n", o->experiments_dir);
-        run_set_free(&runs);
-        return rc;
-    }
-    if (exp_load_dir(o->experiments_dir, &set, err, sizeof err) != 0) {
-        text_printf(stderr, "klab: %s\n", err);
-        run_set_free(&runs);
+    char out[4400];
+    if (o->report_out[0])
+        snprintf(out, sizeof out, "%s", o->report_out);
+    else
+        default_report_dir(&runs, out, sizeof out);
+    int rd = report_decide(o, &runs, out);
+    run_set_free(&runs);
+    return rd != EXIT_OK ? rd : rc;
+}
+
+#define NAMED_NOT_PASSED 5 /* the first rows not passed, by name; the rest are counted */
+
+int lab_run_report(const cli_opts *o, const char *dir)
+{
+    char err[1200], out[4400];
+    run_set runs = {0};
+    if (run_set_add(&runs, dir, err, sizeof err) != 0) {
+        text_printf(stderr, "klab: no report: %s\n", err);
         return EXIT_USAGE;
     }
-    char out[4400];
-    if (o->report_out[0]) {
+    if (o->report_out[0])
         snprintf(out, sizeof out, "%s", o->report_out);
-    } else {
-        const run_dir *first = &runs.runs[0];
-        int dirlen = (int)strlen(first->path);
-        const char *slash = first->is_file ? strrchr(first->path, '/') : NULL;
-        if (first->is_file)
-            dirlen = slash ? (int)(slash - first->path) : 1;
-        snprintf(out, sizeof out, "%.*s/report", dirlen, first->is_file && !slash ? "." : first->path);
+    else
+        default_report_dir(&runs, out, sizeof out);
+    int rc = report_decide(o, &runs, out);
+    /* the rows as the folder holds them: klab's and PyTorch's (<INI>.torch.csv) alike */
+    const run_dir *d = &runs.runs[0];
+    int bad = 0;
+    for (int i = 0; i < d->nrows; i++)
+        bad += d->rows[i].status != ROW_PASSED && d->rows[i].status != ROW_SKIPPED;
+    text_printf(stdout, "\nrows not passed: %d of %d in %s%s\n", bad, d->nrows, dir, bad ? ":" : "");
+    for (int i = 0, named = 0; i < d->nrows && named < NAMED_NOT_PASSED; i++) {
+        const klab_row *r = &d->rows[i];
+        if (r->status == ROW_PASSED || r->status == ROW_SKIPPED)
+            continue;
+        text_printf(stdout, "  %-9s %s %s %s %s: %.120s\n", row_status_name(r->status), r->plugin, r->kcase, r->dtype,
+                    r->profile, r->reason);
+        named++;
     }
-    report r;
-    if (report_eval(&r, &set, &runs) != 0) {
-        fprintf(stderr, "klab: out of memory\n");
-        rc = EXIT_USAGE;
-    } else {
-        char html[4500];
-        snprintf(html, sizeof html, "%s/report.html", out);
-        if (report_md_write(&r, out, err, sizeof err) != 0 || report_html_write(&r, html, err, sizeof err) != 0) {
-            text_printf(stderr, "klab: %s\n", err);
-            rc = EXIT_USAGE;
-        } else {
-            text_printf(stdout, "\ndecisions over %d run%s (%s):\n", runs.n, runs.n == 1 ? "" : "s", o->experiments_dir);
-            for (int i = 0; i < set.ndecs; i++)
-                text_printf(stdout, "  %-28s %-12s (seed: %s)\n", set.decs[i].title,
-                            evidence_status_name(r.decs[i].status),
-                            set.decs[i].seed_status[0] ? set.decs[i].seed_status : "none");
-            text_printf(stdout, "report: %s/decisions.md, %s/experiments/*.md (%d), %s\n", out, out, set.nexps, html);
-        }
-        report_free(&r);
-    }
-    exp_set_free(&set);
+    if (bad > NAMED_NOT_PASSED)
+        text_printf(stdout, "  ... and %d more (klab report %s)\n", bad - NAMED_NOT_PASSED, dir);
     run_set_free(&runs);
+    return rc;
+}
+
+int lab_devices(const cli_opts *o)
+{
+    char merged[4500], err[1200], meta[4600];
+    devices_opts d = cli_devices_opts(o);
+    d.merged = merged;
+    d.merged_len = sizeof merged;
+    int rc = devices_run(&d);
+    if (!merged[0])
+        return rc; /* stopped, or nothing to merge: said above */
+    static run_phases ph;
+    memset(&ph, 0, sizeof ph);
+    snprintf(meta, sizeof meta, "%s/meta.ini", merged);
+    if (phases_read(meta, NULL, NULL, &ph, err, sizeof err) != 0)
+        text_printf(stderr, "klab: %s\n", err);
+    if (o->report)
+        lab_run_report(o, merged);
+    lab_print_time(&ph);
     return rc;
 }
 

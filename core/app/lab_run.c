@@ -15,6 +15,7 @@
 #include "app/plugin_select.h"
 #include "config/ini_config.h"
 #include "config/tune_cache.h"
+#include "evidence/phases.h"
 #include "evidence/run_meta.h"
 #include "host/dtype.h"
 #include "report/table.h"
@@ -44,33 +45,6 @@ static int probe(const cli_opts *o, wire_device *dev)
                     "klab report DIR still work.\n",
             s.fatal ? s.fatal_msg : how[0] ? how : "the GPU probe ended without an answer");
     return EXIT_NO_GPU;
-}
-
-/* Failed rows for the profiles of unit `u` that have not reported (all of them when `reported` is 0). */
-static void fail_unit(job_state *s, const job *j, const wire_unit *u, int reported, const char *reason)
-{
-    for (int k = 0; k < u->nprofiles; k++) {
-        int done = 0;
-        for (int r = s->nrows - reported; r < s->nrows; r++)
-            done |= strcmp(s->rows[r].profile, u->profiles[k]) == 0;
-        if (done)
-            continue;
-        klab_row r;
-        memset(&r, 0, sizeof r);
-        snprintf(r.run_id, sizeof r.run_id, "%s", j->run_id);
-        snprintf(r.plugin, sizeof r.plugin, "%s", j->plugin_name);
-        snprintf(r.kcase, sizeof r.kcase, "%s", u->kcase);
-        snprintf(r.shape, sizeof r.shape, "%s", u->shape);
-        snprintf(r.dtype, sizeof r.dtype, "%s", u->dtype);
-        snprintf(r.profile, sizeof r.profile, "%s", u->profiles[k]);
-        snprintf(r.l2, sizeof r.l2, "%s", j->topts.mode == TIMING_HOT ? "hot" : "cold");
-        snprintf(r.launch, sizeof r.launch, "%s", j->topts.mode == TIMING_BATCHED ? "batched" : "stream");
-        r.seed = j->topts.seed;
-        if (s->have_device)
-            row_set_gpu(&r, s->device.info.ordinal, s->device.info.name, s->device.info.uuid);
-        row_fail(&r, ROW_FAILED, "%s", reason);
-        lab_add_row(s, &r);
-    }
 }
 
 /* Unit k as a worker would announce it, from the INI and the plugin's profiles. */
@@ -139,6 +113,7 @@ static void tune_update(const cli_opts *o, const job_state *s, const cfg_experim
 typedef struct run_totals {
     int plugins, refused, rows, bad_rows, bad_ini;
     int stopped; /* the exit status after SIGINT/SIGTERM, 0 before */
+    run_phases *phases; /* where the time went, per plugin and phase */
 } run_totals;
 
 static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_experiment *cfg,
@@ -155,6 +130,8 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
     j.verify_only = o->verify_only;
     j.profile_pass = o->profile_pass;
     j.tune = o->tune;
+    j.quick = o->quick;
+    j.budget_ms = o->budget_ms;
     snprintf(j.tune_cache, sizeof j.tune_cache, "%s", o->tune_cache);
     snprintf(j.run_id, sizeof j.run_id, "%s", run_id);
     snprintf(j.plugin_path, sizeof j.plugin_path, "%s", f->path);
@@ -176,6 +153,7 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
     memset(&s, 0, sizeof s);
     s.label = f->name;
     s.sink = &sink;
+    s.phases = t->phases;
     s.units_total = job_units(cfg, &o->filter, -1, NULL, NULL);
     t->plugins++;
     for (;;) {
@@ -195,7 +173,7 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
             for (int k = j.start_unit; k < s.units_total && s.have_plugin; k++) {
                 wire_unit wu;
                 describe_unit(&j, &s.plugin, k, &wu);
-                fail_unit(&s, &j, &wu, 0, reason);
+                lab_fail_unit(&s, &j, &wu, 0, reason);
             }
             break;
         }
@@ -218,7 +196,7 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
         /* The worker died inside a unit (or lost its context): charge that unit, go on after it. */
         char reason[300];
         snprintf(reason, sizeof reason, "worker %s in %s", how[0] ? how : "stopped", s.phase);
-        fail_unit(&s, &j, &s.unit, s.unit_rows, reason);
+        lab_fail_unit(&s, &j, &s.unit, s.unit_rows, reason);
         j.start_unit = s.unit.unit + 1;
         if (j.start_unit >= s.units_total)
             break;
@@ -240,9 +218,12 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
     if (s.nrows)
         print_table(f->name, csv, s.rows, s.nrows);
     profiling_opts po = cli_profiling_opts(o);
-    if (o->with_profiling && !o->verify_only && s.nrows &&
-        profiling_plugin(&po, f->name, cfg->path, run_dir, s.rows, s.nrows, err, sizeof err) != 0)
-        fprintf(stderr, "klab: %s\n", err);
+    if (o->with_profiling && !o->verify_only && s.nrows) {
+        double t0 = phases_clock_ms(); /* ncu replays each kernel many times: a phase of its own */
+        if (profiling_plugin(&po, f->name, cfg->path, run_dir, s.rows, s.nrows, err, sizeof err) != 0)
+            fprintf(stderr, "klab: %s\n", err);
+        phases_add(t->phases, f->name, "profiling", phases_clock_ms() - t0);
+    }
     for (int i = 0; i < s.nrows; i++) {
         const klab_row *r = &s.rows[i];
         t->rows++;
@@ -304,13 +285,33 @@ int lab_write_meta(const char *path, const char *run_id, const char *started, co
         .run_id = run_id, .started = started, .command = o->command_line, .seed = seed,
         .csv_schema = ROW_SCHEMA, .shard_k = o->filter.shard_k, .shard_n = o->filter.shard_n, .dev = dev,
         .hot = o->hot, .batched = o->batched, .verify_only = o->verify_only, .isolated = o->isolate,
-        .throttle = o->throttle, .cfgs = cfgs, .ncfgs = ncfgs,
+        .throttle = o->throttle, .quick = o->quick, .budget_ms = o->budget_ms, .cfgs = cfgs, .ncfgs = ncfgs,
     };
     return run_meta_write_info(path, &m, err, errlen);
 }
 
+/* However the run ends (a signal too: a run stopped for taking long is the one whose time matters),
+   where its time went goes into meta.ini; the line is printed last, by the caller. */
+static void run_time(const char *meta, run_phases *ph, double t0)
+{
+    char err[1200];
+    ph->wall_ms = phases_clock_ms() - t0;
+    if (run_meta_put_phases(meta, ph, err, sizeof err) != 0)
+        text_printf(stderr, "klab: %s\n", err);
+}
+
+void lab_print_time(const run_phases *ph)
+{
+    char line[2048];
+    phases_line(ph, 3, line, sizeof line);
+    text_printf(stdout, "%s\n", line);
+}
+
 int lab_run(const cli_opts *o)
 {
+    double t0 = phases_clock_ms();
+    static run_phases phases;
+    memset(&phases, 0, sizeof phases);
     discovery d;
     lab_discover(o, &d);
     /* Every INI is parsed, and checked against its plugin, before any GPU work: a broken file is
@@ -392,17 +393,20 @@ int lab_run(const cli_opts *o)
            KLAB_GIT_COMMIT, run_id, dev.info.name, dev.info.ordinal, dev.info.sms, dev.info.cc / 10, dev.info.cc % 10,
            o->hot ? "hot" : "flushed by a read before each sample", (unsigned long long)seed);
 
-    run_totals t = {0, 0, 0, 0, bad_ini, 0};
+    run_totals t = {0, 0, 0, 0, bad_ini, 0, &phases};
     for (int i = 0; i < n && !t.stopped; i++) {
         if (supervise_interrupted()) {
             char what[4400];
             snprintf(what, sizeof what, "stopped before %s; the complete CSVs are in %s", sel[i]->name, run_dir);
+            run_time(meta, &phases, t0);
             return lab_interrupted(what);
         }
         run_plugin(o, sel[i], &cfgs[i], run_dir, run_id, seed, &t);
     }
-    if (t.stopped)
+    if (t.stopped) {
+        run_time(meta, &phases, t0);
         return t.stopped;
+    }
     int torch_rc = 0;
     if (torch) {
         static torch_target tt[DISC_MAX_PLUGINS];
@@ -411,14 +415,20 @@ int lab_run(const cli_opts *o)
             snprintf(tt[i].so, sizeof tt[i].so, "%s", sel[i]->path);
             snprintf(tt[i].ini, sizeof tt[i].ini, "%s", cfgs[i].path);
         }
-        torch_run tr = {run_dir, run_id, seed};
+        torch_run tr = {run_dir, run_id, seed, &phases, NULL};
         torch_rc = lab_torch(o, tt, n, &tr);
-        if (supervise_interrupted())
+        if (supervise_interrupted()) {
+            run_time(meta, &phases, t0);
             return torch_rc;
+        }
     }
+    run_time(meta, &phases, t0);
 
     printf("\nrun %s: %d plugin%s, %d rows, %d not passed, %d refused -> %s\n", run_id, t.plugins,
            t.plugins == 1 ? "" : "s", t.rows, t.bad_rows, t.refused, run_dir);
+    if (o->report)
+        lab_run_report(o, run_dir); /* what it says changes nothing in the exit status: the rows decide */
+    lab_print_time(&phases);
     if (t.bad_ini)
         return EXIT_USAGE;
     return t.bad_rows || t.refused || torch_rc ? EXIT_FAILED_ROWS : EXIT_OK;

@@ -97,6 +97,12 @@ int torch_command(torch_cmd *c, const cli_opts *o, const char *script, const cha
     }
     if (o->hot || o->batched)
         bad |= add(c, "--mode") || add(c, "%s", o->hot ? "hot" : "batched");
+    if (o->budget_ms > 0)
+        bad |= add(c, "--budget-ms") || add(c, "%.15g", o->budget_ms);
+    if (o->quick)
+        bad |= add(c, "--quick");
+    if (run && run->phases_out)
+        bad |= add(c, "--phases-out") || add(c, "%s", run->phases_out);
     if (bad) {
         torch_cmd_free(c);
         return -1;
@@ -112,16 +118,16 @@ static void script_path(char *buf, size_t len)
     snprintf(buf, len, "%s", env && *env ? env : KLAB_SOURCE_DIR "/tools/torch_rows.py");
 }
 
-/* Runs argv; with `line`, its stdout and stderr are read and the last non-empty line kept there,
-   otherwise they are klab's. Returns the exit status, 127 when it could not start (line says why),
-   128 + the signal that ended it. */
-static int run_child(char *const *argv, char *line, size_t len)
+/* Runs argv; with `out`, its stdout and stderr are read and their tail kept there (NUL-terminated;
+   the whole output when it fits), otherwise they are klab's. Returns the exit status, 127 when it could
+   not start (out says why), 128 + the signal that ended it. */
+static int run_child(char *const *argv, char *out, size_t len)
 {
     int fds[2] = {-1, -1};
-    if (line) {
-        line[0] = 0;
+    if (out) {
+        out[0] = 0;
         if (pipe(fds) != 0) {
-            snprintf(line, len, "pipe: %s", strerror(errno));
+            snprintf(out, len, "pipe: %s", strerror(errno));
             return 127;
         }
     }
@@ -129,12 +135,12 @@ static int run_child(char *const *argv, char *line, size_t len)
     fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) {
-        if (line)
-            snprintf(line, len, "fork: %s", strerror(errno));
+        if (out)
+            snprintf(out, len, "fork: %s", strerror(errno));
         return 127;
     }
     if (pid == 0) {
-        if (line) {
+        if (out) {
             dup2(fds[1], STDOUT_FILENO);
             dup2(fds[1], STDERR_FILENO);
             close(fds[0]);
@@ -145,30 +151,25 @@ static int run_child(char *const *argv, char *line, size_t len)
         fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
         _exit(127);
     }
-    if (line) {
+    if (out) {
         close(fds[1]);
-        char buf[4096];
         size_t have = 0;
         ssize_t got;
-        /* keep a window of the output's tail: the last line is the answer */
-        while ((got = read(fds[0], buf + have, sizeof buf - 1 - have)) != 0) {
+        /* keep a window of the output's tail: the last line is --check's answer */
+        while ((got = read(fds[0], out + have, len - 1 - have)) != 0) {
             if (got < 0) {
                 if (errno == EINTR)
                     continue;
                 break;
             }
             have += (size_t)got;
-            if (have == sizeof buf - 1) {
-                memmove(buf, buf + have / 2, have - have / 2);
+            if (have == len - 1) {
+                memmove(out, out + have / 2, have - have / 2);
                 have -= have / 2;
             }
         }
         close(fds[0]);
-        buf[have] = 0;
-        while (have && (buf[have - 1] == '\n' || buf[have - 1] == '\r' || buf[have - 1] == ' '))
-            buf[--have] = 0;
-        char *last = strrchr(buf, '\n');
-        snprintf(line, len, "%s", last ? last + 1 : buf);
+        out[have] = 0;
     }
     /* polled: klab's SIGINT/SIGTERM handler restarts a blocking wait (SA_RESTART), and a signal sent to
        klab alone must stop the interpreter too, as it stops a worker */
@@ -185,9 +186,19 @@ static int run_child(char *const *argv, char *line, size_t len)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* The last non-empty line of buf, in place. */
+static const char *last_line(char *buf)
+{
+    size_t have = strlen(buf);
+    while (have && (buf[have - 1] == '\n' || buf[have - 1] == '\r' || buf[have - 1] == ' '))
+        buf[--have] = 0;
+    char *last = strrchr(buf, '\n');
+    return last ? last + 1 : buf;
+}
+
 int lab_torch_ready(const cli_opts *o)
 {
-    char script[4200], exe[4096], lib[4200], line[1024];
+    char script[4200], exe[4096], lib[4200], out[4096];
     script_path(script, sizeof script);
     if (access(script, R_OK) != 0) {
         text_printf(stdout, "klab: PyTorch rows skipped: no %s (KLAB_TORCH_ROWS names the script)\n", script);
@@ -198,7 +209,8 @@ int lab_torch_ready(const cli_opts *o)
         return 0;
     }
     char *argv[] = {(char *)o->torch_python, script, "--check", NULL};
-    int rc = run_child(argv, line, sizeof line);
+    int rc = run_child(argv, out, sizeof out);
+    const char *line = last_line(out);
     if (rc == 0) {
         text_printf(stdout, "klab: PyTorch rows: %s (%s)\n", line, o->torch_python);
         return 1;
@@ -222,6 +234,79 @@ static int selects_units(const cli_opts *o, const char *ini)
     return cfg_load(ini, &cfg, err, sizeof err) == 0 && job_units(&cfg, &o->filter, -1, NULL, NULL) > 0;
 }
 
+/* 1 when `python script --help` names `option`: a newer torch_rows.py than this klab knows may take it,
+   an older one would stop at it. */
+static int script_takes(const cli_opts *o, const char *script, const char *option)
+{
+    static char out[1 << 16]; /* argparse's whole --help; more than this would keep only its tail */
+    char *argv[] = {(char *)o->torch_python, (char *)script, "--help", NULL};
+    return run_child(argv, out, sizeof out) == 0 && strstr(out, option) != NULL;
+}
+
+/* One run of the script for targets t[0..n) (run NULL: the listing). Returns its exit status, as
+   lab_torch's. */
+static int torch_child(const cli_opts *o, const char *script, const char *exe, const torch_target *t, int n,
+                       const torch_run *run)
+{
+    torch_cmd c;
+    if (torch_command(&c, o, script, exe, t, n, run) != 0) {
+        printf("klab: PyTorch rows skipped: the command line is too long or out of memory\n");
+        return 0;
+    }
+    printf("\nklab: PyTorch %s:", run ? "in the same rounds" : "cases (torch_rows.py --dry-run)");
+    for (int i = 0; i < c.argc; i++)
+        text_printf(stdout, " %s", c.argv[i]);
+    printf("\n");
+    char why[512];
+    int rc = run_child(c.argv, NULL, 0);
+    torch_cmd_free(&c);
+    if (supervise_interrupted()) {
+        if (run)
+            snprintf(why, sizeof why, "PyTorch's complete CSVs are in %s, an incomplete one as .csv.partial", run->dir);
+        else
+            snprintf(why, sizeof why, "PyTorch's listing was stopped");
+        rc = lab_interrupted(why);
+    } else if (rc == 127 && !run) {
+        /* --validate lists without torch; only a missing interpreter skips it (its line is above) */
+        printf("klab: PyTorch cases skipped: the interpreter could not start\n");
+        rc = 0;
+    } else if (rc != 0) {
+        text_printf(stderr, "klab: PyTorch rows: %s exited with status %d%s%s\n", script, rc,
+                    run ? "; its complete CSVs are in " : "", run ? run->dir : "");
+    }
+    return rc;
+}
+
+/* A run's PyTorch rows, one child per plugin, each timed as its plugin's phase "torch"; with
+   --phases-out, the script's own phases join them as torch_<key>, and its file is removed. */
+static int torch_rows_per_plugin(const cli_opts *o, const char *script, const char *exe, const torch_target *t,
+                                 int n, const torch_run *run)
+{
+    int takes = script_takes(o, script, "--phases-out"), rc = 0;
+    for (int i = 0; i < n && !supervise_interrupted(); i++) {
+        char phases_out[4400], err[1200];
+        const char *base = strrchr(t[i].ini, '/');
+        base = base ? base + 1 : t[i].ini;
+        size_t stem = strlen(base) > 4 && !strcmp(base + strlen(base) - 4, ".ini") ? strlen(base) - 4 : strlen(base);
+        snprintf(phases_out, sizeof phases_out, "%s/%.*s.torch.phases.ini", run->dir, (int)stem, base);
+        torch_run one = *run;
+        one.phases_out = takes ? phases_out : NULL;
+        unlink(phases_out); /* an earlier run's would pass for this one's */
+        double t0 = phases_clock_ms();
+        int r = torch_child(o, script, exe, &t[i], 1, &one);
+        if (run->phases)
+            phases_add(run->phases, t[i].plugin, "torch", phases_clock_ms() - t0);
+        if (takes && access(phases_out, R_OK) == 0) {
+            if (run->phases && phases_read(phases_out, t[i].plugin, "torch_", run->phases, err, sizeof err) != 0)
+                text_printf(stderr, "klab: PyTorch's phases: %s\n", err);
+            unlink(phases_out);
+        }
+        if (r != 0 && (rc == 0 || r > EXIT_SIGNALED))
+            rc = r;
+    }
+    return rc;
+}
+
 int lab_torch(const cli_opts *o, const torch_target *t, int n, const torch_run *run)
 {
     char script[4200], exe[4096];
@@ -237,35 +322,13 @@ int lab_torch(const cli_opts *o, const torch_target *t, int n, const torch_run *
     for (int i = 0; i < n; i++)
         if (selects_units(o, t[i].ini))
             kept[k++] = t[i];
-    torch_cmd c;
     int rc = 0;
     if (k == 0)
         printf("klab: PyTorch rows: no case selected\n");
-    else if (torch_command(&c, o, script, exe, kept, k, run) != 0)
-        printf("klab: PyTorch rows skipped: the command line is too long or out of memory\n");
-    else {
-        printf("\nklab: PyTorch %s:", run ? "in the same rounds" : "cases (torch_rows.py --dry-run)");
-        for (int i = 0; i < c.argc; i++)
-            text_printf(stdout, " %s", c.argv[i]);
-        printf("\n");
-        char why[512];
-        rc = run_child(c.argv, NULL, 0);
-        torch_cmd_free(&c);
-        if (supervise_interrupted()) {
-            if (run)
-                snprintf(why, sizeof why, "PyTorch's complete CSVs are in %s, an incomplete one as .csv.partial", run->dir);
-            else
-                snprintf(why, sizeof why, "PyTorch's listing was stopped");
-            rc = lab_interrupted(why);
-        } else if (rc == 127 && !run) {
-            /* --validate lists without torch; only a missing interpreter skips it (its line is above) */
-            printf("klab: PyTorch cases skipped: the interpreter could not start\n");
-            rc = 0;
-        } else if (rc != 0) {
-            text_printf(stderr, "klab: PyTorch rows: %s exited with status %d%s%s\n", script, rc,
-                        run ? "; its complete CSVs are in " : "", run ? run->dir : "");
-        }
-    }
+    else if (!run)
+        rc = torch_child(o, script, exe, kept, k, NULL);
+    else
+        rc = torch_rows_per_plugin(o, script, exe, kept, k, run);
     free(kept);
     return rc;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "app/cli.h"
+#include "evidence/phases.h"
 
 /* One experiment klab runs: the plugin's name and library, and the INI klab read for it. */
 typedef struct torch_target {
@@ -27,6 +28,8 @@ typedef struct torch_target {
 typedef struct torch_run {
     const char *dir, *id;
     uint64_t seed;
+    run_phases *phases;     /* lab_torch adds each plugin's child as phase "torch" here (NULL: not) */
+    const char *phases_out; /* torch_command: --phases-out FILE for the script's own phases; NULL: none */
 } torch_run;
 
 #define TORCH_MAX_ARGS (32 + 4 * 128)
@@ -38,17 +41,20 @@ typedef struct torch_cmd {
 } torch_cmd;
 
 /* The command for targets t[0..n) (all of which have a unit klab's selection keeps): the interpreter,
-   the script, --build (where libklab_bench.so is), then klab's options as torch_rows.py's. Pure.
+   the script, --build (where libklab_bench.so is), then klab's options as torch_rows.py's (a word
+   for an option klab did not get is never added: --budget-ms, --quick, --phases-out). Pure.
    Returns 0, or -1 when out of memory or past TORCH_MAX_ARGS. */
 int torch_command(torch_cmd *c, const cli_opts *o, const char *script, const char *build, const torch_target *t,
                   int n, const torch_run *run);
 void torch_cmd_free(torch_cmd *c);
 
-/* After a run's plugins (run) or --validate (run NULL): asks the interpreter (a run only), builds the
-   command for the targets whose INI keeps a unit under klab's selection, prints it and runs it, its
-   output on klab's. Returns 0 when done or skipped with a line (no interpreter, no torch, nothing
-   selected); torch_rows.py's exit status when it failed (said in a line); 128 + the signal when SIGINT or
-   SIGTERM stopped it. */
+/* After a run's plugins (run) or --validate (run NULL): builds the command for the targets whose INI
+   keeps a unit under klab's selection, prints it and runs it, its output on klab's: --validate's
+   listing once for all; a run's rows once per plugin, so that each plugin's PyTorch time is its own
+   (run->phases: "torch", and torch_<key> from the file --phases-out names, when torch_rows.py --help
+   offers that option; the file is read and removed). Returns 0 when done or skipped with a line (no
+   interpreter, no torch, nothing selected); torch_rows.py's exit status when it failed (said in a
+   line); 128 + the signal when SIGINT or SIGTERM stopped it. */
 int lab_torch(const cli_opts *o, const torch_target *t, int n, const torch_run *run);
 
 /* Before a run's GPU work: 1 when the interpreter imports torch and sees a CUDA device (a line says

@@ -22,6 +22,20 @@ static void progress(const job_state *s)
                 s->unit.dtype);
 }
 
+void lab_phase_mark(job_state *s, const char *next)
+{
+    if (!s->phases)
+        return;
+    double now = s->clock_ms ? s->clock_ms() : phases_clock_ms();
+    if (s->phase_open && now > s->phase_t0)
+        phases_add(s->phases, s->label ? s->label : "?", s->open_phase, now - s->phase_t0);
+    s->phase_open = next != NULL;
+    if (next) {
+        snprintf(s->open_phase, sizeof s->open_phase, "%s", next);
+        s->phase_t0 = now;
+    }
+}
+
 void lab_add_row(job_state *s, const klab_row *r)
 {
     row_push(&s->rows, &s->nrows, &s->cap, r); /* for the table; the CSV gets it regardless */
@@ -50,6 +64,7 @@ void lab_on_message(void *user, const wire_header *h, const void *payload)
         s->have_device = 1;
         break;
     case WIRE_UNIT:
+        lab_phase_mark(s, NULL); /* "start", or a teardown whose unit sent no row */
         memcpy(&s->unit, payload, sizeof s->unit);
         s->in_unit = 1;
         s->unit_rows = 0;
@@ -57,9 +72,11 @@ void lab_on_message(void *user, const wire_header *h, const void *payload)
         break;
     case WIRE_PHASE:
         snprintf(s->phase, sizeof s->phase, "%s", ((const wire_text *)payload)->text);
+        lab_phase_mark(s, s->phase);
         progress(s);
         break;
     case WIRE_ROW:
+        lab_phase_mark(s, NULL); /* the rows come as one burst after teardown */
         lab_add_row(s, payload);
         s->unit_rows++;
         break;
@@ -73,6 +90,7 @@ void lab_on_message(void *user, const wire_header *h, const void *payload)
         }
         break;
     case WIRE_DONE:
+        lab_phase_mark(s, NULL);
         s->done = 1;
         memcpy(&s->done_status, payload, sizeof s->done_status);
         break;
@@ -87,11 +105,41 @@ void lab_on_message(void *user, const wire_header *h, const void *payload)
     }
 }
 
+void lab_fail_unit(job_state *s, const job *j, const wire_unit *u, int reported, const char *reason)
+{
+    for (int k = 0; k < u->nprofiles; k++) {
+        int done = 0;
+        for (int r = s->nrows - reported; r < s->nrows; r++)
+            done |= strcmp(s->rows[r].profile, u->profiles[k]) == 0;
+        if (done)
+            continue;
+        klab_row r;
+        memset(&r, 0, sizeof r);
+        snprintf(r.run_id, sizeof r.run_id, "%s", j->run_id);
+        snprintf(r.plugin, sizeof r.plugin, "%s", j->plugin_name);
+        snprintf(r.kcase, sizeof r.kcase, "%s", u->kcase);
+        snprintf(r.shape, sizeof r.shape, "%s", u->shape);
+        snprintf(r.dtype, sizeof r.dtype, "%s", u->dtype);
+        snprintf(r.profile, sizeof r.profile, "%s", u->profiles[k]);
+        snprintf(r.l2, sizeof r.l2, "%s", j->topts.mode == TIMING_HOT ? "hot" : "cold");
+        snprintf(r.launch, sizeof r.launch, "%s", j->topts.mode == TIMING_BATCHED ? "batched" : "stream");
+        r.seed = j->topts.seed;
+        if (s->have_device)
+            row_set_gpu(&r, s->device.info.ordinal, s->device.info.name, s->device.info.uuid);
+        row_fail(&r, ROW_FAILED, "%s", reason);
+        if (j->quick)
+            row_add_flag(&r, ROW_FLAG_QUICK); /* the run's rows are quick, whoever made them */
+        lab_add_row(s, &r);
+    }
+}
+
 /* -1 also when SIGINT/SIGTERM stopped (or forbade) the worker: the caller then ends with lab_interrupted(). */
 int lab_spawn(const job *j, const cli_opts *o, double timeout_s, job_state *s, worker_outcome *w)
 {
     supervise_hooks hooks = {lab_on_message, s};
+    lab_phase_mark(s, "start"); /* fork, CUDA context, plugin load: until its first unit */
     int rc = supervise(j, o->isolate, timeout_s, &hooks, w);
+    lab_phase_mark(s, NULL); /* a worker that died in a phase: the time until then is that phase's */
     if (rc != 0 && !w->interrupted)
         fprintf(stderr, "klab: cannot start a worker process\n");
     return rc != 0 || w->interrupted ? -1 : 0;

@@ -5,6 +5,7 @@
 
 #include "app/cli.h"
 #include "evidence/csv_sink.h"
+#include "evidence/phases.h"
 #include "process/wire.h"
 #include "worker/jobs.h"
 
@@ -30,14 +31,31 @@ typedef struct job_state {
     int nrows, cap;
     csv_sink *sink;
     int notes_to_stdout;
+    /* Where the worker's time goes, with `phases` set: each phase from the arrival of the message that
+       begins it (lab_spawn: "start"; UNIT; PHASE) to that of the next (UNIT, PHASE, the unit's first
+       ROW after teardown, DONE, or the worker's end), added under the plugin `label` names. */
+    run_phases *phases;
+    double (*clock_ms)(void); /* NULL: CLOCK_MONOTONIC; tests give a clock of their own */
+    int phase_open;
+    char open_phase[32];
+    double phase_t0;
 } job_state;
 
 /* The handler of a worker's messages (supervise_hooks): fills s, adds rows to its table and CSV, writes
    samples files beside the CSV, prints notes and progress. */
 void lab_on_message(void *user, const wire_header *h, const void *payload);
 
+/* The phase accounting lab_on_message and lab_spawn do: ends the open phase (its time added to
+   s->phases), then opens `next` unless it is NULL. Nothing without s->phases. */
+void lab_phase_mark(job_state *s, const char *next);
+
 /* A row for the table and, when s has one, the CSV (the parent's own failed rows, too). */
 void lab_add_row(job_state *s, const klab_row *r);
+
+/* The parent's own failed rows for the profiles of unit `u` that have not reported (all of them when
+   `reported` is 0), made as j's worker would have made them (flags included) and added with
+   lab_add_row. */
+void lab_fail_unit(job_state *s, const job *j, const wire_unit *u, int reported, const char *reason);
 
 /* Runs job j in a worker (in this process with --no-isolate), s collecting its messages. 0, or -1 when
    no worker could start, and also when SIGINT/SIGTERM stopped (or forbade) it: the caller then ends with

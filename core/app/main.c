@@ -39,10 +39,8 @@ int main(int argc, char **argv)
     case CMD_REPORT: return lab_report(&o);
     case CMD_COMPARE: return lab_compare(&o);
     case CMD_RUN:
-        if (o.ndevices) {
-            devices_opts d = cli_devices_opts(&o);
-            return devices_run(&d);
-        }
+        if (o.ndevices)
+            return lab_devices(&o);
         return lab_run(&o);
     case CMD_MERGE: return merge_main(o.merge, o.nmerge);
     }

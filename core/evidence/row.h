@@ -73,6 +73,10 @@ const char *row_status_name(row_status s);
 /* 1 when `flag` is one of row->flags (a whole ';'-separated item, not a substring). */
 int row_has_flag(const klab_row *r, const char *flag);
 
+/* The flag of every row of a --quick run (its worker's and the parent's own failed rows): a smoke
+   pass whose times are no evidence (stopping.h). */
+#define ROW_FLAG_QUICK "quick"
+
 /* Appends `flag` to row->flags unless already there. */
 void row_add_flag(klab_row *r, const char *flag);
 

@@ -2,12 +2,14 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "config/ini_walk.h"
 #include "evidence/csv_sink.h"
 #include "evidence/row.h"
+#include "timing/stopping.h"
 #include "util/checksum.h"
 #include "version.h"
 
@@ -45,7 +47,7 @@ void run_meta_run_id(const char *given, const struct tm *utc, char *buf, size_t 
 /* A caller's entry name: SECTION.KEY, both of [A-Za-z0-9_-], the section none of klab's own. */
 static int extra_key_ok(const char *k, char *err, size_t errlen)
 {
-    static const char *const own[] = {"run", "inis", "ini_paths", "device", "method", "merge"};
+    static const char *const own[] = {"run", "inis", "ini_paths", "device", "method", "merge", "phases"};
     const char *dot = strchr(k, '.');
     size_t span = strspn(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.");
     if (!dot || dot == k || !dot[1] || strchr(dot + 1, '.') || k[span]) {
@@ -148,8 +150,58 @@ int run_meta_write_info(const char *path, const run_meta_info *m, char *err, siz
                 m->batched ? "batched: N runs per sample (one graph, or queued), N copies rotated, time / N"
                            : "stream",
                 dev->launch_floor_ms * 1e3, m->throttle, m->isolated ? "yes" : "no");
+        if (m->quick)
+            fprintf(fp, "quick = yes: a smoke pass, every check made, sampling cut to warmup %d, min_reps %d, "
+                        "max_reps %d, budget %g ms a case; every row flagged quick\n",
+                    STOP_QUICK_WARMUP, STOP_QUICK_MIN_REPS, STOP_QUICK_MAX_REPS, STOP_QUICK_BUDGET_MS);
+        if (m->budget_ms > 0)
+            fprintf(fp, "budget_ms = %g: every case's sampling budget (--budget-ms), not its INI's\n", m->budget_ms);
     }
     write_extras(fp, m);
+    if (file_commit(fp, tmp, path) != 0) {
+        snprintf(err, errlen, "cannot complete %s: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int run_meta_put_phases(const char *path, const run_phases *p, char *err, size_t errlen)
+{
+    size_t len = 0, o = 0;
+    char *text = file_read_all(path, &len);
+    if (!text) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* every line but an earlier [phases] section's, which this one replaces; kept in place (text
+       only shrinks), then the blank lines that stood before the old section dropped */
+    int skip = 0;
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        size_t n = next ? (size_t)(++next - line) : strlen(line);
+        if (line[0] == '[')
+            skip = strncmp(line, "[phases]", 8) == 0;
+        if (!skip) {
+            memmove(text + o, line, n);
+            o += n;
+        }
+    }
+    while (o && (text[o - 1] == '\n' || text[o - 1] == ' '))
+        o--;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.partial", path);
+    FILE *fp = fopen(tmp, "w");
+    if (!fp) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        free(text);
+        return -1;
+    }
+    fwrite(text, 1, o, fp);
+    if (o)
+        fputc('\n', fp);
+    free(text);
+    phases_write(fp, p);
     if (file_commit(fp, tmp, path) != 0) {
         snprintf(err, errlen, "cannot complete %s: %s", path, strerror(errno));
         unlink(tmp);
@@ -199,6 +251,9 @@ static int meta_key(void *user, int line, const char *key, const char *v, int co
             put(m->gpu, sizeof m->gpu, v);
         else if (strcmp(key, "uuid") == 0)
             put(m->uuid, sizeof m->uuid, v);
+    } else if (strcmp(w->section, "method") == 0) {
+        if (strcmp(key, "quick") == 0)
+            m->quick = strncmp(v, "yes", 3) == 0;
     } else if (strcmp(w->section, "inis") == 0 && m->ninis < RUN_META_MAX_INIS) {
         put(m->ini_plugin[m->ninis], sizeof m->ini_plugin[0], key);
         put(m->ini_hash[m->ninis], sizeof m->ini_hash[0], v);

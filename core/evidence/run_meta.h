@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "config/ini_config.h"
+#include "evidence/phases.h"
 #include "host/device_info.h"
 
 /* A run's `started`, as strftime formats it in UTC. */
@@ -22,11 +23,13 @@ typedef struct run_meta_info {
     const device_desc *dev; /* NULL: no GPU was reached: no [device], no [method] */
     int hot, batched, verify_only, isolated;
     double throttle;
+    int quick;        /* --quick: [method] says so (nothing is written when 0, as before the option) */
+    double budget_ms; /* --budget-ms; 0: each case's INI budget (nothing written) */
     const cfg_experiment *cfgs;
     int ncfgs;
     /* the caller's own entries, "SECTION.KEY" = value, written after klab's sections in the order of
        their sections' first appearance; a section klab writes itself is refused (run, inis, ini_paths,
-       device, method, merge), so a reader never meets a key twice */
+       device, method, merge, phases), so a reader never meets a key twice */
     const char *const *extra_keys;
     const char *const *extra_values;
     int nextra;
@@ -36,6 +39,11 @@ typedef struct run_meta_info {
    Returns 0, or -1 with the reason (an extra entry that is not SECTION.KEY, names a section of klab's,
    or holds a line break, is refused before anything is written). */
 int run_meta_write_info(const char *path, const run_meta_info *m, char *err, size_t errlen);
+
+/* meta.ini at `path` again with [phases] (phases.h) in place of any it had, every other byte kept
+   (`started` above all), written atomically as above; no [phases] when phases_any(p) is 0. The end
+   of a run adds where its time went to the file its start wrote. 0, or -1 with the reason. */
+int run_meta_put_phases(const char *path, const run_phases *p, char *err, size_t errlen);
 
 /* The hash [inis] records for the file at `path` (16 hex digits); "unreadable" when it cannot be read. */
 void run_meta_ini_hash(const char *path, char *buf, size_t len);
@@ -50,6 +58,7 @@ void run_meta_run_id(const char *given, const struct tm *utc, char *buf, size_t 
 typedef struct run_meta {
     char id[64], started[40], commit[64], command[200], csv_schema[16]; /* [run] */
     char gpu[128], uuid[64];                                            /* [device] name, uuid */
+    int quick;                                                          /* [method] quick = yes */
     int ninis;                                                          /* [inis] plugin = hash */
     char ini_plugin[RUN_META_MAX_INIS][64], ini_hash[RUN_META_MAX_INIS][32];
 } run_meta;

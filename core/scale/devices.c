@@ -16,9 +16,17 @@
 #include "scale/merge.h"
 #include "util/text.h"
 
-/* The options a child gets its own value of. getopt_long takes unambiguous abbreviations: "--ou" is
-   --out, so any prefix of these names goes too. */
-static const char *const replaced[] = {"devices", "device", "out", "run-id", "tune-cache"};
+/* The options a child gets its own value of, and those only the parent acts on: it reports once,
+   over the merged rows (--report, and the report's --out-dir and --experiments, which a child would
+   refuse without --report). getopt_long takes unambiguous abbreviations: "--ou" is --out, so any
+   prefix of these names goes too. */
+static const char *const replaced[] = {"devices", "device", "out", "run-id", "tune-cache", "out-dir", "experiments"};
+static const char *const parents_own[] = {"report"}; /* no value */
+
+static int abbreviates(const char *name, size_t len, const char *option)
+{
+    return len >= 2 && len <= strlen(option) && strncmp(option, name, len) == 0;
+}
 
 /* 0: keep the word; 1: drop it; 2: drop it and the value after it. */
 static int replaced_option(const char *arg)
@@ -27,8 +35,11 @@ static int replaced_option(const char *arg)
         return 0;
     const char *name = arg + 2, *eq = strchr(name, '=');
     size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    for (size_t i = 0; i < sizeof parents_own / sizeof parents_own[0]; i++)
+        if (abbreviates(name, len, parents_own[i]))
+            return 1;
     for (size_t i = 0; i < sizeof replaced / sizeof replaced[0]; i++)
-        if (len >= 2 && len <= strlen(replaced[i]) && strncmp(replaced[i], name, len) == 0)
+        if (abbreviates(name, len, replaced[i]))
             return eq ? 1 : 2;
     return 0;
 }
@@ -80,9 +91,32 @@ int devices_exit_status(const int *rcs, int n)
     return EXIT_OK;
 }
 
+/* The children's [phases] summed into the merged folder's meta.ini, with this run's wall time: the
+   children ran side by side, so the wall is the parent's, not a sum. A child without [phases] (one
+   that stopped early) adds nothing. */
+static void merged_phases(const char *merged, char sources[][4500], const int *rcs, int n, double wall_ms)
+{
+    static run_phases ph;
+    memset(&ph, 0, sizeof ph);
+    char err[2000], meta[4600];
+    for (int i = 0; i < n; i++) {
+        snprintf(meta, sizeof meta, "%s/meta.ini", sources[i]);
+        if (rcs[i] < EXIT_SIGNALED && access(meta, R_OK) == 0 &&
+            phases_read(meta, NULL, NULL, &ph, err, sizeof err) != 0)
+            text_printf(stderr, "klab: %s\n", err);
+    }
+    ph.wall_ms = wall_ms;
+    snprintf(meta, sizeof meta, "%s/meta.ini", merged);
+    if (run_meta_put_phases(meta, &ph, err, sizeof err) != 0)
+        text_printf(stderr, "klab: %s\n", err);
+}
+
 int devices_run(const devices_opts *o)
 {
     char run_id[64], work[4400], exe[4200];
+    double t0 = phases_clock_ms();
+    if (o->merged)
+        o->merged[0] = 0;
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
@@ -95,7 +129,7 @@ int devices_run(const devices_opts *o)
     }
     int n = o->ndevices;
     pid_t pids[DEVICES_MAX];
-    int rcs[DEVICES_MAX];
+    int rcs[DEVICES_MAX] = {0}; /* GCC at -O2 cannot see that each is set below */
     char runs[DEVICES_MAX][4500];
     static char store[DEVICES_MAX_ARGS][4200];
     printf("klab: run %s on GPUs", run_id);
@@ -186,6 +220,9 @@ int devices_run(const devices_opts *o)
         text_printf(stderr, "klab: the GPUs' run folders could not be merged: %s\n", err);
         return rc == EXIT_OK ? EXIT_FAILED_ROWS : rc;
     }
+    merged_phases(merged, runs, rcs, n, phases_clock_ms() - t0);
+    if (o->merged)
+        snprintf(o->merged, o->merged_len, "%s", merged);
     if (table_report(stdout, merged, err, sizeof err) != 0)
         text_printf(stderr, "klab: %s\n", err);
     if (ns < n)

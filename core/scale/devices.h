@@ -9,6 +9,8 @@
 #ifndef KLAB_DEVICES_H
 #define KLAB_DEVICES_H
 
+#include <stddef.h>
+
 #include "process/exit_status.h"
 
 /* What --devices needs of the command line. */
@@ -20,6 +22,8 @@ typedef struct devices_opts {
     const char *run_id;    /* --run-id; "": the date, time and commit */
     const char *out_dir;   /* --out */
     const char *tune_cache; /* the parent's, shared by the children */
+    char *merged;          /* out, when not NULL: the merged run folder, "" when nothing was merged */
+    size_t merged_len;
 } devices_opts;
 
 #define DEVICES_MAX_ARGS 256
@@ -35,7 +39,8 @@ int devices_child_argv(const devices_opts *o, int i, const char *exe, const char
    failed rows, success. */
 int devices_exit_status(const int *rcs, int n);
 
-/* The command. */
+/* The command. The merged folder's meta.ini gets [phases]: the children's, summed, and this klab's
+   own wall time (merge.h drops the sources' own). */
 int devices_run(const devices_opts *o);
 
 #endif

@@ -38,6 +38,12 @@ static int differs(const run_info *a, const run_info *b, char *err, size_t errle
         snprintf(err, errlen, "the commit differs: %s has %s, %s has %s", a->dir, a->m.commit, b->dir, b->m.commit);
         return 1;
     }
+    if (a->m.quick != b->m.quick) {
+        /* a smoke pass's few samples beside a full run's would read as one run's evidence */
+        snprintf(err, errlen, "%s is a quick run (--quick) and %s is not: merge quick runs only with quick runs",
+                 a->m.quick ? a->dir : b->dir, a->m.quick ? b->dir : a->dir);
+        return 1;
+    }
     if (strcmp(a->m.csv_schema, b->m.csv_schema) != 0) {
         snprintf(err, errlen, "the CSV schema differs: %s has %s, %s has %s", a->dir, a->m.csv_schema, b->dir,
                  b->m.csv_schema);
@@ -387,7 +393,11 @@ static int merge_samples(const char *out, const run_info *runs, int nruns, const
     return rc;
 }
 
-/* The first run's meta.ini without any [merge] section of its own, then this merge's sources. */
+/* The first run's meta.ini without any [merge] or [phases] section of its own, then this merge's
+   sources. [phases] is dropped, not summed: a merged folder may be merged again with its sources,
+   which would count their time twice, and the first run's alone would pass for all of them; each
+   source's meta.ini keeps its own (klab --devices, which times the whole run, writes the merged
+   folder's: devices.c). */
 static int write_meta(const char *out, const run_info *runs, int nruns, char *err, size_t errlen)
 {
     char path[4400];
@@ -410,14 +420,16 @@ static int write_meta(const char *out, const run_info *runs, int nruns, char *er
         next = strchr(line, '\n');
         size_t n = next ? (size_t)(++next - line) : strlen(line);
         if (line[0] == '[')
-            skip = strncmp(line, "[merge]", 7) == 0;
+            skip = strncmp(line, "[merge]", 7) == 0 || strncmp(line, "[phases]", 8) == 0;
         if (!skip) {
             memcpy(buf + o, line, n);
             o += n;
         }
     }
     free(text);
-    if (o && buf[o - 1] != '\n')
+    while (o && buf[o - 1] == '\n') /* the blank line that stood before a dropped section */
+        o--;
+    if (o)
         buf[o++] = '\n';
     o += (size_t)snprintf(buf + o, cap - o, "\n[merge]\n; klab merge: the rows of these runs; each row names its GPU\n"
                                            "runs = %d\n", nruns);

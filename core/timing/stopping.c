@@ -85,3 +85,20 @@ const char *stop_reason_name(stop_reason r)
     default: return "running";
     }
 }
+
+void stop_rule_for_run(int *warmup, stop_rule *r, int quick, double budget_ms)
+{
+    if (quick) {
+        /* capped, never raised: an INI that asks for fewer runs keeps its own numbers */
+        if (*warmup > STOP_QUICK_WARMUP)
+            *warmup = STOP_QUICK_WARMUP;
+        if (r->min_reps > STOP_QUICK_MIN_REPS)
+            r->min_reps = STOP_QUICK_MIN_REPS;
+        if (r->max_reps > STOP_QUICK_MAX_REPS)
+            r->max_reps = STOP_QUICK_MAX_REPS;
+        if (r->budget_ms > STOP_QUICK_BUDGET_MS)
+            r->budget_ms = STOP_QUICK_BUDGET_MS;
+    }
+    if (budget_ms > 0)
+        r->budget_ms = budget_ms;
+}

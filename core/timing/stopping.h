@@ -23,6 +23,23 @@ typedef struct stop_rule {
     double budget_ms; /* wall-clock budget for the whole case, all profiles together */
 } stop_rule;
 
+/* --quick: a smoke pass. Every check still runs (setup, the float64 reference, the verified runs, the
+   poisoned re-verification in its round, the escape check, the L2 flush); only sampling is short:
+   a few untimed runs, then at least 5 and at most 100 samples in 20 ms a case. Rounds still wait for
+   each subject's verified round (rounds.h), and a step subject still asks for ROUNDS_STEP_MIN samples,
+   so its rows say few-samples. Every row of such a run is flagged quick: its times are no evidence. */
+#define STOP_QUICK_WARMUP 2
+#define STOP_QUICK_MIN_REPS 5
+#define STOP_QUICK_MAX_REPS 100
+#define STOP_QUICK_BUDGET_MS 20.0
+
+/* The largest --budget-ms: the INI's own limit for budget_ms, an hour. */
+#define STOP_BUDGET_MAX_MS 3600e3
+
+/* A case's sampling as the run's options leave it: its INI's warmup and rule, --quick's in their place
+   (never more than the INI asks), then budget_ms (> 0: --budget-ms) in place of the budget. */
+void stop_rule_for_run(int *warmup, stop_rule *r, int quick, double budget_ms);
+
 /* Zero-initialise (or stop_acc_reset) before the first stop_add; stop_acc_free when done. */
 typedef struct stop_acc {
     size_t n;

@@ -56,9 +56,14 @@ enum { INST_OK = 0, INST_ERROR = 1, INST_UNSUPPORTED = 2, INST_REFUSED = 3, INST
 int inst_setup(case_instance *in, const loaded_plugin *lp, const cfg_case *c, klab_dtype dtype,
                uint64_t seed, int cc, klab_stream stream, const char *label, char *err, size_t errlen);
 
-/* Reads the inputs and states back, checksums the inputs, and has the plugin compute the reference
-   (of a first sample, when it asked for sampling). INST_OK, INST_ERROR, or INST_REFUSED when the
-   reference cannot judge (nearly zero, not finite). */
+/* Reads the inputs and states back, widens them to float64, checksums the inputs and makes room for
+   the reference. INST_OK or INST_ERROR. Two steps, so that the parent can tell this host work from
+   the reference's own in the run's phases. */
+int inst_inputs(case_instance *in, char *err, size_t errlen);
+
+/* After inst_inputs: has the plugin compute the reference (of a first sample, when it asked for
+   sampling). INST_OK, INST_ERROR, or INST_REFUSED when the reference cannot judge (nearly zero, not
+   finite). */
 int inst_reference(case_instance *in, char *err, size_t errlen);
 
 /* Enqueues one run of `profile` with tuning configuration `config` on copy `copy` of the tensors as

@@ -49,6 +49,8 @@ typedef struct job {
     char run_id[64];
     int profile_pass; /* --with-profiling's pass under ncu: each verified entry launched once inside the
                          NVTX range ncu profiles (profiling.h), nothing timed */
+    int quick;        /* --quick: sampling cut short (stop_rule_for_run), every row flagged quick */
+    double budget_ms; /* --budget-ms: every case's sampling budget; 0: the INI's */
 } job;
 
 #endif

@@ -103,6 +103,8 @@ static klab_row *new_row(run_unit *u, const char *profile)
     snprintf(r->launch, sizeof r->launch, "%s", ss->j->topts.mode == TIMING_BATCHED ? "batched" : "stream");
     r->seed = ss->j->topts.seed;
     row_set_gpu(r, ss->dev.ordinal, ss->dev.name, ss->dev.uuid);
+    if (ss->j->quick)
+        row_add_flag(r, ROW_FLAG_QUICK);
     return r;
 }
 
@@ -241,6 +243,7 @@ run_unit *unit_begin(run_session *ss, int unit, const cfg_case *c, klab_dtype dt
     u->to = j->topts;
     u->to.warmup = c->warmup;
     u->to.stop = c->stop;
+    stop_rule_for_run(&u->to.warmup, &u->to.stop, j->quick, j->budget_ms);
     snprintf(u->label, sizeof u->label, "%s %s %s", d->name, c->name, dtype_name(dtype));
 
     wire_unit wu;
@@ -306,8 +309,12 @@ run_unit *unit_begin(run_session *ss, int unit, const cfg_case *c, klab_dtype dt
         return u;
     }
 
-    phase(u, "reference");
-    rc = inst_reference(&u->inst, err, sizeof err);
+    phase(u, "inputs"); /* read back and widened: on a large case it costs what the reference does */
+    rc = inst_inputs(&u->inst, err, sizeof err);
+    if (rc == INST_OK) {
+        phase(u, "reference");
+        rc = inst_reference(&u->inst, err, sizeof err);
+    }
     if (rc != INST_OK) {
         fail_open_rows(u, rc == INST_REFUSED ? ROW_REFUSED : ROW_FAILED, "%s", err);
         return u;
