@@ -81,7 +81,7 @@ add_dependencies(test_compare klab rmsnorm)
 # klab --with-torch: the command built for tools/torch_rows.py, and through the binary a failing, a
 # missing and a fake interpreter, and the real torch_rows.py --dry-run (no torch, no GPU)
 klab_test(test_lab_torch SOURCES test_lab_torch.c klab_run.c GPU LABELS unit) # GPU: its runs time on one where there is one
-add_dependencies(test_lab_torch klab vector_add)
+add_dependencies(test_lab_torch klab vector_add softmax)
 
 # klab report: the claim grammar and its statuses over CSV fixtures, experiment and decision files
 # refused with file:line, the shipped ones loaded; the report written and drawn (test_report)

@@ -69,7 +69,8 @@ void cli_usage(FILE *fp)
           "  --with-profiling       after the timed run, each passed row once more under Nsight Compute\n"
           "                         (ncu): its kernels' counters in <plugin>.counters.csv\n"
           "  --devices N[,N]        spread the units over these GPUs, one klab per GPU, rows merged\n"
-          "  --shard K/N            only the K-th of N deterministic slices of the selected units\n"
+          "  --shard K/N            only the K-th of N deterministic slices of the selected units (with\n"
+          "                         --validate --with-torch: list the slice's units PyTorch would run)\n"
           "  --help, --version\n"
           "\n"
           "exit status: 0 all passed; 1 a row failed, was incorrect or flagged, or a plugin was refused;\n"
@@ -387,8 +388,10 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "--tune runs on one GPU: give --device N, not --devices");
         return -1;
     }
-    if ((o->ndevices || o->filter.shard_n || o->with_profiling || o->profile_pass) && o->cmd != CMD_RUN) {
-        snprintf(err, errlen, "--devices, --shard and --with-profiling go with a run");
+    /* --validate --shard lists a slice's units (--with-torch: those PyTorch would run) */
+    if ((o->ndevices || (o->filter.shard_n && o->cmd != CMD_VALIDATE) || o->with_profiling || o->profile_pass) &&
+        o->cmd != CMD_RUN) {
+        snprintf(err, errlen, "--devices, --shard and --with-profiling go with a run (--shard also with --validate)");
         return -1;
     }
     if ((o->with_profiling || o->profile_pass) && o->tune) {
