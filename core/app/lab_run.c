@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/lab_selection.h"
 #include "app/lab_torch.h"
 #include "app/lab_tune.h"
 #include "app/lab_worker.h"
@@ -306,6 +307,7 @@ int lab_write_meta(const char *path, const char *run_id, const char *started, co
         .hot = o->hot, .batched = o->batched, .verify_only = o->verify_only, .isolated = o->isolate,
         .throttle = o->throttle, .cfgs = cfgs, .ncfgs = ncfgs,
     };
+    m.nextra = lab_selection_entries(o, &m.extra_keys, &m.extra_values); /* [selection], for --resume */
     return run_meta_write_info(path, &m, err, errlen);
 }
 
