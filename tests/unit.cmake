@@ -95,6 +95,10 @@ klab_test(test_shard SOURCES test_shard.c klab_run.c LABELS unit)
 add_dependencies(test_shard klab vector_add)
 klab_test(test_merge SOURCES test_merge.c klab_run.c LABELS unit)
 add_dependencies(test_merge klab)
+# klab --resume: an interrupted CSV cut back to its last whole unit (fixtures), the selection stored in
+# meta.ini read back, and the refusals (commit, INI, schema, options, no meta.ini) through the binary
+klab_test(test_resume SOURCES test_resume.c klab_run.c LABELS unit)
+add_dependencies(test_resume klab vector_add)
 klab_test(test_profiling SOURCES test_profiling.c klab_run.c LABELS unit)
 add_test(NAME slurm_dry_run COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/slurm_dry_run.sh ${PROJECT_SOURCE_DIR}/tools/slurm/klab-array.sh)
 set_tests_properties(slurm_dry_run PROPERTIES LABELS unit)

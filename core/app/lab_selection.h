@@ -10,7 +10,8 @@
  *     torch = python3
  * Options at their defaults-of-nothing (no --case, no --hot) are left out. klab --resume turns the
  * section back into a command line and parses it with cli_parse, so the stored selection and a typed
- * one are the same thing, and an option added to cli.c needs one line in lab_selection_of. */
+ * one are the same thing. An option added to cli.c that changes rows (a budget, a quick mode) needs
+ * its line in lab_selection_of and its field copied in lab_selection_apply. */
 #ifndef KLAB_LAB_SELECTION_H
 #define KLAB_LAB_SELECTION_H
 

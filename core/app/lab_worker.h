@@ -5,6 +5,7 @@
 
 #include "app/cli.h"
 #include "evidence/csv_sink.h"
+#include "evidence/progress_file.h"
 #include "process/wire.h"
 #include "worker/jobs.h"
 
@@ -29,12 +30,17 @@ typedef struct job_state {
     klab_row *rows; /* every row of the plugin, for the table */
     int nrows, cap;
     csv_sink *sink;
+    progress_file progress; /* where each unit's rows end in the sink's file (klab --resume) */
     int notes_to_stdout;
 } job_state;
 
 /* The handler of a worker's messages (supervise_hooks): fills s, adds rows to its table and CSV, writes
    samples files beside the CSV, prints notes and progress. */
 void lab_on_message(void *user, const wire_header *h, const void *payload);
+
+/* Unit s->unit's rows are all in the CSV (the worker began the next, ended, or died and the parent
+   wrote the rest): its line in the progress file, when s has one. */
+void lab_unit_done(job_state *s);
 
 /* A row for the table and, when s has one, the CSV (the parent's own failed rows, too). */
 void lab_add_row(job_state *s, const klab_row *r);
