@@ -3,7 +3,8 @@
  * line and the run goes on (on this machine to "timing needs a GPU", exit 3; on a GPU to klab's rows,
  * exit 0); a fake interpreter the test writes records the command klab ran; --validate --with-torch runs
  * the real torch_rows.py --dry-run, which needs neither torch nor a GPU. Under --shard K/N each INI goes
- * alone with a units file (--units FILE) holding exactly its slice's units, job_units' list. */
+ * alone with a units file (--units FILE) holding exactly its slice's units, job_units' list. klab --resume
+ * keeps the PyTorch CSVs a run completed. */
 #include "klab_test.h"
 
 #include <cuda_runtime.h>
@@ -427,6 +428,47 @@ static void test_shard_units_through_klab(void **state)
     }
 }
 
+/* klab --resume: a target whose <INI stem>.torch.csv the run completed is kept, the others run. */
+static void test_resume_keeps_complete_torch_csvs(void **state)
+{
+    (void)state;
+    write_fake(0);
+    PARSE("--torch", fake, "--resume", "R");
+    torch_target t[2];
+    memset(t, 0, sizeof t);
+    const char *plugins[] = {"vector_add", "softmax"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(t[i].plugin, sizeof t[i].plugin, "%s", plugins[i]);
+        snprintf(t[i].so, sizeof t[i].so, "%s/plugins/%s.so", KLAB_BINARY_DIR, plugins[i]);
+        snprintf(t[i].ini, sizeof t[i].ini, "%s/gpu_ini/%s.ini", KLAB_TEST_DATA, plugins[i]);
+    }
+    char dir[PATH_MAX + 16], path[PATH_MAX + 64];
+    kr_mkdir("R", dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/vector_add.torch.csv", dir);
+    kr_write_file(path, "run_id\n");
+    torch_run run = {dir, "R", 9};
+    assert_int_equal(lab_torch(&opts, t, 2, &run), 0);
+    char *words = recorded();
+    assert_non_null(words);
+    kr_expect_in(words, "\n--ini\n" KLAB_TEST_DATA "/gpu_ini/softmax.ini\n");
+    kr_expect_not_in(words, "vector_add.ini");
+    free(words);
+    /* both complete: nothing runs */
+    snprintf(path, sizeof path, "%s/softmax.torch.csv", dir);
+    kr_write_file(path, "run_id\n");
+    snprintf(path, sizeof path, "%s/argv.txt", kr_tmp);
+    unlink(path);
+    assert_int_equal(lab_torch(&opts, t, 2, &run), 0);
+    assert_null(recorded());
+    /* not a resumed run: a CSV there is no reason to skip */
+    PARSE("--torch", fake);
+    assert_int_equal(lab_torch(&opts, t, 2, &run), 0);
+    words = recorded();
+    assert_non_null(words);
+    kr_expect_in(words, "vector_add.ini");
+    free(words);
+}
+
 static void test_failing_torch_rows_fail_the_run(void **state)
 {
     (void)state;
@@ -497,6 +539,7 @@ int main(void)
         KR_TEST(test_interpreter_that_fails_is_skipped),
         KR_TEST(test_fake_interpreter_gets_klabs_selection),
         KR_TEST(test_shard_units_through_klab),
+        KR_TEST(test_resume_keeps_complete_torch_csvs),
         KR_TEST(test_failing_torch_rows_fail_the_run),
         KR_TEST(test_real_dry_run),
     };

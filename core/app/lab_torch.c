@@ -257,6 +257,16 @@ static void ini_stem(const char *ini, char *buf, size_t len)
     snprintf(buf, len, "%.*s", dot && dot != base ? (int)(dot - base) : (int)strlen(base), base);
 }
 
+/* A resumed run keeps the PyTorch CSVs its first part completed (<INI stem>.torch.csv); a target
+   whose CSV is partial runs again whole, as torch_rows.py writes an INI's CSV in one session. */
+static int torch_csv_done(const char *dir, const char *ini)
+{
+    char stem[256], path[8400];
+    ini_stem(ini, stem, sizeof stem);
+    snprintf(path, sizeof path, "%s/%s.torch.csv", dir, stem);
+    return access(path, F_OK) == 0;
+}
+
 /* One torch_rows.py command for targets t[0..n), printed and run. Returns its status as lab_torch does. */
 static int torch_invoke(const cli_opts *o, const char *script, const char *exe, const torch_target *t, int n,
                         const torch_run *run)
@@ -349,17 +359,23 @@ int lab_torch(const cli_opts *o, const torch_target *t, int n, const torch_run *
     }
     static cfg_experiment cfg;
     char err[1200];
-    int k = 0;
+    int k = 0, done = 0;
     for (int i = 0; i < n; i++) {
         if (selected_units(o, t[i].ini, &cfg, err, sizeof err) <= 0)
             continue;
+        if (run && o->resume[0] && torch_csv_done(run->dir, t[i].ini)) {
+            text_printf(stdout, "klab: PyTorch rows of %s: its CSV is complete, kept\n", t[i].ini);
+            done++;
+            continue;
+        }
         kept[k] = t[i];
         kept[k++].units[0] = 0;
     }
     int rc = 0;
-    if (k == 0)
-        printf("klab: PyTorch rows: no case selected\n");
-    else if (o->filter.shard_n)
+    if (k == 0) {
+        if (!done) /* a resumed run's kept targets each said so above */
+            printf("klab: PyTorch rows: no case selected\n");
+    } else if (o->filter.shard_n)
         rc = torch_shard(o, script, exe, kept, k, run);
     else
         rc = torch_invoke(o, script, exe, kept, k, run);
