@@ -252,7 +252,8 @@ static void test_marks_not_borne_out(void **state)
     kr_expect_in(err, "unit 0 was b fp32, in this selection it is a fp32");
 }
 
-/* A complete CSV is kept as it is: its rows read, no sink opened, nothing left to run. */
+/* A complete CSV is kept as it is: its rows read, no sink opened, nothing left to run; one with no
+   rows (its plugin was refused) runs again. */
 static void test_complete_csv_kept(void **state)
 {
     (void)state;
@@ -275,6 +276,16 @@ static void test_complete_csv_kept(void **state)
     assert_int_equal(s.nrows, 1);
     assert_int_equal(file_size(csv), size);
     free(s.rows);
+    /* a header alone is a plugin refused before its first unit: it is asked again */
+    assert_int_equal(csv_sink_open(&sink, csv, err, sizeof err), 0);
+    assert_int_equal(csv_sink_commit(&sink, err, sizeof err), 0);
+    memset(&s, 0, sizeof s);
+    assert_int_equal(lab_plugin_sink(&opts, csv, &cfg, &sink, &s, &start, err, sizeof err), 0);
+    assert_non_null(sink.fp);
+    assert_int_equal(s.done, 0);
+    assert_int_equal(start, 0);
+    csv_sink_discard(&sink);
+    progress_close(&s.progress, 1);
 }
 
 /* [selection] written by lab_write_meta and read back gives the options of the command line that

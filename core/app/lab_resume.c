@@ -215,6 +215,12 @@ int lab_plugin_sink(const cli_opts *o, const char *csv, const cfg_experiment *cf
         int n = keep_rows(csv, s, err, errlen);
         if (n < 0)
             return -1;
+        if (n == 0 && total > 0) {
+            /* a plugin refused before its first unit commits a header alone: it is asked again, so that
+               the resumed run refuses it (and exits) as the whole run did */
+            text_printf(stdout, "klab: %s: its CSV has no rows (refused): it runs again\n", plugin);
+            return open_anew(csv, sink, s, err, errlen);
+        }
         s->done = 1;
         if (progress_path(csv, progress, sizeof progress) == 0)
             unlink(progress); /* left by a stop between the CSV's rename and its removal */

@@ -182,6 +182,7 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
     s.sink = &sink;
     s.units_total = job_units(cfg, &o->filter, -1, NULL, NULL);
     t->plugins++;
+    const int first_unit = j.start_unit; /* > 0 when --resume kept units */
     while (!s.done) {
         s.in_unit = 0;
         s.done = 0;
@@ -190,7 +191,7 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
             break;
         char how[128];
         worker_outcome_text(&w, how, sizeof how);
-        if (j.start_unit > 0 && !s.done && !s.in_unit) {
+        if (j.start_unit > first_unit && !s.done && !s.in_unit) {
             /* the fresh worker after a failed unit did not reach its first case: say so for each */
             char reason[1300];
             snprintf(reason, sizeof reason, "not run: the worker started after an earlier case failed %s before this case%s%s",
