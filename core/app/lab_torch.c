@@ -258,7 +258,8 @@ static void ini_stem(const char *ini, char *buf, size_t len)
 }
 
 /* A resumed run keeps the PyTorch CSVs its first part completed (<INI stem>.torch.csv); a target
-   whose CSV is partial runs again whole, as torch_rows.py writes an INI's CSV in one session. */
+   whose CSV is partial runs again whole: torch_rows.py writes an INI's units between one kb_open and
+   kb_close of libklab_bench, which keeps no record of which of them are whole. */
 static int torch_csv_done(const char *dir, const char *ini)
 {
     char stem[256], path[8400];
