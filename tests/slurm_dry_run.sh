@@ -14,7 +14,7 @@ fail() { echo "not ok - $*"; exit 1; }
   --sbatch "--partition=gpu --time=2:00:00" -- --plugin softmax --seed 5 --case "a b" > "$tmp/dry"
 cat > "$tmp/want" <<'WANT'
 mkdir -p /scratch/o/R1.shards
-sbatch --parsable --job-name=klab-R1 --array=0-2 --gpus=1 --partition=gpu --time=2:00:00 --output=/scratch/o/R1.shards/%a.log --open-mode=append '--wrap=d=/scratch/o/R1.shards/"${SLURM_ARRAY_TASK_ID}"; set --; if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ] && [ -f "$d"/R1/meta.ini ]; then set -- --resume "$d"/R1; fi; /opt/klab/bin/klab --plugin softmax --seed 5 --case '\''a b'\'' --shard "${SLURM_ARRAY_TASK_ID}/3" --run-id R1 --out "$d" "$@"'
+sbatch --parsable --job-name=klab-R1 --array=0-2 --gpus=1 --partition=gpu --time=2:00:00 --output=/scratch/o/R1.shards/%a.log --open-mode=append '--wrap=d=/scratch/o/R1.shards/"${SLURM_ARRAY_TASK_ID}"; k() { /opt/klab/bin/klab --plugin softmax --seed 5 --case '\''a b'\'' --shard "${SLURM_ARRAY_TASK_ID}/3" --run-id R1 --out "$d" "$@"; }; if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ] && [ -f "$d"/R1/meta.ini ]; then k --resume "$d"/R1; rc=$?; [ $rc -eq 2 ] || exit $rc; mv "$d"/R1 "$d"/R1.attempt"$SLURM_RESTART_COUNT"; fi; k'
 sbatch --parsable --job-name=klab-R1-merge --dependency=afterok:ARRAY_JOB_ID --partition=gpu --time=2:00:00 --output=/scratch/o/R1.merge.log '--wrap=/opt/klab/bin/klab merge /scratch/o/R1 /scratch/o/R1.shards/0/R1 /scratch/o/R1.shards/1/R1 /scratch/o/R1.shards/2/R1'
 WANT
 diff "$tmp/want" "$tmp/dry" || fail "--dry-run printed other command lines"
@@ -31,11 +31,11 @@ echo "ok - --help"
 mkdir "$tmp/inst"
 cp "$script" "$tmp/inst/klab-array.sh"
 "$tmp/inst/klab-array.sh" --dry-run --shards 1 --run-id R0 > "$tmp/dry0"
-grep -q "; klab --shard " "$tmp/dry0" || fail "no klab beside the script: not klab from PATH: $(cat "$tmp/dry0")"
+grep -q "k() { klab --shard " "$tmp/dry0" || fail "no klab beside the script: not klab from PATH: $(cat "$tmp/dry0")"
 printf '#!/bin/sh\n' > "$tmp/inst/klab"
 chmod +x "$tmp/inst/klab"
 "$tmp/inst/klab-array.sh" --dry-run --shards 1 --run-id R0 > "$tmp/dry0"
-grep -q "; $tmp/inst/klab --shard " "$tmp/dry0" || fail "klab beside the script not used: $(cat "$tmp/dry0")"
+grep -q "k() { $tmp/inst/klab --shard " "$tmp/dry0" || fail "klab beside the script not used: $(cat "$tmp/dry0")"
 grep -q "'--wrap=$tmp/inst/klab merge " "$tmp/dry0" || fail "the merge job's klab: $(cat "$tmp/dry0")"
 echo "ok - the default klab is the one beside the script"
 
@@ -70,6 +70,9 @@ cat > "$tmp/bin/klab" <<'KL'
 #!/bin/sh
 printf '%s|' "$@" >> "$FAKE/klab.log"
 echo >> "$FAKE/klab.log"
+# klab --resume's answer: FAKE_RESUME_RC (0 unless set)
+for a; do [ "$a" = --resume ] && exit "${FAKE_RESUME_RC:-0}"; done
+exit 0
 KL
 chmod +x "$tmp/bin/sbatch" "$tmp/bin/klab"
 FAKE="$tmp" PATH="$tmp/bin:$PATH" "$script" --shards 2 --run-id R2 --out "$tmp/o" -- --plugin softmax --case "a b" > "$tmp/out"
@@ -97,3 +100,17 @@ merge|$tmp/o/R2|$tmp/o/R2.shards/0/R2|$tmp/o/R2.shards/1/R2|
 WANT
 diff "$tmp/want" "$tmp/klab.log" || fail "a requeued task did not resume its own run folder"
 echo "ok - a requeued task resumes its run folder"
+
+# klab refuses to resume (exit 2: the requeue landed on another GPU): the folder goes aside, the shard
+# runs anew
+: > "$tmp/klab.log"
+FAKE="$tmp" FAKE_RESTART=1 FAKE_RESUME_RC=2 PATH="$tmp/bin:$PATH" "$script" --shards 2 --run-id R2 --out "$tmp/o" -- --plugin softmax > "$tmp/out"
+cat > "$tmp/want" <<WANT
+--plugin|softmax|--shard|0/2|--run-id|R2|--out|$tmp/o/R2.shards/0|--resume|$tmp/o/R2.shards/0/R2|
+--plugin|softmax|--shard|0/2|--run-id|R2|--out|$tmp/o/R2.shards/0|
+--plugin|softmax|--shard|1/2|--run-id|R2|--out|$tmp/o/R2.shards/1|
+merge|$tmp/o/R2|$tmp/o/R2.shards/0/R2|$tmp/o/R2.shards/1/R2|
+WANT
+diff "$tmp/want" "$tmp/klab.log" || fail "a refused resume did not run the shard anew"
+[ -f "$tmp/o/R2.shards/0/R2.attempt1/meta.ini" ] || fail "the refused run folder was not kept aside"
+echo "ok - a refused resume keeps the folder aside and runs anew"

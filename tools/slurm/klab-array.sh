@@ -14,7 +14,8 @@
 # should share one seed (each task otherwise picks its own; rows record it).
 # --klab: the klab each task runs; default the one installed beside this script, else klab on PATH.
 # A requeued task (SLURM_RESTART_COUNT > 0) whose run folder has a meta.ini continues it with
-# klab --resume: its complete CSVs kept, its partial ones from their last whole unit.
+# klab --resume: its complete CSVs kept, its partial ones from their last whole unit; where klab
+# refuses (another GPU or build), the folder goes aside to <run id>.attempt<N> and the shard runs anew.
 set -euo pipefail
 
 # The comment block above, without its '#'.
@@ -79,8 +80,10 @@ shard_root="$out/$run_id.shards"
 last=$((shards - 1))
 # The task's own index and restart count are expanded by the task's shell, not here. A requeued task
 # resumes its own run folder when the first attempt got as far as writing its meta.ini (one stopped
-# before that has nothing to keep, and klab --resume would refuse it).
-task_cmd="d=$(q "$shard_root")/\"\${SLURM_ARRAY_TASK_ID}\"; set --; if [ \"\${SLURM_RESTART_COUNT:-0}\" -gt 0 ] && [ -f \"\$d\"/$(q "$run_id")/meta.ini ]; then set -- --resume \"\$d\"/$(q "$run_id"); fi; $(words "$klab" "$@") --shard \"\${SLURM_ARRAY_TASK_ID}/$shards\" --run-id $(q "$run_id") --out \"\$d\" \"\$@\""
+# before that has nothing to keep). klab refuses to resume on another GPU or build (exit 2): a task
+# requeued onto another node then moves the folder aside, to <run id>.attempt<N>, and runs anew.
+r=$(q "$run_id")
+task_cmd="d=$(q "$shard_root")/\"\${SLURM_ARRAY_TASK_ID}\"; k() { $(words "$klab" "$@") --shard \"\${SLURM_ARRAY_TASK_ID}/$shards\" --run-id $r --out \"\$d\" \"\$@\"; }; if [ \"\${SLURM_RESTART_COUNT:-0}\" -gt 0 ] && [ -f \"\$d\"/$r/meta.ini ]; then k --resume \"\$d\"/$r; rc=\$?; [ \$rc -eq 2 ] || exit \$rc; mv \"\$d\"/$r \"\$d\"/$r.attempt\"\$SLURM_RESTART_COUNT\"; fi; k"
 merge_cmd="$(words "$klab" merge "$out/$run_id")"
 for k in $(seq 0 "$last"); do
   merge_cmd="$merge_cmd $(q "$shard_root/$k/$run_id")"
