@@ -265,7 +265,11 @@ static int torch_csv_done(const char *dir, const char *ini)
     char stem[256], path[8400];
     ini_stem(ini, stem, sizeof stem);
     snprintf(path, sizeof path, "%s/%s.torch.csv", dir, stem);
-    return access(path, F_OK) == 0;
+    if (access(path, F_OK) != 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/%s.torch-units", dir, stem);
+    unlink(path); /* left only when klab was killed between torch_rows.py's end and its removal */
+    return 1;
 }
 
 /* One torch_rows.py command for targets t[0..n), printed and run. Returns its status as lab_torch does. */
