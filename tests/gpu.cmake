@@ -50,6 +50,9 @@ target_link_libraries(test_gpu_bench PRIVATE klab_bench CUDA::cudart)
 # Scale-out (docs/scale-out.md): --devices over this machine's GPUs, two shards merged, the
 # --with-profiling pass under a fake ncu and, where ncu is on PATH, the real one
 klab_gpu_test(test_gpu_scale TIMEOUT 900 DEPENDS klab vector_add)
+# klab --resume: a run stopped by SIGINT after its first unit, resumed, has a whole run's rows (its
+# first unit's as written), one seed, meta.ini untouched, no .partial or .progress left
+klab_gpu_test(test_gpu_resume TIMEOUT 600 DEPENDS klab vector_add)
 # matmul_h200 on small and odd shapes (tests/gpu_ini/matmul_h200*.ini): every profile and dtype verified,
 # plain, batched and through --tune (every configuration of the wgmma spaces); refusals
 klab_gpu_test(test_gpu_matmul TIMEOUT 900 DEPENDS klab matmul_h200)

@@ -59,7 +59,8 @@ static const char *device_text =
     "memory_gib = 141.0\ndatasheet_gbps = 4800\ntensor_peak_tflops = 989.4\ndriver = 13.0\nruntime = 12.9\n";
 
 /* klab's own run, through lab_write_meta: the file as klab has always written it, byte for byte
-   (the text below is the writer's before it was shared with libklab_bench). */
+   (the text below is the writer's before it was shared with libklab_bench), and since --resume the
+   run's selection at its end (lab_selection.h). */
 static void test_klab_run_whole_file(void **state)
 {
     (void)state;
@@ -86,7 +87,8 @@ static void test_klab_run_whole_file(void **state)
              "\n[method]\nl2 = cold: before each sample a kernel reads 256 MiB (at least 4x the L2), leaving only "
              "clean lines\nlaunch = batched: N runs per sample (one graph, or queued), N copies rotated, time / N\n"
              "timer = CUDA events around each sample, profiles interleaved in rounds\nlaunch_floor_us = 2.34\n"
-             "throttle = 0.75\nisolated = yes\n",
+             "throttle = 0.75\nisolated = yes\n"
+             "\n[selection]\nshard = 1/4\nbatched = yes\ndevice = 0\ntimeout = 0\nthrottle = 0.75\n",
              KLAB_VERSION, KLAB_VERSION, KLAB_GIT_COMMIT, cfg.path, device_text);
     assert_string_equal(slurp(path), want);
     char partial[300];

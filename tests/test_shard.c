@@ -230,7 +230,7 @@ static void test_refusals(void **state)
     assert_string_equal(err, "--devices splits the units itself: give --devices or --shard, not both");
     char *c[] = {"klab", "--list", "--shard", "0/2"};
     assert_int_equal(cli_parse(4, c, &opts, err, sizeof err), -1);
-    assert_string_equal(err, "--devices, --shard and --with-profiling go with a run");
+    assert_string_equal(err, "--devices, --shard and --with-profiling go with a run (--shard also with --validate)");
     char *g[] = {"klab", "--tune", "--devices", "0,1"};
     assert_int_equal(cli_parse(4, g, &opts, err, sizeof err), -1);
     assert_string_equal(err, "--tune runs on one GPU: give --device N, not --devices");

@@ -84,7 +84,7 @@ add_dependencies(test_compare klab rmsnorm)
 # klab --with-torch: the command built for tools/torch_rows.py, and through the binary a failing, a
 # missing and a fake interpreter, and the real torch_rows.py --dry-run (no torch, no GPU)
 klab_test(test_lab_torch SOURCES test_lab_torch.c klab_run.c GPU LABELS unit) # GPU: its runs time on one where there is one
-add_dependencies(test_lab_torch klab vector_add)
+add_dependencies(test_lab_torch klab vector_add softmax)
 
 # klab report: the claim grammar and its statuses over CSV fixtures, experiment and decision files
 # refused with file:line, the shipped ones loaded; the report written and drawn (test_report)
@@ -98,6 +98,10 @@ klab_test(test_shard SOURCES test_shard.c klab_run.c LABELS unit)
 add_dependencies(test_shard klab vector_add)
 klab_test(test_merge SOURCES test_merge.c klab_run.c LABELS unit)
 add_dependencies(test_merge klab)
+# klab --resume: an interrupted CSV cut back to its last whole unit (fixtures), the selection stored in
+# meta.ini read back, and the refusals (commit, INI, schema, options, no meta.ini) through the binary
+klab_test(test_resume SOURCES test_resume.c klab_run.c LABELS unit)
+add_dependencies(test_resume klab vector_add)
 klab_test(test_profiling SOURCES test_profiling.c klab_run.c LABELS unit)
 add_test(NAME slurm_dry_run COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/slurm_dry_run.sh ${PROJECT_SOURCE_DIR}/tools/slurm/klab-array.sh)
 set_tests_properties(slurm_dry_run PROPERTIES LABELS unit)

@@ -668,7 +668,7 @@ def plan(a):
             inis.append(Ini(path, TABLE))
     out = []
     for i in inis:
-        cases = i.select(a.cases, a.ini_cases_only)
+        cases = [c for c in i.select(a.cases, a.ini_cases_only) if a.units is None or dtypes_of(a, c)]
         if not cases:
             print(f"# {i.path}: no case selected: skipped", flush=True)
             continue
@@ -686,7 +686,7 @@ def row_label(a, label, s):
 
 
 def dtypes_of(a, c):
-    return [d for d in c.dtypes if not a.dtypes or d in a.dtypes]
+    return [d for d in c.dtypes if (not a.dtypes or d in a.dtypes) and (a.units is None or (c.name, d) in a.units)]
 
 
 def dry_run(a, work):
@@ -870,9 +870,14 @@ def main():
     ap.add_argument("--device", type=int, default=0, help="the CUDA device")
     ap.add_argument("--ini-cases-only", action="store_true",
                     help="a --cases name that is no case of an INI selects nothing there (klab's --case)")
+    ap.add_argument("--units", metavar="FILE",
+                    help="only these units, one 'case<TAB>dtype' a line (klab --with-torch --shard writes it)")
     a = ap.parse_args()
     a.so = dict(s.split("=", 1) for s in a.so if "=" in s)
     a.meta_done = False
+    if a.units is not None:
+        with open(a.units) as f:
+            a.units = {tuple(line.rstrip("\n").split("\t")) for line in f if line.strip()}
     if a.check:
         return check()
     if a.compare:

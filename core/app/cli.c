@@ -79,14 +79,19 @@ void cli_usage(FILE *fp)
           "  --with-profiling       after the timed run, each passed row once more under Nsight Compute\n"
           "                         (ncu): its kernels' counters in <plugin>.counters.csv\n"
           "  --devices N[,N]        spread the units over these GPUs, one klab per GPU, rows merged\n"
-          "  --shard K/N            only the K-th of N deterministic slices of the selected units\n"
+          "  --resume RUN           continue an interrupted run (a folder, or a run id under --out) in its\n"
+          "                         folder: complete CSVs kept, partial ones from their last whole unit; the\n"
+          "                         selection is the run's (meta.ini); commit, INIs, schema and GPU must match\n"
+          "  --shard K/N            only the K-th of N deterministic slices of the selected units (with\n"
+          "                         --validate --with-torch: list the slice's units PyTorch would run)\n"
           "  --help, --version\n"
           "\n"
           "exit status: 0 all passed; 1 a row failed, was incorrect or flagged, or a plugin was refused;\n"
-          "2 a bad command line or INI; 3 no usable GPU; 130 or 143 stopped by SIGINT or SIGTERM (a run's\n"
-          "rows so far are kept in <plugin>.csv.partial; a second SIGINT ends klab at once). klab compare: 0 no\n"
-          "regression; 1 a row SLOWER beyond the threshold, or passed in A and incorrect, failed or flagged in B;\n"
-          "2 a bad command line, a run that cannot be read, or no row in common.\n",
+          "2 a bad command line or INI, or a run --resume refuses; 3 no usable GPU; 130 or 143 stopped by\n"
+          "SIGINT or SIGTERM (a run's rows so far are kept in <plugin>.csv.partial, for --resume; a second\n"
+          "SIGINT ends klab at once). klab compare: 0 no regression; 1 a row SLOWER beyond the threshold, or\n"
+          "passed in A and incorrect, failed or flagged in B; 2 a bad command line, a run that cannot be read,\n"
+          "or no row in common.\n",
           fp);
 }
 
@@ -147,7 +152,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
     enum { O_CASE = 256, O_DTYPE, O_PROFILE, O_CONFIG, O_PLUGIN_PATH, O_INI_DIR, O_OUT, O_RUN_ID, O_DEVICE,
            O_HOT, O_BATCHED, O_GRAPH, O_VERIFY_ONLY, O_TUNE, O_TUNE_CACHE, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION,
            O_WITH_TORCH, O_TORCH, O_THRESHOLD, O_OUT_DIR, O_EXPERIMENTS, O_WITH_PROFILING, O_PROFILE_PASS,
-           O_DEVICES, O_SHARD, O_BUDGET_MS, O_QUICK, O_REPORT };
+           O_DEVICES, O_SHARD, O_BUDGET_MS, O_QUICK, O_REPORT, O_RESUME };
     static const struct option longopts[] = {
         {"plugin", required_argument, 0, 'p'},     {"case", required_argument, 0, O_CASE},
         {"dtype", required_argument, 0, O_DTYPE},  {"profile", required_argument, 0, O_PROFILE},
@@ -169,6 +174,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         {"devices", required_argument, 0, O_DEVICES}, {"shard", required_argument, 0, O_SHARD},
         {"budget-ms", required_argument, 0, O_BUDGET_MS}, {"quick", no_argument, 0, O_QUICK},
         {"report", no_argument, 0, O_REPORT},
+        {"resume", required_argument, 0, O_RESUME},
         {0, 0, 0, 0},
     };
     opterr = 0;
@@ -315,6 +321,13 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
             if (shard_parse(optarg, &o->filter.shard_k, &o->filter.shard_n, err, errlen))
                 return -1;
             break;
+        case O_RESUME:
+            if (!*optarg || strlen(optarg) >= sizeof o->resume) {
+                snprintf(err, errlen, "--resume: '%s' is not a usable run folder", optarg);
+                return -1;
+            }
+            snprintf(o->resume, sizeof o->resume, "%s", optarg);
+            break;
         case 'h': o->cmd = CMD_HELP; return 0;
         case O_VERSION: o->cmd = CMD_VERSION; return 0;
         case ':':
@@ -423,8 +436,21 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "--tune runs on one GPU: give --device N, not --devices");
         return -1;
     }
-    if ((o->ndevices || o->filter.shard_n || o->with_profiling || o->profile_pass) && o->cmd != CMD_RUN) {
-        snprintf(err, errlen, "--devices, --shard and --with-profiling go with a run");
+    /* --validate --shard lists a slice's units (--with-torch: those PyTorch would run) */
+    if ((o->ndevices || (o->filter.shard_n && o->cmd != CMD_VALIDATE) || o->with_profiling || o->profile_pass) &&
+        o->cmd != CMD_RUN) {
+        snprintf(err, errlen, "--devices, --shard and --with-profiling go with a run (--shard also with --validate)");
+        return -1;
+    }
+    if (o->resume[0] && (o->cmd != CMD_RUN || o->profile_pass)) {
+        snprintf(err, errlen, "--resume goes with a run");
+        return -1;
+    }
+    if (o->resume[0] && o->ndevices) {
+        /* a --devices run is one run folder per GPU, merged only when all ended: each is resumed alone */
+        snprintf(err, errlen, "--resume continues one klab's run folder, and a --devices run has one per GPU "
+                              "(<out>/<id>.devices/gpu<N>/<id>): resume each with --resume FOLDER --device N, "
+                              "then klab merge them");
         return -1;
     }
     if ((o->with_profiling || o->profile_pass) && o->tune) {

@@ -54,6 +54,7 @@ typedef struct cli_opts {
     int devices[CLI_MAX];
     int nmerge;           /* klab merge OUT RUN...: OUT and the runs, pointers into argv */
     char *const *merge;
+    char resume[4096];    /* --resume RUN: the run folder to continue (lab_resume.h); "": a new run */
     int argc;             /* the command line as given: --devices and --with-profiling start klab again */
     char *const *argv;
 } cli_opts;

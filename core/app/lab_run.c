@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/lab_resume.h"
+#include "app/lab_selection.h"
 #include "app/lab_torch.h"
 #include "app/lab_tune.h"
 #include "app/lab_worker.h"
@@ -144,19 +146,22 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
     char csv[4400], err[1200];
     snprintf(csv, sizeof csv, "%s/%s.csv", run_dir, f->name);
     csv_sink sink;
-    if (csv_sink_open(&sink, csv, err, sizeof err) != 0) {
-        fprintf(stderr, "klab: %s\n", err);
-        t->refused++;
-        return;
-    }
     job_state s;
     memset(&s, 0, sizeof s);
+    /* anew, or under --resume what the run holds of it kept (s.rows, s.done) and the units left */
+    if (lab_plugin_sink(o, csv, cfg, &sink, &s, &j.start_unit, err, sizeof err) != 0) {
+        text_printf(stderr, "klab: %s\n", err);
+        t->refused++;
+        free(s.rows);
+        return;
+    }
     s.label = f->name;
     s.sink = &sink;
     s.phases = t->phases;
     s.units_total = job_units(cfg, &o->filter, -1, NULL, NULL);
     t->plugins++;
-    for (;;) {
+    const int first_unit = j.start_unit; /* > 0 when --resume kept units */
+    while (!s.done) {
         s.in_unit = 0;
         s.done = 0;
         worker_outcome w;
@@ -164,7 +169,7 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
             break;
         char how[128];
         worker_outcome_text(&w, how, sizeof how);
-        if (j.start_unit > 0 && !s.done && !s.in_unit) {
+        if (j.start_unit > first_unit && !s.done && !s.in_unit) {
             /* the fresh worker after a failed unit did not reach its first case: say so for each */
             char reason[1300];
             snprintf(reason, sizeof reason, "not run: the worker started after an earlier case failed %s before this case%s%s",
@@ -197,6 +202,7 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
         char reason[300];
         snprintf(reason, sizeof reason, "worker %s in %s", how[0] ? how : "stopped", s.phase);
         lab_fail_unit(&s, &j, &s.unit, s.unit_rows, reason);
+        lab_unit_done(&s);
         j.start_unit = s.unit.unit + 1;
         if (j.start_unit >= s.units_total)
             break;
@@ -207,18 +213,21 @@ static void run_plugin(const cli_opts *o, const found_plugin *f, const cfg_exper
         snprintf(what, sizeof what, "the worker was stopped; %s's rows so far (%d) are in %s, and there is no %s.csv",
                  f->name, sink.rows, sink.partial, f->name);
         fclose(sink.fp);
+        progress_close(&s.progress, 0); /* klab --resume goes on after its last whole unit */
         t->stopped = lab_interrupted(what);
         free(s.rows);
         return;
     }
     if (isatty(STDERR_FILENO))
         fputs("\r\033[K", stderr);
-    if (csv_sink_commit(&sink, err, sizeof err) != 0)
+    int committed = !sink.fp || csv_sink_commit(&sink, err, sizeof err) == 0; /* no fp: a CSV kept whole */
+    if (!committed)
         fprintf(stderr, "klab: %s\n", err);
+    progress_close(&s.progress, committed); /* kept while the rows are still in the .partial file */
     if (s.nrows)
         print_table(f->name, csv, s.rows, s.nrows);
     profiling_opts po = cli_profiling_opts(o);
-    if (o->with_profiling && !o->verify_only && s.nrows) {
+    if (o->with_profiling && !o->verify_only && s.nrows && !lab_resume_profiled(o, run_dir, f->name)) {
         double t0 = phases_clock_ms(); /* ncu replays each kernel many times: a phase of its own */
         if (profiling_plugin(&po, f->name, cfg->path, run_dir, s.rows, s.nrows, err, sizeof err) != 0)
             fprintf(stderr, "klab: %s\n", err);
@@ -287,6 +296,7 @@ int lab_write_meta(const char *path, const char *run_id, const char *started, co
         .hot = o->hot, .batched = o->batched, .verify_only = o->verify_only, .isolated = o->isolate,
         .throttle = o->throttle, .quick = o->quick, .budget_ms = o->budget_ms, .cfgs = cfgs, .ncfgs = ncfgs,
     };
+    m.nextra = lab_selection_entries(o, &m.extra_keys, &m.extra_values); /* [selection], for --resume */
     return run_meta_write_info(path, &m, err, errlen);
 }
 
@@ -365,6 +375,8 @@ int lab_run(const cli_opts *o)
         return bad_ini ? EXIT_USAGE : EXIT_FAILED_ROWS;
     }
 
+    if (o->resume[0] && lab_resume_check_inis(o, cfgs, n) != EXIT_OK)
+        return EXIT_USAGE;
     /* asked before the GPU work, so a run that will have no PyTorch rows says so at its start */
     int torch = o->with_torch && lab_torch_ready(o);
     wire_device dev;
@@ -379,6 +391,8 @@ int lab_run(const cli_opts *o)
     gmtime_r(&now, &tm);
     strftime(started, sizeof started, RUN_META_STARTED_FMT, &tm);
     run_meta_run_id(o->run_id, &tm, run_id, sizeof run_id);
+    if (o->resume[0] && (rc = lab_resume_check_device(o, &dev, started, sizeof started)) != EXIT_OK)
+        return rc;
     snprintf(run_dir, sizeof run_dir, "%s/%s", o->out_dir, run_id);
     if (make_dirs(run_dir) != 0) {
         fprintf(stderr, "klab: cannot create %s\n", run_dir);
@@ -387,7 +401,8 @@ int lab_run(const cli_opts *o)
     uint64_t seed = pick_seed(o);
     char meta[4300];
     snprintf(meta, sizeof meta, "%s/meta.ini", run_dir);
-    if (lab_write_meta(meta, run_id, started, o, seed, &dev, cfgs, n, err, sizeof err) != 0)
+    /* a resumed run keeps its meta.ini as its start wrote it */
+    if (!o->resume[0] && lab_write_meta(meta, run_id, started, o, seed, &dev, cfgs, n, err, sizeof err) != 0)
         fprintf(stderr, "klab: %s\n", err);
     printf("klab %s (%s): run %s on %s (device %d, %d SMs, cc %d.%d), L2 %s, seed %llu\n", KLAB_VERSION,
            KLAB_GIT_COMMIT, run_id, dev.info.name, dev.info.ordinal, dev.info.sms, dev.info.cc / 10, dev.info.cc % 10,

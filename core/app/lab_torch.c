@@ -77,8 +77,12 @@ int torch_command(torch_cmd *c, const cli_opts *o, const char *script, const cha
                add(c, "%d", o->device);
     /* beside klab's <plugin>.csv in the same folder, never over it */
     bad |= add(c, "--csv-suffix") || add(c, ".torch");
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         bad |= add(c, "--ini") || add(c, "%s", t[i].ini) || add(c, "--so") || add(c, "%s=%s", t[i].plugin, t[i].so);
+        /* torch_rows.py reads one units file for all its INIs: a target that has one goes alone */
+        if (t[i].units[0])
+            bad |= n != 1 || add(c, "--units") || add(c, "%s", t[i].units);
+    }
     if (o->filter.ncases) {
         /* klab's --case keeps the INI's cases of those names and no others; torch_rows.py's --cases
            would make a case of a shape name an INI lacks, unless told not to */
@@ -226,14 +230,61 @@ int lab_torch_ready(const cli_opts *o)
     return 0;
 }
 
-/* 1 when klab's selection keeps a unit of this INI (it is parsed again: it was checked before). */
-static int selects_units(const cli_opts *o, const char *ini)
+int torch_units_write(const char *path, const cfg_experiment *cfg, const run_filter *f, int *n, char *err,
+                      size_t errlen)
 {
-    static cfg_experiment cfg;
-    char err[1200];
-    return cfg_load(ini, &cfg, err, sizeof err) == 0 && job_units(&cfg, &o->filter, -1, NULL, NULL) > 0;
+    FILE *fp = fopen(path, "w");
+    if (!fp) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    *n = job_units(cfg, f, -1, NULL, NULL);
+    for (int u = 0; u < *n; u++) {
+        int ci;
+        klab_dtype dt;
+        job_units(cfg, f, u, &ci, &dt);
+        fprintf(fp, "%s\t%s\n", cfg->cases[ci].name, dtype_name(dt));
+    }
+    if (ferror(fp) | (fclose(fp) != 0)) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        unlink(path);
+        return -1;
+    }
+    return 0;
 }
 
+/* The INI, parsed again (it was checked before), and how many of its units klab's selection keeps;
+   -1 with the reason in err when it cannot be read now. */
+static int selected_units(const cli_opts *o, const char *ini, cfg_experiment *cfg, char *err, size_t errlen)
+{
+    return cfg_load(ini, cfg, err, errlen) == 0 ? job_units(cfg, &o->filter, -1, NULL, NULL) : -1;
+}
+
+/* An INI's file name without its extension: torch_rows.py's name for its CSV (<stem>.torch.csv). */
+static void ini_stem(const char *ini, char *buf, size_t len)
+{
+    const char *base = strrchr(ini, '/');
+    base = base ? base + 1 : ini;
+    const char *dot = strrchr(base, '.');
+    snprintf(buf, len, "%.*s", dot && dot != base ? (int)(dot - base) : (int)strlen(base), base);
+}
+
+/* A resumed run keeps the PyTorch CSVs its first part completed (<INI stem>.torch.csv); a target
+   whose CSV is partial runs again whole: torch_rows.py writes an INI's units between one kb_open and
+   kb_close of libklab_bench, which keeps no record of which of them are whole. */
+static int torch_csv_done(const char *dir, const char *ini)
+{
+    char stem[256], path[8400];
+    ini_stem(ini, stem, sizeof stem);
+    snprintf(path, sizeof path, "%s/%s.torch.csv", dir, stem);
+    if (access(path, F_OK) != 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/%s.torch-units", dir, stem);
+    unlink(path); /* left only when klab was killed between torch_rows.py's end and its removal */
+    return 1;
+}
+
+/* One torch_rows.py command for targets t[0..n), printed and run. Returns its status as lab_torch does. */
 /* 1 when `python script --help` names `option`: a newer torch_rows.py than this klab knows may take it,
    an older one would stop at it. */
 static int script_takes(const cli_opts *o, const char *script, const char *option)
@@ -307,6 +358,52 @@ static int torch_rows_per_plugin(const cli_opts *o, const char *script, const ch
     return rc;
 }
 
+/* Under --shard: each target alone, with the units file of its slice (in the run folder, or for
+   --validate in a folder of its own), removed after. */
+static int torch_shard(const cli_opts *o, const char *script, const char *exe, torch_target *t, int n,
+                       const torch_run *run)
+{
+    char tmp[4200] = "", err[1200];
+    if (!run) {
+        const char *base = getenv("TMPDIR");
+        snprintf(tmp, sizeof tmp, "%s/klab-units-XXXXXX", base && *base ? base : "/tmp");
+        if (!mkdtemp(tmp)) {
+            text_printf(stdout, "klab: PyTorch cases skipped: cannot make %s: %s\n", tmp, strerror(errno));
+            return 0;
+        }
+    }
+    static cfg_experiment cfg;
+    int rc = 0;
+    for (int i = 0; i < n && !supervise_interrupted(); i++) {
+        char stem[256];
+        ini_stem(t[i].ini, stem, sizeof stem);
+        /* not *.csv nor *.partial: klab merge and klab report read those */
+        snprintf(t[i].units, sizeof t[i].units, "%s/%s.torch-units", run ? run->dir : tmp, stem);
+        int units = 0;
+        if (selected_units(o, t[i].ini, &cfg, err, sizeof err) < 0 ||
+            torch_units_write(t[i].units, &cfg, &o->filter, &units, err, sizeof err) != 0) {
+            text_printf(stderr, "klab: PyTorch rows of %s skipped: %s\n", t[i].ini, err);
+            rc = rc ? rc : 1;
+            continue;
+        }
+        text_printf(stdout, "\nklab: PyTorch units of %s (shard %d/%d): %d\n", t[i].ini, o->filter.shard_k,
+                    o->filter.shard_n, units);
+        for (int u = 0; u < units && !run; u++) {
+            int ci;
+            klab_dtype dt;
+            job_units(&cfg, &o->filter, u, &ci, &dt);
+            text_printf(stdout, "  %s %s\n", cfg.cases[ci].name, dtype_name(dt));
+        }
+        int r = run ? torch_rows_per_plugin(o, script, exe, &t[i], 1, run) : torch_child(o, script, exe, &t[i], 1, NULL);
+        unlink(t[i].units);
+        if (r && (!rc || supervise_interrupted()))
+            rc = r; /* the first failure, unless a signal stopped a later one */
+    }
+    if (tmp[0])
+        rmdir(tmp);
+    return rc;
+}
+
 int lab_torch(const cli_opts *o, const torch_target *t, int n, const torch_run *run)
 {
     char script[4200], exe[4096];
@@ -318,13 +415,26 @@ int lab_torch(const cli_opts *o, const torch_target *t, int n, const torch_run *
         fprintf(stdout, "klab: PyTorch rows skipped: out of memory\n");
         return 0;
     }
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (selects_units(o, t[i].ini))
-            kept[k++] = t[i];
+    static cfg_experiment cfg;
+    char err[1200];
+    int k = 0, done = 0;
+    for (int i = 0; i < n; i++) {
+        if (selected_units(o, t[i].ini, &cfg, err, sizeof err) <= 0)
+            continue;
+        if (run && o->resume[0] && torch_csv_done(run->dir, t[i].ini)) {
+            text_printf(stdout, "klab: PyTorch rows of %s: its CSV is complete, kept\n", t[i].ini);
+            done++;
+            continue;
+        }
+        kept[k] = t[i];
+        kept[k++].units[0] = 0;
+    }
     int rc = 0;
-    if (k == 0)
-        printf("klab: PyTorch rows: no case selected\n");
+    if (k == 0) {
+        if (!done) /* a resumed run's kept targets each said so above */
+            printf("klab: PyTorch rows: no case selected\n");
+    } else if (o->filter.shard_n)
+        rc = torch_shard(o, script, exe, kept, k, run);
     else if (!run)
         rc = torch_child(o, script, exe, kept, k, NULL);
     else

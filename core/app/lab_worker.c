@@ -43,6 +43,17 @@ void lab_add_row(job_state *s, const klab_row *r)
         csv_sink_row(s->sink, r);
 }
 
+void lab_unit_done(job_state *s)
+{
+    char err[1200];
+    if (s->sink && progress_mark_unit(&s->progress, s->sink, s->unit.unit, s->unit.kcase, s->unit.dtype, err,
+                                      sizeof err) != 0) {
+        /* the run goes on; a resume of it would only redo units from the last line written */
+        text_printf(stderr, "klab: %s\n", err);
+        progress_close(&s->progress, 0);
+    }
+}
+
 void lab_on_message(void *user, const wire_header *h, const void *payload)
 {
     job_state *s = user;
@@ -65,6 +76,8 @@ void lab_on_message(void *user, const wire_header *h, const void *payload)
         break;
     case WIRE_UNIT:
         lab_phase_mark(s, NULL); /* "start", or a teardown whose unit sent no row */
+        if (s->in_unit)
+            lab_unit_done(s); /* a unit's rows come before the next unit begins */
         memcpy(&s->unit, payload, sizeof s->unit);
         s->in_unit = 1;
         s->unit_rows = 0;
@@ -91,6 +104,8 @@ void lab_on_message(void *user, const wire_header *h, const void *payload)
         break;
     case WIRE_DONE:
         lab_phase_mark(s, NULL);
+        if (s->in_unit)
+            lab_unit_done(s);
         s->done = 1;
         memcpy(&s->done_status, payload, sizeof s->done_status);
         break;

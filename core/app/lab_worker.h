@@ -6,6 +6,7 @@
 #include "app/cli.h"
 #include "evidence/csv_sink.h"
 #include "evidence/phases.h"
+#include "evidence/progress_file.h"
 #include "process/wire.h"
 #include "worker/jobs.h"
 
@@ -30,6 +31,7 @@ typedef struct job_state {
     klab_row *rows; /* every row of the plugin, for the table */
     int nrows, cap;
     csv_sink *sink;
+    progress_file progress; /* where each unit's rows end in the sink's file (klab --resume) */
     int notes_to_stdout;
     /* Where the worker's time goes, with `phases` set: each phase from the arrival of the message that
        begins it (lab_spawn: "start"; UNIT; PHASE) to that of the next (UNIT, PHASE, the unit's first
@@ -48,6 +50,10 @@ void lab_on_message(void *user, const wire_header *h, const void *payload);
 /* The phase accounting lab_on_message and lab_spawn do: ends the open phase (its time added to
    s->phases), then opens `next` unless it is NULL. Nothing without s->phases. */
 void lab_phase_mark(job_state *s, const char *next);
+
+/* Unit s->unit's rows are all in the CSV (the worker began the next, ended, or died and the parent
+   wrote the rest): its line in the progress file, when s has one. */
+void lab_unit_done(job_state *s);
 
 /* A row for the table and, when s has one, the CSV (the parent's own failed rows, too). */
 void lab_add_row(job_state *s, const klab_row *r);

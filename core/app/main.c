@@ -4,6 +4,7 @@
 
 #include "app/cli.h"
 #include "app/lab.h"
+#include "app/lab_resume.h"
 #include "evidence/row.h"
 #include "klab/plugin.h"
 #include "process/supervisor.h"
@@ -39,6 +40,11 @@ int main(int argc, char **argv)
     case CMD_REPORT: return lab_report(&o);
     case CMD_COMPARE: return lab_compare(&o);
     case CMD_RUN:
+        if (o.resume[0]) {
+            int rc = lab_resume_prepare(&o);
+            if (rc != EXIT_OK)
+                return rc;
+        }
         if (o.ndevices)
             return lab_devices(&o);
         return lab_run(&o);

@@ -116,6 +116,21 @@ int csv_sink_open_with(csv_sink *s, const char *path, const char *const *header,
     return 0;
 }
 
+int csv_sink_resume(csv_sink *s, const char *path, long long keep, int rows, char *err, size_t errlen)
+{
+    if (keep <= 0)
+        return csv_sink_open(s, path, err, errlen);
+    memset(s, 0, sizeof *s);
+    snprintf(s->path, sizeof s->path, "%s", path);
+    snprintf(s->partial, sizeof s->partial, "%s.partial", path);
+    if (truncate(s->partial, (off_t)keep) != 0 || !(s->fp = fopen(s->partial, "a"))) {
+        snprintf(err, errlen, "cannot continue %s: %s", s->partial, strerror(errno));
+        return -1;
+    }
+    s->rows = rows;
+    return 0;
+}
+
 int csv_sink_row(csv_sink *s, const klab_row *r)
 {
     char cells[ROW_NCOLUMNS][600];

@@ -17,6 +17,10 @@ typedef struct csv_sink {
 
 /* Creates missing directories on the way. Returns 0, or -1 with the reason in err. */
 int csv_sink_open(csv_sink *s, const char *path, char *err, size_t errlen);
+/* Continues an interrupted CSV: its <path>.partial cut to its first `keep` bytes (the header and
+   whole rows, progress_file.h), `rows` of them rows, opened for appending; keep 0: begun anew, as
+   csv_sink_open. Returns 0, or -1 with the reason in err. */
+int csv_sink_resume(csv_sink *s, const char *path, long long keep, int rows, char *err, size_t errlen);
 int csv_sink_row(csv_sink *s, const klab_row *r);
 /* The same file discipline for a CSV of other records (the counters file): its header, its records. */
 int csv_sink_open_with(csv_sink *s, const char *path, const char *const *header, int n, char *err, size_t errlen);

@@ -9,16 +9,30 @@
 #
 # --dry-run prints the command lines it would run (mkdir, then each sbatch) and submits nothing; the
 # merge job's dependency then names ARRAY_JOB_ID, the id sbatch gives the array when it is submitted.
-# --sbatch adds words to both sbatch calls (a partition, an account, a time limit). Give --seed to
-# klab when the shards' rows should share one seed (each task otherwise picks its own; rows record it).
+# --sbatch adds words to both sbatch calls (a partition, an account, a time limit; --requeue where the
+# cluster does not requeue tasks of a failed node itself). Give --seed to klab when the shards' rows
+# should share one seed (each task otherwise picks its own; rows record it).
+# --klab: the klab each task runs; default the one installed beside this script, else klab on PATH.
+# A requeued task (SLURM_RESTART_COUNT > 0) whose run folder has a meta.ini continues it with
+# klab --resume: its complete CSVs kept, its partial ones from their last whole unit; where klab
+# refuses (another GPU or build), the folder goes aside to <run id>.attempt<N> and the shard runs anew.
 set -euo pipefail
 
+# The comment block above, without its '#'.
+help() {
+  awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"
+}
 usage() {
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+  help >&2
   exit 2
 }
 
-shards="" run_id="" out="out" klab="klab" extra="" dry=0
+# klab installed beside this script (bin/ holds both), else the first on PATH when the task runs
+here="$(cd "$(dirname "$0")" && pwd)"
+klab="klab"
+[ -x "$here/klab" ] && [ ! -d "$here/klab" ] && klab="$here/klab"
+
+shards="" run_id="" out="out" extra="" dry=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --shards) shards="${2:-}"; shift 2 ;;
@@ -28,7 +42,7 @@ while [ $# -gt 0 ]; do
     --sbatch) extra="${2:-}"; shift 2 ;;
     --dry-run) dry=1; shift ;;
     --) shift; break ;;
-    -h|--help) usage ;;
+    -h|--help) help; exit 0 ;;
     *) echo "klab-array.sh: unknown option '$1' (klab's own options go after --)" >&2; exit 2 ;;
   esac
 done
@@ -64,8 +78,12 @@ words() {
 
 shard_root="$out/$run_id.shards"
 last=$((shards - 1))
-# the task's own index is expanded by the task's shell, not here
-task_cmd="$(words "$klab" "$@") --shard \"\${SLURM_ARRAY_TASK_ID}/$shards\" --run-id $(q "$run_id") --out $(q "$shard_root")/\"\${SLURM_ARRAY_TASK_ID}\""
+# The task's own index and restart count are expanded by the task's shell, not here. A requeued task
+# resumes its own run folder when the first attempt got as far as writing its meta.ini (one stopped
+# before that has nothing to keep). klab refuses to resume on another GPU or build (exit 2): a task
+# requeued onto another node then moves the folder aside, to <run id>.attempt<N>, and runs anew.
+r=$(q "$run_id")
+task_cmd="d=$(q "$shard_root")/\"\${SLURM_ARRAY_TASK_ID}\"; k() { $(words "$klab" "$@") --shard \"\${SLURM_ARRAY_TASK_ID}/$shards\" --run-id $r --out \"\$d\" \"\$@\"; }; if [ \"\${SLURM_RESTART_COUNT:-0}\" -gt 0 ] && [ -f \"\$d\"/$r/meta.ini ]; then k --resume \"\$d\"/$r; rc=\$?; [ \$rc -eq 2 ] || exit \$rc; mv \"\$d\"/$r \"\$d\"/$r.attempt\"\$SLURM_RESTART_COUNT\"; fi; k"
 merge_cmd="$(words "$klab" merge "$out/$run_id")"
 for k in $(seq 0 "$last"); do
   merge_cmd="$merge_cmd $(q "$shard_root/$k/$run_id")"
@@ -73,8 +91,9 @@ done
 
 # shellcheck disable=SC2206 # --sbatch's words are split on purpose
 extra_words=($extra)
+# --open-mode=append: a requeued task's log keeps the first attempt's lines
 array=(sbatch --parsable "--job-name=klab-$run_id" "--array=0-$last" --gpus=1 ${extra_words[@]+"${extra_words[@]}"}
-       "--output=$shard_root/%a.log" "--wrap=$task_cmd")
+       "--output=$shard_root/%a.log" --open-mode=append "--wrap=$task_cmd")
 merge_job() {
   merge=(sbatch --parsable "--job-name=klab-$run_id-merge" "--dependency=afterok:$1" ${extra_words[@]+"${extra_words[@]}"}
          "--output=$out/$run_id.merge.log" "--wrap=$merge_cmd")
