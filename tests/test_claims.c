@@ -193,18 +193,25 @@ static void test_statuses(void **state)
 
     assert_int_equal(c[C_REJECTED].status, EV_REJECTED);
     assert_int_equal(c[C_REJECTED].failed, 2);
+    /* not met says by how much: the figure, the number, the margin */
+    assert_string_equal(c[C_REJECTED].inst[0].why, "speedup_lo 1.485 < 2 (26 % below)");
+    assert_int_equal(c[C_REJECTED].inst[0].gap, GAP_NONE);
 
     /* 1.05 [0.945, 1.155]: the interval straddles the number */
     assert_int_equal(c[C_NOISY].status, EV_UNDECIDED);
     assert_non_null(strstr(c[C_NOISY].inst[0].why, "straddles >= 1.05: too noisy to decide"));
+    assert_int_equal(c[C_NOISY].inst[0].gap, GAP_SAMPLES);
 
     /* a flagged row and one with few samples are said so, never a pass */
     assert_int_equal(c[C_FLAGGED].status, EV_UNDECIDED);
     assert_int_equal(c[C_FLAGGED].open, 2);
     assert_string_equal(c[C_FLAGGED].inst[0].why, "flagged: work outside the timed stream");
     assert_string_equal(c[C_FLAGGED].inst[1].why, "few samples: too noisy to decide");
+    assert_int_equal(c[C_FLAGGED].inst[0].gap, GAP_ROW);
+    assert_int_equal(c[C_FLAGGED].inst[1].gap, GAP_SAMPLES);
 
     assert_int_equal(c[C_NONE].status, EV_NO_EVIDENCE);
+    assert_int_equal(c[C_NONE].none_gap, GAP_ROWS); /* the plugin's rows are there; none is "nosuch" */
 
     /* re-based on torch.compile: big 1.2/1.0 -> met; small 0.19/0.2 -> not met; the others have no
        torch.compile row anywhere: missing evidence, said so */
@@ -220,7 +227,8 @@ static void test_statuses(void **state)
     assert_int_equal(big->has_interval, 0);
     int saw_missing = 0;
     for (int i = 0; i < c[C_VS].n; i++)
-        saw_missing |= strcmp(c[C_VS].inst[i].why, "no torch.compile row beside it in this run") == 0;
+        if (strcmp(c[C_VS].inst[i].why, "no torch.compile row beside it in this run") == 0)
+            saw_missing = c[C_VS].inst[i].gap == GAP_TORCH; /* PyTorch's row: klab --with-torch */
     assert_true(saw_missing);
 
     /* only the 64 MiB case is picked by bytes >= 32MiB; its frac_limit 0.98 is met in both dtypes */
@@ -345,7 +353,9 @@ static void test_counters(void **state)
     assert_int_equal(c[0].n, 7);
     assert_int_equal(instance(&c[0], "prof", "big", "fused")->verdict, VERDICT_MET);
     assert_true(instance(&c[0], "prof", "big", "fused")->value == 85.5);
-    assert_string_equal(instance(&c[0], "prof", "big", "base")->why, "dram_pct 40 < 80");
+    assert_string_equal(instance(&c[0], "prof", "big", "base")->why, "dram_pct 40 < 80 (50 % below)");
+    assert_int_equal(instance(&c[0], "prof", "small", "fused")->gap, GAP_NCU);
+    assert_int_equal(instance(&c[0], "fixture", "small", "base")->gap, GAP_PROFILING);
     assert_string_equal(instance(&c[0], "prof", "small", "fused")->why,
                         "no counters: ncu refused: ERR_NVGPUCTRPERM: no permission for the counters");
     assert_string_equal(instance(&c[0], "prof", "small", "base")->why,
@@ -401,6 +411,59 @@ static void test_committed_counters(void **state)
     assert_int_equal(x->status, EV_SUPPORTED);
     report_free(&rep);
     exp_set_free(&s);
+    run_set_free(&runs);
+}
+
+/* A quick run (klab --quick flags its rows `quick`) beside the full fixture run: its rows are shown
+   but never decide. Where a full row of the same case, dtype and profile is there, the quick row is set
+   aside, even one that would fail, so a Supported claim stays Supported; alone, it is open. */
+static void test_quick(void **state)
+{
+    (void)state;
+    klab_row rows[3] = {fx_row("big", "fp16", "fused", 1.0, 0.005, 0.5, 0.98),
+                        fx_row("solo", "fp16", "fused", 1.0, 0.005, 3.0, 0.98),
+                        fx_row("solo", "fp16", "torch.compile", 2.0, 0.005, 1.5, 0.5)};
+    for (int i = 0; i < 3; i++) {
+        snprintf(rows[i].run_id, sizeof rows[i].run_id, "quick");
+        row_add_flag(&rows[i], "quick");
+    }
+    char dir[300], err[1200], path[512];
+    snprintf(dir, sizeof dir, "%s/quick", tmp);
+    fx_write_run(dir, "fx", rows, 3, "quick");
+    write_text("quick.exp.ini", "[experiment]\nplugin = fx\nquestion = Does a quick run decide?\n"
+                                "[claim big]\nrule = speedup_lo >= 1.0 where profile = fused and case = big\n"
+                                "[claim solo]\nrule = speedup_lo >= 1.0 where profile = fused and case = solo\n"
+                                "[claim solo_vs]\nrule = speedup >= 1.0 where profile = fused and vs = torch.compile "
+                                "and case = solo\n");
+    static exp_experiment e;
+    snprintf(path, sizeof path, "%s/quick.exp.ini", tmp);
+    if (exp_load_experiment(path, &e, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    run_set runs = {0};
+    snprintf(path, sizeof path, "%s/run", tmp);
+    assert_int_equal(run_set_add(&runs, path, err, sizeof err), 0);
+    assert_int_equal(run_set_add(&runs, dir, err, sizeof err), 0);
+    claim_result c[3];
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(claims_eval(&e, k, &runs, &c[k]), 0);
+    /* big: the full run's fp16 and fp32 rows decide; the quick fp16 row (0.5x) is set aside, shown */
+    assert_int_equal(c[0].status, EV_SUPPORTED);
+    assert_int_equal(c[0].n, 2);
+    assert_int_equal(c[0].met, 2);
+    assert_int_equal(c[0].aside, 1);
+    assert_string_equal(c[0].inst[2].row->run_id, "quick");
+    assert_string_equal(c[0].inst[2].why, "quick run");
+    assert_int_equal(c[0].inst[2].gap, GAP_QUICK);
+    /* solo: only the quick run has it: open, "quick run", even though its figure would pass */
+    assert_int_equal(c[1].status, EV_UNDECIDED);
+    assert_int_equal(c[1].open, 1);
+    assert_int_equal(c[1].aside, 0);
+    assert_string_equal(c[1].inst[0].why, "quick run");
+    assert_int_equal(c[1].inst[0].gap, GAP_QUICK);
+    assert_int_equal(c[2].status, EV_UNDECIDED);
+    assert_string_equal(c[2].inst[0].why, "quick run");
+    for (int k = 0; k < 3; k++)
+        claim_result_free(&c[k]);
     run_set_free(&runs);
 }
 
@@ -489,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_statuses),
         cmocka_unit_test(test_counters),
+        cmocka_unit_test(test_quick),
         cmocka_unit_test(test_committed_counters),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_shipped_files),
