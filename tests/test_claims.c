@@ -4,6 +4,7 @@
 #include "klab_test.h"
 #include "report_fixture.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -503,8 +504,26 @@ static void test_malformed(void **state)
     expect_refused("l.exp.ini", "[experiment]\nplugin = fx\x1b\n", ":2:", "control character \\x1b");
     expect_refused("m.exp.ini", "[experiment]\nplugin = fx\nquestion = q\n[claim c]\nrule = speedup_lo >= 1\n[claim c]\n",
                    ":6:", "claim 'c' defined twice (first at line 4)");
-    expect_refused("n.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\n[seed]\nstatus = Great\n", ":6:",
+    expect_refused("n.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\n[prior]\nstatus = Great\n", ":6:",
                    "'Great' is not Supported, Measured, Caveated or Rejected");
+    /* a decision's caveat and next step come from its claims: typed ones are refused where they stand */
+    expect_refused("p.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\nexperiments = one\ncaveat = only on Tuesdays\n",
+                   ":6:", "key 'caveat' is not read: a decision's caveat and next evidence come from its claims' cases");
+    expect_refused("q.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\nexperiments = one\n\nnext = more runs\n",
+                   ":7:", "key 'next' is not read");
+    /* the prior study is cited by what it was, never by a file */
+    expect_refused("r.ini", "[decision]\ndomain = D\n[seed]\nstatus = Supported\n", ":3:",
+                   "unknown section [seed] (known: [decision], [prior]; the prior study's call is [prior])");
+    expect_refused("s.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\nexperiments = one\n[prior]\n"
+                   "status = Caveated\nfigure = 3x\nstudy = the matrix (000_e213f419bda195e5.txt)\n",
+                   ":9:", "[prior] key 'study': '000_e213f419bda195e5.txt' is a file");
+    expect_refused("t.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\nexperiments = one\n[prior]\n"
+                   "status = Caveated\nfigure = 3x, docs/measurements/x\n", ":8:", "'docs/measurements/x' is a file");
+    expect_refused("u.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\nexperiments = one\n[prior]\n"
+                   "status = Caveated\nfigure = 3x\nsource = notes\n", ":9:",
+                   "[prior] unknown key 'source' (known: status, figure, study)");
+    expect_refused("v.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\nexperiments = one\n[prior]\n"
+                   "status = Caveated\nfigure = 3x\n", ":", "[prior] has no study");
     expect_refused("o.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\n", ":", "no experiments");
 
     /* a decision naming an experiment that is not there: its experiments line */
@@ -531,7 +550,29 @@ static void test_malformed(void **state)
     exp_set_free(&s);
 }
 
-/* The shipped experiment and decision files load, and every decision names its experiments. */
+/* The words a shipped experiment or decision file must not hold: the product's evidence is its runs,
+   not the diary of who ran them (no sittings, no issue numbers, no dated records). */
+static void expect_clean(const char *path)
+{
+    static const char *const words[] = {"sitting", "session", "visit", "issue", "#2", "#1", "docs/measurements",
+                                        "evidence/20", "2026-", "2025-"};
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        fail_msg("cannot read %s", path);
+    char line[1024];
+    for (int n = 1; fgets(line, sizeof line, fp); n++) {
+        for (char *c = line; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (strstr(line, words[i]))
+                fail_msg("%s:%d: '%s' in a shipped file: say what the evidence is, not when or where it was "
+                         "taken", path, n, words[i]);
+    }
+    fclose(fp);
+}
+
+/* The shipped experiment and decision files load, every decision names its experiments and keeps the
+   prior study's call as history, and none holds a dated record. */
 static void test_shipped_files(void **state)
 {
     (void)state;
@@ -540,9 +581,15 @@ static void test_shipped_files(void **state)
     if (exp_load_dir(KLAB_TEST_DATA "/../experiments", &s, err, sizeof err) != 0)
         fail_msg("%s", err);
     assert_true(s.nexps >= 9);
-    assert_int_equal(s.ndecs, 9); /* the seeds' nine calls */
-    for (int i = 0; i < s.ndecs; i++)
-        assert_true(s.decs[i].seed_status[0] && s.decs[i].seed_figure[0]);
+    assert_int_equal(s.ndecs, 9); /* the prior study's nine calls */
+    for (int i = 0; i < s.ndecs; i++) {
+        assert_true(s.decs[i].prior_status[0] && s.decs[i].prior_figure[0]);
+        assert_string_equal(s.decs[i].prior_study, "Triton and PyTorch on A10G and H200");
+        expect_clean(s.decs[i].path);
+    }
+    for (int i = 0; i < s.nexps; i++)
+        expect_clean(s.exps[i].path);
+    expect_clean(KLAB_TEST_DATA "/../experiments/README.md");
     exp_set_free(&s);
 }
 

@@ -153,7 +153,7 @@ static void write_fixture(void)
                    "[claim dram]\nrule = dram_pct >= 90\n");
     snprintf(path, sizeof path, "%s/exp/decisions/10_fused.ini", kr_tmp);
     fx_write(path, "[decision]\ndomain = Fusion wins\ntitle = Fused fx\ncall = Fuse it.\nexperiments = bars, sweep\n"
-                   "[seed]\nstatus = Supported\nfigure = 5.9x on an A10G\n");
+                   "[prior]\nstatus = Supported\nfigure = 5.9x on an A10G\nstudy = Triton on an A10G\n");
 }
 
 static void test_report_written(void **state)
@@ -165,7 +165,7 @@ static void test_report_written(void **state)
     assert_int_equal(r.rc, 0);
     kr_expect_in(r.out, "run/fx.csv (13 rows)");          /* the table, as before */
     kr_expect_in(r.out, "decisions over 1 run (exp):");
-    kr_expect_in(r.out, "Fused fx                     Caveated     (seed: Supported)");
+    kr_expect_in(r.out, "Fused fx                     Caveated     (prior study: Supported)");
     kr_expect_in(r.out, "report: rep/decisions.md, rep/experiments/*.md (3), rep/report.html");
     free(r.out);
     char path[PATH_MAX + 64];
@@ -174,7 +174,7 @@ static void test_report_written(void **state)
     kr_expect_in(md, "| Fusion wins | [Fused fx](#10_fused) | **Caveated** | Supported |");
     kr_expect_in(md, "- Evidence, [sweep](experiments/sweep.md) (**Caveated**, 8 rows)");
     kr_expect_in(md, "not met at n8192 (fp16), n65536 (fp16)");
-    kr_expect_in(md, "- Seed (history): Supported — 5.9x on an A10G");
+    kr_expect_in(md, "- Prior study (Triton on an A10G), history: Supported — 5.9x on an A10G");
     free(md);
     snprintf(path, sizeof path, "%s/rep/experiments/bars.md", kr_tmp);
     md = slurp(path);

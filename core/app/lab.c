@@ -292,9 +292,9 @@ int lab_report(const cli_opts *o)
         } else {
             text_printf(stdout, "\ndecisions over %d run%s (%s):\n", runs.n, runs.n == 1 ? "" : "s", o->experiments_dir);
             for (int i = 0; i < set.ndecs; i++)
-                text_printf(stdout, "  %-28s %-12s (seed: %s)\n", set.decs[i].title,
+                text_printf(stdout, "  %-28s %-12s (prior study: %s)\n", set.decs[i].title,
                             evidence_status_name(r.decs[i].status),
-                            set.decs[i].seed_status[0] ? set.decs[i].seed_status : "none");
+                            set.decs[i].prior_status[0] ? set.decs[i].prior_status : "none");
             text_printf(stdout, "report: %s/decisions.md, %s/experiments/*.md (%d), %s\n", out, out, set.nexps, html);
         }
         report_free(&r);

@@ -113,15 +113,10 @@ static void matrix(FILE *fp, const report *r)
             fputs("</ul></div>", fp);
         }
         fputs("</td><td>", fp);
-        xml_text(fp, d->d->caveat);
-        if (d->d->next[0]) {
-            fputs("<br><i>Next:</i> ", fp);
-            xml_text(fp, d->d->next);
-        }
         fputs("</td><td>", fp);
-        xml_text(fp, d->d->seed_status[0] ? d->d->seed_status : "—");
+        xml_text(fp, d->d->prior_status[0] ? d->d->prior_status : "—");
         fputs("<br><small>", fp);
-        xml_text(fp, d->d->seed_figure);
+        xml_text(fp, d->d->prior_figure);
         fputs("</small></td></tr>\n", fp);
     }
     fputs("</table>\n", fp);

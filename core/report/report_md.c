@@ -32,9 +32,9 @@ static void md_cell(FILE *fp, const char *s)
     md_put(fp, s, 1);
 }
 
-static const char *dec_seed(const exp_decision *d)
+static const char *dec_prior(const exp_decision *d)
 {
-    return d->seed_status[0] ? d->seed_status : "—";
+    return d->prior_status[0] ? d->prior_status : "—";
 }
 
 void report_md_runs(FILE *fp, const report *r)
@@ -112,7 +112,7 @@ void report_md_matrix(FILE *fp, const report *r, const char *pages_dir)
         md_cell(fp, d->d->domain);
         fprintf(fp, " | [");
         md_cell(fp, d->d->title);
-        fprintf(fp, "](#%s) | **%s** | %s |\n", d->d->name, evidence_status_name(d->status), dec_seed(d->d));
+        fprintf(fp, "](#%s) | **%s** | %s |\n", d->d->name, evidence_status_name(d->status), dec_prior(d->d));
     }
     const char *domain = "";
     for (int i = 0; i < r->set->ndecs; i++) {
@@ -137,24 +137,11 @@ void report_md_matrix(FILE *fp, const report *r, const char *pages_dir)
             evidence_line(fp, r, x);
             fputc('\n', fp);
         }
-        if (d->d->caveat[0]) {
-            fputs("- Caveat: ", fp);
-            md_text(fp, d->d->caveat);
-            fputc('\n', fp);
-        }
-        if (d->d->next[0]) {
-            fputs("- Next evidence: ", fp);
-            md_text(fp, d->d->next);
-            fputc('\n', fp);
-        }
-        if (d->d->seed_status[0] || d->d->seed_figure[0]) {
-            fprintf(fp, "- Seed (history): %s — ", dec_seed(d->d));
-            md_text(fp, d->d->seed_figure);
-            if (d->d->seed_source[0]) {
-                fputs(" (", fp);
-                md_text(fp, d->d->seed_source);
-                fputc(')', fp);
-            }
+        if (d->d->prior_status[0]) {
+            fputs("- Prior study (", fp);
+            md_text(fp, d->d->prior_study);
+            fprintf(fp, "), history: %s — ", dec_prior(d->d));
+            md_text(fp, d->d->prior_figure);
             fputc('\n', fp);
         }
     }
