@@ -379,14 +379,14 @@ static void test_counters(void **state)
     run_set_free(&runs);
 }
 
-/* The counters committed from the two-H200 sitting load, join to their two rows, and give the shipped
-   profiler-backed experiment its status. */
+/* The counters of a real profiled H200 run (tests/fixtures/runs/prof) load, join to their two rows, and
+   give the shipped profiler-backed experiment its status. */
 static void test_committed_counters(void **state)
 {
     (void)state;
     char err[1200];
     run_set runs = {0};
-    assert_int_equal(run_set_add(&runs, KLAB_TEST_DATA "/../experiments/evidence/2026-11-22-h200x2-scale/r/prof", err,
+    assert_int_equal(run_set_add(&runs, KLAB_TEST_DATA "/fixtures/runs/prof", err,
                                  sizeof err), 0);
     const run_dir *r = &runs.runs[0];
     assert_int_equal(r->nrows, 2); /* the counters file's lines are not rows */
