@@ -176,10 +176,11 @@ static void test_report_written(void **state)
     /* the caveat, from the claims' cases: each case not met with its figure, interval and margin */
     kr_expect_in(md, "- Caveat, from the claims' cases:\n  - `beats` (bars), undecided in 1 of 2 cases:\n"
                      "    - gemm bf16 fused: no torch.compile row beside it in this run\n");
-    kr_expect_in(md, "  - `copy` (sweep), not met in 2 of 4 cases:\n"
+    kr_expect_in(md, "  - `copy` (sweep), not met in 2 of 4 cases:\n" /* the farthest miss first */
+                     "    - n65536 fp16 fused: frac_limit 0.84 [0.8358, 0.8442] < 0.9 (6.7 % below)\n"
                      "    - n8192 fp16 fused: frac_limit 0.89 [0.8856, 0.8945] < 0.9 (1.1 % below)\n");
     /* the next evidence names the run that would decide the open case */
-    kr_expect_in(md, "- Next evidence:\n  - PyTorch rows missing for 1 case of fx (gemm): "
+    kr_expect_in(md, "- Next evidence:\n  - PyTorch rows missing beside 1 row of fx (gemm): "
                      "`klab --plugin fx --case gemm --with-torch`\n");
     kr_expect_in(md, "- Prior study (Triton on an A10G), history: Supported — 5.9x on an A10G");
     free(md);
@@ -227,7 +228,7 @@ static void test_report_written(void **state)
     kr_expect_in(html, "big fp16 fused: dram_pct 91.50");
     kr_expect_in(html, "no counters: ncu refused: ERR_NVGPUCTRPERM");
     kr_expect_in(html, "<section id=\"plugin-fx\"><h2>Plugin fx</h2>");
-    kr_expect_in(html, "<li>PyTorch rows missing for 1 case of fx (gemm): <code>klab --plugin fx --case gemm --with-torch</code></li>");
+    kr_expect_in(html, "<li>PyTorch rows missing beside 1 row of fx (gemm): <code>klab --plugin fx --case gemm --with-torch</code></li>");
     kr_expect_not_in(html, "<script");
     /* nothing fetched: the SVG namespace is the only URL on the page */
     for (const char *p = strstr(html, "http"); p; p = strstr(p + 1, "http"))

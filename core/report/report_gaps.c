@@ -1,5 +1,6 @@
 #include "report/report_gaps.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,33 +211,33 @@ static void gap_line(const report *r, const report_exp *const *xs, int nx, const
         else
             snprintf(buf, len, "No row of %s that %d claim%s pick%s: %s", p, n, s, n == 1 ? "s" : "", cmd);
         return;
-    case GAP_TORCH: snprintf(buf, len, "PyTorch rows missing for %d case%s of %s (%s): %s", n, s, p, cases, cmd); return;
+    case GAP_TORCH: snprintf(buf, len, "PyTorch rows missing beside %d row%s of %s (%s): %s", n, s, p, cases, cmd); return;
     case GAP_PAIR:
-        snprintf(buf, len, "No %s row beside %d case%s of %s in the same run (%s): run the profile with them, %s",
+        snprintf(buf, len, "No %s row beside %d row%s of %s in the same run (%s): run the profile with them, %s",
                  g->vs ? g->vs : "paired", n, s, p, cases, cmd);
         return;
-    case GAP_PROFILING: snprintf(buf, len, "Counters missing for %d case%s of %s (%s): %s", n, s, p, cases, cmd); return;
+    case GAP_PROFILING: snprintf(buf, len, "Counters missing for %d row%s of %s (%s): %s", n, s, p, cases, cmd); return;
     case GAP_NCU:
-        snprintf(buf, len, "ncu gave no counters for %d case%s of %s (%s; the page says why): %s where ncu may read "
+        snprintf(buf, len, "ncu gave no counters for %d row%s of %s (%s; the page says why): %s where ncu may read "
                            "the GPU's counters", n, s, p, cases, cmd);
         return;
     case GAP_SAMPLES:
-        snprintf(buf, len, "Too few samples or too noisy at %d case%s of %s (%s): more samples (a larger budget_ms in "
+        snprintf(buf, len, "Too few samples or too noisy at %d row%s of %s (%s): more samples (a larger budget_ms in "
                            "the INI) on a quiet GPU, %s", n, s, p, cases, cmd);
         return;
     case GAP_QUICK:
-        snprintf(buf, len, "Only quick rows at %d case%s of %s (%s): a full run, %s without --quick", n, s, p, cases,
+        snprintf(buf, len, "%d row%s of %s only a quick run has (%s): a full run, %s without --quick", n, s, p, cases,
                  cmd);
         return;
     case GAP_ROW:
-        snprintf(buf, len, "Rows that did not pass at %d case%s of %s (%s; flagged, incorrect or failed: the page says "
+        snprintf(buf, len, "%d row%s of %s did not pass (%s; flagged, incorrect or failed: the page says "
                            "why): the fix, then %s", n, s, p, cases, cmd);
         return;
     case GAP_UNTIMED:
-        snprintf(buf, len, "Not timed at %d case%s of %s (%s): a timed run, %s without --verify-only", n, s, p, cases,
+        snprintf(buf, len, "%d row%s of %s not timed (%s): a timed run, %s without --verify-only", n, s, p, cases,
                  cmd);
         return;
-    case GAP_VALUE: snprintf(buf, len, "No value of the metric at %d case%s of %s (%s): %s", n, s, p, cases, cmd); return;
+    case GAP_VALUE: snprintf(buf, len, "No value of the metric in %d row%s of %s (%s): %s", n, s, p, cases, cmd); return;
     default: buf[0] = 0; return;
     }
 }
@@ -287,6 +288,21 @@ void report_rollup(const report *r, const report_exp *const *xs, int nx, evidenc
     free(l.e);
 }
 
+/* The cases not met, farthest from the number first: the first few a caveat names say by how much the
+   claim misses at worst, not only that it does. Equal distances keep the runs' order. */
+static void worst_first(const claim_result *c, double t, int *order, int n)
+{
+    for (int i = 1; i < n; i++) { /* insertion sort: stable, and n is a claim's instances */
+        int j = i, v = order[i];
+        double d = fabs(c->inst[v].value - t);
+        while (j > 0 && fabs(c->inst[order[j - 1]].value - t) < d) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = v;
+    }
+}
+
 void report_caveat(const report *r, const report_exp *const *xs, int nx, int max, report_line_fn fn, void *arg)
 {
     char line[1200], label[300];
@@ -321,17 +337,22 @@ void report_caveat(const report *r, const report_exp *const *xs, int nx, int max
                          count, c->n, c->n == 1 ? "" : "s");
                 fn(arg, 0, line);
                 said = 1;
-                int shown = 0;
-                for (int j = 0; j < c->n; j++) {
-                    const claim_instance *in = &c->inst[j];
-                    if (in->verdict != parts[p].v)
-                        continue;
-                    if (shown++ == max)
-                        break;
+                int *order = malloc((size_t)count * sizeof *order);
+                if (!order)
+                    return;
+                int m = 0;
+                for (int j = 0; j < c->n; j++)
+                    if (c->inst[j].verdict == parts[p].v)
+                        order[m++] = j;
+                if (parts[p].v == VERDICT_FAILED)
+                    worst_first(c, e->claims[k].rule.threshold, order, m);
+                for (int j = 0; j < m && j < max; j++) {
+                    const claim_instance *in = &c->inst[order[j]];
                     report_row_label(r, in->run, in->row, label, sizeof label);
                     snprintf(line, sizeof line, "%s: %s", label, in->why);
                     fn(arg, 1, line);
                 }
+                free(order);
                 if (count > max) {
                     snprintf(line, sizeof line, "and %d more: the experiment's page lists every one", count - max);
                     fn(arg, 1, line);
