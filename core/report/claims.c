@@ -255,7 +255,10 @@ static void judge(const claim_rule *rule, const run_dir *run, const klab_row *r,
     if (ratio)
         b = side(rule->den_col, rule->den_ctr, run, r, vs);
     if (!a.present || (ratio && (!b.present || b.v == 0))) {
-        snprintf(in->why, sizeof in->why, "no value of %s", mname);
+        /* an empty speedup is the usual case: the CSV has one only beside the baseline profile's row */
+        int speed = !vs && rule->num_col >= 0 && strncmp(row_schema[rule->num_col].name, "speedup", 7) == 0;
+        snprintf(in->why, sizeof in->why, "no value of %s%s", mname,
+                 speed ? ": no baseline row beside it in its run (a tune trial, or the baseline not selected)" : "");
         open_because(in, GAP_VALUE);
         return;
     }

@@ -237,7 +237,10 @@ static void gap_line(const report *r, const report_exp *const *xs, int nx, const
         snprintf(buf, len, "%d row%s of %s not timed (%s): a timed run, %s without --verify-only", n, s, p, cases,
                  cmd);
         return;
-    case GAP_VALUE: snprintf(buf, len, "No value of the metric in %d row%s of %s (%s): %s", n, s, p, cases, cmd); return;
+    case GAP_VALUE:
+        snprintf(buf, len, "No value of the metric in %d row%s of %s (%s; a speedup needs the baseline profile in the "
+                           "same run): %s", n, s, p, cases, cmd);
+        return;
     default: buf[0] = 0; return;
     }
 }
