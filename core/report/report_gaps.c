@@ -266,15 +266,22 @@ void report_rollup(const report *r, const report_exp *const *xs, int nx, evidenc
                                 : snprintf(buf, len, "%s — %d of %d case%s", name, met, n, n == 1 ? "" : "s");
     if (s != EV_NO_EVIDENCE && s != EV_UNDECIDED && !none)
         return;
-    /* No evidence and Undecided name what is missing; so does a claim without rows beside others */
+    /* No evidence and Undecided name what is missing; a Caveated or Rejected roll-up names what its
+       claims without a row lack */
     gap_list l = {0};
-    collect(xs, nx, &l);
-    const char *sep = s == EV_NO_EVIDENCE ? " — " : ": ";
+    if (s == EV_NO_EVIDENCE || s == EV_UNDECIDED) {
+        collect(xs, nx, &l);
+    } else {
+        for (int i = 0; i < nx; i++)
+            for (int k = 0; k < xs[i]->e->nclaims; k++)
+                if (xs[i]->claims[k].n == 0) {
+                    gap_entry *g = entry(&l, xs[i]->claims[k].none_gap, xs[i]->e->plugin, NULL);
+                    if (g)
+                        g->n++;
+                }
+    }
+    const char *sep = s == EV_NO_EVIDENCE ? " — " : s == EV_UNDECIDED ? ": " : "; a claim without evidence: ";
     for (int i = 0; i < l.n && w > 0 && (size_t)w < len; i++) {
-        int claim_level = l.e[i].gap == GAP_PLUGIN || l.e[i].gap == GAP_ROWS ||
-                          (l.e[i].gap == GAP_TORCH && s == EV_NO_EVIDENCE);
-        if (s == EV_CAVEATED && !claim_level)
-            continue; /* a Caveated roll-up adds only the claims with no row */
         char g[400];
         gap_short(&l.e[i], g, sizeof g);
         int dup = 0; /* one "PyTorch rows missing" for several plugins */
@@ -285,7 +292,7 @@ void report_rollup(const report *r, const report_exp *const *xs, int nx, evidenc
         }
         if (dup)
             continue;
-        w += snprintf(buf + w, len - (size_t)w, "%s%s%s", sep, s == EV_CAVEATED ? "no evidence for a claim: " : "", g);
+        w += snprintf(buf + w, len - (size_t)w, "%s%s", sep, g);
         sep = "; ";
     }
     free(l.e);
