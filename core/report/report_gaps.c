@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GAP_CASES 32 /* cases a remedy names at most; past that it counts them */
-#define GAP_NAMED 4  /* cases a line names, and a command selects with --case, at most */
+#define GAP_NAMED 4 /* cases a line names, and a command selects with --case, at most */
 
 /* One remedy for one plugin: the cases that lack it. */
 typedef struct gap_entry {
@@ -14,9 +13,9 @@ typedef struct gap_entry {
     const char *plugin;
     const char *vs; /* GAP_PAIR: the profile missing beside the rows */
     int n;          /* instances (claims, for a claim with none) */
-    int ncases, more;
-    char cases[GAP_CASES][64];
-    int all_cases; /* the remedy is for the whole plugin: no --case */
+    int ncases, cap;
+    char (*cases)[64]; /* the distinct cases, malloc'd: a line counts them and names a few */
+    int all_cases;     /* the remedy is for the whole plugin: no --case */
 } gap_entry;
 
 typedef struct gap_list {
@@ -89,11 +88,23 @@ static void add_case(gap_entry *g, const char *kcase)
     for (int i = 0; i < g->ncases; i++)
         if (strcmp(g->cases[i], kcase) == 0)
             return;
-    if (g->ncases == GAP_CASES) {
-        g->more++; /* cases past the cap are counted with their instances; close enough to say "more" */
-        return;
+    if (g->ncases == g->cap) {
+        int cap = g->cap ? 2 * g->cap : 8;
+        char(*p)[64] = realloc(g->cases, (size_t)cap * sizeof *p);
+        if (!p)
+            return; /* out of memory: the line names fewer cases, the command none past them */
+        g->cases = p;
+        g->cap = cap;
     }
     snprintf(g->cases[g->ncases++], sizeof g->cases[0], "%s", kcase);
+}
+
+static void gap_list_free(gap_list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->e[i].cases);
+    free(l->e);
+    memset(l, 0, sizeof *l);
 }
 
 /* A claim's `case = A|B` condition, where it has one: the cases a run for it selects. */
@@ -144,7 +155,7 @@ static void collect(const report_exp *const *xs, int nx, gap_list *l)
 static void case_list(const gap_entry *g, char *buf, size_t len)
 {
     buf[0] = 0;
-    int named = g->ncases < GAP_NAMED ? g->ncases : GAP_NAMED, rest = g->ncases - named + g->more;
+    int named = g->ncases < GAP_NAMED ? g->ncases : GAP_NAMED, rest = g->ncases - named;
     for (int i = 0; i < named; i++) {
         size_t n = strlen(buf);
         snprintf(buf + n, len - n, "%s%s", i == 0 ? "" : i == named - 1 && !rest ? " and " : ", ", g->cases[i]);
@@ -167,7 +178,7 @@ static void command(const report *r, const report_exp *const *xs, int nx, const 
                 counters |= needs_counters(xs[i]->e);
             }
     int n = snprintf(buf, len, "`klab --plugin %s", g->plugin);
-    if (!g->all_cases && g->ncases <= GAP_NAMED && !g->more && g->ncases > 0) {
+    if (!g->all_cases && g->ncases <= GAP_NAMED && g->ncases > 0) {
         n += snprintf(buf + n, len - (size_t)n, " --case ");
         for (int i = 0; i < g->ncases && (size_t)n < len; i++)
             n += snprintf(buf + n, len - (size_t)n, "%s%s", i ? "," : "", g->cases[i]);
@@ -295,7 +306,7 @@ void report_rollup(const report *r, const report_exp *const *xs, int nx, evidenc
         w += snprintf(buf + w, len - (size_t)w, "%s%s", sep, g);
         sep = "; ";
     }
-    free(l.e);
+    gap_list_free(&l);
 }
 
 /* The cases not met, farthest from the number first: the first few a caveat names say by how much the
@@ -400,5 +411,5 @@ void report_next(const report *r, const report_exp *const *xs, int nx, report_li
                    : n ? "Nothing missing: every case is decided and met."
                        : "Nothing missing for a claim: none is judged here.");
     }
-    free(l.e);
+    gap_list_free(&l);
 }
