@@ -4,6 +4,7 @@
 #include "klab_test.h"
 #include "report_fixture.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -193,18 +194,25 @@ static void test_statuses(void **state)
 
     assert_int_equal(c[C_REJECTED].status, EV_REJECTED);
     assert_int_equal(c[C_REJECTED].failed, 2);
+    /* not met says by how much: the figure, the number, the margin */
+    assert_string_equal(c[C_REJECTED].inst[0].why, "speedup_lo 1.485 < 2 (26 % below)");
+    assert_int_equal(c[C_REJECTED].inst[0].gap, GAP_NONE);
 
     /* 1.05 [0.945, 1.155]: the interval straddles the number */
     assert_int_equal(c[C_NOISY].status, EV_UNDECIDED);
     assert_non_null(strstr(c[C_NOISY].inst[0].why, "straddles >= 1.05: too noisy to decide"));
+    assert_int_equal(c[C_NOISY].inst[0].gap, GAP_SAMPLES);
 
     /* a flagged row and one with few samples are said so, never a pass */
     assert_int_equal(c[C_FLAGGED].status, EV_UNDECIDED);
     assert_int_equal(c[C_FLAGGED].open, 2);
     assert_string_equal(c[C_FLAGGED].inst[0].why, "flagged: work outside the timed stream");
     assert_string_equal(c[C_FLAGGED].inst[1].why, "few samples: too noisy to decide");
+    assert_int_equal(c[C_FLAGGED].inst[0].gap, GAP_ROW);
+    assert_int_equal(c[C_FLAGGED].inst[1].gap, GAP_SAMPLES);
 
     assert_int_equal(c[C_NONE].status, EV_NO_EVIDENCE);
+    assert_int_equal(c[C_NONE].none_gap, GAP_ROWS); /* the plugin's rows are there; none is "nosuch" */
 
     /* re-based on torch.compile: big 1.2/1.0 -> met; small 0.19/0.2 -> not met; the others have no
        torch.compile row anywhere: missing evidence, said so */
@@ -220,7 +228,8 @@ static void test_statuses(void **state)
     assert_int_equal(big->has_interval, 0);
     int saw_missing = 0;
     for (int i = 0; i < c[C_VS].n; i++)
-        saw_missing |= strcmp(c[C_VS].inst[i].why, "no torch.compile row beside it in this run") == 0;
+        if (strcmp(c[C_VS].inst[i].why, "no torch.compile row beside it in this run") == 0)
+            saw_missing = c[C_VS].inst[i].gap == GAP_TORCH; /* PyTorch's row: klab --with-torch */
     assert_true(saw_missing);
 
     /* only the 64 MiB case is picked by bytes >= 32MiB; its frac_limit 0.98 is met in both dtypes */
@@ -345,7 +354,9 @@ static void test_counters(void **state)
     assert_int_equal(c[0].n, 7);
     assert_int_equal(instance(&c[0], "prof", "big", "fused")->verdict, VERDICT_MET);
     assert_true(instance(&c[0], "prof", "big", "fused")->value == 85.5);
-    assert_string_equal(instance(&c[0], "prof", "big", "base")->why, "dram_pct 40 < 80");
+    assert_string_equal(instance(&c[0], "prof", "big", "base")->why, "dram_pct 40 < 80 (50 % below)");
+    assert_int_equal(instance(&c[0], "prof", "small", "fused")->gap, GAP_NCU);
+    assert_int_equal(instance(&c[0], "fixture", "small", "base")->gap, GAP_PROFILING);
     assert_string_equal(instance(&c[0], "prof", "small", "fused")->why,
                         "no counters: ncu refused: ERR_NVGPUCTRPERM: no permission for the counters");
     assert_string_equal(instance(&c[0], "prof", "small", "base")->why,
@@ -368,7 +379,7 @@ static void test_counters(void **state)
     run_set_free(&runs);
 }
 
-/* Counters from an H200 run (tests/fixtures/runs/rmsnorm-counters: fused RMSNorm 4096x4096 fp16 and its
+/* Counters from an H200 run (tests/fixtures/runs/prof: fused RMSNorm 4096x4096 fp16 and its
    baseline under ncu) load, join to their two rows, and give the shipped profiler-backed experiment its
    status. */
 static void test_committed_counters(void **state)
@@ -376,7 +387,7 @@ static void test_committed_counters(void **state)
     (void)state;
     char err[1200];
     run_set runs = {0};
-    assert_int_equal(run_set_add(&runs, KLAB_TEST_DATA "/fixtures/runs/rmsnorm-counters", err,
+    assert_int_equal(run_set_add(&runs, KLAB_TEST_DATA "/fixtures/runs/prof", err,
                                  sizeof err), 0);
     const run_dir *r = &runs.runs[0];
     assert_int_equal(r->nrows, 2); /* the counters file's lines are not rows */
@@ -402,6 +413,59 @@ static void test_committed_counters(void **state)
     assert_int_equal(x->status, EV_SUPPORTED);
     report_free(&rep);
     exp_set_free(&s);
+    run_set_free(&runs);
+}
+
+/* A quick run (klab --quick flags its rows `quick`) beside the full fixture run: its rows are shown
+   but never decide. Where a full row of the same case, dtype and profile is there, the quick row is set
+   aside, even one that would fail, so a Supported claim stays Supported; alone, it is open. */
+static void test_quick(void **state)
+{
+    (void)state;
+    klab_row rows[3] = {fx_row("big", "fp16", "fused", 1.0, 0.005, 0.5, 0.98),
+                        fx_row("solo", "fp16", "fused", 1.0, 0.005, 3.0, 0.98),
+                        fx_row("solo", "fp16", "torch.compile", 2.0, 0.005, 1.5, 0.5)};
+    for (int i = 0; i < 3; i++) {
+        snprintf(rows[i].run_id, sizeof rows[i].run_id, "quick");
+        row_add_flag(&rows[i], "quick");
+    }
+    char dir[300], err[1200], path[512];
+    snprintf(dir, sizeof dir, "%s/quick", tmp);
+    fx_write_run(dir, "fx", rows, 3, "quick");
+    write_text("quick.exp.ini", "[experiment]\nplugin = fx\nquestion = Does a quick run decide?\n"
+                                "[claim big]\nrule = speedup_lo >= 1.0 where profile = fused and case = big\n"
+                                "[claim solo]\nrule = speedup_lo >= 1.0 where profile = fused and case = solo\n"
+                                "[claim solo_vs]\nrule = speedup >= 1.0 where profile = fused and vs = torch.compile "
+                                "and case = solo\n");
+    static exp_experiment e;
+    snprintf(path, sizeof path, "%s/quick.exp.ini", tmp);
+    if (exp_load_experiment(path, &e, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    run_set runs = {0};
+    snprintf(path, sizeof path, "%s/run", tmp);
+    assert_int_equal(run_set_add(&runs, path, err, sizeof err), 0);
+    assert_int_equal(run_set_add(&runs, dir, err, sizeof err), 0);
+    claim_result c[3];
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(claims_eval(&e, k, &runs, &c[k]), 0);
+    /* big: the full run's fp16 and fp32 rows decide; the quick fp16 row (0.5x) is set aside, shown */
+    assert_int_equal(c[0].status, EV_SUPPORTED);
+    assert_int_equal(c[0].n, 2);
+    assert_int_equal(c[0].met, 2);
+    assert_int_equal(c[0].aside, 1);
+    assert_string_equal(c[0].inst[2].row->run_id, "quick");
+    assert_string_equal(c[0].inst[2].why, "quick run");
+    assert_int_equal(c[0].inst[2].gap, GAP_QUICK);
+    /* solo: only the quick run has it: open, "quick run", even though its figure would pass */
+    assert_int_equal(c[1].status, EV_UNDECIDED);
+    assert_int_equal(c[1].open, 1);
+    assert_int_equal(c[1].aside, 0);
+    assert_string_equal(c[1].inst[0].why, "quick run");
+    assert_int_equal(c[1].inst[0].gap, GAP_QUICK);
+    assert_int_equal(c[2].status, EV_UNDECIDED);
+    assert_string_equal(c[2].inst[0].why, "quick run");
+    for (int k = 0; k < 3; k++)
+        claim_result_free(&c[k]);
     run_set_free(&runs);
 }
 
@@ -441,8 +505,26 @@ static void test_malformed(void **state)
     expect_refused("l.exp.ini", "[experiment]\nplugin = fx\x1b\n", ":2:", "control character \\x1b");
     expect_refused("m.exp.ini", "[experiment]\nplugin = fx\nquestion = q\n[claim c]\nrule = speedup_lo >= 1\n[claim c]\n",
                    ":6:", "claim 'c' defined twice (first at line 4)");
-    expect_refused("n.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\n[seed]\nstatus = Great\n", ":6:",
+    expect_refused("n.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\n[prior]\nstatus = Great\n", ":6:",
                    "'Great' is not Supported, Measured, Caveated or Rejected");
+    /* a decision's caveat and next step come from its claims: typed ones are refused where they stand */
+    expect_refused("p.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\nexperiments = one\ncaveat = only on Tuesdays\n",
+                   ":6:", "key 'caveat' is not read: a decision's caveat and next evidence come from its claims' cases");
+    expect_refused("q.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\nexperiments = one\n\nnext = more runs\n",
+                   ":7:", "key 'next' is not read");
+    /* the prior study is cited by what it was, never by a file */
+    expect_refused("r.ini", "[decision]\ndomain = D\n[seed]\nstatus = Supported\n", ":3:",
+                   "unknown section [seed] (known: [decision], [prior]; the prior study's call is [prior])");
+    expect_refused("s.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\nexperiments = one\n[prior]\n"
+                   "status = Caveated\nfigure = 3x\nstudy = the matrix (000_e213f419bda195e5.txt)\n",
+                   ":9:", "[prior] key 'study': '000_e213f419bda195e5.txt' is a file");
+    expect_refused("t.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\nexperiments = one\n[prior]\n"
+                   "status = Caveated\nfigure = 3x, docs/measurements/x\n", ":8:", "'docs/measurements/x' is a file");
+    expect_refused("u.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\nexperiments = one\n[prior]\n"
+                   "status = Caveated\nfigure = 3x\nsource = notes\n", ":9:",
+                   "[prior] unknown key 'source' (known: status, figure, study)");
+    expect_refused("v.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\nexperiments = one\n[prior]\n"
+                   "status = Caveated\nfigure = 3x\n", ":", "[prior] has no study");
     expect_refused("o.ini", "[decision]\ndomain = D\ntitle = T\ncall = C\n", ":", "no experiments");
 
     /* a decision naming an experiment that is not there: its experiments line */
@@ -469,7 +551,29 @@ static void test_malformed(void **state)
     exp_set_free(&s);
 }
 
-/* The shipped experiment and decision files load, and every decision names its experiments. */
+/* The words a shipped experiment or decision file must not hold: the product's evidence is its runs,
+   not the diary of who ran them (no sittings, no issue numbers, no dated records). */
+static void expect_clean(const char *path)
+{
+    static const char *const words[] = {"sitting", "session", "visit", "issue", "#2", "#1", "docs/measurements",
+                                        "evidence/20", "2026-", "2025-"};
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        fail_msg("cannot read %s", path);
+    char line[1024];
+    for (int n = 1; fgets(line, sizeof line, fp); n++) {
+        for (char *c = line; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (strstr(line, words[i]))
+                fail_msg("%s:%d: '%s' in a shipped file: say what the evidence is, not when or where it was "
+                         "taken", path, n, words[i]);
+    }
+    fclose(fp);
+}
+
+/* The shipped experiment and decision files load, every decision names its experiments and keeps the
+   prior study's call as history, and none holds a dated record. */
 static void test_shipped_files(void **state)
 {
     (void)state;
@@ -478,9 +582,15 @@ static void test_shipped_files(void **state)
     if (exp_load_dir(KLAB_TEST_DATA "/../experiments", &s, err, sizeof err) != 0)
         fail_msg("%s", err);
     assert_true(s.nexps >= 9);
-    assert_int_equal(s.ndecs, 9); /* the seeds' nine calls */
-    for (int i = 0; i < s.ndecs; i++)
-        assert_true(s.decs[i].seed_status[0] && s.decs[i].seed_figure[0]);
+    assert_int_equal(s.ndecs, 9); /* the prior study's nine calls */
+    for (int i = 0; i < s.ndecs; i++) {
+        assert_true(s.decs[i].prior_status[0] && s.decs[i].prior_figure[0]);
+        assert_string_equal(s.decs[i].prior_study, "Triton and PyTorch on A10G and H200");
+        expect_clean(s.decs[i].path);
+    }
+    for (int i = 0; i < s.nexps; i++)
+        expect_clean(s.exps[i].path);
+    expect_clean(KLAB_TEST_DATA "/../experiments/README.md");
     exp_set_free(&s);
 }
 
@@ -490,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_statuses),
         cmocka_unit_test(test_counters),
+        cmocka_unit_test(test_quick),
         cmocka_unit_test(test_committed_counters),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_shipped_files),

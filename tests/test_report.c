@@ -155,7 +155,7 @@ static void write_fixture(void)
                    "[claim dram]\nrule = dram_pct >= 90\n");
     snprintf(path, sizeof path, "%s/exp/decisions/10_fused.ini", kr_tmp);
     fx_write(path, "[decision]\ndomain = Fusion wins\ntitle = Fused fx\ncall = Fuse it.\nexperiments = bars, sweep\n"
-                   "[seed]\nstatus = Supported\nfigure = 5.9x on an A10G\n");
+                   "[prior]\nstatus = Supported\nfigure = 5.9x on an A10G\nstudy = Triton on an A10G\n");
 }
 
 static void test_report_written(void **state)
@@ -167,16 +167,24 @@ static void test_report_written(void **state)
     assert_int_equal(r.rc, 0);
     kr_expect_in(r.out, "run/fx.csv (13 rows)");          /* the table, as before */
     kr_expect_in(r.out, "decisions over 1 run (exp):");
-    kr_expect_in(r.out, "Fused fx                     Caveated     (seed: Supported)");
-    kr_expect_in(r.out, "report: rep/decisions.md, rep/experiments/*.md (3), rep/report.html");
+    kr_expect_in(r.out, "Fused fx                     Caveated — 4 of 7 cases (prior study: Supported)");
+    kr_expect_in(r.out, "report: rep/decisions.md, rep/experiments/*.md (3), rep/plugins/*.md (1), rep/report.html");
     free(r.out);
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/rep/decisions.md", kr_tmp);
     char *md = slurp(path);
-    kr_expect_in(md, "| Fusion wins | [Fused fx](#10_fused) | **Caveated** | Supported |");
-    kr_expect_in(md, "- Evidence, [sweep](experiments/sweep.md) (**Caveated**, 8 rows)");
-    kr_expect_in(md, "not met at n8192 (fp16), n65536 (fp16)");
-    kr_expect_in(md, "- Seed (history): Supported — 5.9x on an A10G");
+    kr_expect_in(md, "| Fusion wins | [Fused fx](#10_fused) | **Caveated** — 4 of 7 cases | Supported |");
+    kr_expect_in(md, "- Evidence, [sweep](experiments/sweep.md): **Caveated** — 2 of 4 cases\n");
+    /* the caveat, from the claims' cases: each case not met with its figure, interval and margin */
+    kr_expect_in(md, "- Caveat, from the claims' cases:\n  - `beats` (bars), undecided in 1 of 2 cases:\n"
+                     "    - gemm bf16 fused: no torch.compile row beside it in this run\n");
+    kr_expect_in(md, "  - `copy` (sweep), not met in 2 of 4 cases:\n" /* the farthest miss first */
+                     "    - n65536 fp16 fused: frac_limit 0.84 [0.8358, 0.8442] < 0.9 (6.7 % below)\n"
+                     "    - n8192 fp16 fused: frac_limit 0.89 [0.8856, 0.8945] < 0.9 (1.1 % below)\n");
+    /* the next evidence names the run that would decide the open case */
+    kr_expect_in(md, "- Next evidence:\n  - PyTorch rows missing beside 1 row of fx (gemm): "
+                     "`klab --plugin fx --case gemm --with-torch`\n");
+    kr_expect_in(md, "- Prior study (Triton on an A10G), history: Supported — 5.9x on an A10G");
     free(md);
     snprintf(path, sizeof path, "%s/rep/experiments/bars.md", kr_tmp);
     md = slurp(path);
@@ -199,6 +207,12 @@ static void test_report_written(void **state)
     kr_expect_in(md, "| `fused_kernel<__half>` | (64, 1, 1) | (256, 1, 1) | 91.5 | 62.25 | — | — | — | — | 40 | — | — |\n");
     kr_expect_in(md, "| `tail\\|kernel` | (64, 1, 1) | (256, 1, 1) | 12 | — |");
     free(md);
+    /* every plugin in the runs has a page of all its rows, Measured, whatever experiment names it */
+    md = report_file("rep/plugins/fx.md");
+    kr_expect_in(md, "# Plugin fx\n\n**Measured** — 13 rows: ");
+    kr_expect_in(md, "- [bars](../experiments/bars.md): **Caveated** — 2 of 3 cases\n");
+    kr_expect_in(md, "| step fp16 graph | 150.00 [149.25–150.75] |");
+    free(md);
     /* a page with no profiled row says nothing of counters */
     md = report_file("rep/experiments/sweep.md");
     kr_expect_not_in(md, "## Counters");
@@ -215,6 +229,8 @@ static void test_report_written(void **state)
     kr_expect_in(html, "<td><code>fused_kernel&lt;__half&gt;</code></td><td>(64, 1, 1)</td>");
     kr_expect_in(html, "big fp16 fused: dram_pct 91.50");
     kr_expect_in(html, "no counters: ncu refused: ERR_NVGPUCTRPERM");
+    kr_expect_in(html, "<section id=\"plugin-fx\"><h2>Plugin fx</h2>");
+    kr_expect_in(html, "<li>PyTorch rows missing beside 1 row of fx (gemm): <code>klab --plugin fx --case gemm --with-torch</code></li>");
     kr_expect_not_in(html, "<script");
     /* nothing fetched: the SVG namespace is the only URL on the page */
     for (const char *p = strstr(html, "http"); p; p = strstr(p + 1, "http"))

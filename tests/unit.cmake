@@ -91,6 +91,9 @@ add_dependencies(test_lab_torch klab vector_add softmax)
 klab_test(test_claims SOURCES test_claims.c report_fixture.c LABELS unit)
 klab_test(test_report SOURCES test_report.c report_fixture.c klab_run.c LABELS unit)
 add_dependencies(test_report klab)
+# klab report over tests/fixtures/runs: decisions.md and pages diffed against tests/fixtures/report
+add_test(NAME report_golden COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/report_golden.sh $<TARGET_FILE:klab>)
+set_tests_properties(report_golden PROPERTIES LABELS unit)
 
 # scale-out (docs/scale-out.md): --shard and --devices' split of the units, klab merge (cmocka and the
 # binary), --with-profiling's ncu output from fixtures and a fake ncu, the Slurm script's command lines

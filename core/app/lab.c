@@ -14,6 +14,7 @@
 #include "evidence/run_set.h"
 #include "host/dtype.h"
 #include "report/compare.h"
+#include "report/report_gaps.h"
 #include "report/report_html.h"
 #include "report/report_md.h"
 #include "report/table.h"
@@ -275,11 +276,20 @@ static int report_decide(const cli_opts *o, run_set *runs, const char *out)
         } else {
             text_printf(stdout, "\ndecisions over %d run%s (%s):\n", runs->n, runs->n == 1 ? "" : "s",
                         o->experiments_dir);
-            for (int i = 0; i < set.ndecs; i++)
-                text_printf(stdout, "  %-28s %-12s (seed: %s)\n", set.decs[i].title,
-                            evidence_status_name(r.decs[i].status),
-                            set.decs[i].seed_status[0] ? set.decs[i].seed_status : "none");
-            text_printf(stdout, "report: %s/decisions.md, %s/experiments/*.md (%d), %s\n", out, out, set.nexps, html);
+            for (int i = 0; i < set.ndecs; i++) {
+                const report_exp *xs[EXP_MAX_DECISION_EXPS];
+                char roll[3000];
+                report_rollup(&r, xs, report_dec_exps(&r, &r.decs[i], xs), r.decs[i].status, roll, sizeof roll);
+                char *w = roll; /* a terminal shows a command as it is: no Markdown backticks */
+                for (const char *c = roll; *c; c++)
+                    if (*c != '`')
+                        *w++ = *c;
+                *w = 0;
+                text_printf(stdout, "  %-28s %s (prior study: %s)\n", set.decs[i].title, roll,
+                            set.decs[i].prior_status[0] ? set.decs[i].prior_status : "none");
+            }
+            text_printf(stdout, "report: %s/decisions.md, %s/experiments/*.md (%d), %s/plugins/*.md (%d), %s\n", out,
+                        out, set.nexps, out, r.nplugins, html);
         }
         report_free(&r);
     }

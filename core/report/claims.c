@@ -1,5 +1,6 @@
 #include "report/claims.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,23 @@ static const char *negated(claim_op op)
     return s[op];
 }
 
+/* The margin of a value not met, in words: how far it sits from the number, against it. */
+static void margin(char *buf, size_t len, claim_op op, double v, double t)
+{
+    buf[0] = 0;
+    if (t == 0)
+        return;
+    double pct = 100 * fabs(v - t) / fabs(t);
+    snprintf(buf, len, pct < 10 ? " (%.1f %% %s)" : " (%.0f %% %s)", pct, op == OP_GE || op == OP_GT ? "below" : "above");
+}
+
+/* Open, with why and what it lacks. */
+static void open_because(claim_instance *in, claim_gap gap)
+{
+    in->verdict = VERDICT_OPEN;
+    in->gap = gap;
+}
+
 static void judge(const claim_rule *rule, const run_dir *run, const klab_row *r, const klab_row *vs,
                   claim_instance *in)
 {
@@ -191,19 +209,32 @@ static void judge(const claim_rule *rule, const run_dir *run, const klab_row *r,
     claim_metric_name(rule, mname, sizeof mname);
     if (vs && rule->nvs)
         snprintf(mname + strlen(mname), sizeof mname - strlen(mname), " vs %s", vs->profile);
-    in->verdict = VERDICT_OPEN;
-    if (r->status != ROW_PASSED) {
-        snprintf(in->why, sizeof in->why, "%s%s%.150s", row_status_name(r->status), r->reason[0] ? ": " : "", r->reason);
+    open_because(in, GAP_NONE);
+    /* a quick run trades the samples a claim needs for speed: first, whatever else the row says */
+    if (row_has_flag(r, "quick") || (vs && row_has_flag(vs, "quick"))) {
+        snprintf(in->why, sizeof in->why, "quick run%s%.60s%s", row_has_flag(r, "quick") ? "" : " (its ",
+                 row_has_flag(r, "quick") ? "" : vs->profile, row_has_flag(r, "quick") ? "" : " row)");
+        open_because(in, GAP_QUICK);
         return;
     }
-    if (claim_uses_counters(rule) && !counters_measured(run, r, in->why, sizeof in->why))
+    if (r->status != ROW_PASSED) {
+        snprintf(in->why, sizeof in->why, "%s%s%.150s", row_status_name(r->status), r->reason[0] ? ": " : "", r->reason);
+        open_because(in, GAP_ROW);
         return;
+    }
+    if (claim_uses_counters(rule) && !counters_measured(run, r, in->why, sizeof in->why)) {
+        const run_counters *c = run_set_counters(run, r);
+        open_because(in, c && c->present ? GAP_NCU : GAP_PROFILING);
+        return;
+    }
     if (rule->nvs && !vs) {
         snprintf(in->why, sizeof in->why, "no %s row beside it in this run", rule->vs[0]);
+        open_because(in, GAP_PAIR); /* claims_eval tells PyTorch's from klab's */
         return;
     }
     if (vs && vs->status != ROW_PASSED) {
         snprintf(in->why, sizeof in->why, "its %.60s row is %s", vs->profile, row_status_name(vs->status));
+        open_because(in, GAP_ROW);
         return;
     }
     /* a counter is one profiled launch, not the timed samples: time and their count matter only to
@@ -211,10 +242,12 @@ static void judge(const claim_rule *rule, const run_dir *run, const klab_row *r,
     int timed = rule->num_col >= 0 || rule->den_col >= 0;
     if (timed && (!r->has_time || (vs && !vs->has_time))) {
         snprintf(in->why, sizeof in->why, "not timed%s", row_has_flag(r, "verify-only") ? " (verify-only)" : "");
+        open_because(in, GAP_UNTIMED);
         return;
     }
     if (timed && (row_has_flag(r, "few-samples") || (vs && row_has_flag(vs, "few-samples")))) {
         snprintf(in->why, sizeof in->why, "few samples: too noisy to decide");
+        open_because(in, GAP_SAMPLES);
         return;
     }
     int ratio = rule->den_col >= 0 || rule->den_ctr >= 0;
@@ -222,7 +255,11 @@ static void judge(const claim_rule *rule, const run_dir *run, const klab_row *r,
     if (ratio)
         b = side(rule->den_col, rule->den_ctr, run, r, vs);
     if (!a.present || (ratio && (!b.present || b.v == 0))) {
-        snprintf(in->why, sizeof in->why, "no value of %s", mname);
+        /* an empty speedup is the usual case: the CSV has one only beside the baseline profile's row */
+        int speed = !vs && rule->num_col >= 0 && strncmp(row_schema[rule->num_col].name, "speedup", 7) == 0;
+        snprintf(in->why, sizeof in->why, "no value of %s%s", mname,
+                 speed ? ": no baseline row beside it in its run (a tune trial, or the baseline not selected)" : "");
+        open_because(in, GAP_VALUE);
         return;
     }
     double v = a.v, lo = a.lo, hi = a.hi;
@@ -238,14 +275,17 @@ static void judge(const claim_rule *rule, const run_dir *run, const klab_row *r,
     }
     in->has_value = 1;
     in->value = v;
+    char by[40];
+    margin(by, sizeof by, rule->op, v, rule->threshold);
     if (interval_metric && !has_interval) {
         snprintf(in->why, sizeof in->why, "%s %.4g has no interval (under 6 samples): too noisy to decide", mname, v);
+        open_because(in, GAP_SAMPLES);
         return;
     }
     if (!interval_metric) {
         in->verdict = holds(rule->op, v, rule->threshold) ? VERDICT_MET : VERDICT_FAILED;
         if (in->verdict == VERDICT_FAILED)
-            snprintf(in->why, sizeof in->why, "%s %.4g %s %.4g", mname, v, negated(rule->op), rule->threshold);
+            snprintf(in->why, sizeof in->why, "%s %.4g %s %.4g%s", mname, v, negated(rule->op), rule->threshold, by);
         return;
     }
     in->has_interval = 1;
@@ -255,11 +295,13 @@ static void judge(const claim_rule *rule, const run_dir *run, const klab_row *r,
     int none = !holds(rule->op, lo, rule->threshold) && !holds(rule->op, hi, rule->threshold);
     in->verdict = all ? VERDICT_MET : none ? VERDICT_FAILED : VERDICT_OPEN;
     if (none)
-        snprintf(in->why, sizeof in->why, "%s %.4g [%.4g, %.4g] %s %.4g", mname, v, lo, hi, negated(rule->op),
-                 rule->threshold);
-    else if (!all)
+        snprintf(in->why, sizeof in->why, "%s %.4g [%.4g, %.4g] %s %.4g%s", mname, v, lo, hi, negated(rule->op),
+                 rule->threshold, by);
+    else if (!all) {
         snprintf(in->why, sizeof in->why, "%s %.4g: its interval [%.4g, %.4g] straddles %s %.4g: too noisy to decide",
                  mname, v, lo, hi, op_text(rule->op), rule->threshold);
+        in->gap = GAP_SAMPLES;
+    }
 }
 
 /* 1 when a line of a counters file names the instance's row (its counters measured or refused). */
@@ -267,6 +309,44 @@ static int profiled(const run_set *runs, const claim_instance *in)
 {
     const run_counters *c = run_set_counters(&runs->runs[in->run], in->row);
     return c && c->present;
+}
+
+int claims_torch_profile(const run_set *runs, const char *profile)
+{
+    for (int ri = 0; ri < runs->n; ri++)
+        for (int i = 0; i < runs->runs[ri].nrows; i++)
+            if (strcmp(runs->runs[ri].rows[i].profile, profile) == 0)
+                return row_has_flag(&runs->runs[ri].rows[i], "external");
+    return strncmp(profile, "torch", 5) == 0 || strncmp(profile, "F.", 2) == 0;
+}
+
+static int same_subject(const klab_row *a, const klab_row *b)
+{
+    return !strcmp(a->plugin, b->plugin) && !strcmp(a->kcase, b->kcase) && !strcmp(a->dtype, b->dtype) &&
+           !strcmp(a->profile, b->profile);
+}
+
+/* Why a claim picked no row: no row of the plugin at all; or the rows it would pick are PyTorch's
+   (its profile condition names only PyTorch profiles) and none is there; or else none meets it. */
+static claim_gap none_gap(const exp_experiment *e, const claim_rule *rule, const run_set *runs)
+{
+    int plugin = 0;
+    for (int ri = 0; ri < runs->n && !plugin; ri++)
+        for (int i = 0; i < runs->runs[ri].nrows && !plugin; i++)
+            plugin = strcmp(runs->runs[ri].rows[i].plugin, e->plugin) == 0;
+    if (!plugin)
+        return GAP_PLUGIN;
+    for (int c = 0; c < rule->nconds; c++) {
+        const claim_cond *cd = &rule->conds[c];
+        if (cd->op != OP_EQ || !cd->nvals || strcmp(row_schema[cd->col].name, "profile") != 0)
+            continue;
+        int torch = 1;
+        for (int v = 0; v < cd->nvals; v++)
+            torch &= claims_torch_profile(runs, cd->vals[v]);
+        if (torch)
+            return GAP_TORCH;
+    }
+    return GAP_ROWS;
 }
 
 int claims_eval(const exp_experiment *e, int k, const run_set *runs, claim_result *out)
@@ -302,32 +382,51 @@ int claims_eval(const exp_experiment *e, int k, const run_set *runs, claim_resul
             in->row = r;
             in->vs_row = rule->nvs ? find_vs(run, r, rule) : NULL;
             judge(rule, run, r, in->vs_row, in);
+            if (in->gap == GAP_PAIR && claims_torch_profile(runs, rule->vs[0]))
+                in->gap = GAP_TORCH;
         }
     }
     /* A row whose run has no `vs` row is missing evidence only where no other run measured that case,
        dtype and profile beside one: a plugin's own run and its PyTorch run both hold `fused`. Likewise
-       a row nobody profiled, where another run profiled the same case, dtype and profile: a sitting's
-       timed runs and its profiled run both hold `fused`, and the profiled one decides. */
-    int kept = 0;
-    for (int i = 0; i < out->n; i++) {
+       a row nobody profiled, where another run profiled the same case, dtype and profile: the timed
+       runs and the profiled run both hold `fused`, and the profiled one decides. A quick row (never
+       deciding) does not stand in for either; and where a full row of its case, dtype and profile is
+       there, the quick row is set aside (kept after the counted ones, to be shown) rather than counted
+       open, so a quick run beside a full one cannot turn a Supported claim Caveated. */
+    int kept = 0, n = out->n;
+    claim_instance *aside = n ? malloc((size_t)n * sizeof *aside) : NULL;
+    if (n && !aside) {
+        claim_result_free(out);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
         claim_instance *in = &out->inst[i];
+        int quick = in->gap == GAP_QUICK;
         int unpaired = rule->nvs && !in->vs_row, unprofiled = claim_uses_counters(rule) && !profiled(runs, in);
         int elsewhere = 0;
-        for (int j = 0; (unpaired || unprofiled) && j < out->n && !elsewhere; j++) {
-            const klab_row *o = out->inst[j].row;
-            elsewhere = ((unpaired && out->inst[j].vs_row) || (unprofiled && profiled(runs, &out->inst[j]))) &&
-                        !strcmp(o->plugin, in->row->plugin) && !strcmp(o->kcase, in->row->kcase) &&
-                        !strcmp(o->dtype, in->row->dtype) && !strcmp(o->profile, in->row->profile);
+        for (int j = 0; j < n && !elsewhere; j++) {
+            const claim_instance *o = &out->inst[j];
+            if (o->gap == GAP_QUICK || !same_subject(o->row, in->row))
+                continue;
+            elsewhere = quick || (unpaired && o->vs_row) || (unprofiled && profiled(runs, o));
         }
-        if (elsewhere)
+        if (elsewhere) {
+            if (quick)
+                aside[out->aside++] = *in;
             continue;
+        }
         out->inst[kept++] = *in;
         out->met += in->verdict == VERDICT_MET;
         out->failed += in->verdict == VERDICT_FAILED;
         out->open += in->verdict == VERDICT_OPEN;
     }
+    for (int i = 0; i < out->aside; i++)
+        out->inst[kept + i] = aside[i];
+    free(aside);
     out->n = kept;
     out->status = claims_status(out->n, out->met, out->failed, out->open);
+    if (out->n == 0)
+        out->none_gap = none_gap(e, rule, runs);
     return 0;
 }
 

@@ -144,7 +144,7 @@ static int section_named(const char *section, const char *kind, char *out, size_
 
 /* ---- experiment files ---- */
 
-enum { SEC_NONE, SEC_EXPERIMENT, SEC_CLAIM, SEC_DECISION, SEC_SEED };
+enum { SEC_NONE, SEC_EXPERIMENT, SEC_CLAIM, SEC_DECISION, SEC_PRIOR };
 
 typedef struct exp_parse {
     exp_experiment *e;
@@ -301,13 +301,45 @@ int exp_load_experiment(const char *path, exp_experiment *e, char *err, size_t e
 
 /* ---- decision files ---- */
 
+/* A word of v that names a file: a file's ending, a path from the root or from here, two folders
+   deep, or under the lab's own folders ("TFLOP/s" and "PyTorch/cuBLAS" are not). A prior study is
+   cited by what it was: a path means nothing to a reader of the report. 1 and the word, else 0. */
+static int cites_file(const char *v, char *word, size_t len)
+{
+    static const char *const ends[] = {".txt", ".md", ".csv", ".ini", ".json", ".log", ".html"};
+    static const char *const starts[] = {"/", "./", "../", "docs/", "experiments/", "out/", "tools/", "tests/"};
+    for (const char *w = v; *w;) {
+        w += strspn(w, " (\"'");
+        size_t n = strcspn(w, " ");
+        while (n && strchr(",;:.)(\"'", w[n - 1]))
+            n--; /* "(see a.txt)," reads as a.txt */
+        int slashes = 0;
+        for (size_t i = 0; i < n; i++)
+            slashes += w[i] == '/';
+        int hit = slashes >= 2;
+        for (size_t i = 0; !hit && i < sizeof ends / sizeof ends[0]; i++) {
+            size_t e = strlen(ends[i]);
+            hit = n > e && strncmp(w + n - e, ends[i], e) == 0;
+        }
+        for (size_t i = 0; !hit && i < sizeof starts / sizeof starts[0]; i++)
+            hit = n > strlen(starts[i]) && strncmp(w, starts[i], strlen(starts[i])) == 0;
+        if (hit) {
+            snprintf(word, len, "%.*s", (int)n, w);
+            return 1;
+        }
+        w += strcspn(w, " ");
+    }
+    return 0;
+}
+
 static int dec_section(void *user, int line, const char *name, char *why, size_t whylen)
 {
     (void)line;
     exp_parse *p = user;
-    unsigned bit = strcmp(name, "decision") == 0 ? 1 : strcmp(name, "seed") == 0 ? 2 : 0;
+    unsigned bit = strcmp(name, "decision") == 0 ? 1 : strcmp(name, "prior") == 0 ? 2 : 0;
     if (!bit) {
-        snprintf(why, whylen, "unknown section [%s] (known: [decision], [seed])", name);
+        snprintf(why, whylen, "unknown section [%s] (known: [decision], [prior]%s)", name,
+                 strcmp(name, "seed") == 0 ? "; the prior study's call is [prior]" : "");
         return -1;
     }
     if (p->seen & bit) {
@@ -315,7 +347,7 @@ static int dec_section(void *user, int line, const char *name, char *why, size_t
         return -1;
     }
     p->seen |= bit;
-    p->sec = bit == 1 ? SEC_DECISION : SEC_SEED;
+    p->sec = bit == 1 ? SEC_DECISION : SEC_PRIOR;
     return 0;
 }
 
@@ -323,29 +355,43 @@ static int dec_key(void *user, int line, const char *key, const char *v, int con
 {
     exp_parse *p = user;
     exp_decision *d = p->d;
-    if (p->sec == SEC_SEED) {
+    char word[128];
+    if (p->sec == SEC_PRIOR) {
         if (strcmp(key, "status") == 0) {
             static const char *const ok[] = {"Supported", "Measured", "Caveated", "Rejected"};
             int found = 0;
             for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
                 found |= strcmp(v, ok[i]) == 0;
             if (!found) {
-                snprintf(why, whylen, "[seed] key 'status': '%s' is not Supported, Measured, Caveated or Rejected", v);
+                snprintf(why, whylen, "[prior] key 'status': '%s' is not Supported, Measured, Caveated or Rejected", v);
                 return -1;
             }
-            return put_name(d->seed_status, sizeof d->seed_status, v, continued, key, why, whylen);
+            return put_name(d->prior_status, sizeof d->prior_status, v, continued, key, why, whylen);
+        }
+        if (strcmp(key, "figure") != 0 && strcmp(key, "study") != 0) {
+            snprintf(why, whylen, "[prior] unknown key '%s' (known: status, figure, study)", key);
+            return -1;
+        }
+        if (cites_file(v, word, sizeof word)) {
+            snprintf(why, whylen, "[prior] key '%s': '%s' is a file: cite the study by what it was (study = ...)", key,
+                     word);
+            return -1;
         }
         if (strcmp(key, "figure") == 0)
-            return put_text(d->seed_figure, sizeof d->seed_figure, v, continued, key, why, whylen);
-        if (strcmp(key, "source") == 0)
-            return put_text(d->seed_source, sizeof d->seed_source, v, continued, key, why, whylen);
-        snprintf(why, whylen, "[seed] unknown key '%s' (known: status, figure, source)", key);
+            return put_text(d->prior_figure, sizeof d->prior_figure, v, continued, key, why, whylen);
+        return put_text(d->prior_study, sizeof d->prior_study, v, continued, key, why, whylen);
+    }
+    /* A typed caveat or next step drifts from the evidence the day a run changes it: the report derives
+       both from the claims' cases (report_gaps.h), so the keys are refused rather than ignored. */
+    if (strcmp(key, "caveat") == 0 || strcmp(key, "next") == 0) {
+        snprintf(why, whylen, "[decision] key '%s' is not read: a decision's caveat and next evidence come from its "
+                              "claims' cases (docs/report.md); say it as a claim of an experiment", key);
         return -1;
     }
     const text_key text[] = {
-        {"domain", d->domain, sizeof d->domain}, {"title", d->title, sizeof d->title},
-        {"call", d->call, sizeof d->call},       {"caveat", d->caveat, sizeof d->caveat},
-        {"next", d->next, sizeof d->next},
+        {"domain", d->domain, sizeof d->domain},
+        {"title", d->title, sizeof d->title},
+        {"call", d->call, sizeof d->call},
     };
     int rc;
     if (put_known(text, sizeof text / sizeof text[0], key, v, continued, why, whylen, &rc))
@@ -356,7 +402,7 @@ static int dec_key(void *user, int line, const char *key, const char *v, int con
         return put_list((char *)d->exps, sizeof d->exps[0], EXP_MAX_DECISION_EXPS, &d->nexps, v, continued, key, why,
                         whylen);
     }
-    snprintf(why, whylen, "[decision] unknown key '%s' (known: domain, title, call, experiments, caveat, next)", key);
+    snprintf(why, whylen, "[decision] unknown key '%s' (known: domain, title, call, experiments)", key);
     return -1;
 }
 
@@ -372,6 +418,13 @@ int exp_load_decision(const char *path, exp_decision *d, char *err, size_t errle
                         : !d->call[0] ? "call" : d->nexps == 0 ? "experiments" : NULL;
     if (missing) {
         snprintf(err, errlen, "%s: no %s: a decision names its domain, title, call and experiments", path, missing);
+        return -1;
+    }
+    missing = !(p.seen & 2) ? NULL : !d->prior_status[0] ? "status" : !d->prior_figure[0] ? "figure"
+            : !d->prior_study[0] ? "study" : NULL;
+    if (missing) {
+        snprintf(err, errlen, "%s: [prior] has no %s: the prior study's call is its status, figure and study", path,
+                 missing);
         return -1;
     }
     return 0;

@@ -8,19 +8,21 @@
  *   question = ...                           title = Fused RMSNorm
  *   why = ...                                call = Use fusion for RMSNorm ...
  *   plugin = rmsnorm                         experiments = fused_rmsnorm, ...
- *   cases = 4096x4096, ragged    ; optional  caveat = ...
- *   dtypes = fp16, bf16          ; optional  next = ...
- *   profiles = fused, torch.compile          [seed]      ; the seed's own call, kept as history
- *   chart = bars | sweep                     status = Supported
- *   run = klab --plugin rmsnorm ...          figure = fp16 reached 5.901x at 4096x8192
- *   boundary = one H200; torch 2.11          source = 000_e213f419bda195e5.txt
+ *   cases = 4096x4096, ragged    ; optional  [prior]     ; the prior study's call, kept as history
+ *   dtypes = fp16, bf16          ; optional  status = Supported
+ *   profiles = fused, torch.compile          figure = fp16 reached 5.901x at 4096x8192
+ *   chart = bars | sweep                     study = Triton and PyTorch on A10G and H200
+ *   run = klab --plugin rmsnorm ...
+ *   boundary = one H200; torch 2.11
  *   next = DRAM counters ...
  *   [claim fused_vs_compile]
  *   says = fused is faster than torch.compile on every case and dtype
  *   rule = speedup_lo >= 1.0 where profile = fused and vs = torch.compile
  *
  * Prose keys continue on indented lines; list keys (cases, dtypes, profiles, experiments) are comma
- * lists and continue likewise. */
+ * lists and continue likewise. A decision has no typed caveat or next step: the report derives both
+ * from its claims' cases (report_gaps.h), and refuses the keys `caveat` and `next`; the prior study is
+ * cited by what it was, never by a file (a path in [prior] is refused). */
 #ifndef KLAB_EXPERIMENT_H
 #define KLAB_EXPERIMENT_H
 
@@ -60,10 +62,10 @@ typedef struct exp_decision {
     char path[4096];
     char name[EXP_NAME];
     char domain[128], title[160];
-    char call[EXP_TEXT], caveat[EXP_TEXT], next[EXP_TEXT];
+    char call[EXP_TEXT];
     int nexps, exps_line;
     char exps[EXP_MAX_DECISION_EXPS][EXP_NAME];
-    char seed_status[32], seed_figure[EXP_TEXT], seed_source[256];
+    char prior_status[32], prior_figure[EXP_TEXT], prior_study[256]; /* [prior]: history, not evidence */
 } exp_decision;
 
 typedef struct exp_set {

@@ -7,6 +7,66 @@
 
 #include "evidence/ncu_csv.h"
 
+/* 1 when every case name is "nN": a row-length sweep, drawn as one. */
+static int sweep_cases(const run_set *runs, const char *plugin)
+{
+    int any = 0;
+    for (int ri = 0; ri < runs->n; ri++)
+        for (int k = 0; k < runs->runs[ri].nrows; k++) {
+            const klab_row *o = &runs->runs[ri].rows[k];
+            if (strcmp(o->plugin, plugin) != 0)
+                continue;
+            if (o->kcase[0] != 'n' || !o->kcase[1] || strspn(o->kcase + 1, "0123456789") != strlen(o->kcase + 1))
+                return 0;
+            any = 1;
+        }
+    return any;
+}
+
+/* A page for each plugin in the runs. 0, or -1 when out of memory. */
+static int plugin_pages(report *r, const run_set *runs)
+{
+    int cap = 0;
+    for (int ri = 0; ri < runs->n; ri++)
+        for (int k = 0; k < runs->runs[ri].nrows; k++) {
+            const klab_row *o = &runs->runs[ri].rows[k];
+            if (report_find_plugin(r, o->plugin))
+                continue;
+            if (r->nplugins == cap) {
+                cap = cap ? 2 * cap : 8;
+                exp_experiment *e = realloc(r->plugin_exps, (size_t)cap * sizeof *e);
+                if (!e)
+                    return -1;
+                r->plugin_exps = e;
+                report_exp *x = realloc(r->plugins, (size_t)cap * sizeof *x);
+                if (!x)
+                    return -1;
+                r->plugins = x;
+            }
+            exp_experiment *e = &r->plugin_exps[r->nplugins];
+            memset(e, 0, sizeof *e);
+            snprintf(e->name, sizeof e->name, "%s", o->plugin);
+            snprintf(e->plugin, sizeof e->plugin, "%s", o->plugin);
+            snprintf(e->title, sizeof e->title, "Plugin %s", o->plugin);
+            snprintf(e->question, sizeof e->question, "What did the runs measure of plugin %s? Every row of it, "
+                     "whether or not an experiment names it.", o->plugin);
+            snprintf(e->run, sizeof e->run, "klab --plugin %s", o->plugin);
+            snprintf(e->chart, sizeof e->chart, "%s", sweep_cases(runs, o->plugin) ? "sweep" : "bars");
+            memset(&r->plugins[r->nplugins++], 0, sizeof r->plugins[0]);
+        }
+    /* the array may have moved while it grew: point each page at its experiment once it stands */
+    for (int i = 0; i < r->nplugins; i++) {
+        report_exp *x = &r->plugins[i];
+        x->e = &r->plugin_exps[i];
+        x->plugin_page = 1;
+        for (int ri = 0; ri < runs->n; ri++)
+            for (int k = 0; k < runs->runs[ri].nrows; k++)
+                x->rows += claims_in_scope(x->e, &runs->runs[ri].rows[k]);
+        x->status = claims_combine(NULL, 0, x->rows);
+    }
+    return 0;
+}
+
 int report_eval(report *r, const exp_set *set, const run_set *runs)
 {
     memset(r, 0, sizeof *r);
@@ -49,6 +109,10 @@ int report_eval(report *r, const exp_set *set, const run_set *runs)
         }
         d->status = claims_combine(all, n, d->rows);
     }
+    if (plugin_pages(r, runs) != 0) {
+        report_free(r);
+        return -1;
+    }
     return 0;
 }
 
@@ -60,6 +124,8 @@ void report_free(report *r)
                 claim_result_free(&r->exps[i].claims[k]);
     free(r->exps);
     free(r->decs);
+    free(r->plugin_exps);
+    free(r->plugins);
     memset(r, 0, sizeof *r);
 }
 
@@ -68,6 +134,14 @@ const report_exp *report_find(const report *r, const char *name)
     for (int i = 0; i < r->set->nexps; i++)
         if (strcmp(r->exps[i].e->name, name) == 0)
             return &r->exps[i];
+    return NULL;
+}
+
+const report_exp *report_find_plugin(const report *r, const char *name)
+{
+    for (int i = 0; i < r->nplugins; i++)
+        if (strcmp(r->plugin_exps[i].plugin, name) == 0)
+            return &r->plugins[i];
     return NULL;
 }
 
@@ -146,15 +220,19 @@ void report_claim_figure(const exp_claim *claim, const claim_result *c, char *bu
         snprintf(buf, len, c->n ? "%s: no value in the runs given" : "%s: no row in the runs given", m);
         return;
     }
-    int w = lo == hi ? snprintf(buf, len, "%s %.4g", m, lo) : snprintf(buf, len, "%s %.4g–%.4g", m, lo, hi);
-    if (w > 0 && (size_t)w < len)
-        snprintf(buf + w, len - (size_t)w, "; met %d of %d%s", c->met, c->n, c->open ? ", some open" : "");
+    if (lo == hi)
+        snprintf(buf, len, "%s %.4g", m, lo);
+    else
+        snprintf(buf, len, "%s %.4g–%.4g", m, lo, hi);
 }
 
 void report_claim_summary(const report *r, const exp_claim *claim, const claim_result *c, int max, char *buf,
                           size_t len)
 {
     report_claim_figure(claim, c, buf, len);
+    size_t w = strlen(buf);
+    if (c->n)
+        snprintf(buf + w, len - w, "; %d of %d case%s met", c->met, c->n, c->n == 1 ? "" : "s");
     char cases[1200];
     static const struct {
         claim_verdict v;
@@ -169,15 +247,34 @@ void report_claim_summary(const report *r, const exp_claim *claim, const claim_r
     }
 }
 
+/* A rate as a figure: whole numbers where they are large, three digits where they are not (a
+   3-element reduction moves 0.003 GB/s). */
+static void rate(char *buf, size_t len, double v)
+{
+    snprintf(buf, len, v >= 100 ? "%.0f" : "%.3g", v);
+}
+
 void report_measured_figure(const report *r, const report_exp *x, char *buf, size_t len)
 {
+    /* quick rows count only where the runs hold nothing else: a figure from them is said so */
+    int full = 0;
+    for (int ri = 0; ri < r->runs->n && !full; ri++)
+        for (int k = 0; k < r->runs->runs[ri].nrows && !full; k++) {
+            const klab_row *row = &r->runs->runs[ri].rows[k];
+            full = claims_in_scope(x->e, row) && row->status == ROW_PASSED && row->has_time &&
+                   !row_has_flag(row, "quick");
+        }
     double lo = 0, hi = 0;
-    int n = 0, tf = 0;
+    int n = 0, tf = 0, quick = 0;
     for (int ri = 0; ri < r->runs->n; ri++)
         for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
             const klab_row *row = &r->runs->runs[ri].rows[k];
             if (!claims_in_scope(x->e, row) || row->status != ROW_PASSED || !row->has_time)
                 continue;
+            if (full && row_has_flag(row, "quick")) {
+                quick++;
+                continue;
+            }
             int t = strcmp(row->limit, "tensor-peak") == 0;
             double v = t ? row->tflops : row->gbps;
             if (n == 0)
@@ -188,10 +285,17 @@ void report_measured_figure(const report *r, const report_exp *x, char *buf, siz
             hi = n == 0 || v > hi ? v : hi;
             n++;
         }
-    if (n == 0)
+    if (n == 0) {
         snprintf(buf, len, "no timed row in the runs given");
-    else
-        snprintf(buf, len, "%.0f–%.0f %s over %d timed rows", lo, hi, tf ? "TFLOP/s" : "GB/s", n);
+        return;
+    }
+    char a[32], b[32];
+    rate(a, sizeof a, lo);
+    rate(b, sizeof b, hi);
+    snprintf(buf, len, "%s–%s %s over %d timed rows%s", a, b, tf ? "TFLOP/s" : "GB/s", n,
+             !full ? " (quick rows only)" : "");
+    if (quick)
+        snprintf(buf + strlen(buf), len - strlen(buf), "; %d quick row%s aside", quick, quick == 1 ? "" : "s");
 }
 
 const char report_counters_intro[] =

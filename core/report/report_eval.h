@@ -16,6 +16,7 @@ typedef struct report_exp {
     claim_result claims[EXP_MAX_CLAIMS];
     int rows; /* rows in its scope, over every run */
     evidence_status status;
+    int plugin_page; /* a plugin's page: every row of it, no claims (report.plugins) */
 } report_exp;
 
 typedef struct report_dec {
@@ -24,11 +25,17 @@ typedef struct report_dec {
     int rows;
 } report_dec;
 
+/* Every plugin in the runs gets a page, whether or not an experiment names it: an experiment made for
+   it with no claims and no scope but the plugin (status Measured), so the same writers draw its rows,
+   charts and counters. */
 typedef struct report {
     const exp_set *set;
     const run_set *runs;
     report_exp *exps; /* set->nexps, in its order */
     report_dec *decs; /* set->ndecs */
+    exp_experiment *plugin_exps; /* nplugins, in the order the runs first hold them */
+    report_exp *plugins;
+    int nplugins;
 } report;
 
 /* 0, or -1 when out of memory. */
@@ -36,6 +43,9 @@ int report_eval(report *r, const exp_set *set, const run_set *runs);
 void report_free(report *r);
 
 const report_exp *report_find(const report *r, const char *name);
+
+/* The page of plugin `name`, or NULL. */
+const report_exp *report_find_plugin(const report *r, const char *name);
 
 /* "case dtype profile", and " · run" when the set holds several runs. */
 void report_row_label(const report *r, int run, const klab_row *row, char *buf, size_t len);
@@ -45,11 +55,11 @@ void report_row_label(const report *r, int run, const klab_row *row, char *buf, 
 void report_cases_with(const report *r, const claim_result *c, claim_verdict verdict, int max, char *buf,
                        size_t len);
 
-/* One line of figures for a claim: "speedup_lo vs torch.compile 0.972–1.091; met 12 of 15". */
+/* A claim's figures, the range of its instances' values: "speedup_lo vs torch.compile 0.972–1.091". */
 void report_claim_figure(const exp_claim *claim, const claim_result *c, char *buf, size_t len);
 
-/* The claim's figure, then the cases not met and those undecided (at most `max` named each):
-   "speedup_lo 0.97–1.09; met 12 of 15; not met at ragged (fp16); undecided at ...". */
+/* The claim's figure, how many cases met, then the cases not met and those undecided (at most `max`
+   named each): "speedup_lo 0.97–1.09; 12 of 15 cases met; not met at ragged (fp16); undecided at ...". */
 void report_claim_summary(const report *r, const exp_claim *claim, const claim_result *c, int max, char *buf,
                           size_t len);
 

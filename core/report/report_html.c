@@ -5,6 +5,7 @@
 
 #include "evidence/ncu_csv.h"
 #include "report/report_charts.h"
+#include "report/report_gaps.h"
 #include "report/svg.h"
 
 #define HIST_MAX 8 /* latency histograms an experiment shows at most: the rest are in its samples files */
@@ -62,6 +63,60 @@ static void runs_list(FILE *fp, const report *r)
     fputs("</ul>\n", fp);
 }
 
+/* Derived text: `commands` in code, the rest escaped. */
+static void code_text(FILE *fp, const char *s)
+{
+    char part[2000];
+    int code = 0;
+    while (*s) {
+        size_t n = strcspn(s, "`");
+        snprintf(part, sizeof part, "%.*s", (int)(n < sizeof part ? n : sizeof part - 1), s);
+        fputs(code ? "<code>" : "", fp);
+        xml_text(fp, part);
+        fputs(code ? "</code>" : "", fp);
+        s += n;
+        if (*s == '`') {
+            s++;
+            code = !code;
+        }
+    }
+}
+
+/* A roll-up ("Caveated — 1 of 28 cases"): the badge, then the rest. */
+static void rollup_cell(FILE *fp, const report *r, const report_exp *const *xs, int nx, evidence_status s)
+{
+    char buf[3000];
+    report_rollup(r, xs, nx, s, buf, sizeof buf);
+    status_badge(fp, s);
+    code_text(fp, buf + strlen(evidence_status_name(s)));
+}
+
+/* A derived list: depth 0 an item, depth 1 an item of the nested list under it. */
+typedef struct html_list {
+    FILE *fp;
+    int depth; /* -1 before the first line */
+} html_list;
+
+static void html_item(void *arg, int depth, const char *text)
+{
+    html_list *l = arg;
+    if (depth > l->depth)
+        fputs("<ul>", l->fp);
+    else if (depth < l->depth)
+        fputs("</li></ul></li>", l->fp);
+    else
+        fputs("</li>", l->fp);
+    fputs("<li>", l->fp);
+    code_text(l->fp, text);
+    l->depth = depth;
+}
+
+static void html_list_end(html_list *l)
+{
+    if (l->depth >= 0)
+        fputs(l->depth ? "</li></ul></li></ul>" : "</li></ul>", l->fp);
+}
+
 static void claim_summary(FILE *fp, const report *r, const report_exp *x, int k)
 {
     char buf[3000];
@@ -71,14 +126,17 @@ static void claim_summary(FILE *fp, const report *r, const report_exp *x, int k)
 
 static void matrix(FILE *fp, const report *r)
 {
-    fputs("<h1>Kernel decisions</h1>\n<p>Each call's status is computed from the claims of its experiments over "
-          "the runs below (docs/report.md). The seed's call is history, not evidence.</p>\n",
+    fputs("<h1>Kernel decisions</h1>\n<p>Each call's status, caveat and next evidence are computed from the claims of "
+          "its experiments over the runs below (docs/report.md); a case is one row judged against one claim. The prior "
+          "study's call is history, not evidence.</p>\n",
           fp);
     runs_list(fp, r);
     fputs("<table class=\"m\"><tr><th>Domain</th><th>Decision</th><th>Status</th><th>Evidence</th>"
-          "<th>Caveat · next evidence</th><th>Seed (history)</th></tr>\n", fp);
+          "<th>Caveat · next evidence</th><th>Prior study (history)</th></tr>\n", fp);
+    const report_exp *xs[EXP_MAX_DECISION_EXPS];
     for (int i = 0; i < r->set->ndecs; i++) {
         const report_dec *d = &r->decs[i];
+        int nx = report_dec_exps(r, d, xs);
         fputs("<tr><td>", fp);
         xml_text(fp, d->d->domain);
         fputs("</td><td><b>", fp);
@@ -86,18 +144,16 @@ static void matrix(FILE *fp, const report *r)
         fputs("</b><br><small>", fp);
         xml_text(fp, d->d->call);
         fputs("</small></td><td>", fp);
-        status_badge(fp, d->status);
+        rollup_cell(fp, r, xs, nx, d->status);
         fputs("</td><td>", fp);
-        for (int k = 0; k < d->d->nexps; k++) {
-            const report_exp *x = report_find(r, d->d->exps[k]);
-            if (!x)
-                continue;
+        for (int k = 0; k < nx; k++) {
+            const report_exp *x = xs[k];
             fprintf(fp, "<div><a href=\"#exp-%s\">%s</a> ", x->e->name, x->e->name);
-            status_badge(fp, x->status);
+            rollup_cell(fp, r, &x, 1, x->status);
             if (x->e->nclaims == 0) {
                 char buf[400];
                 report_measured_figure(r, x, buf, sizeof buf);
-                fputs(" ", fp);
+                fputs(": ", fp);
                 xml_text(fp, buf);
             }
             fputs("<ul>", fp);
@@ -112,17 +168,45 @@ static void matrix(FILE *fp, const report *r)
             }
             fputs("</ul></div>", fp);
         }
-        fputs("</td><td>", fp);
-        xml_text(fp, d->d->caveat);
-        if (d->d->next[0]) {
-            fputs("<br><i>Next:</i> ", fp);
-            xml_text(fp, d->d->next);
-        }
-        fputs("</td><td>", fp);
-        xml_text(fp, d->d->seed_status[0] ? d->d->seed_status : "—");
+        fputs("</td><td><small><b>Caveat</b>", fp);
+        html_list l = {fp, -1};
+        report_caveat(r, xs, nx, 6, html_item, &l);
+        html_list_end(&l);
+        fputs("<b>Next evidence</b>", fp);
+        l.depth = -1;
+        report_next(r, xs, nx, html_item, &l);
+        html_list_end(&l);
+        fputs("</small></td><td>", fp);
+        xml_text(fp, d->d->prior_status[0] ? d->d->prior_status : "—");
         fputs("<br><small>", fp);
-        xml_text(fp, d->d->seed_figure);
+        if (d->d->prior_study[0]) {
+            fputs("prior study (", fp);
+            xml_text(fp, d->d->prior_study);
+            fputs("): ", fp);
+        }
+        xml_text(fp, d->d->prior_figure);
         fputs("</small></td></tr>\n", fp);
+    }
+    fputs("</table>\n", fp);
+    if (!r->nplugins)
+        return;
+    fputs("<h2>Plugins</h2>\n<p>Every plugin in the runs has a section of its rows and charts, whether or not an "
+          "experiment names it.</p>\n<table class=\"m\"><tr><th>Plugin</th><th>Status</th><th>Figure</th>"
+          "<th>Experiments</th></tr>\n", fp);
+    for (int i = 0; i < r->nplugins; i++) {
+        const report_exp *x = &r->plugins[i];
+        char buf[400];
+        fprintf(fp, "<tr><td><a href=\"#plugin-%s\">%s</a></td><td>", x->e->name, x->e->name);
+        rollup_cell(fp, r, &x, 1, x->status);
+        report_measured_figure(r, x, buf, sizeof buf);
+        fputs("</td><td>", fp);
+        xml_text(fp, buf);
+        fputs("</td><td>", fp);
+        int any = 0;
+        for (int k = 0; k < r->set->nexps; k++)
+            if (strcmp(r->exps[k].e->plugin, x->e->plugin) == 0)
+                fprintf(fp, "%s<a href=\"#exp-%s\">%s</a>", any++ ? ", " : "", r->exps[k].e->name, r->exps[k].e->name);
+        fputs(any ? "</td></tr>\n" : "none</td></tr>\n", fp);
     }
     fputs("</table>\n", fp);
 }
@@ -160,11 +244,11 @@ static void counters_row(FILE *fp, int first, const char *label, const char *hea
 static void experiment(FILE *fp, const report *r, const report_exp *x)
 {
     const exp_experiment *e = x->e;
-    fprintf(fp, "<section id=\"exp-%s\"><h2>", e->name);
+    fprintf(fp, "<section id=\"%s-%s\"><h2>", x->plugin_page ? "plugin" : "exp", e->name);
     xml_text(fp, e->title);
-    fputs(" ", fp);
-    status_badge(fp, x->status);
-    fprintf(fp, "</h2>\n<p class=\"meta\">plugin <code>%s</code> · %d rows in the runs given</p>\n", e->plugin, x->rows);
+    fputs("</h2>\n<p class=\"meta\">", fp);
+    rollup_cell(fp, r, &x, 1, x->status);
+    fprintf(fp, " · plugin <code>%s</code> · %d rows in the runs given</p>\n", e->plugin, x->rows);
     para(fp, "Question", e->question);
     para(fp, "Why it matters", e->why);
     if (e->nclaims) {
@@ -215,7 +299,13 @@ static void experiment(FILE *fp, const report *r, const report_exp *x)
     fputs("</div>\n", fp);
     report_counters_each(fp, r, x, counters_row);
     para(fp, "Evidence boundary", e->boundary);
-    para(fp, "Next evidence", e->next);
+    if (!x->plugin_page) {
+        fputs("<p><b>Next evidence.</b></p>", fp);
+        html_list l = {fp, -1};
+        report_next(r, &x, 1, html_item, &l);
+        html_list_end(&l);
+        para(fp, "The experiment asks next", e->next);
+    }
     para(fp, "How to run", e->run);
     fputs("</section>\n", fp);
 }
@@ -254,6 +344,8 @@ static void page(FILE *fp, const report *r, const void *arg)
         if (!named)
             experiment(fp, r, &r->exps[i]);
     }
+    for (int i = 0; i < r->nplugins; i++)
+        experiment(fp, r, &r->plugins[i]);
     fputs("</body></html>\n", fp);
 }
 

@@ -6,6 +6,7 @@
 
 #include "evidence/csv_sink.h"
 #include "evidence/ncu_csv.h"
+#include "report/report_gaps.h"
 
 /* Text from INI files and CSVs on a line of its own: a line break or control character would end it
    early; it is shown as a space, never obeyed. In a table cell (md_cell) a '|' would also split the
@@ -32,9 +33,9 @@ static void md_cell(FILE *fp, const char *s)
     md_put(fp, s, 1);
 }
 
-static const char *dec_seed(const exp_decision *d)
+static const char *dec_prior(const exp_decision *d)
 {
-    return d->seed_status[0] ? d->seed_status : "—";
+    return d->prior_status[0] ? d->prior_status : "—";
 }
 
 void report_md_runs(FILE *fp, const report *r)
@@ -67,23 +68,84 @@ void report_md_runs(FILE *fp, const report *r)
     }
 }
 
-/* What the evidence says of one experiment, in a line: its claims' figures and the cases that fail
-   or stay open, or its measured figure. */
-static void evidence_line(FILE *fp, const report *r, const report_exp *x)
+/* A roll-up ("Caveated — 1 of 28 cases") with its status in bold. */
+static void md_rollup(FILE *fp, const char *rollup, int cell)
+{
+    const char *dash = strstr(rollup, " — ");
+    int n = dash ? (int)(dash - rollup) : (int)strlen(rollup);
+    fprintf(fp, "**%.*s**", n, rollup);
+    md_put(fp, rollup + n, cell);
+}
+
+/* What the evidence says of one experiment: its roll-up, then a line per claim with its status, its
+   fraction of cases met and its figures; or its measured figure. */
+static void evidence_line(FILE *fp, const report *r, const report_exp *x, const char *pages_dir)
 {
     char buf[3000];
+    report_rollup(r, &x, 1, x->status, buf, sizeof buf);
+    fprintf(fp, "- Evidence, [%s](%s/%s.md): ", x->e->name, pages_dir, x->e->name);
+    md_rollup(fp, buf, 0);
     if (x->e->nclaims == 0) {
         report_measured_figure(r, x, buf, sizeof buf);
+        fputs(": ", fp);
         md_text(fp, buf);
+        fputc('\n', fp);
         return;
     }
+    fputc('\n', fp);
     for (int k = 0; k < x->e->nclaims; k++) { /* one item a claim, under the experiment's */
         const claim_result *c = &x->claims[k];
-        fprintf(fp, "\n  - *%s*: ", evidence_status_name(c->status));
+        fprintf(fp, "  - *%s*", evidence_status_name(c->status));
+        if (c->n)
+            fprintf(fp, ", %d of %d case%s", c->met, c->n, c->n == 1 ? "" : "s");
+        fputs(": ", fp);
         md_text(fp, x->e->claims[k].says);
         fputs(" — ", fp);
-        report_claim_summary(r, &x->e->claims[k], c, 4, buf, sizeof buf);
+        report_claim_figure(&x->e->claims[k], c, buf, sizeof buf);
         md_text(fp, buf);
+        fputc('\n', fp);
+    }
+}
+
+/* A derived list's line, nested under its heading item (md_item) or a list of its own (md_item_top). */
+static void md_item(void *arg, int depth, const char *text)
+{
+    FILE *fp = arg;
+    fputs(depth ? "    - " : "  - ", fp);
+    md_text(fp, text);
+    fputc('\n', fp);
+}
+
+static void md_item_top(void *arg, int depth, const char *text)
+{
+    FILE *fp = arg;
+    fputs(depth ? "  - " : "- ", fp);
+    md_text(fp, text);
+    fputc('\n', fp);
+}
+
+/* Every plugin in the runs, Measured, with its figure and the experiments that name it. */
+static void plugins_table(FILE *fp, const report *r)
+{
+    if (!r->nplugins)
+        return;
+    fputs("\n## Plugins\n\nEvery plugin in the runs has a page of its rows and charts, whether or not an experiment "
+          "names it.\n\n| Plugin | Status | Figure | Experiments |\n|---|---|---|---|\n", fp);
+    char buf[3000];
+    for (int i = 0; i < r->nplugins; i++) {
+        const report_exp *x = &r->plugins[i];
+        fprintf(fp, "| [%s](plugins/%s.md) | ", x->e->name, x->e->name);
+        report_rollup(r, &x, 1, x->status, buf, sizeof buf);
+        md_rollup(fp, buf, 1);
+        report_measured_figure(r, x, buf, sizeof buf);
+        fputs(" | ", fp);
+        md_cell(fp, buf);
+        fputs(" | ", fp);
+        int any = 0;
+        for (int k = 0; k < r->set->nexps; k++)
+            if (strcmp(r->exps[k].e->plugin, x->e->plugin) == 0)
+                fprintf(fp, "%s[%s](experiments/%s.md)", any++ ? ", " : "", r->exps[k].e->name, r->exps[k].e->name);
+        fputs(any ? " |\n" : "none |\n", fp);
     }
 }
 
@@ -93,9 +155,9 @@ void report_md_matrix(FILE *fp, const report *r, const char *pages_dir)
     for (int i = 0; i < r->set->ndecs; i++)
         count[r->decs[i].status]++;
     fputs("# Kernel decisions\n\n"
-          "Computed by `klab report` from the runs below: each call's status comes from the claims of its\n"
-          "experiments (docs/report.md says how). The seed's own call and figure are kept beside it as\n"
-          "history; they are not evidence here.\n\n",
+          "Computed by `klab report` from the runs below: each call's status, caveat and next evidence come from\n"
+          "the claims of its experiments (docs/report.md says how); a case is one row judged against one claim.\n"
+          "The prior study's call and figure are kept beside each as history; they are not evidence here.\n\n",
           fp);
     const char *sep = "";
     for (int s = 0; s <= EV_NO_EVIDENCE; s++)
@@ -105,14 +167,20 @@ void report_md_matrix(FILE *fp, const report *r, const char *pages_dir)
         }
     fputs("\n\nRuns:\n\n", fp);
     report_md_runs(fp, r);
-    fputs("\n| Domain | Decision | Status | Seed's call |\n|---|---|---|---|\n", fp);
+    char rollup[3000];
+    const report_exp *xs[EXP_MAX_DECISION_EXPS];
+    fputs("\n| Domain | Decision | Status | Prior study's call |\n|---|---|---|---|\n", fp);
     for (int i = 0; i < r->set->ndecs; i++) {
         const report_dec *d = &r->decs[i];
+        int nx = report_dec_exps(r, d, xs);
+        report_rollup(r, xs, nx, d->status, rollup, sizeof rollup);
         fputs("| ", fp);
         md_cell(fp, d->d->domain);
         fprintf(fp, " | [");
         md_cell(fp, d->d->title);
-        fprintf(fp, "](#%s) | **%s** | %s |\n", d->d->name, evidence_status_name(d->status), dec_seed(d->d));
+        fprintf(fp, "](#%s) | ", d->d->name);
+        md_rollup(fp, rollup, 1);
+        fprintf(fp, " | %s |\n", dec_prior(d->d));
     }
     const char *domain = "";
     for (int i = 0; i < r->set->ndecs; i++) {
@@ -123,41 +191,30 @@ void report_md_matrix(FILE *fp, const report *r, const char *pages_dir)
             md_text(fp, domain);
             fputc('\n', fp);
         }
+        int nx = report_dec_exps(r, d, xs);
+        report_rollup(r, xs, nx, d->status, rollup, sizeof rollup);
         fprintf(fp, "\n<a id=\"%s\"></a>\n### ", d->d->name);
         md_text(fp, d->d->title);
-        fprintf(fp, " — %s\n\n", evidence_status_name(d->status));
+        fputs("\n\n", fp);
+        md_rollup(fp, rollup, 0);
+        fputs("\n\n", fp);
         md_text(fp, d->d->call);
         fputs("\n\n", fp);
-        for (int k = 0; k < d->d->nexps; k++) {
-            const report_exp *x = report_find(r, d->d->exps[k]);
-            if (!x)
-                continue;
-            fprintf(fp, "- Evidence, [%s](%s/%s.md) (**%s**, %d rows)%s", x->e->name, pages_dir, x->e->name,
-                    evidence_status_name(x->status), x->rows, x->e->nclaims ? "" : ": ");
-            evidence_line(fp, r, x);
-            fputc('\n', fp);
-        }
-        if (d->d->caveat[0]) {
-            fputs("- Caveat: ", fp);
-            md_text(fp, d->d->caveat);
-            fputc('\n', fp);
-        }
-        if (d->d->next[0]) {
-            fputs("- Next evidence: ", fp);
-            md_text(fp, d->d->next);
-            fputc('\n', fp);
-        }
-        if (d->d->seed_status[0] || d->d->seed_figure[0]) {
-            fprintf(fp, "- Seed (history): %s — ", dec_seed(d->d));
-            md_text(fp, d->d->seed_figure);
-            if (d->d->seed_source[0]) {
-                fputs(" (", fp);
-                md_text(fp, d->d->seed_source);
-                fputc(')', fp);
-            }
+        for (int k = 0; k < nx; k++)
+            evidence_line(fp, r, xs[k], pages_dir);
+        fputs("- Caveat, from the claims' cases:\n", fp);
+        report_caveat(r, xs, nx, 4, md_item, fp);
+        fputs("- Next evidence:\n", fp);
+        report_next(r, xs, nx, md_item, fp);
+        if (d->d->prior_status[0]) {
+            fputs("- Prior study (", fp);
+            md_text(fp, d->d->prior_study);
+            fprintf(fp, "), history: %s — ", dec_prior(d->d));
+            md_text(fp, d->d->prior_figure);
             fputc('\n', fp);
         }
     }
+    plugins_table(fp, r);
 }
 
 static void list_line(FILE *fp, const char *what, const char (*items)[EXP_NAME], int n)
@@ -272,31 +329,82 @@ static void claim_block(FILE *fp, const report *r, const exp_claim *cl, const cl
     fputs("`\n\n", fp);
     report_claim_figure(cl, c, buf, sizeof buf);
     md_text(fp, buf);
-    fprintf(fp, " (%d met, %d not met, %d undecided)\n", c->met, c->failed, c->open);
-    if (c->failed + c->open == 0)
+    fprintf(fp, " (%d of %d case%s met; %d not met, %d undecided)\n", c->met, c->n, c->n == 1 ? "" : "s", c->failed,
+            c->open);
+    if (c->failed + c->open + c->aside == 0)
         return;
     fputs("\n| row | verdict | why |\n|---|---|---|\n", fp);
-    for (int i = 0; i < c->n; i++) {
+    for (int i = 0; i < c->n + c->aside; i++) {
         const claim_instance *in = &c->inst[i];
-        if (in->verdict == VERDICT_MET)
+        if (in->verdict == VERDICT_MET && i < c->n)
             continue;
         char label[300];
         report_row_label(r, in->run, in->row, label, sizeof label);
         fputs("| ", fp);
         md_cell(fp, label);
-        fprintf(fp, " | %s | ", in->verdict == VERDICT_FAILED ? "not met" : "undecided");
+        /* a quick row beside a full one of its case is shown, and said not to count */
+        fprintf(fp, " | %s | ", i >= c->n ? "set aside" : in->verdict == VERDICT_FAILED ? "not met" : "undecided");
         md_cell(fp, in->why);
+        if (i >= c->n)
+            fputs(": a full row of this case, dtype and profile decides", fp);
         fputs(" |\n", fp);
     }
+}
+
+/* Where the page's links point: the matrix, and beside it the experiments' and plugins' pages. */
+static void page_decisions(FILE *fp, const report *r, const report_exp *x, const char *matrix)
+{
+    const exp_experiment *e = x->e;
+    int any = 0;
+    if (x->plugin_page) {
+        fputs("\n## Experiments\n\n", fp);
+        for (int i = 0; i < r->set->nexps; i++)
+            if (strcmp(r->exps[i].e->plugin, e->plugin) == 0) {
+                char roll[3000];
+                const report_exp *one = &r->exps[i];
+                report_rollup(r, &one, 1, one->status, roll, sizeof roll);
+                fprintf(fp, "- [%s](../experiments/%s.md): ", one->e->name, one->e->name);
+                md_rollup(fp, roll, 0);
+                fputc('\n', fp);
+                any = 1;
+            }
+        if (!any)
+            fputs("None names this plugin: its rows are measured, no claim is judged over them.\n", fp);
+        return;
+    }
+    fputs("\n## Decisions\n\n", fp);
+    for (int i = 0; i < r->set->ndecs; i++)
+        for (int k = 0; k < r->decs[i].d->nexps; k++)
+            if (strcmp(r->decs[i].d->exps[k], e->name) == 0) {
+                fputs("- [", fp);
+                md_text(fp, r->decs[i].d->title);
+                fprintf(fp, "](%s#%s): %s\n", matrix, r->decs[i].d->name, evidence_status_name(r->decs[i].status));
+                any = 1;
+            }
+    if (!any)
+        fputs("None names this experiment.\n", fp);
 }
 
 void report_md_page(FILE *fp, const report *r, const report_exp *x, const char *matrix)
 {
     const exp_experiment *e = x->e;
+    char roll[3000];
+    report_rollup(r, &x, 1, x->status, roll, sizeof roll);
     fputs("# ", fp);
     md_text(fp, e->title);
-    fprintf(fp, "\n\n**%s** · plugin `%s` · %d rows in the runs given · [decision matrix](%s)\n", evidence_status_name(x->status),
-            e->plugin, x->rows, matrix);
+    fputs("\n\n", fp);
+    md_rollup(fp, roll, 0);
+    if (x->plugin_page) { /* its roll-up counts the rows; the figure says what they measured */
+        report_measured_figure(r, x, roll, sizeof roll);
+        fputs(": ", fp);
+        md_text(fp, roll);
+        fprintf(fp, " · [decision matrix](%s)", matrix);
+    } else {
+        fprintf(fp, " · plugin `%s` · %d rows in the runs given · [decision matrix](%s)", e->plugin, x->rows, matrix);
+    }
+    if (!x->plugin_page && report_find_plugin(r, e->plugin))
+        fprintf(fp, " · [every row of %s](../plugins/%s.md)", e->plugin, e->plugin);
+    fputc('\n', fp);
     section(fp, "Question", e->question);
     section(fp, "Why it matters", e->why);
     fputs("\n## Run shape\n\n", fp);
@@ -318,19 +426,16 @@ void report_md_page(FILE *fp, const report *r, const report_exp *x, const char *
         rows_table(fp, r, x);
     report_counters_each(fp, r, x, counters_row);
     section(fp, "Evidence boundary", e->boundary);
-    section(fp, "Next evidence", e->next);
-    fputs("\n## Decisions\n\n", fp);
-    int any = 0;
-    for (int i = 0; i < r->set->ndecs; i++)
-        for (int k = 0; k < r->decs[i].d->nexps; k++)
-            if (strcmp(r->decs[i].d->exps[k], e->name) == 0) {
-                fputs("- [", fp);
-                md_text(fp, r->decs[i].d->title);
-                fprintf(fp, "](%s#%s): %s\n", matrix, r->decs[i].d->name, evidence_status_name(r->decs[i].status));
-                any = 1;
-            }
-    if (!any)
-        fputs("None names this experiment.\n", fp);
+    if (!x->plugin_page) {
+        fputs("\n## Next evidence\n\nFrom the claims' cases:\n\n", fp);
+        report_next(r, &x, 1, md_item_top, fp);
+        if (e->next[0]) {
+            fputs("\nThe experiment asks next: ", fp);
+            md_text(fp, e->next);
+            fputc('\n', fp);
+        }
+    }
+    page_decisions(fp, r, x, matrix);
     section(fp, "How to run", e->run);
     fputs("\n## Runs\n\n", fp);
     report_md_runs(fp, r);
@@ -361,6 +466,16 @@ int report_md_write(const report *r, const char *out_dir, char *err, size_t errl
     for (int i = 0; i < r->set->nexps; i++) {
         snprintf(path, sizeof path, "%s/experiments/%s.md", out_dir, r->exps[i].e->name);
         if (report_write_file(path, page_fn, r, &r->exps[i], err, errlen) != 0)
+            return -1;
+    }
+    snprintf(path, sizeof path, "%s/plugins", out_dir);
+    if (r->nplugins && make_dirs(path) != 0) {
+        snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        return -1;
+    }
+    for (int i = 0; i < r->nplugins; i++) {
+        snprintf(path, sizeof path, "%s/plugins/%s.md", out_dir, r->plugins[i].e->name);
+        if (report_write_file(path, page_fn, r, &r->plugins[i], err, errlen) != 0)
             return -1;
     }
     return 0;
