@@ -130,7 +130,7 @@ static void test_command_with_units(void **state)
     PARSE("--with-torch", "--shard", "1/3");
     torch_target t[2] = {targets[0], targets[1]};
     snprintf(t[0].units, sizeof t[0].units, "out/r1/rmsnorm.torch-units");
-    torch_run run = {"out/r1", "r1", 7};
+    torch_run run = {"out/r1", "r1", 7, NULL, NULL};
     torch_cmd c;
     assert_int_equal(torch_command(&c, &opts, "t.py", "/b", t, 1, &run), 0);
     EXPECT_ARGV(&c, "python3", "t.py", "--build", "/b", "--out", "out/r1", "--run-id", "r1", "--seed", "7", "--device",
@@ -416,7 +416,7 @@ static void test_torch_phases(void **state)
         assert_int_equal(chmod(fake, 0755), 0);
         PARSE("--torch", fake, "--quick");
         torch_target t = {"vector_add", KLAB_BINARY_DIR "/plugins/vector_add.so",
-                          KLAB_TEST_DATA "/gpu_ini/vector_add.ini"};
+                          KLAB_TEST_DATA "/gpu_ini/vector_add.ini", ""};
         static run_phases ph;
         memset(&ph, 0, sizeof ph);
         torch_run run = {kr_tmp, "r1", 7, &ph, NULL};
@@ -533,7 +533,7 @@ static void test_resume_keeps_complete_torch_csvs(void **state)
     kr_mkdir("R", dir, sizeof dir);
     snprintf(path, sizeof path, "%s/vector_add.torch.csv", dir);
     kr_write_file(path, "run_id\n");
-    torch_run run = {dir, "R", 9};
+    torch_run run = {dir, "R", 9, NULL, NULL};
     assert_int_equal(lab_torch(&opts, t, 2, &run), 0);
     char *words = recorded();
     assert_non_null(words);

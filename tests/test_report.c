@@ -295,7 +295,7 @@ static void test_run_report_summary(void **state)
     kr_echo(text);
     assert_int_equal(rc, 0);
     kr_expect_in(text, "decisions over 1 run (");
-    kr_expect_in(text, "Fused fx                     Caveated     (seed: Supported)");
+    kr_expect_in(text, "Fused fx                     Caveated — 4 of 7 cases (prior study: Supported)");
     char want[PATH_MAX + 200];
     snprintf(want, sizeof want, "report: %s/report/decisions.md", dir);
     kr_expect_in(text, want);
