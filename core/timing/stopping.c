@@ -62,6 +62,20 @@ stop_reason stop_check(const stop_rule *r, stop_acc *a, double elapsed_ms)
     return STOP_NOT_YET;
 }
 
+void stop_quick(stop_rule *r, int *warmup)
+{
+    if (*warmup > QUICK_WARMUP)
+        *warmup = QUICK_WARMUP;
+    if (r->min_reps > QUICK_MIN_REPS)
+        r->min_reps = QUICK_MIN_REPS;
+    if (r->max_reps > QUICK_MAX_REPS)
+        r->max_reps = QUICK_MAX_REPS;
+    if (r->precision < QUICK_PRECISION)
+        r->precision = QUICK_PRECISION;
+    if (r->budget_ms > QUICK_BUDGET_MS)
+        r->budget_ms = QUICK_BUDGET_MS;
+}
+
 void stop_acc_reset(stop_acc *a)
 {
     a->n = a->n_at = a->computed = 0;

@@ -23,6 +23,19 @@ typedef struct stop_rule {
     double budget_ms; /* wall-clock budget for the whole case, all profiles together */
 } stop_rule;
 
+/* A quick run shows that every unit sets up, verifies and times end to end, not a figure to decide
+   on: stop_quick caps a case's rule and warm-up to these (a case that asks for less keeps its less;
+   the precision is loosened to at least QUICK_PRECISION), and its rows carry the flag QUICK_FLAG so
+   that no claim or comparison mistakes them for a measurement. QUICK_MIN_REPS is above 6, the fewest
+   samples with a 95 % interval of the median. */
+#define QUICK_FLAG "quick"
+#define QUICK_WARMUP 2
+#define QUICK_MIN_REPS 10
+#define QUICK_MAX_REPS 100
+#define QUICK_PRECISION 0.02
+#define QUICK_BUDGET_MS 200.0
+void stop_quick(stop_rule *r, int *warmup);
+
 /* Zero-initialise (or stop_acc_reset) before the first stop_add; stop_acc_free when done. */
 typedef struct stop_acc {
     size_t n;
