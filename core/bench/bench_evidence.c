@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/json_out.h"
 #include "bench/klab_bench_internal.h"
 #include "evidence/csv_sink.h"
 #include "evidence/row.h"
@@ -41,10 +40,8 @@ char *kb_stats(const double *samples, size_t n)
         return NULL;
     }
     json_out j;
-    if (json_open(&j) != 0) {
-        kb_fail("out of memory");
+    if (kb_json_open(&j) != 0)
         return NULL;
-    }
     json_object(&j, NULL);
     json_int(&j, "n", (long long)st.n);
     json_num(&j, "median", st.median);
@@ -60,10 +57,7 @@ char *kb_stats(const double *samples, size_t n)
     json_num(&j, "mean", st.mean);
     json_num(&j, "noise", st.noise);
     json_end(&j);
-    char *text = json_close(&j);
-    if (!text)
-        kb_fail("out of memory");
-    return text;
+    return kb_json_close(&j);
 }
 
 double kb_quantile(const double *samples, size_t n, double q)
@@ -103,6 +97,22 @@ struct kb_csv {
     csv_sink sink;
 };
 
+int kb_json_open(json_out *j)
+{
+    if (json_open(j) == 0)
+        return 0;
+    kb_fail("out of memory");
+    return -1;
+}
+
+char *kb_json_close(json_out *j)
+{
+    char *text = json_close(j);
+    if (!text)
+        kb_fail("out of memory");
+    return text;
+}
+
 int kb_row_schema(void)
 {
     return ROW_SCHEMA;
@@ -111,28 +121,21 @@ int kb_row_schema(void)
 char *kb_row_columns(void)
 {
     json_out j;
-    if (json_open(&j) != 0) {
-        kb_fail("out of memory");
+    if (kb_json_open(&j) != 0)
         return NULL;
-    }
     json_array(&j, NULL);
     for (int i = 0; i < ROW_NCOLUMNS; i++)
         json_str(&j, NULL, row_schema[i].name);
     json_end(&j);
-    char *text = json_close(&j);
-    if (!text)
-        kb_fail("out of memory");
-    return text;
+    return kb_json_close(&j);
 }
 
 kb_csv *kb_csv_open(const char *path)
 {
-    kb_csv *c = malloc(sizeof *c);
+    kb_csv *c = kb_calloc(sizeof *c);
     char err[1200];
-    if (!c) {
-        kb_fail("out of memory");
+    if (!c)
         return NULL;
-    }
     if (csv_sink_open(&c->sink, path, err, sizeof err) != 0) {
         kb_fail("%s", err);
         free(c);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/json_out.h"
 #include "bench/klab_bench_internal.h"
 #include "config/case_build.h"
 #include "host/dtype.h"
@@ -16,12 +15,10 @@
 
 kb_ini *kb_ini_open(const char *path)
 {
-    kb_ini *ini = malloc(sizeof *ini);
+    kb_ini *ini = kb_calloc(sizeof *ini);
     char err[1200];
-    if (!ini) {
-        kb_fail("out of memory");
+    if (!ini)
         return NULL;
-    }
     if (cfg_load(path, &ini->e, err, sizeof err) != 0) {
         kb_fail("%s", err);
         free(ini);
@@ -100,10 +97,8 @@ static void case_json(json_out *j, const cfg_case *c)
 char *kb_ini_json(const kb_ini *ini)
 {
     json_out j;
-    if (json_open(&j) != 0) {
-        kb_fail("out of memory");
+    if (kb_json_open(&j) != 0)
         return NULL;
-    }
     const cfg_experiment *e = &ini->e;
     json_object(&j, NULL);
     json_str(&j, "path", e->path);
@@ -115,10 +110,7 @@ char *kb_ini_json(const kb_ini *ini)
         case_json(&j, &e->cases[i]);
     json_end(&j);
     json_end(&j);
-    char *text = json_close(&j);
-    if (!text)
-        kb_fail("out of memory");
-    return text;
+    return kb_json_close(&j);
 }
 
 void kb_case_sampling(const cfg_case *c, int quick, double budget_ms, int *warmup, stop_rule *stop)
@@ -205,10 +197,8 @@ char *kb_describe(const char *plugin_path)
     }
     const wire_plugin *p = &d.plugin;
     json_out j;
-    if (json_open(&j) != 0) {
-        kb_fail("out of memory");
+    if (kb_json_open(&j) != 0)
         return NULL;
-    }
     json_object(&j, NULL);
     json_str(&j, "name", p->name);
     json_str(&j, "version", p->version);
@@ -237,10 +227,7 @@ char *kb_describe(const char *plugin_path)
     names_json(&j, "params", p->params);
     names_json(&j, "dims", p->dims);
     json_end(&j);
-    char *text = json_close(&j);
-    if (!text)
-        kb_fail("out of memory");
-    return text;
+    return kb_json_close(&j);
 }
 
 char *kb_case_work(const char *plugin_path, const kb_ini *ini, int index, const char *dtype)
@@ -266,7 +253,7 @@ char *kb_case_work(const char *plugin_path, const kb_ini *ini, int index, const 
         lp.desc.work(&bc.kcase, &w);
     json_out j;
     char *text = NULL;
-    if (json_open(&j) == 0) {
+    if (kb_json_open(&j) == 0) {
         json_object(&j, NULL);
         if (lp.desc.work) { /* without the hook the bytes are the tensors', known only after setup */
             json_num(&j, "bytes", w.bytes);
@@ -275,10 +262,8 @@ char *kb_case_work(const char *plugin_path, const kb_ini *ini, int index, const 
         json_num(&j, "tolerance", verify_case_tol(&lp.desc, &bc.kcase, (klab_dtype)d));
         json_int(&j, "steps", bc.kcase.steps);
         json_end(&j);
-        text = json_close(&j);
+        text = kb_json_close(&j);
     }
     loader_close(&lp);
-    if (!text)
-        kb_fail("out of memory");
     return text;
 }

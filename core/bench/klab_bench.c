@@ -64,6 +64,14 @@ static void set_err(kb_session *s, const char *fmt, ...)
     va_end(ap);
 }
 
+void *kb_calloc(size_t size)
+{
+    void *p = calloc(1, size);
+    if (!p)
+        kb_fail("out of memory");
+    return p;
+}
+
 int kb_abi_version(void)
 {
     return KB_ABI_VERSION;
@@ -72,6 +80,16 @@ int kb_abi_version(void)
 void kb_free(void *p)
 {
     free(p);
+}
+
+int kb_dtype_parse(const char *name)
+{
+    return dtype_parse(name);
+}
+
+const char *kb_dtype_name(int dtype)
+{
+    return dtype_name((klab_dtype)dtype);
 }
 
 /* ---- phases ---- */
@@ -147,11 +165,9 @@ static int on_send(void *user, wire_type type, const void *payload, uint32_t len
 kb_session *kb_open(const char *plugin_path, int device, const char *csv_path, const char *run_id,
                     unsigned long long seed)
 {
-    kb_session *s = calloc(1, sizeof *s);
-    if (!s) {
-        set_err(NULL, "out of memory");
+    kb_session *s = kb_calloc(sizeof *s);
+    if (!s)
         return NULL;
-    }
     s->phase = -1;
     time_t now = time(NULL);
     struct tm tm;

@@ -14,6 +14,10 @@
  * with its json module: no C struct is mirrored on the other side, and a field added later breaks no
  * caller.
  *
+ * Dtypes: kb_tensor and a kb_result_fn speak klab_dtype's numbers; kb_dtype_parse reads a name
+ * ("fp16", "bfloat16", "float8_e4m3fn": dtype_parse's names) into one, -1 when unknown, and
+ * kb_dtype_name gives klab's name of one ("fp16"; "?" for none), so no caller keeps the numbering.
+ *
  * A session (a plugin on a GPU; rows to a CSV):
  *   kb_open      a plugin on a device; rows go to a CSV (the same columns as klab's)
  *   kb_set_mode  "plain" (the default), "batched" or "hot", as klab's --batched and --hot
@@ -113,6 +117,8 @@ typedef struct kb_csv kb_csv;
 
 KLAB_EXPORT int kb_abi_version(void);
 KLAB_EXPORT void kb_free(void *document);
+KLAB_EXPORT int kb_dtype_parse(const char *name);
+KLAB_EXPORT const char *kb_dtype_name(int dtype);
 
 KLAB_EXPORT kb_session *kb_open(const char *plugin_path, int device, const char *csv_path, const char *run_id,
                                 unsigned long long seed);

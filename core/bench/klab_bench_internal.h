@@ -3,6 +3,7 @@
 #ifndef KLAB_BENCH_INTERNAL_H
 #define KLAB_BENCH_INTERNAL_H
 
+#include "bench/json_out.h"
 #include "bench/klab_bench.h"
 #include "config/ini_config.h"
 #include "timing/stopping.h"
@@ -17,6 +18,13 @@ void kb_fail(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+
+/* calloc, a failure said as kb_error(NULL)'s "out of memory". */
+void *kb_calloc(size_t size);
+
+/* json_open and json_close, a failure said as kb_error(NULL)'s "out of memory". */
+int kb_json_open(json_out *j);
+char *kb_json_close(json_out *j);
 
 /* The warm-up and stopping rule case c is timed with: its own (the INI's), capped by the quick rule
    when quick, then budget_ms in place of its budget when budget_ms > 0. */
