@@ -183,13 +183,13 @@ class CommandLine(unittest.TestCase):
         self.assertRegex(out, r"4096x4096 +4096x4096 +fp32,fp16,bf16 +50 ms")
 
     def test_phases_out(self):
-        class FakeSession:
+        class FakeBench:
             def phase_ms(self, name):
                 return {"setup": 1.0, "reference": 2.0, "verify": 3.0, "timing": 4.0, "teardown": 0.5}[name]
 
         p = phases.Phases()
-        p.add_session(FakeSession(), compile_ms=1500.25)
-        p.add_session(FakeSession())
+        p.add(FakeBench(), compile_ms=1500.25)
+        p.add(FakeBench())
         p.units = 3
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "phases.ini")

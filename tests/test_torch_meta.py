@@ -35,10 +35,10 @@ class FakeLib:
 
 
 @contextlib.contextmanager
-def session(lib):
-    """A bench.Session on lib in place of libklab_bench (no kb_open: no GPU here)."""
+def opened(lib):
+    """A bench.Bench on lib in place of libklab_bench (no kb_open: no GPU here)."""
     saved, bench._lib = bench._lib, lib
-    s = bench.Session.__new__(bench.Session)
+    s = bench.Bench.__new__(bench.Bench)
     s.s = 42
     try:
         yield s
@@ -49,7 +49,7 @@ def session(lib):
 class WriteMeta(unittest.TestCase):
     def test_entries_reach_the_call(self):
         lib = FakeLib(0)
-        with session(lib) as s:
+        with opened(lib) as s:
             s.write_meta("out/r", {"torch.version": "2.9.0", "torch.steps": 1000}, csv_schema=2)
         (s, folder, command, schema, keys, values), = lib.calls
         self.assertEqual((s, folder, schema), (42, b"out/r", 2))
@@ -59,7 +59,7 @@ class WriteMeta(unittest.TestCase):
 
     def test_a_refusal_is_said_and_the_rows_go_on(self):
         err = io.StringIO()
-        with contextlib.redirect_stderr(err), session(FakeLib(-1)) as s:
+        with contextlib.redirect_stderr(err), opened(FakeLib(-1)) as s:
             s.write_meta("out/r", {"x": "1"})
         self.assertIn("is not SECTION.KEY", err.getvalue())
 

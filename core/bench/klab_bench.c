@@ -20,14 +20,14 @@
 
 struct kb_session {
     job j;
-    job_out out; /* this session's own: rows of two sessions never mix */
+    job_out out; /* this handle's own: rows of two handles never mix */
     run_session *rs;
     run_unit *unit;
     int units;   /* begun so far: each unit's number */
     int quick;   /* kb_set_quick: the quick rule, and the flag on every row */
     cfg_experiment e; /* the unit's case, cases[0]: the unit points at it until kb_finish */
     wire_plugin plugin; /* the plugin's descriptor as its WIRE_PLUGIN message gave it: the names kb_begin takes */
-    wire_device dev; /* the session's GPU as its WIRE_DEVICE message gave it: kb_write_meta's [device] */
+    wire_device dev; /* the GPU as its WIRE_DEVICE message gave it: kb_write_meta's [device] */
     int have_dev;
     char started[32]; /* kb_open's time, as klab's run says when it started */
     csv_sink sink;
@@ -149,7 +149,7 @@ static int on_send(void *user, wire_type type, const void *payload, uint32_t len
     case WIRE_PHASE: phase_switch(s, ((const wire_text *)payload)->text); break;
     case WIRE_ROW: {
         klab_row r = *(const klab_row *)payload;
-        if (s->quick) /* every row of a quick session, failed ones too: none is a measurement to decide on */
+        if (s->quick) /* every row while quick, failed ones too: none is a measurement to decide on */
             row_add_flag(&r, QUICK_FLAG);
         csv_sink_row(&s->sink, &r);
         return row_push(&s->rows, &s->nrows, &s->cap, &r);
@@ -307,7 +307,7 @@ static int begin_unit(kb_session *s, const char *who, klab_dtype d, double budge
         return -1;
     }
     if (!unit_ready(s->unit)) {
-        /* set up or verified badly: its rows say why; the session goes on with the next case */
+        /* set up or verified badly: its rows say why; the caller goes on with the next case */
         int lost = unit_finish(s->unit);
         s->unit = NULL;
         s->phase = -1;
@@ -362,7 +362,7 @@ int kb_begin_case(kb_session *s, const kb_ini *ini, int index, const char *dtype
     }
     const cfg_case *c = &ini->e.cases[index];
     if (strcmp(ini->e.plugin, s->plugin.name) != 0) {
-        set_err(s, "kb_begin_case: %s:%d: plugin '%s' is not this session's ('%s')", ini->e.path,
+        set_err(s, "kb_begin_case: %s:%d: plugin '%s' is not the one kb_open opened ('%s')", ini->e.path,
                 ini->e.plugin_line, ini->e.plugin, s->plugin.name);
         return -1;
     }

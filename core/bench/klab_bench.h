@@ -7,7 +7,7 @@
  * plugin's descriptor, the statistics, the CSV row) it asks for here, so no rule is written twice.
  *
  * The version: kb_abi_version() answers KB_ABI_VERSION; a caller refuses a library whose version is not
- * the one it was written for (1: the session alone, before kb_abi_version existed).
+ * the one it was written for (1: kb_open .. kb_close alone, before kb_abi_version existed).
  *
  * Documents: an answer with structure (an INI's cases, a descriptor, statistics) is one JSON document
  * in a string the caller frees with kb_free; NULL on failure, kb_error(NULL) says why. Python reads it
@@ -18,16 +18,16 @@
  * ("fp16", "bfloat16", "float8_e4m3fn": dtype_parse's names) into one, -1 when unknown, and
  * kb_dtype_name gives klab's name of one ("fp16"; "?" for none), so no caller keeps the numbering.
  *
- * A session (a plugin on a GPU; rows to a CSV):
+ * A plugin on a GPU, its rows to a CSV (a kb_session handle):
  *   kb_open      a plugin on a device; rows go to a CSV (the same columns as klab's)
  *   kb_set_mode  "plain" (the default), "batched" or "hot", as klab's --batched and --hot
  *   kb_set_quick for the cases begun after it: the quick rule (timing/stopping.h, stop_quick) caps
- *                each case's sampling, and every row the session writes carries the flag "quick"
- *   kb_write_meta  <dir>/meta.ini for the folder the session's CSV goes to, as klab writes its run's
+ *                each case's sampling, and every row written from then on carries the flag "quick"
+ *   kb_write_meta  <dir>/meta.ini for the folder kb_open's CSV goes to, as klab writes its run's
  *                (core/evidence/run_meta.c): once per folder, after kb_open and kb_set_mode, before the
  *                first kb_begin. [run] id, started (kb_open's time), command (the caller's command
- *                line), klab_version, commit, csv_schema (0: this session's CSV, ROW_SCHEMA; a caller
- *                that writes its own CSV says its schema), seed; [device] the session's GPU; [method]
+ *                line), klab_version, commit, csv_schema (0: kb_open's CSV, ROW_SCHEMA; a caller
+ *                that writes its own CSV says its schema), seed; [device] kb_open's GPU; [method]
  *                its mode (l2, launch), throttle, isolated = no; then the caller's n entries
  *                keys[i] = "SECTION.KEY" (torch_rows.py: "torch.version"), values[i] its value, each
  *                section after klab's, in the order given. A section of klab's own, a key that is not
@@ -41,14 +41,14 @@
  *                (a named dim); `shape` may be "" for a case sized by its dims alone; the rest of the
  *                case is an INI's defaults. Each key is read by the INI's own rules (cfg_case_set).
  *                Both return 0 (ready), 1 (begun, but it did not set up or verify: its rows say why and
- *                the session goes on) or -1 (not begun, or the CUDA context was lost).
+ *                the next case may begin) or -1 (not begun, or the CUDA context was lost).
  *   kb_tensor    a tensor of that case (device pointer, dtype, elements), to wrap in Python
  *   kb_stream    the timed stream: launch on it (torch.cuda.ExternalStream)
  *   kb_add_external  a callable: verified once now, then timed with the rest
  *   kb_add_external_rotating  the same, for a callable that can copy its inputs: batched, it rotates
  *                through n copies as klab's profiles do (cold data in every run of a batch)
  *   kb_finish    times everything in interleaved rounds, writes the rows
- *   kb_phase_ms  the milliseconds the session's units spent in a phase ("setup", "reference",
+ *   kb_phase_ms  the milliseconds the units begun since kb_open spent in a phase ("setup", "reference",
  *                "verify", "timing", "teardown"; 0 for one never entered), counted only while this
  *                library runs: the caller's time between calls (compiling a callable) is in none
  *   kb_close     completes the CSV
@@ -66,7 +66,7 @@
  *                   {NAME: value} (dim.NAME), "lines" {key: the line that gives it, in the case or in
  *                   [defaults]}}]}, [defaults] folded into each case
  *   kb_ini_sampling the warm-up, min_reps, max_reps, precision and budget_ms case `index` is timed with
- *                   in a session (kb_set_quick's `quick`, kb_begin_case's budget_ms), in out[0..4]
+ *                   by kb_begin_case (kb_set_quick's `quick`, its budget_ms), in out[0..4]
  * A plugin, read by klab's loader (no GPU):
  *   kb_describe     the descriptor as klab --list reads it: {"name", "version", "summary", "path",
  *                   "abi_major", "abi_minor", "profiles": [{"name", "summary", "archs", "tunes"}],
@@ -138,7 +138,7 @@ KLAB_EXPORT int kb_add_external_rotating(kb_session *s, const char *label, kb_la
 KLAB_EXPORT int kb_finish(kb_session *s);
 KLAB_EXPORT double kb_phase_ms(const kb_session *s, const char *phase);
 KLAB_EXPORT int kb_close(kb_session *s);
-/* The last failure, or "" (a session that failed to open still answers through kb_error(NULL)). */
+/* The last failure, or "" (a kb_open that failed still answers through kb_error(NULL)). */
 KLAB_EXPORT const char *kb_error(const kb_session *s);
 
 KLAB_EXPORT kb_ini *kb_ini_open(const char *path);

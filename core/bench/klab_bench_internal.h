@@ -1,4 +1,4 @@
-/* What the parts of libklab_bench share (klab_bench.c: the session; bench_ini.c: INI files and
+/* What the parts of libklab_bench share (klab_bench.c: a plugin on a GPU, kb_open .. kb_close; bench_ini.c: INI files and
  * plugins; bench_evidence.c: statistics and CSV rows). Not exported; the interface is klab_bench.h. */
 #ifndef KLAB_BENCH_INTERNAL_H
 #define KLAB_BENCH_INTERNAL_H
@@ -12,7 +12,7 @@ struct kb_ini {
     cfg_experiment e; /* as cfg_load read it, and the cases kb_ini_add_case appended */
 };
 
-/* The error of a call without a session: what kb_error(NULL) answers. */
+/* The error of a call without a kb_session handle: what kb_error(NULL) answers. */
 void kb_fail(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

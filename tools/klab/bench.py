@@ -1,7 +1,7 @@
 """libklab_bench (core/bench/klab_bench.h) through ctypes: the one place ctypes is used by the Python
 tools. klab's rules are asked of the library, never written again here: an INI's cases (klab's
 reader, its messages and lines), a plugin's descriptor and a case's work, the statistics of samples,
-the CSV row and its schema, and the session that verifies and times PyTorch beside a plugin.
+the CSV row and its schema, and the plugin opened on a GPU that verifies and times PyTorch beside it.
 
 Structured answers come as JSON documents (no C struct is mirrored here); a failure raises BenchError
 with the library's own message. The library is found in the build folder a tool is given (--build),
@@ -95,8 +95,8 @@ def _b(text):
     return str(text).encode()
 
 
-def error(session=None):
-    return lib().kb_error(session).decode(errors="replace")
+def error(handle=None):
+    return lib().kb_error(handle).decode(errors="replace")
 
 
 def _handle(ptr):
@@ -154,7 +154,7 @@ class IniFile:
         return i
 
     def sampling(self, index, quick=False, budget_ms=0):
-        """What case `index` is timed with in a session: warmup, min_reps, max_reps, precision, budget_ms."""
+        """What case `index` is timed with by kb_begin_case: warmup, min_reps, max_reps, precision, budget_ms."""
         out = (ctypes.c_double * 5)()
         if lib().kb_ini_sampling(self.h, index, int(quick), budget_ms or 0, out):
             raise BenchError(error())
@@ -245,7 +245,7 @@ class CsvWriter:
             raise BenchError(error())
 
 
-# ---- a session: a plugin on a GPU, PyTorch beside it ---------------------------------------------------------
+# ---- a plugin on a GPU, PyTorch beside it ------------------------------------------------------------------
 
 def _guarded(label, fn, *args):
     """fn(*args) -> 0, or -1 with the error said: a Python error must not unwind through C."""
@@ -257,8 +257,8 @@ def _guarded(label, fn, *args):
         return -1
 
 
-class Session:
-    """kb_open .. kb_close. Callables are plain Python: a launch takes the stream (an int), a result
+class Bench:
+    """A plugin opened on a GPU, its rows to a CSV: kb_open .. kb_close. Callables are plain Python: a launch takes the stream (an int), a result
     returns (device pointer, dtype name, element count), a replicate takes n and returns the bytes the n
     copies occupy. Their errors are printed and answered as a failure to the library."""
 
@@ -286,7 +286,7 @@ class Session:
             print(f"{os.path.basename(sys.argv[0])}: {error(self.s)}", file=sys.stderr)
 
     def begin_case(self, ini, index, dtype, budget_ms=0):
-        """True: set up and verified; False: it was not (its rows say why, the session goes on)."""
+        """True: set up and verified; False: it was not (its rows say why; the next case may begin)."""
         rc = lib().kb_begin_case(self.s, ini.h, index, _b(dtype), budget_ms or 0)
         if rc < 0:
             raise BenchError(error(self.s))

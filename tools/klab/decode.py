@@ -16,7 +16,7 @@ does it, with these differences stated:
     it overlaps klab's blocking kernel. A host slower than the spin would show in the eager rows' tail.
   - the states are not restored between sequences (klab restores them every `steps` steps): the cursor
     wraps modulo the schedule's rows, so every step still reads a length from the schedule.
-A libklab_bench session does not time these steps: its external subjects are timed as single runs, not
+libklab_bench does not time these steps for PyTorch: its external subjects are timed as single runs, not
 as steps, and verified on the plugin's first output, which for decode_replay is the KV cache.
 Each (case, dtype) is verified once before timing: the step's output hidden state against the same step
 in float64 (torch, on the GPU, from the same weights and states), relative L2 error against the plugin's
@@ -74,8 +74,8 @@ def dry_run(a, work):
 
 
 def write_meta(a, torch):
-    """<out>/meta.ini, as klab writes a run's, through a libklab_bench session on decode_replay.so opened
-    for it alone (its GPU, its cold or hot L2; no case is begun, its CSV is thrown away). Its [method]
+    """<out>/meta.ini, as klab writes a run's, through libklab_bench with decode_replay.so opened for it
+    alone (its GPU, its cold or hot L2; no case is begun, its CSV is thrown away). Its [method]
     says klab's timer; [torch] timer says how this one differs. Kept where klab's own run's is there;
     skipped, with a line, where the plugin or the library is missing."""
     if meta_is_klabs(a.out):
@@ -83,7 +83,7 @@ def write_meta(a, torch):
         return
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            s = bench.Session(plugin_so(a), os.path.join(tmp, "unused.csv"), a.run_id, a.seed,
+            s = bench.Bench(plugin_so(a), os.path.join(tmp, "unused.csv"), a.run_id, a.seed,
                               "hot" if a.hot else "plain")
             try:
                 s.write_meta(a.out, {**torch_meta(torch),

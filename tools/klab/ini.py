@@ -1,7 +1,7 @@
 """klab's INI files as the Python tools see them: every case as klab's own reader resolved it
 (libklab_bench's kb_ini_json: [defaults] folded in, shapes parsed, a refusal with klab's "path:line:
 why"). Nothing here reads the file; the cases are plain attributes for the PyTorch side, and the C
-handle stays with the Ini, so a session begins a case as klab would run it (kb_begin_case)."""
+handle stays with the Ini, so kb_begin_case begins a case as klab would run it."""
 import math
 import os
 
@@ -38,7 +38,7 @@ class Case:
         return self.dims[-1]
 
     def sampling(self, quick=False, budget_ms=0):
-        """What the case is timed with in a session (kb_ini_sampling)."""
+        """What the case is timed with by kb_begin_case (kb_ini_sampling)."""
         return self.ini.file.sampling(self.index, quick, budget_ms)
 
     def work(self, so, dtype):

@@ -13,11 +13,11 @@ class Phases:
         self.ms = dict.fromkeys(KEYS, 0.0)
         self.units = 0
 
-    def add_session(self, session, compile_ms=0.0):
-        """A libklab_bench session's phases (bench.Session), and the compiles around it."""
+    def add(self, bench, compile_ms=0.0):
+        """The phases of a plugin opened by libklab_bench (bench.Bench), and the compiles around it."""
         self.ms["compile_ms"] += compile_ms
         for key in KEYS[1:]:
-            self.ms[key] += session.phase_ms(key[:-3])
+            self.ms[key] += bench.phase_ms(key[:-3])
 
     def write(self, path):
         with open(path, "w", encoding="utf-8") as f:

@@ -143,8 +143,8 @@ def dry_run(a, work):
 
 
 def run_ini(a, ini, cases, phases):
-    """One INI's cases in one libklab_bench session; returns the CSV's path, or None when skipped. The
-    first session of a run writes the folder's meta.ini (a.meta_done), unless klab's own is there; an
+    """One INI's cases on its plugin opened once (libklab_bench); returns the CSV's path, or None when
+    skipped. The first INI of a run writes the folder's meta.ini (a.meta_done), unless klab's own is there; an
     earlier run of this script into the folder has its meta.ini replaced by this run's."""
     torch = torch_cases.torch
     so = a.so.get(ini.plugin) or os.path.join(a.build, "plugins", ini.plugin + ".so")
@@ -161,7 +161,7 @@ def run_ini(a, ini, cases, phases):
             if meta_is_klabs(a.out):
                 print(f"# {a.out}/meta.ini: klab's own run's, kept", flush=True)
             else:
-                b.session.write_meta(a.out, torch_meta(torch))
+                b.bench.write_meta(a.out, torch_meta(torch))
         for c, dts in cases:
             s = spec_of(ini.plugin, c)
             if s.skip:
@@ -173,7 +173,7 @@ def run_ini(a, ini, cases, phases):
                     print(f"# {c.name} {dt}: not run: --wall-s {a.wall_s:.0f} spent", flush=True)
                     continue
                 phases.units += 1
-                if not b.session.begin_case(ini.file, c.index, dt, a.budget_ms):
+                if not b.bench.begin_case(ini.file, c.index, dt, a.budget_ms):
                     continue
                 t = {n: b.tensor(n, shape) for n, shape in s.tensors.items()}
                 why = s.check(t) if s.check else None
@@ -189,13 +189,13 @@ def run_ini(a, ini, cases, phases):
                 b.finish()
                 print(f"# {c.name} {dt}: {time.monotonic() - t0:.1f} s", flush=True)
     except (bench.BenchError, Fatal) as e:
-        fatal = True  # the CSV stays .partial: the session cannot go on
+        fatal = True  # the CSV stays .partial: the plugin's rows cannot go on
         raise e if isinstance(e, Fatal) else Fatal(str(e)) from None
     finally:
         if b:
-            phases.add_session(b.session, b.compile_ms)
+            phases.add(b.bench, b.compile_ms)
             if not fatal:
-                b.session.close()
+                b.bench.close()
     return csv_path
 
 

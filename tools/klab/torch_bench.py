@@ -1,4 +1,4 @@
-"""PyTorch on a libklab_bench session: the case's tensors seen by torch without a copy, each callable
+"""PyTorch beside a plugin opened by libklab_bench: the case's tensors seen by torch without a copy, each callable
 verified and timed by klab on klab's stream, and under --mode batched captured into CUDA graphs that
 rotate through copies of the inputs as klab's own profiles rotate theirs.
 
@@ -12,7 +12,7 @@ import sys
 import time
 
 from . import torch_cases
-from .bench import BenchError, Session
+from .bench import Bench, BenchError
 from .torch_cases import COMPILE_MODE, EAGER
 
 # klab's dtype names as torch names them
@@ -112,12 +112,13 @@ def copy_of(make, t, f, probe=False):
 
 
 class TorchBench:
-    """A libklab_bench session with PyTorch callables added to its units; compile_ms sums the compiles."""
+    """A plugin opened by libklab_bench (bench.Bench) with PyTorch callables added to its units; compile_ms
+    sums the compiles."""
 
     def __init__(self, so, csv_path, run_id, seed, mode="plain", device=0, quick=False):
-        self.session = Session(so, csv_path, run_id, seed, mode, device)
+        self.bench = Bench(so, csv_path, run_id, seed, mode, device)
         if quick:
-            self.session.set_quick()
+            self.bench.set_quick()
         self.mode = mode
         self.streams = {}
         self.outputs = []  # verified outputs: the library reads them after result() returns
@@ -125,7 +126,7 @@ class TorchBench:
 
     def tensor(self, name, shape):
         """The case's tensor `name` as torch sees it, in `shape` (-1: from the element count)."""
-        ptr, dtype, count = self.session.tensor(name)
+        ptr, dtype, count = self.bench.tensor(name)
         shape = list(shape)
         if -1 in shape:
             rest = math.prod(d for d in shape if d != -1)
@@ -161,7 +162,7 @@ class TorchBench:
             fn = g
         elif compiled:
             fn = self.timed_compile(label, lambda: (fn(), fn)[1])
-        self.session.add_external(label, lambda stream: self.run_on(stream, fn), self.result_of(fn))
+        self.bench.add_external(label, lambda stream: self.run_on(stream, fn), self.result_of(fn))
 
     def external_rotating(self, label, first, copy):
         graphs = [first]
@@ -180,9 +181,9 @@ class TorchBench:
             torch_cases.torch.cuda.synchronize()
             return n * each
 
-        self.session.add_external_rotating(label, lambda stream, i: self.run_on(stream, graphs[i % len(graphs)]),
+        self.bench.add_external_rotating(label, lambda stream, i: self.run_on(stream, graphs[i % len(graphs)]),
                                            self.result_of(lambda: graphs[0]()), replicate)
-        self.session.keep.append(graphs)
+        self.bench.keep.append(graphs)
 
     def run_on(self, stream, fn):
         """fn() enqueued on klab's stream (a torch ExternalStream of it)."""
@@ -204,9 +205,9 @@ class TorchBench:
         return result
 
     def finish(self):
-        self.session.finish()
+        self.bench.finish()
         self.outputs.clear()
-        self.session.keep = [k for k in self.session.keep if not isinstance(k, list)]
+        self.bench.keep = [k for k in self.bench.keep if not isinstance(k, list)]
         # the unit's rotating graphs (and their memory pools) go now, between units: left to the
         # collector they were destroyed inside a later unit's timed launches, whose escape check then
         # saw ~15 us of device work past the events (H200, 2026-11-22)
