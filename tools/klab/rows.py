@@ -275,7 +275,7 @@ def main(argv=None):
             path = run_ini(a, ini, cases, phases)
             if path:
                 bad += compare(path)
-    except Fatal as e:
+    except (Fatal, bench.BenchError) as e:  # BenchError: kb_close could not complete a CSV
         print(f"torch_rows: {e}", file=sys.stderr)
         return 1
     finally:
