@@ -13,12 +13,14 @@ import os
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
+from unittest import mock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from klab import bench, ini, phases, rows, units  # noqa: E402
+from klab import bench, ini, phases, rows, torch_cases, units  # noqa: E402
 
 bench.use_build(BUILD)
 KLAB = os.path.join(BUILD, "klab")
@@ -197,6 +199,66 @@ class CommandLine(unittest.TestCase):
             text = read(path)
         self.assertEqual(text, "[phases]\ncompile_ms = 1500.250\nreference_ms = 4.000\nverify_ms = 6.000\n"
                                "timing_ms = 8.000\nsetup_ms = 2.000\nteardown_ms = 1.000\nunits = 3\n")
+
+    def test_run_without_gpu(self):
+        """A run's path through rows.py with libklab_bench's GPU part and torch stood in for: the units of
+        --units begun in order, each callable added (compiled ones said so), --quick reaching every
+        opened plugin, and --phases-out summing each plugin's phases and the compiles."""
+        calls = []
+
+        class FakeTorchBench:
+            def __init__(self, so, csv_path, run_id, seed, mode, device, quick):
+                calls.append(("open", os.path.basename(so), quick))
+                self.compile_ms, self.bench = 0.0, self
+
+            def write_meta(self, out, entries):
+                calls.append(("meta", entries["torch.version"]))
+
+            def begin_case(self, f, index, dtype, budget_ms):
+                calls.append(("begin", index, dtype))
+                return True
+
+            def tensor(self, name, shape):
+                return name
+
+            def external(self, label, fn, copy=None, compiled=False):
+                calls.append(("external", label, compiled))
+                self.compile_ms += 10 if compiled else 0
+
+            def finish(self):
+                pass
+
+            def phase_ms(self, name):
+                return {"setup": 1, "reference": 2, "verify": 3, "timing": 4, "teardown": 5}[name]
+
+            def close(self):
+                calls.append(("close",))
+
+        fake = types.SimpleNamespace(__version__="9.9", version=types.SimpleNamespace(cuda="13.0"),
+                                     compile=lambda fn, dynamic, mode: fn,
+                                     cuda=types.SimpleNamespace(set_device=lambda d: None,
+                                                                get_device_name=lambda d: "Fake GPU"))
+        with tempfile.TemporaryDirectory() as d, mock.patch.object(rows, "TorchBench", FakeTorchBench), \
+                mock.patch.object(torch_cases, "torch", fake), mock.patch.object(torch_cases, "need_torch", lambda: fake), \
+                mock.patch.object(rows, "compare", lambda path: 0):
+            so = []
+            for p in ("softmax", "rmsnorm"):
+                open(os.path.join(d, p + ".so"), "w").close()
+                so += ["--so", f"{p}={os.path.join(d, p + '.so')}"]
+            path = self.units_file(d, "4096x4096\tfp16\nragged\tbf16\n")
+            rc, out, err = torch_rows(*so, "--plugins", "softmax,rmsnorm", "--units", path, "--quick",
+                                      "--phases-out", os.path.join(d, "phases.ini"), "--out", os.path.join(d, "o"))
+            self.assertEqual(rc, 0, err)
+            text = read(os.path.join(d, "phases.ini"))
+        self.assertEqual(calls, [
+            ("open", "softmax.so", True), ("meta", "9.9"), ("begin", 1, "fp16"),
+            ("external", "torch.softmax", False), ("external", "torch.compile", True), ("close",),
+            ("open", "rmsnorm.so", True), ("begin", 0, "fp16"), ("external", "torch.compile", True),
+            ("external", "F.rms_norm", False), ("external", "torch.eager", False), ("begin", 4, "bf16"),
+            ("external", "torch.compile", True), ("external", "F.rms_norm", False), ("external", "torch.eager", False),
+            ("close",)])
+        self.assertEqual(text, "[phases]\ncompile_ms = 30.000\nreference_ms = 4.000\nverify_ms = 6.000\n"
+                               "timing_ms = 8.000\nsetup_ms = 2.000\nteardown_ms = 10.000\nunits = 3\n")
 
     def test_units_read(self):
         with tempfile.TemporaryDirectory() as d:
