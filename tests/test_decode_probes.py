@@ -1,6 +1,10 @@
-"""tools/decode_probes.py on a run folder and probes made here, every figure worked by hand; and
-tools/torch_decode.py's median_ci against core/interval.c's ranks (tests/test_interval.c's hand-worked
-values), since the ratios' intervals stand on it."""
+"""tools/decode_probes.py (klab/probes.py) on a run folder and probes made here, every figure worked by
+hand with klab's statistics (libklab_bench: quantiles interpolate between closest ranks, as every klab
+row's do); and the median's interval against core/interval.c's ranks (tests/test_interval.c's
+hand-worked values), since the ratios' intervals stand on it.
+
+    python3 tests/test_decode_probes.py [BUILD]     (BUILD: the folder with libklab_bench.so)
+"""
 import contextlib
 import gzip
 import io
@@ -10,9 +14,12 @@ import tempfile
 import unittest
 
 TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools")
+BUILD = sys.argv[1] if len(sys.argv) > 1 else None
 sys.path.insert(0, TOOLS)
-import decode_probes  # noqa: E402
-from torch_decode import median_ci  # noqa: E402
+from klab import bench, probes  # noqa: E402
+
+bench.use_build(BUILD)
+median_ci = bench.median_interval
 
 HEADER = "run_id,plugin,case,shape,dtype,profile,status,reps,median_ms,p95_ms,p99_ms,max_ms,samples_file"
 
@@ -63,7 +70,7 @@ class DecodeProbes(unittest.TestCase):
     def out(self, *args):
         buf, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):
-            rc = decode_probes.main(list(args))
+            rc = probes.main(list(args))
         return rc, buf.getvalue(), err.getvalue()
 
     def test_median_ci_ranks_as_core(self):
@@ -72,40 +79,46 @@ class DecodeProbes(unittest.TestCase):
         self.assertIsNone(median_ci(list(range(5))))
 
     def test_ratio_interval(self):
-        # medians (nearest rank, the 10th of 20) 109 and 59; at 97.5 % n = 20 takes ranks 5..16
+        # medians (between the 10th and 11th of 20) 109.5 and 59.5; at 97.5 % n = 20 takes ranks 5..16
         # (P(B <= 4) = 6196/2^20 = 0.0059 <= 0.0125 < P(B <= 5) = 0.0207): 104..115 and 54..65
         self.assertEqual(median_ci(list(range(1, 21)), 0.975), (5, 16))
         rc, out, _ = self.out(self.fx.run)
         self.assertEqual(rc, 0)
-        self.assertIn(f"| c | fp16 | graph / graph_pdl | {109 / 59:.4f} | {104 / 65:.4f}-{115 / 54:.4f} | +50.00 |", out)
+        self.assertIn(f"| c | fp16 | graph / graph_pdl | {109.5 / 59.5:.4f} | {104 / 65:.4f}-{115 / 54:.4f} | +50.00 |",
+                      out)
         self.assertIn("| c | fp16 | graph | 20 | 109.50 | 118.00 | 119.00 | 119.00 | 1.0776 | passed |", out)
 
     def test_steps(self):
         rc, out, _ = self.out(self.fx.run, "--lens", "c=10,20,30,40")
         self.assertEqual(rc, 0)
-        # graph's step s holds 100+s, 104+s, ..., 116+s: medians 108+s (nearest rank, 3rd of 5); the one
-        # sample above p95 (118, the 19th of 20) is 119, on step 3; the first and last 5 samples' medians
+        # graph's step s holds 100+s, 104+s, ..., 116+s: medians 108+s (the 3rd of 5); the one sample above
+        # p95 (118.05: 0.05 of the way from the 19th of 20 to the 20th) is 119, on step 3; the first and last
+        # 5 samples' medians
         self.assertIn("| c | graph | 4 | 108.00 (0) | 111.00 (3) | 3: 1 of 1 | 0.850 | 102.00 / 117.00 |", out)
-        # by KV length: row 1 (20) holds 101, 105, ..., 117; 1 us per 10 positions = 100 us per 1000;
-        # each sample minus its row's median is -8, -4, 0, 4, 8 on every row: p95 - p50 = 8 - 0
-        self.assertIn("| 1 | 20 | 109.00 | 117.00 | 59.00 | 67.00 |", out)
-        self.assertIn("| graph | 100.000 | 9.00 | 8.00 |", out)
+        # by KV length: row 1 (20) holds 101, 105, ..., 117: p50 109, p95 113 + 0.8 * 4 = 116.2 (graph_pdl
+        # 50 lower); 1 us per 10 positions = 100 us per 1000; p95 - p50 of all 20: 118.05 - 109.5; each
+        # sample minus its row's median is -8, -4, 0, 4, 8 on every row (4 each): p95 - p50 = 8 - 0
+        self.assertIn("| 1 | 20 | 109.00 | 116.20 | 59.00 | 66.20 |", out)
+        self.assertIn("| graph | 100.000 | 8.55 | 8.00 |", out)
 
     def test_kernels_pairing_enqueue(self):
         rc, out, _ = self.out(self.fx.run, "--probes", self.fx.probes)
         self.assertEqual(rc, 0)
-        # spans 15, 10, 30 (qkv) and 9, 8, 7 (attn); attn's gaps 1, 2, 3; steps 25, 20 and 40 us long
-        self.assertIn("| graph | qkv | 3 | 15.00 | 30.00 | - | - | 0.00 |", out)
-        self.assertIn("| graph | attn | 3 | 8.00 | 9.00 | 2.00 | 3.00 | 2.00 |", out)
-        self.assertIn("| graph | **step** | 3 | 25.00 | 40.00 | 2.00 (all gaps) | 3.00 | |", out)
-        # the p50 step is the 25 us one, the p95 step the 40 us one: qkv moved +15, attn -2, its gap +2
+        # spans 15, 10, 30 (qkv) and 9, 8, 7 (attn); attn's gaps 1, 2, 3; steps 25, 20 and 40 us long. Of
+        # three values p95 is 0.9 of the way from the 2nd to the 3rd: 15 + 0.9 * 15, 8.9, 2.9, 25 + 0.9 * 15
+        self.assertIn("| graph | qkv | 3 | 15.00 | 28.50 | - | - | 0.00 |", out)
+        self.assertIn("| graph | attn | 3 | 8.00 | 8.90 | 2.00 | 2.90 | 2.00 |", out)
+        self.assertIn("| graph | **step** | 3 | 25.00 | 38.50 | 2.00 (all gaps) | 2.90 | |", out)
+        # the p50 step is the 25 us one (within p45 24.5 .. p55 26.5), the p95 step the 40 us one (at or
+        # above 38.5): qkv moved +15, attn -2, its gap +2
         self.assertIn("| graph | qkv | 15.00 | 30.00 | +15.00 | 0.00 | 0.00 | +0.00 |", out)
         self.assertIn("| graph | attn | 9.00 | 7.00 | -2.00 | 1.00 | 3.00 | +2.00 |", out)
         self.assertIn("| graph | **step** (1 and 1 steps) | 25.00 | 40.00 | | | | |", out)
         # seq 19..21 -> samples 17..19 (117, 118, 119 us at steps 1..3): every cursor agrees; sample minus
-        # span 92, 98, 79; the correlation of (25, 20, 40) with (117, 118, 119) is 15 / sqrt(216.67 * 2)
-        self.assertIn("| graph | 22 | 20 | 3 | 3 | 92.00 | 98.00 | 0.721 |", out)
-        self.assertIn("| graph | 22 | 1.00 | 2.00 | 2.00 |", out)
+        # span 92, 98, 79 (p95 92 + 0.9 * 6); the correlation of (25, 20, 40) with (117, 118, 119) is
+        # 15 / sqrt(216.67 * 2); the enqueue times are eleven 1s and eleven 2s: p50 halfway, 1.5
+        self.assertIn("| graph | 22 | 20 | 3 | 3 | 92.00 | 97.40 | 0.721 |", out)
+        self.assertIn("| graph | 22 | 1.50 | 2.00 | 2.00 |", out)
 
     def test_refusals(self):
         rc, _, err = self.out(self.fx.run, "--lens", "c=10,x")
@@ -125,4 +138,4 @@ class DecodeProbes(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    unittest.main(argv=sys.argv[:1])

@@ -176,8 +176,8 @@ static void test_quick_and_budget_in_method(void **state)
     assert_int_equal(lab_write_meta(path, "q", "2026-11-22T07:00:00Z", &o, 7, &d, NULL, 0, err, sizeof err), 0);
     const char *text = slurp(path);
     kr_expect_in(text, "throttle = 0.75\nisolated = yes\n"
-                       "quick = yes: a smoke pass, every check made, sampling cut to warmup 2, min_reps 5, "
-                       "max_reps 100, budget 20 ms a case; every row flagged quick\n"
+                       "quick = yes: a smoke pass, every check made, sampling cut to warmup 2, min_reps 10, "
+                       "max_reps 100, budget 50 ms a case; every row flagged quick\n"
                        "budget_ms = 250: every case's sampling budget (--budget-ms), not its INI's\n");
     assert_null(strstr(text, "[phases]"));
     run_meta m;

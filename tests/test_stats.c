@@ -410,7 +410,7 @@ static void test_rule_for_run(void **state)
     assert_true(r.budget_ms == STOP_QUICK_BUDGET_MS);
     r = ini;
     warmup = 10;
-    stop_rule_for_run(&warmup, &r, 1, 300); /* --budget-ms wins over quick's 20 ms */
+    stop_rule_for_run(&warmup, &r, 1, 300); /* --budget-ms wins over quick's budget */
     assert_int_equal(r.max_reps, STOP_QUICK_MAX_REPS);
     assert_true(r.budget_ms == 300);
     const stop_rule small = {3, 8, 0.01, 5};

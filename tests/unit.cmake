@@ -180,8 +180,9 @@ add_test(NAME torch_decode_few_steps
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/torch_decode.py --dry-run --steps 999)
 set_tests_properties(torch_decode_few_steps PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "--steps must be at least 1000")
 # tools/decode_probes.py: rows, ratio intervals, steps, kernels, pairing and enqueue tables of a fixture
-# worked by hand, and torch_decode.median_ci's ranks against core/interval.c's
-add_test(NAME decode_probes COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/test_decode_probes.py)
+# worked by hand with klab's statistics (libklab_bench), and the median's interval against core/interval.c's ranks
+add_test(NAME decode_probes COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/test_decode_probes.py
+         ${PROJECT_BINARY_DIR})
 set_tests_properties(decode_probes PROPERTIES LABELS unit)
 # tools/torch_rows.py's meta.ini part without torch or a GPU: the entries kb_write_meta gets, whose
 # meta.ini a folder holds, no folder in a dry run (the file itself: test_run_meta, test_gpu_bench)

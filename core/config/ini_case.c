@@ -22,6 +22,31 @@ static int key_index(unsigned bit)
     return i;
 }
 
+/* The keys a case has by their own names, with their CFG_SET_ bits. */
+static const struct {
+    const char *name;
+    unsigned bit;
+} case_keys[] = {
+    {"shape", CFG_SET_SHAPE},         {"dtypes", CFG_SET_DTYPES},       {"profiles", CFG_SET_PROFILES},
+    {"warmup", CFG_SET_WARMUP},       {"min_reps", CFG_SET_MIN_REPS},   {"max_reps", CFG_SET_MAX_REPS},
+    {"precision", CFG_SET_PRECISION}, {"budget_ms", CFG_SET_BUDGET},    {"steps", CFG_SET_STEPS},
+    {"config", CFG_SET_CONFIG},
+};
+
+/* A known key's bit, 0 for any other name. */
+static unsigned key_bit(const char *key)
+{
+    for (size_t i = 0; i < sizeof case_keys / sizeof case_keys[0]; i++)
+        if (strcmp(case_keys[i].name, key) == 0)
+            return case_keys[i].bit;
+    return 0;
+}
+
+const char *cfg_case_key_name(int i)
+{
+    return i >= 0 && (size_t)i < sizeof case_keys / sizeof case_keys[0] ? case_keys[i].name : NULL;
+}
+
 /* param.NAME and dim.NAME: the keys a case gives by name, each kept with its value and line in
    parallel arrays of cfg_case. One description of each list, so finding, storing and inheriting a
    named key are written once for both. */
@@ -189,30 +214,12 @@ void cfg_case_key(parse_state *ps, cfg_case *c, const char *key, const char *val
         return;
     }
 
-    if (strcmp(key, "shape") == 0) {
-        bit = CFG_SET_SHAPE;
-    } else if (strcmp(key, "dtypes") == 0) {
-        bit = CFG_SET_DTYPES;
-    } else if (strcmp(key, "profiles") == 0) {
-        bit = CFG_SET_PROFILES;
-    } else if (strcmp(key, "warmup") == 0) {
-        bit = CFG_SET_WARMUP;
-    } else if (strcmp(key, "min_reps") == 0) {
-        bit = CFG_SET_MIN_REPS;
-    } else if (strcmp(key, "max_reps") == 0) {
-        bit = CFG_SET_MAX_REPS;
-    } else if (strcmp(key, "precision") == 0) {
-        bit = CFG_SET_PRECISION;
-    } else if (strcmp(key, "noise") == 0) {
+    if (strcmp(key, "noise") == 0) {
         cfg_fail(ps, "'noise' was replaced by 'precision' (the 95 %% interval's half-width over the median)");
         return;
-    } else if (strcmp(key, "budget_ms") == 0) {
-        bit = CFG_SET_BUDGET;
-    } else if (strcmp(key, "steps") == 0) {
-        bit = CFG_SET_STEPS;
-    } else if (strcmp(key, "config") == 0) {
-        bit = CFG_SET_CONFIG;
-    } else {
+    }
+    bit = key_bit(key);
+    if (!bit) {
         cfg_fail(ps, "[%s] unknown key '%s' (known: shape, dtypes, profiles, warmup, min_reps, max_reps, "
                  "precision, budget_ms, steps, config, param.NAME, dim.NAME)",
              ps->section, key);
@@ -347,6 +354,20 @@ int cfg_inherit(cfg_case *c, const cfg_case *d)
     if (named_inherit(&DIMS, c, d) != 0)
         return -2;
     return 0;
+}
+
+int cfg_case_key_line(const cfg_case *c, const char *key)
+{
+    const named_list *l = strncmp(key, "param.", 6) == 0 ? &PARAMS : strncmp(key, "dim.", 4) == 0 ? &DIMS : NULL;
+    if (l) {
+        const char *name = strchr(key, '.') + 1;
+        for (int i = 0; i < named_count(l, c); i++)
+            if (strcmp(named_key(l, c, i), name) == 0)
+                return ((const int *)((const char *)c + l->line))[i];
+        return 0;
+    }
+    unsigned bit = key_bit(key);
+    return bit ? c->key_line[key_index(bit)] : 0;
 }
 
 /* Where key `bit` of case c was written: its line, and its section ("case NAME" or "defaults") in

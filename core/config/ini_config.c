@@ -179,12 +179,79 @@ static int handler(void *user, const char *section, const char *name, const char
     return 1; /* errors are ours to report, with the key: never let inih add a bare line number */
 }
 
-int cfg_load(const char *path, cfg_experiment *e, char *err, size_t errlen)
+/* What a case is once the whole file is read: [defaults]' keys it does not give, its shape (the
+   name's, or none when dim.NAME keys size it), and its min_reps and max_reps in order. */
+int cfg_case_finish(const cfg_experiment *e, cfg_case *c, char *err, size_t errlen)
 {
-    memset(e, 0, sizeof *e);
-    snprintf(e->path, sizeof e->path, "%s", path);
-    /* Defaults a file need not repeat; see docs/timing.md for why these. */
-    cfg_case *d = &e->defaults;
+    const char *path = e->path;
+    int over = cfg_inherit(c, &e->defaults);
+    if (over) {
+        snprintf(err, errlen, "%s:%d: [case %s]: more than %d %s with those inherited from [defaults]", path,
+                 c->line, c->name, over == -1 ? CFG_MAX_PARAMS : CFG_MAX_DIMS,
+                 over == -1 ? "parameters" : "dimensions");
+        return -1;
+    }
+    if (!(c->set & CFG_SET_SHAPE)) {
+        char why[256];
+        c->rank = cfg_parse_shape(c->name, c->dims, why, sizeof why);
+        if (c->rank < 0 && c->ndims_named > 0) {
+            /* sized by dim.NAME alone: no shape, rank 0 */
+            c->rank = 0;
+            for (int k = 0; k < KLAB_MAX_RANK; k++)
+                c->dims[k] = 1;
+        } else if (c->rank < 0) {
+            snprintf(err, errlen, "%s:%d: [case %s] has no key 'shape' and its name is not a shape", path,
+                     c->line, c->name);
+            return -1;
+        } else {
+            snprintf(c->shape, sizeof c->shape, "%s", c->name);
+        }
+    }
+    if (c->stop.max_reps < c->stop.min_reps) {
+        /* the later of the two lines is the one that made them disagree */
+        char smax[CFG_NAME + 8], smin[CFG_NAME + 8];
+        int lmax = cfg_key_where(c, CFG_SET_MAX_REPS, smax, sizeof smax);
+        int lmin = cfg_key_where(c, CFG_SET_MIN_REPS, smin, sizeof smin);
+        if (lmax >= lmin)
+            snprintf(err, errlen, "%s:%d: [%s] key 'max_reps': %d is less than min_reps %d", path, lmax, smax,
+                     c->stop.max_reps, c->stop.min_reps);
+        else
+            snprintf(err, errlen, "%s:%d: [%s] key 'min_reps': %d is more than max_reps %d", path, lmin, smin,
+                     c->stop.min_reps, c->stop.max_reps);
+        return -1;
+    }
+    return 0;
+}
+
+int cfg_add_case(cfg_experiment *e, const char *name, char *err, size_t errlen)
+{
+    int64_t dims[KLAB_MAX_RANK];
+    char why[256];
+    for (int i = 0; i < e->ncases; i++)
+        if (strcmp(e->cases[i].name, name) == 0) {
+            snprintf(err, errlen, "%s: case '%s' is there already (line %d)", e->path, name, e->cases[i].line);
+            return -1;
+        }
+    if (!cfg_valid_name(name) || strlen(name) >= CFG_NAME || cfg_parse_shape(name, dims, why, sizeof why) < 0) {
+        snprintf(err, errlen, "%s: no case '%s', and '%s' is not a shape", e->path, name, name);
+        return -1;
+    }
+    if (e->ncases == CFG_MAX_CASES) {
+        snprintf(err, errlen, "%s: more than %d cases with '%s'", e->path, CFG_MAX_CASES, name);
+        return -1;
+    }
+    cfg_case *c = &e->cases[e->ncases];
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    if (cfg_case_finish(e, c, err, errlen) != 0)
+        return -1;
+    return e->ncases++;
+}
+
+void cfg_case_defaults(cfg_case *d)
+{
+    /* see docs/timing.md for why these */
+    memset(d, 0, sizeof *d);
     snprintf(d->name, sizeof d->name, "defaults");
     d->ndtypes = 1;
     d->dtypes[0] = KLAB_FP32;
@@ -193,6 +260,13 @@ int cfg_load(const char *path, cfg_experiment *e, char *err, size_t errlen)
     d->stop.max_reps = 5000;
     d->stop.precision = 0.005;
     d->stop.budget_ms = 1500;
+}
+
+int cfg_load(const char *path, cfg_experiment *e, char *err, size_t errlen)
+{
+    memset(e, 0, sizeof *e);
+    snprintf(e->path, sizeof e->path, "%s", path);
+    cfg_case_defaults(&e->defaults);
 
     parse_state ps = {.e = e, .kind = SEC_NONE};
     if (ini_source_open(&ps.src, path, err, errlen) != 0)
@@ -220,44 +294,8 @@ int cfg_load(const char *path, cfg_experiment *e, char *err, size_t errlen)
         snprintf(err, errlen, "%s: no cases: add at least one [case NAME] section", path);
         return -1;
     }
-    for (int i = 0; i < e->ncases; i++) {
-        cfg_case *c = &e->cases[i];
-        int over = cfg_inherit(c, d);
-        if (over) {
-            snprintf(err, errlen, "%s:%d: [case %s]: more than %d %s with those inherited from [defaults]",
-                     path, c->line, c->name, over == -1 ? CFG_MAX_PARAMS : CFG_MAX_DIMS,
-                     over == -1 ? "parameters" : "dimensions");
+    for (int i = 0; i < e->ncases; i++)
+        if (cfg_case_finish(e, &e->cases[i], err, errlen) != 0)
             return -1;
-        }
-        if (!(c->set & CFG_SET_SHAPE)) {
-            char why[256];
-            c->rank = cfg_parse_shape(c->name, c->dims, why, sizeof why);
-            if (c->rank < 0 && c->ndims_named > 0) {
-                /* sized by dim.NAME alone: no shape, rank 0 */
-                c->rank = 0;
-                for (int k = 0; k < KLAB_MAX_RANK; k++)
-                    c->dims[k] = 1;
-            } else if (c->rank < 0) {
-                snprintf(err, errlen, "%s:%d: [case %s] has no key 'shape' and its name is not a shape",
-                         path, c->line, c->name);
-                return -1;
-            } else {
-                snprintf(c->shape, sizeof c->shape, "%s", c->name);
-            }
-        }
-        if (c->stop.max_reps < c->stop.min_reps) {
-            /* the later of the two lines is the one that made them disagree */
-            char smax[CFG_NAME + 8], smin[CFG_NAME + 8];
-            int lmax = cfg_key_where(c, CFG_SET_MAX_REPS, smax, sizeof smax);
-            int lmin = cfg_key_where(c, CFG_SET_MIN_REPS, smin, sizeof smin);
-            if (lmax >= lmin)
-                snprintf(err, errlen, "%s:%d: [%s] key 'max_reps': %d is less than min_reps %d", path, lmax,
-                         smax, c->stop.max_reps, c->stop.min_reps);
-            else
-                snprintf(err, errlen, "%s:%d: [%s] key 'min_reps': %d is more than max_reps %d", path, lmin,
-                         smin, c->stop.min_reps, c->stop.max_reps);
-            return -1;
-        }
-    }
     return 0;
 }

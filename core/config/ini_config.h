@@ -85,8 +85,29 @@ typedef struct cfg_experiment {
     cfg_case cases[CFG_MAX_CASES];
 } cfg_experiment;
 
+/* The keys a case has where neither it nor [defaults] gives them: dtypes fp32, warmup 10, min_reps 20,
+   max_reps 5000, precision 0.005, budget_ms 1500 (d is cleared first). */
+void cfg_case_defaults(cfg_case *d);
+
 /* Parses and validates `path`. Returns 0, or -1 with "path:line: [section] key 'k': why" in err. */
 int cfg_load(const char *path, cfg_experiment *out, char *err, size_t errlen);
+
+/* Completes case c of e once the file is read, as cfg_load does every case: the [defaults] keys it
+   does not give, its shape from its name where it has no shape key (none when its dim.NAME keys size
+   it), min_reps <= max_reps. Returns 0, or -1 with "path:line: ..." in err. */
+int cfg_case_finish(const cfg_experiment *e, cfg_case *c, char *err, size_t errlen);
+
+/* Appends [case NAME] with no keys of its own (line 0), as if the file ended with that section: it
+   takes [defaults], and NAME must be a shape. libklab_bench's callers name a shape the INI lacks this
+   way. Returns the case's index, or -1 with "path: why" in err. */
+int cfg_add_case(cfg_experiment *e, const char *name, char *err, size_t errlen);
+
+/* The case keys known by name, i = 0, 1, ... ("shape", "dtypes", ..., "config"); NULL past the last. */
+const char *cfg_case_key_name(int i);
+
+/* The line that gives `key` ("shape", "param.eps", "dim.m") to case c, in its own section or in
+   [defaults]; 0 where the file gives it nowhere (the built-in default). */
+int cfg_case_key_line(const cfg_case *c, const char *key);
 
 /* One key of [case NAME] given outside a file (libklab_bench's kb_begin): c (a case of e, its name
    set) takes `key = value` by the rules and with the messages of a file, "e->path:line: [case NAME]

@@ -22,6 +22,14 @@ double verify_default_tol(klab_dtype d)
     }
 }
 
+double verify_case_tol(const klab_plugin *desc, const klab_case *kcase, klab_dtype d)
+{
+    if (dtype_is_integer(d))
+        return 0;
+    double tol = desc->tolerance ? desc->tolerance(kcase) : 0;
+    return tol > 0 ? tol : verify_default_tol(d);
+}
+
 double verify_rms(const double *x, size_t n)
 {
     if (n == 0)

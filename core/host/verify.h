@@ -38,6 +38,10 @@ typedef struct verify_result {
    fp8 e4m3 6.25e-2, fp8 e5m2 1.25e-1; 0 (exact) for integers. */
 double verify_default_tol(klab_dtype d);
 
+/* The tolerance an output of dtype `d` is judged by in this case: the plugin's own (its tolerance
+   hook, where it gives one above 0), else verify_default_tol; 0 for integers. */
+double verify_case_tol(const klab_plugin *desc, const klab_case *kcase, klab_dtype d);
+
 /* RMS of a double array (0 for n == 0). */
 double verify_rms(const double *x, size_t n);
 

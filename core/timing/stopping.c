@@ -62,6 +62,19 @@ stop_reason stop_check(const stop_rule *r, stop_acc *a, double elapsed_ms)
     return STOP_NOT_YET;
 }
 
+void stop_quick(stop_rule *r, int *warmup)
+{
+    /* capped, never raised: an INI that asks for fewer runs keeps its own numbers */
+    if (*warmup > STOP_QUICK_WARMUP)
+        *warmup = STOP_QUICK_WARMUP;
+    if (r->min_reps > STOP_QUICK_MIN_REPS)
+        r->min_reps = STOP_QUICK_MIN_REPS;
+    if (r->max_reps > STOP_QUICK_MAX_REPS)
+        r->max_reps = STOP_QUICK_MAX_REPS;
+    if (r->budget_ms > STOP_QUICK_BUDGET_MS)
+        r->budget_ms = STOP_QUICK_BUDGET_MS;
+}
+
 void stop_acc_reset(stop_acc *a)
 {
     a->n = a->n_at = a->computed = 0;
@@ -88,17 +101,8 @@ const char *stop_reason_name(stop_reason r)
 
 void stop_rule_for_run(int *warmup, stop_rule *r, int quick, double budget_ms)
 {
-    if (quick) {
-        /* capped, never raised: an INI that asks for fewer runs keeps its own numbers */
-        if (*warmup > STOP_QUICK_WARMUP)
-            *warmup = STOP_QUICK_WARMUP;
-        if (r->min_reps > STOP_QUICK_MIN_REPS)
-            r->min_reps = STOP_QUICK_MIN_REPS;
-        if (r->max_reps > STOP_QUICK_MAX_REPS)
-            r->max_reps = STOP_QUICK_MAX_REPS;
-        if (r->budget_ms > STOP_QUICK_BUDGET_MS)
-            r->budget_ms = STOP_QUICK_BUDGET_MS;
-    }
+    if (quick)
+        stop_quick(r, warmup);
     if (budget_ms > 0)
         r->budget_ms = budget_ms;
 }

@@ -24,20 +24,26 @@ typedef struct stop_rule {
 } stop_rule;
 
 /* --quick: a smoke pass. Every check still runs (setup, the float64 reference, the verified runs, the
-   poisoned re-verification in its round, the escape check, the L2 flush); only sampling is short:
-   a few untimed runs, then at least 5 and at most 100 samples in 20 ms a case. Rounds still wait for
-   each subject's verified round (rounds.h), and a step subject still asks for ROUNDS_STEP_MIN samples,
-   so its rows say few-samples. Every row of such a run is flagged quick: its times are no evidence. */
+   poisoned re-verification in its round, the escape check, the L2 flush); only sampling is short: a
+   few untimed runs, then at least STOP_QUICK_MIN_REPS (above 6, the fewest samples with a 95 % interval
+   of the median) and at most STOP_QUICK_MAX_REPS samples in STOP_QUICK_BUDGET_MS a case. The precision
+   a median must reach is not lowered. Rounds still wait for each subject's verified round (rounds.h),
+   and a step subject still asks for ROUNDS_STEP_MIN samples, so its rows say few-samples. Every row of
+   such a run is flagged quick (row.h): its times are no evidence, and no claim is decided by them. */
 #define STOP_QUICK_WARMUP 2
-#define STOP_QUICK_MIN_REPS 5
+#define STOP_QUICK_MIN_REPS 10
 #define STOP_QUICK_MAX_REPS 100
-#define STOP_QUICK_BUDGET_MS 20.0
+#define STOP_QUICK_BUDGET_MS 50.0
 
 /* The largest --budget-ms: the INI's own limit for budget_ms, an hour. */
 #define STOP_BUDGET_MAX_MS 3600e3
 
+/* Caps a case's warm-up and rule to --quick's; a case that asks for less keeps its less. One rule for
+   klab's runs and libklab_bench's (kb_set_quick). */
+void stop_quick(stop_rule *r, int *warmup);
+
 /* A case's sampling as the run's options leave it: its INI's warmup and rule, --quick's in their place
-   (never more than the INI asks), then budget_ms (> 0: --budget-ms) in place of the budget. */
+   (stop_quick), then budget_ms (> 0: --budget-ms) in place of the budget. */
 void stop_rule_for_run(int *warmup, stop_rule *r, int quick, double budget_ms);
 
 /* Zero-initialise (or stop_acc_reset) before the first stop_add; stop_acc_free when done. */

@@ -92,10 +92,7 @@ static int input_checksum(case_instance *in, int copy, uint64_t *sum, char *err,
 
 static double out_tol(const case_instance *in, klab_dtype d)
 {
-    if (dtype_is_integer(d))
-        return 0;
-    double tol = in->lp->desc.tolerance ? in->lp->desc.tolerance(&in->bc.kcase) : 0;
-    return tol > 0 ? tol : verify_default_tol(d);
+    return verify_case_tol(&in->lp->desc, &in->bc.kcase, d);
 }
 
 /* The plugin's verify() for the current inputs: of every element, or of fresh indices when sampled,

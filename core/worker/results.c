@@ -4,24 +4,13 @@
 
 #include "stats/stats.h"
 
-void results_fill_timing(klab_row *r, const subject *s, const roofline *roof, double launch_floor_ms,
-                         const timing_opts *o)
+int results_fill_stats(klab_row *r, const double *samples, size_t n)
 {
     stats st;
-    if (stats_compute(s->samples, s->n, &st) != 0 || st.n == 0) {
-        r->status = ROW_FLAGGED;
-        if (s->discarded)
-            snprintf(r->reason, sizeof r->reason,
-                     "no accepted sample: all %d ran below %.0f%% of the peak SM clock (throttled)",
-                     s->discarded, 100 * o->throttle);
-        else
-            snprintf(r->reason, sizeof r->reason, "no accepted sample within the budget of %.0f ms",
-                     o->stop.budget_ms);
-        return;
-    }
+    if (stats_compute(samples, n, &st) != 0 || st.n == 0)
+        return -1;
     r->has_time = 1;
     r->reps = (int)st.n;
-    r->discarded = s->discarded;
     r->median_ms = st.median;
     r->has_ci = st.has_ci;
     r->median_lo = st.median_lo;
@@ -35,6 +24,24 @@ void results_fill_timing(klab_row *r, const subject *s, const roofline *roof, do
     r->noise = st.noise;
     r->gbps = r->bytes / st.median / 1e6;
     r->tflops = r->flops / st.median / 1e9;
+    return 0;
+}
+
+void results_fill_timing(klab_row *r, const subject *s, const roofline *roof, double launch_floor_ms,
+                         const timing_opts *o)
+{
+    if (results_fill_stats(r, s->samples, s->n) != 0) {
+        r->status = ROW_FLAGGED;
+        if (s->discarded)
+            snprintf(r->reason, sizeof r->reason,
+                     "no accepted sample: all %d ran below %.0f%% of the peak SM clock (throttled)",
+                     s->discarded, 100 * o->throttle);
+        else
+            snprintf(r->reason, sizeof r->reason, "no accepted sample within the budget of %.0f ms",
+                     o->stop.budget_ms);
+        return;
+    }
+    r->discarded = s->discarded;
     r->sm_mhz = s->clock_mhz;
     char note[256] = "";
     double footprint = 0;
@@ -47,7 +54,7 @@ void results_fill_timing(klab_row *r, const subject *s, const roofline *roof, do
     }
     if (s->few_samples) /* decided once, where the rounds stop it (rounds.c) */
         row_add_flag(r, "few-samples");
-    if (st.median < LAUNCH_BOUND_MS) {
+    if (r->median_ms < LAUNCH_BOUND_MS) {
         r->launch_floor_ms = launch_floor_ms;
         row_add_flag(r, "launch-bound");
     }

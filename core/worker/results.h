@@ -3,11 +3,19 @@
 #ifndef KLAB_RESULTS_H
 #define KLAB_RESULTS_H
 
+#include <stddef.h>
+
 #include "evidence/row.h"
 #include "timing/roofline.h"
 #include "timing/timing.h"
 
 #define LAUNCH_BOUND_MS 0.010 /* under 10 us a row shows the empty-launch floor beside it */
+
+/* The row's statistics from its samples (stats_compute: the median and its 95 % interval, p95, p99,
+   min, max, mean, noise, reps) and its GB/s and TFLOP/s from its bytes and flops: the one place a
+   row's numbers are made from samples, for the worker's subjects and libklab_bench's rows alike.
+   Returns 0, or -1 (the row untouched) when there is no sample or no memory. */
+int results_fill_stats(klab_row *r, const double *samples, size_t n);
 
 /* Statistics, GB/s and TFLOP/s of a subject timed without failing; flags few-samples, launch-bound
    (with launch_floor_ms) and, on a cold row above `roof` (the row dtype's roofline), exceeds-roofline

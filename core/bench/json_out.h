@@ -1,0 +1,36 @@
+/* JSON text for libklab_bench's answers to Python (an INI's cases, a plugin's descriptor, a row's
+ * statistics): one document in a malloc'd string, read with Python's json module. A document, not
+ * ctypes structs, so the Python side mirrors no C layout and a new field breaks no caller. Strings
+ * are escaped as JSON wants; numbers are written exactly (%.17g), a non-finite one as NaN or
+ * Infinity, which Python's json reads. */
+#ifndef KLAB_JSON_OUT_H
+#define KLAB_JSON_OUT_H
+
+#include <stdio.h>
+
+#define JSON_MAX_DEPTH 8
+
+typedef struct json_out {
+    FILE *fp; /* open_memstream over buf */
+    char *buf;
+    size_t len;
+    int depth;
+    int items[JSON_MAX_DEPTH]; /* values written at each open level: a comma before all but the first */
+    char close[JSON_MAX_DEPTH]; /* the bracket that ends each open level */
+    int overflow;               /* opened deeper than JSON_MAX_DEPTH: json_close refuses the text */
+} json_out;
+
+/* 0, or -1 when out of memory. */
+int json_open(json_out *j);
+/* The text (free it), or NULL when writing failed; j is closed either way. */
+char *json_close(json_out *j);
+
+/* Each value goes into the innermost open object under `key`, or into the array (key NULL). */
+void json_object(json_out *j, const char *key);
+void json_array(json_out *j, const char *key);
+void json_end(json_out *j); /* closes the innermost object or array */
+void json_str(json_out *j, const char *key, const char *v);
+void json_num(json_out *j, const char *key, double v);
+void json_int(json_out *j, const char *key, long long v);
+
+#endif
