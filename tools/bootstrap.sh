@@ -5,8 +5,8 @@
 #                                       PyTorch beside it where torch imports (one line says why not
 #                                       otherwise), and end with the report: out/<run-id>/*.csv,
 #                                       out/<run-id>/report/, the decisions and where the time went
-#   tools/bootstrap.sh --device-deps    fetch the Debian packages a GPU host without a registry
-#                                       needs into .deps/ (see docs/gpu-host.md)
+#   tools/bootstrap.sh --fetch-deps     fetch the Debian packages a GPU host without a registry
+#                                       needs into .deps/ (docs/gpu-host.md)
 #
 # Without a GPU it still does the real work a GPU does not need: lists the plugins, validates every
 # INI against its plugin, renders the report of the committed baseline (the newest folder under
@@ -15,16 +15,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/deps.sh
 
-if [ "${1:-}" = --device-deps ]; then
-  mkdir -p .deps
-  (cd .deps && apt-get download libinih-dev libinih1 libcsv-dev libcsv3 libcmocka-dev libcmocka0)
-  ls -1 .deps
+if [ "${1:-}" = --fetch-deps ]; then
+  klab_fetch_deps
   exit 0
 fi
 
 klab_need_cuda
 klab_install_missing
-klab_configure
+klab_configure -DKLAB_BUILD_TESTS=OFF # the main job needs klab, libklab_bench and the plugins
 cmake --build build -j "$(nproc)"
 K=build/klab
 

@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 . tools/deps.sh
 klab_need_cuda
 klab_install_missing test
-klab_configure
+klab_configure -DKLAB_BUILD_TESTS=ON
 cmake --build build -j "$(nproc)"
 ctest --test-dir build --output-on-failure -j "$(nproc)"
