@@ -24,7 +24,7 @@ results() {
   echo "<!-- results: begin (klab report $base; do not edit by hand) -->"
   sed -n 's/^- `[^`]*`: \(.*\)$/Run: \1/p' "$tmp/report/decisions.md" | head -n 1
   echo
-  results "$tmp/report/decisions.md"
+  results "$tmp/report/decisions.md" | sed 's|](#|](docs/report/decisions.md#|g'
   echo "<!-- results: end -->"
 } >"$tmp/block"
 if [ "$write" = --write ]; then
