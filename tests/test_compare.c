@@ -103,7 +103,7 @@ static void test_same_distribution_is_same(void **state)
     (void)state;
     klab_row a[3], b[3];
     three_rows(a, 1.0, 0.01, 500, 11);
-    three_rows(b, 1.0, 0.01, 500, 97); /* another sitting: other draws of the same distribution */
+    three_rows(b, 1.0, 0.01, 500, 97); /* another run: other draws of the same distribution */
     cmp_pair *p;
     int n = judge(a, 3, b, 3, CMP_DEFAULT_THRESHOLD, &p);
     assert_int_equal(n, 3);

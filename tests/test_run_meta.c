@@ -1,5 +1,5 @@
 /* run_meta_write_info: the one meta.ini writer of klab's runs (lab_write_meta) and of libklab_bench's
- * sessions (kb_write_meta). A reader (klab report, klab merge, a record of a sitting) trusts every
+ * sessions (kb_write_meta). A reader (klab report, klab merge, a record of a run) trusts every
  * byte of it, so klab's file is checked whole, and a session's extra entries can neither shadow a
  * section of klab's nor break a line. No GPU: the device comes in as data. */
 #include "klab_test.h"

@@ -1,7 +1,7 @@
 /* Run folders read back: each one's meta.ini, every *.csv in it (table_read_csv) and its counters
  * files (counters_read) joined to the rows by the key counters.h names, for the commands
  * that judge or compare evidence after the fact (klab report). A RUN given on the command line is a
- * run folder, one CSV file of one, or a folder whose subfolders are run folders (a sitting, like
+ * run folder, one CSV file of one, or a folder whose subfolders are run folders (a set of runs, like
  * experiments/evidence/2026-11-22-h200-rows): each subfolder is then one run. */
 #ifndef KLAB_RUN_SET_H
 #define KLAB_RUN_SET_H

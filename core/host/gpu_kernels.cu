@@ -225,7 +225,7 @@ template <int THREADS, int UNROLL> static int copy16_launch(void *dst, const voi
 /* Past 32 MiB a side, blocks of 128 threads x 2 vectors (4 KiB a block): at 48-512 MiB a side they ran
    2.2-4.6 % faster than 256 x 4 (16 KiB a block), level with cudaMemcpy, which the 256 x 4 copy had
    trailed by 2-5 %; at 8-32 MiB 256 x 4 was the faster, by up to 4 % (H200, 30 shapes timed round-robin
-   from a cold L2, and in klab's rounds: docs/notes/vector_add.md, nineteenth sitting). */
+   from a cold L2, and in klab's rounds: docs/notes/vector_add.md). */
 extern "C" int gpu_copy16(void *dst, const void *src, size_t n16, klab_stream s)
 {
     return n16 > ((size_t)32 << 20) / 16 ? copy16_launch<128, 2>(dst, src, n16, s) : copy16_launch<256, 4>(dst, src, n16, s);

@@ -241,7 +241,7 @@ int cmp_runs(FILE *fp, const char *a, const char *b, double t, cmp_totals *tot, 
         text_printf(fp, "A: %s%s%s%s\nB: %s%s%s%s\nratio = B's median / A's median; threshold %.3g %%\n", a,
                     ga[0] ? " (" : "", ga, ga[0] ? ")" : "", b, gb[0] ? " (" : "", gb, gb[0] ? ")" : "", t * 100);
         if (ga[0] && gb[0] && strcmp(ga, gb))
-            fprintf(fp, "note: two GPUs; the intervals cover one sitting's sampling noise, not another board\n");
+            fprintf(fp, "note: two GPUs; the intervals cover one run's sampling noise, not another board\n");
     }
     /* the union of names, merged in order */
     for (int i = 0, j = 0; rc == 0 && (i < na || j < nb);) {

@@ -7,7 +7,7 @@
  * Matching: the CSV files of the same name in both folders (rmsnorm.csv with rmsnorm.csv, PyTorch's
  * rmsnorm.torch.csv with its own), and within them the rows whose key is equal. The key is the schema's
  * columns that say what was measured (row.h): plugin, case, shape, dtype, profile, config, l2 and launch.
- * run_id, seed and batch (N follows each sitting's launch floor) are not part of it. */
+ * run_id, seed and batch (N follows each run's launch floor) are not part of it. */
 #ifndef KLAB_COMPARE_H
 #define KLAB_COMPARE_H
 
