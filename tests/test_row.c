@@ -354,7 +354,8 @@ static void test_every_cell_reads_back(void **state)
         row_cell(&r, i, text, sizeof text);
         if (!*text)
             fail_msg("column %s is empty in a full row: the test cannot see it", row_schema[i].name);
-        row_parse(&back, i, text);
+        char why[200];
+        assert_int_equal(row_parse(&back, i, text, why, sizeof why), 0);
     }
     for (int i = 0; i < ROW_NCOLUMNS; i++) {
         char a[600], b[600];
@@ -368,18 +369,49 @@ static void test_every_cell_reads_back(void **state)
     /* an empty cell sets nothing: no flag claims a value that was not there */
     klab_row z;
     memset(&z, 0, sizeof z);
+    char why[200];
     for (int i = 0; i < ROW_NCOLUMNS; i++)
-        row_parse(&z, i, "");
+        assert_int_equal(row_parse(&z, i, "", why, sizeof why), 0);
     klab_row zero;
     memset(&zero, 0, sizeof zero);
     assert_memory_equal(&z, &zero, sizeof z);
-    /* a long text is cut to its field */
+    /* a text longer than its field is refused, not cut: cut, it would read as another name */
     char big[1000];
     memset(big, 'c', sizeof big - 1);
     big[sizeof big - 1] = 0;
-    row_parse(&z, col("case"), big);
-    assert_int_equal(strlen(z.kcase), sizeof z.kcase - 1);
-    assert_int_equal(z.shape[0], 0);
+    assert_int_equal(row_parse(&z, col("case"), big, why, sizeof why), -1);
+    assert_string_equal(why, "column 'case': 999 bytes, more than its 63");
+    assert_int_equal(z.kcase[0], 0);
+    big[63] = 0;
+    assert_int_equal(row_parse(&z, col("case"), big, why, sizeof why), 0);
+    assert_int_equal(strlen(z.kcase), 63);
+    /* what is not the column's kind: a status klab never writes (it used to read as passed), a
+       number that is not one, a NaN, a whole number with a sign or a fraction */
+    struct {
+        const char *col, *text, *why;
+    } bad[] = {
+        {"status", "pased", "column 'status': 'pased' is no status klab writes"},
+        {"status", "PASSED", "column 'status': 'PASSED' is no status klab writes"},
+        {"median_ms", "0.5ms", "column 'median_ms': '0.5ms' is not a number"},
+        {"median_ms", " 0.5", "column 'median_ms': ' 0.5' is not a number"},
+        {"median_ms", "nan", "column 'median_ms': 'nan' is not a finite number"},
+        {"median_hi", "inf", "column 'median_hi': 'inf' is not a finite number"},
+        {"reps", "12.5", "column 'reps': '12.5' is not a whole number"},
+        {"reps", "99999999999", "column 'reps': '99999999999' is not a whole number"},
+        {"seed", "-1", "column 'seed': '-1' is not a whole number"},
+        {"seed", "0x10", "column 'seed': '0x10' is not a whole number"},
+        {"seed", "18446744073709551616", "column 'seed': '18446744073709551616' is not a whole number"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        klab_row b;
+        memset(&b, 0, sizeof b);
+        assert_int_equal(row_parse(&b, col(bad[k].col), bad[k].text, why, sizeof why), -1);
+        assert_string_equal(why, bad[k].why);
+    }
+    assert_int_equal(row_parse(&z, col("reps"), "-3", why, sizeof why), 0);
+    assert_int_equal(z.reps, -3);
+    assert_int_equal(row_parse(&z, col("seed"), "18446744073709551615", why, sizeof why), 0);
+    assert_true(z.seed == UINT64_MAX);
 }
 
 static const char *term(const klab_row *r, const char *name)

@@ -174,3 +174,6 @@ add_test(NAME torch_meta COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tes
 set_tests_properties(torch_meta PROPERTIES LABELS unit)
 # decode_replay's GEMV and attention: 16-byte loads, no local memory (no spills) in any architecture
 klab_sass_test(decode_replay gemv_kernel gemv_pipe_kernel attn_kernel attn_fused_kernel)
+# the one CSV reader (csv_read.c) against damaged files: cell counts, quotes, NUL, cut and over-long
+# cells, unknown statuses, files that are not regular ones; a byte order mark and CRLF accepted
+klab_test(test_csv_read SOURCES test_csv_read.c klab_run.c LABELS unit)
