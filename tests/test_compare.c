@@ -196,26 +196,105 @@ static void test_rows_on_one_side(void **state)
     three_rows(a, 1.0, 0.01, 500, 11);
     three_rows(b, 1.0, 0.01, 500, 97);
     snprintf(b[1].kcase, sizeof b[1].kcase, "16384x8192"); /* A's baseline row is gone, a new case came */
-    snprintf(b[2].config, sizeof b[2].config, "threads=128,vec=8"); /* another configuration: another row */
     cmp_pair *p;
     int n = judge(a, 3, b, 3, CMP_DEFAULT_THRESHOLD, &p);
-    assert_int_equal(n, 5);
+    assert_int_equal(n, 4);
     assert_int_equal(p[0].v, CMP_SAME);
     assert_int_equal(p[1].v, CMP_ONLY_A);
     assert_ptr_equal(p[1].a, &a[1]);
     assert_null(p[1].b);
-    assert_int_equal(p[2].v, CMP_ONLY_A);
+    assert_int_equal(p[2].v, CMP_SAME);
     assert_int_equal(p[3].v, CMP_ONLY_B);
     assert_ptr_equal(p[3].b, &b[1]);
-    assert_int_equal(p[4].v, CMP_ONLY_B);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         assert_int_equal(p[i].regression, 0);
+        assert_int_equal(p[i].config_changed, 0);
+    }
     free(p);
     n = judge(a, 3, NULL, 0, CMP_DEFAULT_THRESHOLD, &p);
     assert_int_equal(n, 3);
     for (int i = 0; i < n; i++)
         assert_int_equal(p[i].v, CMP_ONLY_A);
     free(p);
+}
+
+/* The tuning configuration is not what a row measured but the answer it used: a row whose chosen
+   configuration moved is paired with its old self, judged, and marked (it used to fall apart into a row
+   only in A and a row only in B, which the gate passed). --tune's trial rows measure one configuration
+   each, so theirs is part of their key. */
+static void test_config_change_is_paired(void **state)
+{
+    (void)state;
+    klab_row a[3], b[3];
+    three_rows(a, 1.0, 0.01, 500, 11);
+    three_rows(b, 1.10, 0.01, 500, 97);
+    snprintf(b[2].config, sizeof b[2].config, "threads=128,vec=8");
+    cmp_pair *p;
+    int n = judge(a, 3, b, 3, CMP_DEFAULT_THRESHOLD, &p);
+    assert_int_equal(n, 3);
+    assert_int_equal(p[2].v, CMP_SLOWER);
+    assert_int_equal(p[2].config_changed, 1);
+    assert_ptr_equal(p[2].a, &a[2]);
+    assert_ptr_equal(p[2].b, &b[2]);
+    assert_true(fabs(p[2].ratio - 1.10) < 0.01);
+    assert_int_equal(p[0].config_changed, 0);
+    free(p);
+    /* trial rows: each configuration its own row, and the plugin's own choice beside its trial twin */
+    klab_row ta[3], tb[3];
+    three_rows(ta, 1.0, 0.01, 500, 11);
+    three_rows(tb, 1.0, 0.01, 500, 97);
+    for (int i = 0; i < 3; i++) {
+        ta[i] = ta[2];
+        tb[i] = tb[2];
+        row_add_flag(&ta[i], "tune-trial");
+        row_add_flag(&tb[i], "tune-trial");
+    }
+    snprintf(ta[1].config, sizeof ta[1].config, "threads=512,vec=4");
+    snprintf(tb[0].config, sizeof tb[0].config, "threads=512,vec=4");
+    row_add_flag(&ta[2], "own-choice");
+    row_add_flag(&tb[1], "own-choice");
+    /* A: 256 trial, 512 trial, 256 own; B: 512 trial, 256 own, 256 trial */
+    n = judge(ta, 3, tb, 3, CMP_DEFAULT_THRESHOLD, &p);
+    assert_int_equal(n, 3);
+    assert_ptr_equal(p[0].b, &tb[2]);
+    assert_ptr_equal(p[1].b, &tb[0]);
+    assert_ptr_equal(p[2].b, &tb[1]);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(p[i].v, CMP_SAME);
+        assert_int_equal(p[i].config_changed, 0);
+    }
+    free(p);
+}
+
+/* Many rows: matched by sorting the keys, not by a scan per row (this ran quadratic); the order of the
+   pairs is A's, then B's rows of keys A lacks. */
+static void test_many_rows_in_order(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    klab_row *a = calloc(N, sizeof *a), *b = calloc(N, sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    klab_row one = row_of("x", "fused", 0.02, 0.01, 50, 3);
+    for (int i = 0; i < N; i++) {
+        a[i] = b[N - 1 - i] = one;
+        snprintf(a[i].kcase, sizeof a[i].kcase, "c%d", i);
+        snprintf(b[N - 1 - i].kcase, sizeof b[0].kcase, "c%d", i + 1);
+    }
+    cmp_pair *p;
+    int n = judge(a, N, b, N, CMP_DEFAULT_THRESHOLD, &p);
+    assert_int_equal(n, N + 1);
+    assert_int_equal(p[0].v, CMP_ONLY_A);
+    for (int i = 1; i < N; i++) {
+        assert_ptr_equal(p[i].a, &a[i]);
+        assert_ptr_equal(p[i].b, &b[N - i]);
+        assert_int_equal(p[i].v, CMP_SAME);
+    }
+    assert_int_equal(p[N].v, CMP_ONLY_B);
+    assert_string_equal(p[N].b->kcase, "c20000");
+    free(p);
+    free(a);
+    free(b);
 }
 
 static void test_rows_that_are_not_evidence_are_never_same(void **state)
@@ -276,6 +355,7 @@ static void test_rows_that_are_not_evidence_are_never_same(void **state)
 /* ---- two run folders, in the library and through the binary ---- */
 
 static char dir_a[PATH_MAX], dir_b[PATH_MAX];
+static const cmp_opts opts = {CMP_DEFAULT_THRESHOLD, 0, 0};
 
 static void make_runs(double scale_b, double spread)
 {
@@ -311,7 +391,7 @@ static void test_run_folders(void **state)
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
     cmp_totals t;
-    assert_int_equal(cmp_runs(fp, dir_a, dir_b, CMP_DEFAULT_THRESHOLD, &t, err, sizeof err), 0);
+    assert_int_equal(cmp_runs(fp, dir_a, dir_b, &opts, &t, err, sizeof err), 0);
     fclose(fp);
     kr_echo(buf);
     assert_int_equal(t.files, 3);
@@ -321,12 +401,14 @@ static void test_run_folders(void **state)
     kr_expect_in(buf, "\nrmsnorm.csv\n");
     kr_expect_in(buf, "\nsoftmax.csv (only in B)\n");
     kr_expect_in(buf, "fused threads=256,vec=8");
-    kr_expect_in(buf, "4 SLOWER, 0 UNSURE, 0 not compared, 0 only in A, 1 only in B: 4 regressions");
+    kr_expect_in(buf, "4 SLOWER, 0 UNSURE, 0 not compared, 0 only in A, 1 only in B, 0 config changed: 4 regressions");
+    kr_expect_in(buf, "gate: FAILED: 4 regressions; 1 row in one run only (--allow-missing accepts them)\n");
+    assert_int_equal(t.gate_failed, 1);
     kr_expect_not_in(buf, "swiglu");
     kr_expect_not_in(buf, "counters");
     free(buf);
     fp = open_memstream(&buf, &len);
-    assert_int_equal(cmp_runs(fp, dir_a, "/nonexistent/run", CMP_DEFAULT_THRESHOLD, &t, err, sizeof err), -1);
+    assert_int_equal(cmp_runs(fp, dir_a, "/nonexistent/run", &opts, &t, err, sizeof err), -1);
     fclose(fp);
     free(buf);
     assert_string_equal(err, "/nonexistent/run: cannot open: No such file or directory");
@@ -346,7 +428,7 @@ static void test_gpu_names(void **state)
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
     cmp_totals t;
-    assert_int_equal(cmp_runs(fp, dir_a, dir_b, CMP_DEFAULT_THRESHOLD, &t, err, sizeof err), 0);
+    assert_int_equal(cmp_runs(fp, dir_a, dir_b, &opts, &t, err, sizeof err), 0);
     fclose(fp);
     kr_expect_in(buf, "/run-a (NVIDIA H200)\nB: ");
     kr_expect_in(buf, "/run-b (NVIDIA H100 80GB HBM3)\nratio = ");
@@ -354,7 +436,7 @@ static void test_gpu_names(void **state)
     free(buf);
     kr_write_file(path, "[run]\nid = run-b\n\n[device]\nname = NVIDIA H200\n");
     fp = open_memstream(&buf, &len);
-    assert_int_equal(cmp_runs(fp, dir_a, dir_b, CMP_DEFAULT_THRESHOLD, &t, err, sizeof err), 0);
+    assert_int_equal(cmp_runs(fp, dir_a, dir_b, &opts, &t, err, sizeof err), 0);
     fclose(fp);
     kr_expect_in(buf, "/run-b (NVIDIA H200)\n");
     kr_expect_not_in(buf, "two GPUs");
@@ -365,13 +447,19 @@ static void test_binary_same_is_exit_0(void **state)
 {
     (void)state;
     make_runs(1.0, 0.01);
+    /* softmax.csv is in B only: rows that appeared or vanished fail the gate unless allowed */
     klab_result r = KLAB("compare", dir_a, dir_b);
-    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.rc, 1);
     kr_expect_in(r.out, "4 SAME, 0 FASTER, 0 SLOWER, 0 UNSURE");
+    kr_expect_in(r.out, "gate: FAILED: 1 row in one run only (--allow-missing accepts them)");
+    free(r.out);
+    r = KLAB("compare", "--allow-missing", dir_a, dir_b);
+    assert_int_equal(r.rc, 0);
     kr_expect_in(r.out, "threshold 5 %");
+    kr_expect_in(r.out, "gate: passed (rows in one run only allowed)");
     free(r.out);
     /* run ids under --out */
-    r = KLAB("compare", "--out", "out", "run-a", "run-b");
+    r = KLAB("compare", "--allow-missing", "--out", "out", "run-a", "run-b");
     assert_int_equal(r.rc, 0);
     free(r.out);
 }
@@ -385,7 +473,7 @@ static void test_binary_slower_is_exit_1(void **state)
     kr_expect_in(r.out, "SLOWER");
     kr_expect_in(r.out, ": 4 regressions");
     free(r.out);
-    r = KLAB("compare", "--threshold", "20", "out/run-a", "out/run-b");
+    r = KLAB("compare", "--threshold", "20", "--allow-missing", "out/run-a", "out/run-b");
     assert_int_equal(r.rc, 0);
     kr_expect_in(r.out, "threshold 20 %");
     free(r.out);
@@ -412,6 +500,84 @@ static void test_binary_errors_are_exit_2(void **state)
     assert_int_equal(r.rc, 2);
     kr_expect_in(r.out, "compare takes two runs: klab compare RUN-A RUN-B");
     free(r.out);
+}
+
+/* Two committed row-length sweeps of an H200 whose tuner chose other configurations for 14 of their 24
+   rows (tests/fixtures/runs/rowsweep-rmsnorm-a, -b): every row is paired, the 14 are shown with both
+   configurations and their ratio, and the gate fails on them. This pair used to read "8 SAME, 2 UNSURE,
+   14 only in A, 14 only in B: 0 regressions" and exit 0. */
+static void test_binary_config_change_fails_the_gate(void **state)
+{
+    (void)state;
+    klab_result r = KLAB("compare", KLAB_TEST_DATA "/fixtures/runs/rowsweep-rmsnorm-a",
+                         KLAB_TEST_DATA "/fixtures/runs/rowsweep-rmsnorm-b");
+    assert_int_equal(r.rc, 1);
+    kr_expect_in(r.out, "19 SAME, 2 FASTER, 0 SLOWER, 3 UNSURE, 0 not compared, 0 only in A, 0 only in B, "
+                        "14 config changed: 0 regressions");
+    kr_expect_in(r.out, "gate: FAILED: 14 rows whose tuning configuration changed (--allow-config-change accepts them)");
+    /* the row: its ratio and bounds, its verdict, both configurations */
+    kr_expect_in(r.out, "0.889 [0.881-0.895]  FASTER CONFIG-CHANGED\n");
+    kr_expect_in(r.out, "config: A cta=256,tpr=256,vpt=8,cluster=4,stream=0, B cta=1024,tpr=1024,vpt=8,cluster=1,stream=1\n");
+    kr_expect_not_in(r.out, "ONLY-IN");
+    free(r.out);
+    r = KLAB("compare", "--allow-config-change", KLAB_TEST_DATA "/fixtures/runs/rowsweep-rmsnorm-a",
+             KLAB_TEST_DATA "/fixtures/runs/rowsweep-rmsnorm-b");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "gate: passed (changed configurations allowed)");
+    free(r.out);
+}
+
+/* A run the gate cannot trust is an error (exit 2) naming the file and line, never a pass: a column
+   the verdict rests on missing, a median outside its own interval, a median that is not a number,
+   a row the reader refuses. */
+static void test_binary_untrusted_runs_are_exit_2(void **state)
+{
+    (void)state;
+    make_runs(1.0, 0.01);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/rmsnorm.csv", dir_b);
+    size_t len;
+    char *good = file_read_all(path, &len);
+    assert_non_null(good);
+    struct {
+        int line;
+        const char *col, *to, *why;
+    } cases[] = {
+        /* no median_ms column: its header cell renamed */
+        {1, "median_ms", "median", "rmsnorm.csv: no 'median_ms' column: compare cannot judge its rows"},
+        /* row 2's median above its interval's top */
+        {2, "median_ms", "0.0300", "rmsnorm.csv:2: its median_ms lies outside its own interval"},
+        {3, "median_lo", "0.0300", "rmsnorm.csv:3: its median_ms lies outside its own interval"},
+        {2, "median_ms", "-nan", "rmsnorm.csv:2: column 'median_ms': '-nan' is not a finite number"},
+        {2, "median_ms", "inf", "rmsnorm.csv:2: column 'median_ms': 'inf' is not a finite number"},
+        {3, "status", "PASSED", "rmsnorm.csv:3: column 'status': 'PASSED' is no status klab writes"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* the cell of column `col` on line `line` replaced (klab's rows here have no quoted cells) */
+        char *bad = malloc(len + 64), *o = bad;
+        int line = 1, cell = 0, target = row_column_index(cases[i].col);
+        for (const char *c = good; *c; c++) {
+            if (line == cases[i].line && cell == target) {
+                o += sprintf(o, "%s", cases[i].to);
+                while (*c != ',' && *c != '\n')
+                    c++;
+                cell++;
+            }
+            *o++ = *c;
+            cell += *c == ',';
+            if (*c == '\n')
+                line++, cell = 0;
+        }
+        *o = 0;
+        kr_write_file(path, bad);
+        free(bad);
+        klab_result r = KLAB("compare", "--allow-missing", dir_a, dir_b);
+        assert_int_equal(r.rc, 2);
+        kr_expect_in(r.out, cases[i].why);
+        kr_expect_not_in(r.out, "gate: passed");
+        free(r.out);
+    }
+    free(good);
 }
 
 /* On a GPU: two runs of this commit, back to back, come out SAME (exit 0). A 19 us kernel and its
@@ -473,6 +639,8 @@ int main(void)
         cmocka_unit_test(test_ten_percent_slower_is_slower),
         cmocka_unit_test(test_noisy_overlap_is_unsure),
         cmocka_unit_test(test_rows_on_one_side),
+        cmocka_unit_test(test_config_change_is_paired),
+        cmocka_unit_test(test_many_rows_in_order),
         cmocka_unit_test(test_rows_that_are_not_evidence_are_never_same),
         cmocka_unit_test(test_command_line),
         KR_TEST(test_run_folders),
@@ -480,6 +648,8 @@ int main(void)
         KR_TEST(test_binary_same_is_exit_0),
         KR_TEST(test_binary_slower_is_exit_1),
         KR_TEST(test_binary_errors_are_exit_2),
+        KR_TEST(test_binary_config_change_fails_the_gate),
+        KR_TEST(test_binary_untrusted_runs_are_exit_2),
         KR_TEST(test_two_runs_of_one_commit_are_same),
     };
     KLAB_RUN_TESTS(tests);

@@ -62,6 +62,8 @@ void cli_usage(FILE *fp)
           "                         with --validate, list those cases (torch_rows.py --dry-run)\n"
           "  --torch PYTHON         --with-torch with this interpreter (default python3)\n"
           "  --threshold PCT        klab compare: the change that counts (default 5)\n"
+          "  --allow-missing        klab compare: rows in one run only do not fail the gate\n"
+          "  --allow-config-change  klab compare: a changed tuning configuration does not fail the gate\n"
           "  --no-isolate           run plugins in this process, for cuda-gdb and compute-sanitizer; this\n"
           "                         gives up isolation: a crash, a hang or a lost CUDA context in one\n"
           "                         experiment then ends the whole run\n"
@@ -75,8 +77,9 @@ void cli_usage(FILE *fp)
           "exit status: 0 all passed; 1 a row failed, was incorrect or flagged, or a plugin was refused;\n"
           "2 a bad command line or INI; 3 no usable GPU; 130 or 143 stopped by SIGINT or SIGTERM (a run's\n"
           "rows so far are kept in <plugin>.csv.partial; a second SIGINT ends klab at once). klab compare: 0 no\n"
-          "regression; 1 a row SLOWER beyond the threshold, or passed in A and incorrect, failed or flagged in B;\n"
-          "2 a bad command line, a run that cannot be read, or no row in common.\n",
+          "regression; 1 a row SLOWER beyond the threshold, or passed in A and incorrect, failed or flagged in B,\n"
+          "a row in one run only or a changed configuration (unless allowed); 2 a bad command line, a run that\n"
+          "cannot be read or trusted, or no row in common.\n",
           fp);
 }
 
@@ -137,7 +140,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
     enum { O_CASE = 256, O_DTYPE, O_PROFILE, O_CONFIG, O_PLUGIN_PATH, O_INI_DIR, O_OUT, O_RUN_ID, O_DEVICE,
            O_HOT, O_BATCHED, O_GRAPH, O_VERIFY_ONLY, O_TUNE, O_TUNE_CACHE, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION,
            O_WITH_TORCH, O_TORCH, O_THRESHOLD, O_OUT_DIR, O_EXPERIMENTS, O_WITH_PROFILING, O_PROFILE_PASS,
-           O_DEVICES, O_SHARD };
+           O_DEVICES, O_SHARD, O_ALLOW_MISSING, O_ALLOW_CONFIG };
     static const struct option longopts[] = {
         {"plugin", required_argument, 0, 'p'},     {"case", required_argument, 0, O_CASE},
         {"dtype", required_argument, 0, O_DTYPE},  {"profile", required_argument, 0, O_PROFILE},
@@ -157,6 +160,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         {"out-dir", required_argument, 0, O_OUT_DIR}, {"experiments", required_argument, 0, O_EXPERIMENTS},
         {"with-profiling", no_argument, 0, O_WITH_PROFILING}, {"profile-pass", no_argument, 0, O_PROFILE_PASS},
         {"devices", required_argument, 0, O_DEVICES}, {"shard", required_argument, 0, O_SHARD},
+        {"allow-missing", no_argument, 0, O_ALLOW_MISSING}, {"allow-config-change", no_argument, 0, O_ALLOW_CONFIG},
         {0, 0, 0, 0},
     };
     opterr = 0;
@@ -269,6 +273,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
                 return -1;
             o->threshold = v / 100;
             break;
+        case O_ALLOW_MISSING: o->allow_missing = 1; break;
+        case O_ALLOW_CONFIG: o->allow_config_change = 1; break;
         case O_LIST: o->cmd = CMD_LIST; break;
         case O_VALIDATE: o->cmd = CMD_VALIDATE; break;
         case O_SELF_TEST: o->cmd = CMD_SELF_TEST; break;
@@ -356,6 +362,10 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
     }
     if (o->threshold != CMP_DEFAULT_THRESHOLD && o->cmd != CMD_COMPARE) {
         snprintf(err, errlen, "--threshold goes with klab compare RUN-A RUN-B");
+        return -1;
+    }
+    if ((o->allow_missing || o->allow_config_change) && o->cmd != CMD_COMPARE) {
+        snprintf(err, errlen, "--allow-missing and --allow-config-change go with klab compare RUN-A RUN-B");
         return -1;
     }
     if (o->with_torch && ((o->cmd != CMD_RUN && o->cmd != CMD_VALIDATE) || o->tune || o->verify_only)) {

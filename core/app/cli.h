@@ -33,6 +33,7 @@ typedef struct cli_opts {
     char experiments_dir[4096]; /* --experiments: the experiment and decision files (default experiments) */
     char compare[2][4096]; /* klab compare RUN-A RUN-B: run folders, or run ids under --out */
     double threshold;      /* klab compare --threshold PCT, as a fraction (compare.h) */
+    int allow_missing, allow_config_change; /* klab compare: what the gate may let pass (compare.h) */
     int device;
     int hot, batched, isolate, verify_only; /* hot, batched: timing modes (timing.h), at most one */
     int tune; /* a run: every configuration of each tuning space timed; --validate: listed */

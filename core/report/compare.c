@@ -1,13 +1,14 @@
 #include "report/compare.h"
 
-#include "evidence/counters.h"
-
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/tune_cache.h"
+#include "evidence/counters.h"
 #include "evidence/csv_read.h"
 #include "evidence/run_set.h"
+#include "util/checksum.h"
 #include "util/dir_list.h"
 #include "util/text.h"
 
@@ -25,12 +26,51 @@ const char *cmp_verdict_name(cmp_verdict v)
     return "?";
 }
 
-/* What was measured (compare.h): the key two runs' rows are matched on. */
-static int same_key(const klab_row *x, const klab_row *y)
+/* A --tune trial row measures one configuration: its configuration is part of what it measured, and
+   the plugin's own choice is a row of its own beside the trial of the same configuration. */
+static int is_trial(const klab_row *r)
 {
-    return !strcmp(x->plugin, y->plugin) && !strcmp(x->kcase, y->kcase) && !strcmp(x->shape, y->shape) &&
-           !strcmp(x->dtype, y->dtype) && !strcmp(x->profile, y->profile) && !strcmp(x->config, y->config) &&
-           !strcmp(x->l2, y->l2) && !strcmp(x->launch, y->launch);
+    return row_has_flag(r, TUNE_FLAG_TRIAL);
+}
+
+/* What was measured (compare.h): the key two runs' rows are matched on, as text fields in order. */
+static int key_fields(const klab_row *r, const char *f[9])
+{
+    int n = 0;
+    f[n++] = r->plugin;
+    f[n++] = r->kcase;
+    f[n++] = r->shape;
+    f[n++] = r->dtype;
+    f[n++] = r->profile;
+    f[n++] = r->l2;
+    f[n++] = r->launch;
+    if (is_trial(r)) {
+        f[n++] = r->config;
+        f[n++] = row_has_flag(r, TUNE_FLAG_OWN) ? TUNE_FLAG_OWN : TUNE_FLAG_TRIAL;
+    }
+    return n;
+}
+
+static int key_cmp(const klab_row *x, const klab_row *y)
+{
+    const char *fx[9], *fy[9];
+    int nx = key_fields(x, fx), ny = key_fields(y, fy);
+    for (int i = 0; i < nx && i < ny; i++) {
+        int c = strcmp(fx[i], fy[i]);
+        if (c)
+            return c;
+    }
+    return nx - ny;
+}
+
+static uint64_t key_hash(const klab_row *r)
+{
+    const char *f[9];
+    int n = key_fields(r, f);
+    uint64_t h = CHECKSUM_INIT;
+    for (int i = 0; i < n; i++)
+        h = checksum_update(h, f[i], strlen(f[i]) + 1); /* the NUL too: "ab","c" is not "a","bc" */
+    return h;
 }
 
 /* Why a row cannot be compared, or NULL when it is a passed, timed row with a believable figure. */
@@ -94,48 +134,95 @@ void cmp_judge(const klab_row *a, const klab_row *b, double t, cmp_pair *p)
     }
 }
 
-static int count_key(const klab_row *rows, int n, const klab_row *r, int *first)
+/* ---- matching: both sides' keys sorted, then walked together ---- */
+
+typedef struct keyed {
+    uint64_t h;
+    const klab_row *r;
+    int side; /* 0 A, 1 B */
+    int idx;
+} keyed;
+
+static int keyed_cmp(const void *pa, const void *pb)
 {
-    int c = 0;
-    for (int i = 0; i < n; i++)
-        if (same_key(&rows[i], r) && c++ == 0 && first)
-            *first = i;
-    return c;
+    const keyed *a = pa, *b = pb;
+    if (a->h != b->h)
+        return a->h < b->h ? -1 : 1;
+    int c = key_cmp(a->r, b->r);
+    if (c)
+        return c;
+    if (a->side != b->side)
+        return a->side - b->side;
+    return a->idx - b->idx;
+}
+
+/* For every row, its key's rows on each side: count and the first (lowest index). */
+typedef struct match {
+    int na, nb;     /* rows of this key in A, in B */
+    int first_b;    /* the first of them in B, or -1 */
+} match;
+
+static void pair_only(cmp_pair *q, const klab_row *a, const klab_row *b)
+{
+    memset(q, 0, sizeof *q);
+    q->a = a;
+    q->b = b;
+    q->v = a ? CMP_ONLY_A : CMP_ONLY_B;
 }
 
 int cmp_rows(const klab_row *a, int na, const klab_row *b, int nb, double t, cmp_pair **out)
 {
-    cmp_pair *p = malloc((size_t)(na + nb + 1) * sizeof *p);
-    if (!p)
+    size_t n = (size_t)na + (size_t)nb;
+    keyed *k = malloc((n ? n : 1) * sizeof *k);
+    match *ma = malloc(((size_t)na + 1) * sizeof *ma), *mb = malloc(((size_t)nb + 1) * sizeof *mb);
+    cmp_pair *p = malloc((n + 1) * sizeof *p);
+    if (!k || !ma || !mb || !p) {
+        free(k), free(ma), free(mb), free(p);
         return -1;
-    int n = 0;
+    }
+    for (int i = 0; i < na; i++)
+        k[i] = (keyed){key_hash(&a[i]), &a[i], 0, i};
+    for (int j = 0; j < nb; j++)
+        k[na + j] = (keyed){key_hash(&b[j]), &b[j], 1, j};
+    if (n > 1)
+        qsort(k, n, sizeof *k, keyed_cmp);
+    for (size_t g = 0, e; g < n; g = e) {
+        match m = {0, 0, -1};
+        for (e = g; e < n && k[e].h == k[g].h && key_cmp(k[e].r, k[g].r) == 0; e++) {
+            if (k[e].side == 0)
+                m.na++;
+            else if (m.nb++ == 0)
+                m.first_b = k[e].idx; /* the group is sorted by index within a side */
+        }
+        for (size_t i = g; i < e; i++)
+            (k[i].side ? mb : ma)[k[i].idx] = m;
+    }
+    free(k);
+    int c = 0;
     for (int i = 0; i < na; i++) {
-        int j = -1, ca = count_key(a, na, &a[i], NULL), cb = count_key(b, nb, &a[i], &j);
-        cmp_pair *q = &p[n++];
-        if (cb == 0) {
-            memset(q, 0, sizeof *q);
-            q->a = &a[i];
-            q->v = CMP_ONLY_A;
-        } else if (ca > 1 || cb > 1) {
+        cmp_pair *q = &p[c++];
+        const match *m = &ma[i];
+        if (m->nb == 0) {
+            pair_only(q, &a[i], NULL);
+        } else if (m->na > 1 || m->nb > 1) {
             /* two rows of one key in one file: which measurement is which cannot be known */
             memset(q, 0, sizeof *q);
             q->a = &a[i];
-            q->b = &b[j];
+            q->b = &b[m->first_b];
             q->v = CMP_NOT_COMPARED;
-            snprintf(q->why, sizeof q->why, "ambiguous: %d rows of this key in A, %d in B", ca, cb);
+            snprintf(q->why, sizeof q->why, "ambiguous: %d rows of this key in A, %d in B", m->na, m->nb);
         } else {
-            cmp_judge(&a[i], &b[j], t, q);
+            cmp_judge(&a[i], &b[m->first_b], t, q);
+            q->config_changed = strcmp(a[i].config, b[m->first_b].config) != 0;
         }
     }
     for (int j = 0; j < nb; j++)
-        if (count_key(a, na, &b[j], NULL) == 0) {
-            cmp_pair *q = &p[n++];
-            memset(q, 0, sizeof *q);
-            q->b = &b[j];
-            q->v = CMP_ONLY_B;
-        }
+        if (mb[j].na == 0)
+            pair_only(&p[c++], NULL, &b[j]);
+    free(ma);
+    free(mb);
     *out = p;
-    return n;
+    return c;
 }
 
 /* ---- two run folders ---- */
@@ -174,27 +261,67 @@ static void print_pair(FILE *fp, const cmp_pair *p)
         snprintf(ratio, sizeof ratio, "%.3f", p->ratio);
     else
         snprintf(ratio, sizeof ratio, "-");
-    text_printf(fp, "%-16s %-5s %-22s %-7s %22s %22s %21s  %s%s\n", r->kcase, r->dtype, profile, mode, ia, ib,
-                ratio, cmp_verdict_name(p->v), p->regression && p->v != CMP_SLOWER ? " (regression)" : "");
+    text_printf(fp, "%-16s %-5s %-22s %-7s %22s %22s %21s  %s%s%s\n", r->kcase, r->dtype, profile, mode, ia, ib,
+                ratio, cmp_verdict_name(p->v), p->config_changed ? " CONFIG-CHANGED" : "",
+                p->regression && p->v != CMP_SLOWER ? " (regression)" : "");
     if (p->why[0])
         text_printf(fp, "%18s%s\n", "", p->why);
+    if (p->config_changed)
+        text_printf(fp, "%18sconfig: A %s, B %s\n", "", p->a->config[0] ? p->a->config : "(none)",
+                    p->b->config[0] ? p->b->config : "(none)");
+}
+
+/* What the verdicts rest on, in every row of a file: the key's columns, the status and flags, the
+   median and its interval. A file without one of them would pair or judge rows on an empty cell. */
+static const char *const needed[] = {"plugin", "case",   "shape", "dtype",     "profile",   "config", "l2",
+                                     "launch", "status", "flags", "median_ms", "median_lo", "median_hi"};
+
+/* The run's file, read and checked: 0, or -1 with "file[:line]: why". */
+static int read_checked(const char *path, csv_table *t, char *err, size_t errlen)
+{
+    if (csv_read_table(path, t, err, errlen) != 0)
+        return -1;
+    for (size_t k = 0; k < sizeof needed / sizeof needed[0]; k++)
+        if (!t->has[row_column_index(needed[k])]) {
+            snprintf(err, errlen, "%s: no '%s' column: compare cannot judge its rows", path, needed[k]);
+            csv_table_free(t);
+            return -1;
+        }
+    for (int i = 0; i < t->n; i++) {
+        const klab_row *r = &t->rows[i];
+        const char *why = NULL;
+        /* every timed column comes with median_ms (row.c): a timed row without one lost its figure */
+        if (r->has_time && !(r->median_ms > 0))
+            why = "a timed row whose median_ms is empty or not positive";
+        else if (r->has_ci && !(r->median_lo <= r->median_ms && r->median_ms <= r->median_hi))
+            why = "its median_ms lies outside its own interval [median_lo, median_hi]";
+        if (why) {
+            snprintf(err, errlen, "%s:%ld: %s (median %g, interval %g-%g)", path, t->line[i], why, r->median_ms,
+                     r->median_lo, r->median_hi);
+            csv_table_free(t);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* One file name of the union: its rows in A and B (either may be absent), judged and printed. */
 static int cmp_file(FILE *fp, const char *a, const char *b, const char *name, int in_a, int in_b, double t,
                     cmp_totals *tot, char *err, size_t errlen)
 {
-    klab_row *ra = NULL, *rb = NULL;
-    int na = 0, nb = 0, rc = -1;
+    csv_table ta, tb;
+    memset(&ta, 0, sizeof ta);
+    memset(&tb, 0, sizeof tb);
+    int rc = -1;
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", a, name);
-    if (in_a && (na = csv_read_rows(path, &ra, err, errlen)) < 0)
-        goto out;
+    if (in_a && read_checked(path, &ta, err, errlen) != 0)
+        return -1;
     snprintf(path, sizeof path, "%s/%s", b, name);
-    if (in_b && (nb = csv_read_rows(path, &rb, err, errlen)) < 0)
+    if (in_b && read_checked(path, &tb, err, errlen) != 0)
         goto out;
     cmp_pair *p = NULL;
-    int n = cmp_rows(ra, na, rb, nb, t, &p);
+    int n = cmp_rows(ta.rows, ta.n, tb.rows, tb.n, t, &p);
     if (n < 0) {
         snprintf(err, errlen, "%s: out of memory", name);
         goto out;
@@ -206,19 +333,49 @@ static int cmp_file(FILE *fp, const char *a, const char *b, const char *name, in
         print_pair(fp, &p[i]);
         tot->n[p[i].v]++;
         tot->regressions += p[i].regression;
+        tot->config_changed += p[i].config_changed;
     }
     tot->files++;
     free(p);
     rc = 0;
 out:
-    free(ra);
-    free(rb);
+    csv_table_free(&ta);
+    csv_table_free(&tb);
     return rc;
 }
 
-int cmp_runs(FILE *fp, const char *a, const char *b, double t, cmp_totals *tot, char *err, size_t errlen)
+/* The gate's line: what fails it, or that it passes. */
+static void gate(FILE *fp, const cmp_opts *o, cmp_totals *tot)
+{
+    int missing = tot->n[CMP_ONLY_A] + tot->n[CMP_ONLY_B];
+    int bad_missing = missing && !o->allow_missing, bad_config = tot->config_changed && !o->allow_config_change;
+    tot->gate_failed = tot->regressions || bad_missing || bad_config;
+    if (!tot->gate_failed) {
+        fprintf(fp, "gate: passed%s%s\n", missing ? " (rows in one run only allowed)" : "",
+                tot->config_changed ? " (changed configurations allowed)" : "");
+        return;
+    }
+    fprintf(fp, "gate: FAILED:");
+    const char *sep = " ";
+    if (tot->regressions) {
+        fprintf(fp, "%s%d regression%s", sep, tot->regressions, tot->regressions == 1 ? "" : "s");
+        sep = "; ";
+    }
+    if (bad_missing) {
+        /* a row that vanished from B is a kernel that stopped running: the gate must not pass on it */
+        fprintf(fp, "%s%d row%s in one run only (--allow-missing accepts them)", sep, missing, missing == 1 ? "" : "s");
+        sep = "; ";
+    }
+    if (bad_config)
+        fprintf(fp, "%s%d row%s whose tuning configuration changed (--allow-config-change accepts them)", sep,
+                tot->config_changed, tot->config_changed == 1 ? "" : "s");
+    fprintf(fp, "\n");
+}
+
+int cmp_runs(FILE *fp, const char *a, const char *b, const cmp_opts *o, cmp_totals *tot, char *err, size_t errlen)
 {
     memset(tot, 0, sizeof *tot);
+    double t = o->threshold;
     /* the complete CSV files of each folder (not .csv.partial), sorted by name */
     char **fa = NULL, **fb = NULL;
     int na = dir_list(a, ".csv", &fa), nb = na < 0 ? -1 : dir_list(b, ".csv", &fb), rc = 0;
@@ -241,7 +398,7 @@ int cmp_runs(FILE *fp, const char *a, const char *b, double t, cmp_totals *tot, 
         text_printf(fp, "A: %s%s%s%s\nB: %s%s%s%s\nratio = B's median / A's median; threshold %.3g %%\n", a,
                     ga[0] ? " (" : "", ga, ga[0] ? ")" : "", b, gb[0] ? " (" : "", gb, gb[0] ? ")" : "", t * 100);
         if (ga[0] && gb[0] && strcmp(ga, gb))
-            fprintf(fp, "note: two GPUs; the intervals cover one sitting's sampling noise, not another board\n");
+            fprintf(fp, "note: two GPUs; the intervals cover one run's sampling noise, not another board\n");
     }
     /* the union of names, merged in order */
     for (int i = 0, j = 0; rc == 0 && (i < na || j < nb);) {
@@ -253,11 +410,13 @@ int cmp_runs(FILE *fp, const char *a, const char *b, double t, cmp_totals *tot, 
     }
     dir_list_free(fa, na > 0 ? na : 0);
     dir_list_free(fb, nb > 0 ? nb : 0);
-    if (rc == 0)
-        fprintf(fp, "\n%d SAME, %d FASTER, %d SLOWER, %d UNSURE, %d not compared, %d only in A, %d only in B: "
-                    "%d regression%s\n",
+    if (rc == 0) {
+        fprintf(fp, "\n%d SAME, %d FASTER, %d SLOWER, %d UNSURE, %d not compared, %d only in A, %d only in B, "
+                    "%d config changed: %d regression%s\n",
                 tot->n[CMP_SAME], tot->n[CMP_FASTER], tot->n[CMP_SLOWER], tot->n[CMP_UNSURE],
-                tot->n[CMP_NOT_COMPARED], tot->n[CMP_ONLY_A], tot->n[CMP_ONLY_B], tot->regressions,
-                tot->regressions == 1 ? "" : "s");
+                tot->n[CMP_NOT_COMPARED], tot->n[CMP_ONLY_A], tot->n[CMP_ONLY_B], tot->config_changed,
+                tot->regressions, tot->regressions == 1 ? "" : "s");
+        gate(fp, o, tot);
+    }
     return rc;
 }
