@@ -1,0 +1,288 @@
+#include "scale/merge_rows.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence/counters.h"
+#include "evidence/csv_read.h"
+#include "evidence/csv_sink.h"
+#include "evidence/row.h"
+#include "util/checksum.h"
+
+/* One file being read into a set. */
+typedef struct reading {
+    rec_set *s;
+    const char *from;
+    int counters;        /* a counters file, else a CSV of rows */
+    int header_seen;
+    int oom;             /* the failure was memory, not the file */
+    int key[16], nkey;   /* the key's columns */
+    int sort[3];
+    char *scratch;       /* the key being looked up */
+    size_t scratch_cap;
+} reading;
+
+static int grow_table(rec_set *s)
+{
+    size_t nslot = s->nslot ? 2 * s->nslot : 1024;
+    size_t *slot = calloc(nslot, sizeof *slot);
+    if (!slot)
+        return -1;
+    for (size_t i = 0; i < s->n; i++) {
+        size_t at = (size_t)s->r[i].h & (nslot - 1);
+        while (slot[at])
+            at = (at + 1) & (nslot - 1);
+        slot[at] = i + 1;
+    }
+    free(s->slot);
+    s->slot = slot;
+    s->nslot = nslot;
+    return 0;
+}
+
+/* The key's non-empty cells, for a refusal a person reads. */
+static void key_words(const char *key, size_t keylen, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (const char *p = key; p < key + keylen; p += strlen(p) + 1)
+        if (*p && o < len)
+            o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "", p);
+}
+
+static int add(reading *rd, char *const *cells, int n, char *err, size_t errlen)
+{
+    rec_set *s = rd->s;
+    size_t keylen = 0, len = 0;
+    for (int i = 0; i < rd->nkey; i++)
+        keylen += strlen(cells[rd->key[i]]) + 1;
+    for (int i = 0; i < n; i++)
+        len += strlen(cells[i]) + 1;
+    if (keylen > rd->scratch_cap) {
+        char *p = realloc(rd->scratch, keylen);
+        if (!p)
+            goto oom;
+        rd->scratch = p;
+        rd->scratch_cap = keylen;
+    }
+    size_t o = 0;
+    for (int i = 0; i < rd->nkey; i++) {
+        size_t k = strlen(cells[rd->key[i]]) + 1;
+        memcpy(rd->scratch + o, cells[rd->key[i]], k);
+        o += k;
+    }
+    uint64_t h = checksum_update(CHECKSUM_INIT, rd->scratch, keylen);
+    if (2 * (s->n + 1) > s->nslot && grow_table(s) != 0)
+        goto oom;
+    size_t at = (size_t)h & (s->nslot - 1);
+    for (; s->slot[at]; at = (at + 1) & (s->nslot - 1)) {
+        merge_rec *r = &s->r[s->slot[at] - 1];
+        if (r->h != h || r->keylen != keylen || memcmp(r->key, rd->scratch, keylen) != 0)
+            continue;
+        /* the same key: the same record found again (a shard merged twice), or two results */
+        int same = r->len == len && r->ncell == n;
+        const char *p = r->all;
+        for (int i = 0; same && i < n; i++) {
+            same = strcmp(p, cells[i]) == 0;
+            p += strlen(p) + 1;
+        }
+        if (same)
+            return 0;
+        char named[1200];
+        key_words(r->key, r->keylen, named, sizeof named);
+        snprintf(err, errlen, "the %s [%s] is in %s and in %s with different results",
+                 rd->counters ? "counters line" : "row", named, r->from, rd->from);
+        return -1;
+    }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        merge_rec *p = realloc(s->r, cap * sizeof *p);
+        if (!p)
+            goto oom;
+        s->r = p;
+        s->cap = cap;
+    }
+    char *buf = malloc(len + keylen);
+    if (!buf)
+        goto oom;
+    merge_rec *r = &s->r[s->n];
+    memset(r, 0, sizeof *r);
+    r->all = buf;
+    r->len = len;
+    r->key = buf + len;
+    r->keylen = keylen;
+    memcpy(r->key, rd->scratch, keylen);
+    r->h = h;
+    r->ncell = n;
+    r->from = rd->from;
+    r->order = (long)s->n;
+    o = 0;
+    for (int i = 0; i < n; i++) {
+        size_t k = strlen(cells[i]) + 1;
+        memcpy(buf + o, cells[i], k);
+        for (int j = 0; j < 3; j++)
+            if (rd->sort[j] == i)
+                r->sort[j] = buf + o;
+        o += k;
+    }
+    s->slot[at] = ++s->n;
+    return 0;
+oom:
+    rd->oom = 1;
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+/* The header must be exactly the columns this klab writes: a merge writes back what it read, so a file
+   of other columns would come out under the wrong names. */
+static int header(reading *rd, char *const *cells, int n, const char *const *want, int nwant, char *err,
+                  size_t errlen)
+{
+    int ok = n == nwant;
+    for (int i = 0; ok && i < n; i++)
+        ok = strcmp(cells[i], want[i]) == 0;
+    if (!ok) {
+        snprintf(err, errlen, "not the %s this klab writes (schema %d): merge writes back what it reads",
+                 rd->counters ? "counters columns" : "CSV columns", ROW_SCHEMA);
+        return CSV_NOT_THIS_KIND;
+    }
+    rd->header_seen = 1;
+    return 0;
+}
+
+static const char *const *schema_names(void)
+{
+    static const char *names[ROW_NCOLUMNS];
+    for (int i = 0; i < ROW_NCOLUMNS; i++)
+        names[i] = row_schema[i].name;
+    return names;
+}
+
+static int on_row(void *user, char *const *cells, int n, long line, char *err, size_t errlen)
+{
+    reading *rd = user;
+    (void)line;
+    if (!rd->header_seen)
+        return header(rd, cells, n, schema_names(), ROW_NCOLUMNS, err, errlen);
+    if (n != ROW_NCOLUMNS) {
+        snprintf(err, errlen, "%d cells, but the header has %d", n, ROW_NCOLUMNS);
+        return -1;
+    }
+    /* every cell must read as its column's kind, and the row name its status (csv_read.c's checks) */
+    klab_row scratch;
+    memset(&scratch, 0, sizeof scratch);
+    for (int i = 0; i < n; i++)
+        if (row_parse(&scratch, i, cells[i], err, errlen) != 0)
+            return -1;
+    if (!cells[row_column_index("status")][0]) {
+        snprintf(err, errlen, "the row has no status");
+        return -1;
+    }
+    return add(rd, cells, n, err, errlen);
+}
+
+static int on_counters(void *user, char *const *cells, int n, long line, char *err, size_t errlen)
+{
+    reading *rd = user;
+    (void)line;
+    if (!rd->header_seen)
+        return header(rd, cells, n, counters_columns, COUNTERS_NCOLUMNS, err, errlen);
+    if (n != COUNTERS_NCOLUMNS) {
+        snprintf(err, errlen, "%d cells, but the header has %d", n, COUNTERS_NCOLUMNS);
+        return -1;
+    }
+    return add(rd, cells, n, err, errlen);
+}
+
+static int read_into(rec_set *s, const char *path, const char *from, int counters, char *err, size_t errlen)
+{
+    reading rd;
+    memset(&rd, 0, sizeof rd);
+    rd.s = s;
+    rd.from = from;
+    rd.counters = counters;
+    if (counters) {
+        for (int i = 0; i < COUNTERS_NKEY; i++)
+            rd.key[rd.nkey++] = i;
+        rd.key[rd.nkey++] = COUNTERS_NKEY; /* kernel_index */
+        rd.sort[0] = 2, rd.sort[1] = 3, rd.sort[2] = 7; /* case, dtype, gpu_uuid */
+    } else {
+        static const char *const key[] = {"plugin", "case", "dtype", "profile", "config", "l2", "launch", "gpu_uuid"};
+        for (size_t i = 0; i < sizeof key / sizeof key[0]; i++)
+            rd.key[rd.nkey++] = row_column_index(key[i]);
+        rd.sort[0] = row_column_index("case");
+        rd.sort[1] = row_column_index("dtype");
+        rd.sort[2] = row_column_index("gpu_uuid");
+    }
+    int rc = csv_read_each(path, counters ? on_counters : on_row, &rd, err, errlen);
+    if (rc == 0 && !rd.header_seen) {
+        snprintf(err, errlen, "%s: empty: no header", path);
+        rc = -1;
+    }
+    free(rd.scratch);
+    return rc == 0 ? 0 : rd.oom ? -1 : MERGE_ROWS_REFUSED;
+}
+
+int merge_read_rows(rec_set *s, const char *path, const char *from, char *err, size_t errlen)
+{
+    return read_into(s, path, from, 0, err, errlen);
+}
+
+int merge_read_counters(rec_set *s, const char *path, const char *from, char *err, size_t errlen)
+{
+    return read_into(s, path, from, 1, err, errlen);
+}
+
+static int cmp_rec(const void *pa, const void *pb)
+{
+    const merge_rec *a = pa, *b = pb;
+    for (int i = 0; i < 3; i++) {
+        int d = strcmp(a->sort[i] ? a->sort[i] : "", b->sort[i] ? b->sort[i] : "");
+        if (d)
+            return d;
+    }
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+int merge_write_set(rec_set *s, const char *path, const char *const *header, int ncols, char *err, size_t errlen)
+{
+    if (s->n > 1) /* qsort's pointer may not be NULL, even for nothing to sort */
+        qsort(s->r, s->n, sizeof s->r[0], cmp_rec);
+    free(s->slot); /* the order moved: the table is stale, and nothing is added after writing */
+    s->slot = NULL;
+    s->nslot = 0;
+    csv_sink sink;
+    if (csv_sink_open_with(&sink, path, header, ncols, err, errlen) != 0)
+        return -1;
+    const char **cells = malloc((size_t)(ncols > 0 ? ncols : 1) * sizeof *cells);
+    if (!cells) {
+        snprintf(err, errlen, "out of memory");
+        csv_sink_discard(&sink);
+        return -1;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        const char *p = s->r[i].all;
+        int n = s->r[i].ncell < ncols ? s->r[i].ncell : ncols; /* the reader checked it is ncols */
+        for (int k = 0; k < n; k++, p += strlen(p) + 1)
+            cells[k] = p;
+        if (csv_sink_record(&sink, cells, n) != 0) {
+            snprintf(err, errlen, "cannot write %s: %s", sink.partial, strerror(errno));
+            free(cells);
+            csv_sink_discard(&sink);
+            return -1;
+        }
+    }
+    free(cells);
+    return csv_sink_commit(&sink, err, errlen);
+}
+
+void merge_free_set(rec_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->r[i].all);
+    free(s->r);
+    free(s->slot);
+    memset(s, 0, sizeof *s);
+}
