@@ -177,3 +177,7 @@ klab_sass_test(decode_replay gemv_kernel gemv_pipe_kernel attn_kernel attn_fused
 # the one CSV reader (csv_read.c) against damaged files: cell counts, quotes, NUL, cut and over-long
 # cells, unknown statuses, files that are not regular ones; a byte order mark and CRLF accepted
 klab_test(test_csv_read SOURCES test_csv_read.c klab_run.c LABELS unit)
+# run folders read back for klab report: a large run's counters joined to its rows, and a run folder
+# whose meta.ini and samples files are FIFOs, /dev/zero or outside the folder (the report is written)
+klab_test(test_run_set SOURCES test_run_set.c report_fixture.c klab_run.c LABELS unit)
+add_dependencies(test_run_set klab)

@@ -1,6 +1,7 @@
 #include "evidence/run_set.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "evidence/counters.h"
 #include "evidence/csv_read.h"
 #include "evidence/run_meta.h"
+#include "util/checksum.h"
 #include "util/dir_list.h"
 
 static void note(run_set *s, const char *fmt, const char *a, const char *b)
@@ -69,17 +71,62 @@ static int counters_column(const char *name)
     return -1;
 }
 
-static int find_row(const run_dir *r, char *const *cells)
+/* The rows of a run by their counters key (counters.h): hashed and sorted once, so joining n lines
+   to n rows takes O(n log n), not a scan of every row per line. */
+typedef struct row_key {
+    uint64_t h;
+    int row;
+} row_key;
+
+static uint64_t key_hash(const char *const *key)
 {
-    for (int i = 0; i < r->nrows; i++) {
+    uint64_t h = CHECKSUM_INIT;
+    for (int k = 0; k < COUNTERS_NKEY; k++)
+        h = checksum_update(h, key[k], strlen(key[k]) + 1);
+    return h;
+}
+
+static int cmp_row_key(const void *a, const void *b)
+{
+    const row_key *x = a, *y = b;
+    return x->h < y->h ? -1 : x->h > y->h ? 1 : x->row - y->row;
+}
+
+static row_key *index_rows(const run_dir *r)
+{
+    row_key *ix = malloc(((size_t)r->nrows + 1) * sizeof *ix);
+    for (int i = 0; ix && i < r->nrows; i++) {
         char gpu[16];
         const char *key[COUNTERS_NKEY];
         counters_row_key(&r->rows[i], gpu, key);
+        ix[i] = (row_key){key_hash(key), i};
+    }
+    if (ix && r->nrows > 1)
+        qsort(ix, (size_t)r->nrows, sizeof *ix, cmp_row_key);
+    return ix;
+}
+
+/* The first row (in file order) whose key is the line's first cells, or -1. */
+static int find_row(const run_dir *r, const row_key *ix, char *const *cells)
+{
+    uint64_t h = key_hash((const char *const *)cells);
+    size_t lo = 0, hi = (size_t)r->nrows;
+    while (lo < hi) { /* the first entry of hash h */
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix[mid].h < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < (size_t)r->nrows && ix[lo].h == h; lo++) {
+        char gpu[16];
+        const char *key[COUNTERS_NKEY];
+        counters_row_key(&r->rows[ix[lo].row], gpu, key);
         int same = 1;
         for (int k = 0; same && k < COUNTERS_NKEY; k++)
             same = strcmp(key[k], cells[k]) == 0;
         if (same)
-            return i;
+            return ix[lo].row;
     }
     return -1;
 }
@@ -92,9 +139,17 @@ static int add_kernel(run_dir *r, int row, char *const *cells)
             return -1;
         r->kernels = p;
     }
-    run_kernel *k = &r->kernels[r->nkernels++];
+    int at = r->nkernels++;
+    run_kernel *k = &r->kernels[at];
     memset(k, 0, sizeof *k);
     k->row = row;
+    k->next = -1;
+    run_counters *c = &r->counters[row];
+    if (c->nkernels == 0)
+        c->first_kernel = at;
+    else
+        r->kernels[c->last_kernel].next = at;
+    c->last_kernel = at;
     snprintf(k->name, sizeof k->name, "%s", cells[counters_column("kernel")]);
     snprintf(k->grid, sizeof k->grid, "%s", cells[counters_column("grid")]);
     snprintf(k->block, sizeof k->block, "%s", cells[counters_column("block")]);
@@ -104,7 +159,7 @@ static int add_kernel(run_dir *r, int row, char *const *cells)
         k->v[m] = strtod(v, &end);
         k->has[m] = *v && !*end;
     }
-    r->counters[row].nkernels++;
+    c->nkernels++;
     return 0;
 }
 
@@ -122,12 +177,18 @@ static void add_counters(run_set *s, run_dir *r, const char *file)
         csv_records_free(&rec);
         return;
     }
+    row_key *ix = index_rows(r);
+    if (!ix) {
+        note(s, "%s: out of memory%s", file, "");
+        csv_records_free(&rec);
+        return;
+    }
     r->ncounters_files++;
     int st = counters_column("status"), why = counters_column("reason"), idx = counters_column("kernel_index");
     const char *measured = ncu_status_name(NCU_MEASURED);
     int lost = 0;
     for (int i = 1; i < rec.n; i++) {
-        int row = rec.nf[i] == COUNTERS_NCOLUMNS ? find_row(r, rec.cells[i]) : -1;
+        int row = rec.nf[i] == COUNTERS_NCOLUMNS ? find_row(r, ix, rec.cells[i]) : -1;
         if (row < 0) {
             lost++;
             continue;
@@ -147,6 +208,7 @@ static void add_counters(run_set *s, run_dir *r, const char *file)
         snprintf(n, sizeof n, "%d", lost);
         note(s, "%s: %s lines name no row of the run (or could not be kept): passed over", file, n);
     }
+    free(ix);
     csv_records_free(&rec);
 }
 
@@ -157,12 +219,18 @@ const run_counters *run_set_counters(const run_dir *r, const klab_row *row)
     return &r->counters[row - r->rows];
 }
 
+int run_set_first_kernel(const run_dir *r, const klab_row *row)
+{
+    const run_counters *c = run_set_counters(r, row);
+    return c && c->nkernels ? c->first_kernel : -1;
+}
+
 int run_set_counter_value(const run_dir *r, const klab_row *row, int m, double *v)
 {
     int got = 0;
-    for (int i = 0; i < r->nkernels; i++) {
+    for (int i = run_set_first_kernel(r, row); i >= 0; i = r->kernels[i].next) {
         const run_kernel *k = &r->kernels[i];
-        if (&r->rows[k->row] != row || !k->has[m])
+        if (!k->has[m])
             continue;
         if (!got || k->v[m] > *v)
             *v = k->v[m];

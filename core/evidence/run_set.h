@@ -15,6 +15,7 @@
 /* One kernel's line of a <plugin>.counters.csv (counters.h), joined to the row its key names. */
 typedef struct run_kernel {
     int row;                    /* its index in run_dir.rows */
+    int next;                   /* the row's next kernel in kernels[], or -1 */
     char name[200], grid[32], block[32];
     int has[NCU_NMETRICS];      /* ncu gave the metric (ncu_metrics' order) */
     double v[NCU_NMETRICS];
@@ -27,6 +28,7 @@ typedef struct run_counters {
     char status[16];
     char reason[300];
     int nkernels;
+    int first_kernel, last_kernel; /* the row's kernels: a chain through run_kernel.next; -1 none */
 } run_counters;
 
 typedef struct run_dir {
@@ -65,6 +67,10 @@ int run_set_latest(const char *out_dir, char *path, size_t len, char *err, size_
 
 /* The counters joined to `row` (one of r's rows), or NULL when r has no counters file. */
 const run_counters *run_set_counters(const run_dir *r, const klab_row *row);
+
+/* The first of a row's kernels in r->kernels (the next: kernels[i].next), or -1: a row's kernels
+   without a scan of every kernel of the run. */
+int run_set_first_kernel(const run_dir *r, const klab_row *row);
 
 /* A row's value of counter m (ncu_metrics' index) over its kernels: the maximum. ncu's list has no
    kernel duration to weigh them by, so the busiest kernel speaks for the row (for DRAM % the one

@@ -7,6 +7,7 @@
 #include "evidence/counters.h"
 #include "evidence/csv_read.h"
 #include "util/dir_list.h"
+#include "util/file_read.h"
 #include "util/text.h"
 
 /* The columns the schema marks for the terminal (row.h), in its order; the status column goes last,
@@ -67,15 +68,21 @@ int table_report(FILE *fp, const char *dir, char *err, size_t errlen)
     }
     char path[4400];
     snprintf(path, sizeof path, "%s/meta.ini", dir);
-    FILE *meta = fopen(path, "r");
-    if (meta) {
-        char line[1024];
-        while (fgets(line, sizeof line, meta))
-            if (!strncmp(line, "id", 2) || !strncmp(line, "started", 7) || !strncmp(line, "commit", 6) ||
-                !strncmp(line, "name", 4) || !strncmp(line, "command", 7) || !strncmp(line, "l2 ", 3))
-                fputs(line, fp);
-        fclose(meta);
+    /* read as every file of a run folder is: a regular file, bounded (a FIFO here used to hang report) */
+    size_t len;
+    char why[600];
+    char *meta = file_read_whole(path, 1u << 20, &len, why, sizeof why);
+    if (!meta && errno != ENOENT)
+        text_printf(fp, "(meta.ini not read: %s)\n", why);
+    for (char *line = meta, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        if (!strncmp(line, "id", 2) || !strncmp(line, "started", 7) || !strncmp(line, "commit", 6) ||
+            !strncmp(line, "name", 4) || !strncmp(line, "command", 7) || !strncmp(line, "l2 ", 3))
+            text_printf(fp, "%s\n", line);
     }
+    free(meta);
     int rc = 0;
     for (int i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
