@@ -2,6 +2,7 @@
  * time), each cell read back, and the terminal's text. */
 #include "klab_test.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "evidence/row.h"
@@ -414,6 +415,52 @@ static void test_every_cell_reads_back(void **state)
     assert_true(z.seed == UINT64_MAX);
 }
 
+/* Numbers are read without strtod where they can be (a fast path for klab's own %.6g): every value
+   must come back as strtod reads it, to the bit. */
+static void test_numbers_read_as_strtod_reads_them(void **state)
+{
+    (void)state;
+    uint64_t x = 88172645463325252ull;
+    int med = col("median_ms");
+    char why[200];
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+        double v;
+        memcpy(&v, &x, sizeof v);
+        if (!isfinite(v))
+            continue;
+        char text[64];
+        const char *fmt[] = {"%.6g", "%.0f", "%.15g", "%.17g", "%g", "%.3f"};
+        /* values of every size, and the sizes klab's rows hold */
+        double w = i % 2 ? v : ldexp((double)(x >> 11) / 9007199254740992.0, (int)(x % 64) - 40);
+        snprintf(text, sizeof text, fmt[i % 6], w);
+        if (strlen(text) > 60)
+            continue;
+        klab_row r;
+        memset(&r, 0, sizeof r);
+        assert_int_equal(row_parse(&r, med, text, why, sizeof why), 0);
+        double want = strtod(text, NULL);
+        if (memcmp(&want, &r.median_ms, sizeof want) != 0)
+            fail_msg("'%s' read as %.17g, strtod reads %.17g", text, r.median_ms, want);
+    }
+    const char *edge[] = {"0", "-0", "0.5", "1e-22", "9.99999e+22", "123456789012345", "1234567890123456",
+                          "0.000001", "1e22", "1e23", "4060.18", "0.0330573", "-1.5e-7", "1E5"};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+        klab_row r;
+        memset(&r, 0, sizeof r);
+        assert_int_equal(row_parse(&r, med, edge[i], why, sizeof why), 0);
+        double want = strtod(edge[i], NULL);
+        assert_memory_equal(&want, &r.median_ms, sizeof want);
+    }
+    const char *bad[] = {".", "-", "1e", "1e+", "1.2.3", "1,5", "--1", "e5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        klab_row r;
+        memset(&r, 0, sizeof r);
+        if (row_parse(&r, med, bad[i], why, sizeof why) != -1)
+            fail_msg("'%s' read as a number", bad[i]);
+    }
+}
+
 static const char *term(const klab_row *r, const char *name)
 {
     static char buf[700];
@@ -473,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_cells_of_failed_row),
         cmocka_unit_test(test_cells_of_partial_row),
         cmocka_unit_test(test_every_cell_reads_back),
+        cmocka_unit_test(test_numbers_read_as_strtod_reads_them),
         cmocka_unit_test(test_terminal_text),
     };
     KLAB_RUN_TESTS(tests);

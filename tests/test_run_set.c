@@ -71,6 +71,24 @@ static void test_counters_join(void **state)
     }
     assert_int_equal(s.nnotes, 0);
     run_set_free(&s);
+    /* the counters file damaged in its last line: none of its lines is joined, and a note says where */
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/fx.counters.csv", dir);
+    size_t len;
+    char *text = file_read_all(path, &len);
+    assert_non_null(text);
+    text[len - 2] = '\n'; /* the last line one cell short */
+    text[len - 1] = 0;
+    kr_write_file(path, text);
+    free(text);
+    assert_int_equal(run_set_add(&s, dir, err, sizeof err), 0);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(run_set_counters(&s.runs[0], &s.runs[0].rows[i])->present, 0);
+    assert_int_equal(s.runs[0].nkernels, 0);
+    assert_int_equal(s.nnotes, 1);
+    kr_expect_in(s.notes[0], "fx.counters.csv:");
+    kr_expect_in(s.notes[0], "22 cells, but the header has 23: passed over");
+    run_set_free(&s);
     free(rows);
     free(res);
     free(each);

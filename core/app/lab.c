@@ -219,15 +219,13 @@ int lab_self_test(const cli_opts *o)
 static int report_tables(const run_set *runs)
 {
     int rc = 0;
-    char err[1200];
     for (int i = 0; i < runs->n; i++) {
         const run_dir *d = &runs->runs[i];
         if (d->is_file) {
             char title[4200];
             snprintf(title, sizeof title, "%s (%d rows)", d->path, d->nrows);
             table_print(stdout, title, d->rows, d->nrows);
-        } else if (table_report(stdout, d->path, err, sizeof err) != 0) {
-            text_printf(stderr, "klab: %s\n", err);
+        } else if (table_report_run(stdout, stderr, d) != 0) { /* the rows read once, not again */
             rc = -1;
         }
     }

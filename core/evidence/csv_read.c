@@ -18,6 +18,7 @@ typedef struct scan {
     size_t cell0;       /* where the current cell starts in rec */
     size_t start[CSV_MAX_CELLS];
     char *cells[CSV_MAX_CELLS];
+    size_t lens[CSV_MAX_CELLS];
     int ncell;
     int state;
     int in_record;      /* a byte of this record was seen */
@@ -53,8 +54,11 @@ static int grow(scan *s, size_t extra)
     return 0;
 }
 
+/* The bytes that end a run of plain cell text: a cell's or line's end, a quote, a NUL. */
+static const unsigned char special[256] = {[0] = 1, [','] = 1, ['\n'] = 1, ['\r'] = 1, ['"'] = 1};
+
 /* Appends n bytes to the current cell, within CSV_CELL_MAX. */
-static int put(scan *s, const char *b, size_t n)
+static inline int put(scan *s, const char *b, size_t n)
 {
     if (s->len - s->cell0 + n > CSV_CELL_MAX) {
         char why[120];
@@ -87,10 +91,12 @@ static int end_record(scan *s)
 {
     if (end_cell(s) != 0)
         return -1;
-    for (int i = 0; i < s->ncell; i++)
+    for (int i = 0; i < s->ncell; i++) {
         s->cells[i] = s->rec + s->start[i];
+        s->lens[i] = (i + 1 < s->ncell ? s->start[i + 1] : s->len) - s->start[i] - 1;
+    }
     char why[600] = "";
-    int rc = s->fn(s->user, s->cells, s->ncell, s->rec_line, why, sizeof why);
+    int rc = s->fn(s->user, s->cells, s->lens, s->ncell, s->rec_line, why, sizeof why);
     if (rc != 0)
         return fail(s, rc == CSV_NOT_THIS_KIND ? 0 : s->rec_line, why[0] ? why : "refused");
     s->len = s->cell0 = 0;
@@ -132,7 +138,7 @@ static int feed(scan *s, const char *b, size_t n)
             } else {
                 /* the common case: copy the run of plain bytes up to the next special one */
                 size_t k = i;
-                while (k < n && b[k] != ',' && b[k] != '\n' && b[k] != '\r' && b[k] != '"' && b[k] != 0)
+                while (k < n && !special[(unsigned char)b[k]])
                     k++;
                 if (put(s, b + i, k - i) != 0)
                     return -1;
@@ -265,9 +271,10 @@ typedef struct table_reader {
     int status_col;         /* the file column of status */
 } table_reader;
 
-static int on_row(void *user, char *const *cells, int n, long line, char *err, size_t errlen)
+static int on_row(void *user, char *const *cells, const size_t *len, int n, long line, char *err, size_t errlen)
 {
     table_reader *rd = user;
+    (void)len;
     csv_table *t = rd->t;
     if (rd->ncols == 0) { /* the header: the first record */
         rd->ncols = n;
@@ -367,10 +374,12 @@ int csv_read_rows(const char *path, klab_row **rows, char *err, size_t errlen)
 
 /* ---- records of text ---- */
 
-static int on_record(void *user, char *const *cells, int n, long line, char *err, size_t errlen)
+static int on_record(void *user, char *const *cells, const size_t *len, int n, long line, char *err,
+                     size_t errlen)
 {
     csv_records *r = user;
     (void)line;
+    (void)len;
     if (r->n > 0 && n != r->nf[0]) {
         snprintf(err, errlen, "%d cells, but the header has %d", n, r->nf[0]);
         return -1;

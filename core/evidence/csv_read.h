@@ -23,12 +23,14 @@
 #define CSV_CELL_MAX 65536             /* bytes of one cell: klab's longest field is 512 */
 #define CSV_MAX_CELLS 512              /* cells of one record: klab writes 48 */
 
-/* One record as the reader hands it over: n cells, NUL-terminated (a NUL inside is refused, so the
-   string is the whole cell), and the line the record starts on (the header's is 1). Returns 0 to go
+/* One record as the reader hands it over: n cells of len[i] bytes, NUL-terminated (a NUL inside is
+   refused, so the string is the whole cell) and laid out one after the other (cells[i + 1] is
+   cells[i] + len[i] + 1), and the line the record starts on (the header's is 1). Returns 0 to go
    on, or -1 with the reason in err (the reader puts the file and line before it), or
    CSV_NOT_THIS_KIND when the file as a whole is not what the caller reads (the file alone is named). */
 #define CSV_NOT_THIS_KIND (-2)
-typedef int (*csv_record_fn)(void *user, char *const *cells, int n, long line, char *err, size_t errlen);
+typedef int (*csv_record_fn)(void *user, char *const *cells, const size_t *len, int n, long line, char *err,
+                             size_t errlen);
 
 /* Reads `path` strictly (above), one record at a time. Returns 0, or -1 with "path:line: why" (or
    "path: why") in err. */

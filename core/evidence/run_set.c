@@ -37,6 +37,20 @@ static run_dir *new_run(run_set *s, const char *path)
     return r;
 }
 
+/* Records the file in r->files: its rows from `first`, or why it has none. */
+static void add_file(run_dir *r, const char *file, int first, int n, const char *err)
+{
+    run_file *f = realloc(r->files, (size_t)(r->nfiles + 1) * sizeof *f);
+    if (!f)
+        return; /* the rows stay; only the table of this file is not printed */
+    r->files = f;
+    f = &r->files[r->nfiles++];
+    snprintf(f->path, sizeof f->path, "%s", file);
+    f->first = first;
+    f->n = n;
+    f->err = err ? strdup(err) : NULL;
+}
+
 /* Appends one CSV's rows to r; a file that is not klab's is a note, not an error. */
 static void add_csv(run_set *s, run_dir *r, const char *file)
 {
@@ -45,20 +59,28 @@ static void add_csv(run_set *s, run_dir *r, const char *file)
     int n = csv_read_rows(file, &rows, err, sizeof err);
     if (n < 0) {
         note(s, "%s%s: passed over", err, "");
+        add_file(r, file, r->nrows, 0, err);
         return;
     }
-    klab_row *all = realloc(r->rows, (size_t)(r->nrows + n + 1) * sizeof *all);
-    if (!all) {
-        note(s, "%s: out of memory%s", file, "");
-        free(rows);
-        return;
-    }
-    if (n)
+    if (n > 0 && r->nrows == 0) { /* the first file's array becomes the run's: no copy of a large run */
+        free(r->rows);
+        r->rows = rows;
+        rows = NULL;
+    } else if (n > 0) {
+        klab_row *all = realloc(r->rows, (size_t)(r->nrows + n + 1) * sizeof *all);
+        if (!all) {
+            note(s, "%s: out of memory%s", file, "");
+            add_file(r, file, r->nrows, 0, "out of memory");
+            free(rows);
+            return;
+        }
         memcpy(all + r->nrows, rows, (size_t)n * sizeof *rows);
-    r->rows = all;
+        r->rows = all;
+    }
+    free(rows);
+    add_file(r, file, r->nrows, n, NULL);
     r->nrows += n;
     r->ncsv++;
-    free(rows);
 }
 
 /* ---- counters: <plugin>.counters.csv joined to the rows by their key ---- */
@@ -131,7 +153,25 @@ static int find_row(const run_dir *r, const row_key *ix, char *const *cells)
     return -1;
 }
 
-static int add_kernel(run_dir *r, int row, char *const *cells)
+/* The counters file's columns, looked up once (a lookup by name per line was most of a join) */
+typedef struct counters_cols {
+    int kernel, grid, block, status, reason, index;
+    int metric[NCU_NMETRICS];
+} counters_cols;
+
+static void counters_cols_init(counters_cols *c)
+{
+    c->kernel = counters_column("kernel");
+    c->grid = counters_column("grid");
+    c->block = counters_column("block");
+    c->status = counters_column("status");
+    c->reason = counters_column("reason");
+    c->index = counters_column("kernel_index");
+    for (int m = 0; m < NCU_NMETRICS; m++)
+        c->metric[m] = counters_column(ncu_metrics[m].column);
+}
+
+static int add_kernel(run_dir *r, int row, const counters_cols *cc, char *const *cells)
 {
     if ((r->nkernels & (r->nkernels - 1)) == 0) { /* 0, 1, 2, 4, ...: room doubles */
         run_kernel *p = realloc(r->kernels, (size_t)(r->nkernels ? 2 * r->nkernels : 1) * sizeof *p);
@@ -150,11 +190,11 @@ static int add_kernel(run_dir *r, int row, char *const *cells)
     else
         r->kernels[c->last_kernel].next = at;
     c->last_kernel = at;
-    snprintf(k->name, sizeof k->name, "%s", cells[counters_column("kernel")]);
-    snprintf(k->grid, sizeof k->grid, "%s", cells[counters_column("grid")]);
-    snprintf(k->block, sizeof k->block, "%s", cells[counters_column("block")]);
+    snprintf(k->name, sizeof k->name, "%s", cells[cc->kernel]);
+    snprintf(k->grid, sizeof k->grid, "%s", cells[cc->grid]);
+    snprintf(k->block, sizeof k->block, "%s", cells[cc->block]);
     for (int m = 0; m < NCU_NMETRICS; m++) {
-        const char *v = cells[counters_column(ncu_metrics[m].column)];
+        const char *v = cells[cc->metric[m]];
         char *end;
         k->v[m] = strtod(v, &end);
         k->has[m] = *v && !*end;
@@ -163,53 +203,101 @@ static int add_kernel(run_dir *r, int row, char *const *cells)
     return 0;
 }
 
-/* One counters file into r: each line to the row its key names. Lines naming no row are a note. */
+/* A counters file being joined to a run's rows, a line at a time (csv_read_each) */
+typedef struct joining {
+    run_dir *r;
+    const row_key *ix;
+    counters_cols cc;
+    int header_seen;
+    int lost;
+    int *touched;     /* the rows this file joined, to undo when the file turns out damaged */
+    int ntouched, cap;
+} joining;
+
+static int join_line(void *user, char *const *cells, const size_t *len, int n, long line, char *err, size_t errlen)
+{
+    joining *j = user;
+    (void)len;
+    (void)line;
+    if (!j->header_seen) {
+        int ok = n == COUNTERS_NCOLUMNS;
+        for (int i = 0; ok && i < n; i++)
+            ok = strcmp(cells[i], counters_columns[i]) == 0;
+        if (!ok) {
+            snprintf(err, errlen, "not the counters columns this klab writes");
+            return CSV_NOT_THIS_KIND;
+        }
+        j->header_seen = 1;
+        return 0;
+    }
+    if (n != COUNTERS_NCOLUMNS) {
+        snprintf(err, errlen, "%d cells, but the header has %d", n, COUNTERS_NCOLUMNS);
+        return -1;
+    }
+    int row = find_row(j->r, j->ix, cells);
+    if (row < 0) {
+        j->lost++;
+        return 0;
+    }
+    run_counters *c = &j->r->counters[row];
+    if (!c->present) {
+        if (j->ntouched == j->cap) {
+            int cap = j->cap ? 2 * j->cap : 256;
+            int *p = realloc(j->touched, (size_t)cap * sizeof *p);
+            if (!p) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            j->touched = p;
+            j->cap = cap;
+        }
+        j->touched[j->ntouched++] = row;
+    }
+    const char *status = cells[j->cc.status], *reason = cells[j->cc.reason];
+    const char *measured = ncu_status_name(NCU_MEASURED);
+    if (!c->present || (strcmp(c->status, measured) != 0 && strcmp(status, measured) == 0))
+        snprintf(c->status, sizeof c->status, "%s", status);
+    if (!c->reason[0])
+        snprintf(c->reason, sizeof c->reason, "%s", reason);
+    c->present = 1;
+    if (cells[j->cc.index][0] && add_kernel(j->r, row, &j->cc, cells) != 0)
+        j->lost++;
+    return 0;
+}
+
+/* One counters file into r: each line to the row its key names. Lines naming no row are a note; a
+   file the reader refuses is passed over whole, with its reason. */
 static void add_counters(run_set *s, run_dir *r, const char *file)
 {
     char err[1200];
-    csv_records rec;
-    if (counters_read(file, &rec, err, sizeof err) != 0) {
-        note(s, "%s%s: passed over", err, "");
-        return;
-    }
     if (!r->counters && !(r->counters = calloc((size_t)r->nrows + 1, sizeof *r->counters))) {
         note(s, "%s: out of memory%s", file, "");
-        csv_records_free(&rec);
         return;
     }
     row_key *ix = index_rows(r);
     if (!ix) {
         note(s, "%s: out of memory%s", file, "");
-        csv_records_free(&rec);
         return;
     }
-    r->ncounters_files++;
-    int st = counters_column("status"), why = counters_column("reason"), idx = counters_column("kernel_index");
-    const char *measured = ncu_status_name(NCU_MEASURED);
-    int lost = 0;
-    for (int i = 1; i < rec.n; i++) {
-        int row = rec.nf[i] == COUNTERS_NCOLUMNS ? find_row(r, ix, rec.cells[i]) : -1;
-        if (row < 0) {
-            lost++;
-            continue;
+    joining j = {r, ix, {0}, 0, 0, NULL, 0, 0};
+    counters_cols_init(&j.cc);
+    int nkernels = r->nkernels;
+    if (csv_read_each(file, join_line, &j, err, sizeof err) != 0) {
+        /* a damaged file joins nothing: the lines read before the damage are undone */
+        for (int i = 0; i < j.ntouched; i++)
+            memset(&r->counters[j.touched[i]], 0, sizeof r->counters[0]);
+        r->nkernels = nkernels;
+        note(s, "%s%s: passed over", err, "");
+    } else {
+        r->ncounters_files++;
+        if (j.lost) {
+            char n[32];
+            snprintf(n, sizeof n, "%d", j.lost);
+            note(s, "%s: %s lines name no row of the run (or could not be kept): passed over", file, n);
         }
-        run_counters *c = &r->counters[row];
-        const char *status = rec.cells[i][st], *reason = rec.cells[i][why];
-        if (!c->present || (strcmp(c->status, measured) != 0 && strcmp(status, measured) == 0))
-            snprintf(c->status, sizeof c->status, "%s", status);
-        if (!c->reason[0])
-            snprintf(c->reason, sizeof c->reason, "%s", reason);
-        c->present = 1;
-        if (rec.cells[i][idx][0] && add_kernel(r, row, rec.cells[i]) != 0)
-            lost++;
     }
-    if (lost) {
-        char n[32];
-        snprintf(n, sizeof n, "%d", lost);
-        note(s, "%s: %s lines name no row of the run (or could not be kept): passed over", file, n);
-    }
+    free(j.touched);
     free(ix);
-    csv_records_free(&rec);
 }
 
 const run_counters *run_set_counters(const run_dir *r, const klab_row *row)
@@ -280,15 +368,86 @@ static void unique_id(run_set *s, run_dir *r)
         }
 }
 
+/* ---- a run's rows by what they measured (run_set_vs) ---- */
+
+typedef struct run_sibling {
+    uint64_t h;
+    int row;
+} run_sibling;
+
+static uint64_t sibling_hash(const klab_row *r, const char *profile)
+{
+    const char *f[] = {r->run_id, r->plugin, r->kcase, r->dtype, r->l2, profile};
+    uint64_t h = CHECKSUM_INIT;
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        h = checksum_update(h, f[i], strlen(f[i]) + 1);
+    return h;
+}
+
+static int cmp_sibling(const void *a, const void *b)
+{
+    const run_sibling *x = a, *y = b;
+    return x->h < y->h ? -1 : x->h > y->h ? 1 : x->row - y->row;
+}
+
+/* 0, or -1 out of memory (run_set_vs then finds nothing: the claims say no row beside it) */
+static int index_siblings(run_dir *r)
+{
+    r->sib = malloc(((size_t)r->nrows + 1) * sizeof *r->sib);
+    if (!r->sib)
+        return -1;
+    for (int i = 0; i < r->nrows; i++)
+        r->sib[i] = (run_sibling){sibling_hash(&r->rows[i], r->rows[i].profile), i};
+    if (r->nrows > 1)
+        qsort(r->sib, (size_t)r->nrows, sizeof *r->sib, cmp_sibling);
+    return 0;
+}
+
+const klab_row *run_set_vs(const run_dir *r, const klab_row *like, const char *profile)
+{
+    if (!r->sib)
+        return NULL;
+    uint64_t h = sibling_hash(like, profile);
+    size_t lo = 0, hi = (size_t)r->nrows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->sib[mid].h < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const klab_row *best = NULL;
+    for (; lo < (size_t)r->nrows && r->sib[lo].h == h; lo++) { /* in file order */
+        const klab_row *o = &r->rows[r->sib[lo].row];
+        if (strcmp(o->profile, profile) || strcmp(o->plugin, like->plugin) || strcmp(o->kcase, like->kcase) ||
+            strcmp(o->dtype, like->dtype) || strcmp(o->l2, like->l2) || strcmp(o->run_id, like->run_id))
+            continue;
+        if (!best || (strcmp(o->launch, like->launch) == 0 && strcmp(best->launch, like->launch) != 0))
+            best = o;
+    }
+    return best;
+}
+
+static void free_run(run_dir *r)
+{
+    free(r->rows);
+    free(r->counters);
+    free(r->kernels);
+    free(r->sib);
+    for (int i = 0; i < r->nfiles; i++)
+        free(r->files[i].err);
+    free(r->files);
+}
+
 /* The run new_run began, kept (1) when it read a klab CSV, else dropped (0): the notes say why. */
 static int keep_run(run_set *s, run_dir *r)
 {
     if (r->ncsv == 0) {
-        free(r->rows);
-        free(r->counters);
-        free(r->kernels);
+        free_run(r);
         return 0;
     }
+    if (index_siblings(r) != 0)
+        note(s, "%s: out of memory%s: claims find no row beside another", r->path, "");
     unique_id(s, r);
     s->n++;
     return 1;
@@ -409,11 +568,8 @@ int run_set_latest(const char *out_dir, char *path, size_t len, char *err, size_
 
 void run_set_free(run_set *s)
 {
-    for (int i = 0; i < s->n; i++) {
-        free(s->runs[i].rows);
-        free(s->runs[i].counters);
-        free(s->runs[i].kernels);
-    }
+    for (int i = 0; i < s->n; i++)
+        free_run(&s->runs[i]);
     free(s->runs);
     memset(s, 0, sizeof *s);
 }

@@ -31,6 +31,13 @@ typedef struct run_counters {
     int first_kernel, last_kernel; /* the row's kernels: a chain through run_kernel.next; -1 none */
 } run_counters;
 
+/* One CSV of a run as read: its rows are run_dir.rows[first .. first + n), or err says why it has none. */
+typedef struct run_file {
+    char path[4400];
+    int first, n;
+    char *err; /* malloc'd; NULL when it was read */
+} run_file;
+
 typedef struct run_dir {
     char path[4096];  /* the folder, or the CSV file when one was given */
     int is_file;
@@ -44,6 +51,9 @@ typedef struct run_dir {
     run_counters *counters;  /* nrows of them beside rows, NULL when the run has no counters file */
     run_kernel *kernels;     /* every kernel line, in file order */
     int nkernels;
+    struct run_sibling *sib; /* the rows by what they measured, for run_set_vs; private to run_set.c */
+    run_file *files;         /* every CSV of rows, in name order, read or not */
+    int nfiles;
 } run_dir;
 
 #define RUN_SET_NOTES 16
@@ -67,6 +77,12 @@ int run_set_latest(const char *out_dir, char *path, size_t len, char *err, size_
 
 /* The counters joined to `row` (one of r's rows), or NULL when r has no counters file. */
 const run_counters *run_set_counters(const run_dir *r, const klab_row *row);
+
+/* The row of profile `profile` measured beside `like` (the same run id, plugin, case, dtype and L2
+   mode), preferring one of like's launch (PyTorch under a graph is "queued" beside a "batched"
+   profile), else the first in file order; NULL when there is none. Through an index sorted once per
+   run: a claim's `vs` row used to be a scan of the run per row, quadratic over a large run. */
+const klab_row *run_set_vs(const run_dir *r, const klab_row *like, const char *profile);
 
 /* The first of a row's kernels in r->kernels (the next: kernels[i].next), or -1: a row's kernels
    without a scan of every kernel of the run. */

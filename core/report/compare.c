@@ -26,51 +26,34 @@ const char *cmp_verdict_name(cmp_verdict v)
     return "?";
 }
 
-/* A --tune trial row measures one configuration: its configuration is part of what it measured, and
-   the plugin's own choice is a row of its own beside the trial of the same configuration. */
-static int is_trial(const klab_row *r)
+/* What was measured (compare.h): the key two runs' rows are matched on, as text fields in order. A
+   --tune trial row measures one configuration: its configuration is part of what it measured, and the
+   plugin's own choice is a row of its own beside the trial of the same configuration. `kind` is 0 for
+   a row that is no trial, else 1 + own-choice (key_kind), worked out once per row, not per comparison. */
+static int key_kind(const klab_row *r)
 {
-    return row_has_flag(r, TUNE_FLAG_TRIAL);
+    return row_has_flag(r, TUNE_FLAG_TRIAL) ? 1 + row_has_flag(r, TUNE_FLAG_OWN) : 0;
 }
 
-/* What was measured (compare.h): the key two runs' rows are matched on, as text fields in order. */
-static int key_fields(const klab_row *r, const char *f[9])
+static int key_cmp(const klab_row *x, int kx, const klab_row *y, int ky)
 {
-    int n = 0;
-    f[n++] = r->plugin;
-    f[n++] = r->kcase;
-    f[n++] = r->shape;
-    f[n++] = r->dtype;
-    f[n++] = r->profile;
-    f[n++] = r->l2;
-    f[n++] = r->launch;
-    if (is_trial(r)) {
-        f[n++] = r->config;
-        f[n++] = row_has_flag(r, TUNE_FLAG_OWN) ? TUNE_FLAG_OWN : TUNE_FLAG_TRIAL;
-    }
-    return n;
+    int c;
+    if ((c = strcmp(x->plugin, y->plugin)) || (c = strcmp(x->kcase, y->kcase)) || (c = strcmp(x->shape, y->shape)) ||
+        (c = strcmp(x->dtype, y->dtype)) || (c = strcmp(x->profile, y->profile)) || (c = strcmp(x->l2, y->l2)) ||
+        (c = strcmp(x->launch, y->launch)))
+        return c;
+    if (kx != ky)
+        return kx - ky;
+    return kx ? strcmp(x->config, y->config) : 0;
 }
 
-static int key_cmp(const klab_row *x, const klab_row *y)
+static uint64_t key_hash(const klab_row *r, int kind)
 {
-    const char *fx[9], *fy[9];
-    int nx = key_fields(x, fx), ny = key_fields(y, fy);
-    for (int i = 0; i < nx && i < ny; i++) {
-        int c = strcmp(fx[i], fy[i]);
-        if (c)
-            return c;
-    }
-    return nx - ny;
-}
-
-static uint64_t key_hash(const klab_row *r)
-{
-    const char *f[9];
-    int n = key_fields(r, f);
+    const char *f[] = {r->plugin, r->kcase, r->shape, r->dtype, r->profile, r->l2, r->launch, r->config};
     uint64_t h = CHECKSUM_INIT;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < (kind ? 8 : 7); i++)
         h = checksum_update(h, f[i], strlen(f[i]) + 1); /* the NUL too: "ab","c" is not "a","bc" */
-    return h;
+    return h + (uint64_t)kind;
 }
 
 /* Why a row cannot be compared, or NULL when it is a passed, timed row with a believable figure. */
@@ -139,6 +122,7 @@ void cmp_judge(const klab_row *a, const klab_row *b, double t, cmp_pair *p)
 typedef struct keyed {
     uint64_t h;
     const klab_row *r;
+    int kind; /* key_kind */
     int side; /* 0 A, 1 B */
     int idx;
 } keyed;
@@ -148,7 +132,7 @@ static int keyed_cmp(const void *pa, const void *pb)
     const keyed *a = pa, *b = pb;
     if (a->h != b->h)
         return a->h < b->h ? -1 : 1;
-    int c = key_cmp(a->r, b->r);
+    int c = key_cmp(a->r, a->kind, b->r, b->kind);
     if (c)
         return c;
     if (a->side != b->side)
@@ -180,15 +164,19 @@ int cmp_rows(const klab_row *a, int na, const klab_row *b, int nb, double t, cmp
         free(k), free(ma), free(mb), free(p);
         return -1;
     }
-    for (int i = 0; i < na; i++)
-        k[i] = (keyed){key_hash(&a[i]), &a[i], 0, i};
-    for (int j = 0; j < nb; j++)
-        k[na + j] = (keyed){key_hash(&b[j]), &b[j], 1, j};
+    for (int i = 0; i < na; i++) {
+        int kind = key_kind(&a[i]);
+        k[i] = (keyed){key_hash(&a[i], kind), &a[i], kind, 0, i};
+    }
+    for (int j = 0; j < nb; j++) {
+        int kind = key_kind(&b[j]);
+        k[na + j] = (keyed){key_hash(&b[j], kind), &b[j], kind, 1, j};
+    }
     if (n > 1)
         qsort(k, n, sizeof *k, keyed_cmp);
     for (size_t g = 0, e; g < n; g = e) {
         match m = {0, 0, -1};
-        for (e = g; e < n && k[e].h == k[g].h && key_cmp(k[e].r, k[g].r) == 0; e++) {
+        for (e = g; e < n && k[e].h == k[g].h && key_cmp(k[e].r, k[e].kind, k[g].r, k[g].kind) == 0; e++) {
             if (k[e].side == 0)
                 m.na++;
             else if (m.nb++ == 0)
@@ -261,9 +249,14 @@ static void print_pair(FILE *fp, const cmp_pair *p)
         snprintf(ratio, sizeof ratio, "%.3f", p->ratio);
     else
         snprintf(ratio, sizeof ratio, "-");
-    text_printf(fp, "%-16s %-5s %-22s %-7s %22s %22s %21s  %s%s%s\n", r->kcase, r->dtype, profile, mode, ia, ib,
-                ratio, cmp_verdict_name(p->v), p->config_changed ? " CONFIG-CHANGED" : "",
-                p->regression && p->v != CMP_SLOWER ? " (regression)" : "");
+    /* text from the CSV goes through text_printf's escaping; a line whose text is all plain (nearly
+       every one) is formatted as it is, which a million rows notice */
+    int plain = r->kcase[text_plain_length(r->kcase)] == 0 && r->dtype[text_plain_length(r->dtype)] == 0 &&
+                profile[text_plain_length(profile)] == 0 && mode[text_plain_length(mode)] == 0;
+    (plain ? fprintf : text_printf)(fp, "%-16s %-5s %-22s %-7s %22s %22s %21s  %s%s%s\n", r->kcase, r->dtype, profile,
+                                    mode, ia, ib, ratio, cmp_verdict_name(p->v),
+                                    p->config_changed ? " CONFIG-CHANGED" : "",
+                                    p->regression && p->v != CMP_SLOWER ? " (regression)" : "");
     if (p->why[0])
         text_printf(fp, "%18s%s\n", "", p->why);
     if (p->config_changed)

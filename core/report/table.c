@@ -6,6 +6,7 @@
 
 #include "evidence/counters.h"
 #include "evidence/csv_read.h"
+#include "evidence/run_set.h"
 #include "util/dir_list.h"
 #include "util/file_read.h"
 #include "util/text.h"
@@ -35,7 +36,8 @@ void table_print(FILE *fp, const char *title, const klab_row *rows, int n)
         for (int i = 0; i < ROW_NCOLUMNS; i++)
             if (fixed_column(i)) {
                 row_term(r, i, cell, sizeof cell);
-                text_printf(fp, "%*s ", row_schema[i].width, cell);
+                /* escaped where it needs it: text_printf on every cell of a million rows is seconds */
+                (cell[text_plain_length(cell)] ? text_printf : fprintf)(fp, "%*s ", row_schema[i].width, cell);
             }
         for (int i = 0; i < ROW_NCOLUMNS; i++)
             if (row_schema[i].show == SHOW_STATUS) {
@@ -52,20 +54,9 @@ void table_print(FILE *fp, const char *title, const klab_row *rows, int n)
     }
 }
 
-int table_report(FILE *fp, const char *dir, char *err, size_t errlen)
+/* meta.ini's lines a table is headed with: the run, the build, the GPU, the method */
+static void meta_header(FILE *fp, const char *dir)
 {
-    char **names;
-    int all = dir_list(dir, ".csv", &names);
-    if (all < 0) {
-        snprintf(err, errlen, "%s: cannot open: %s", dir, strerror(errno));
-        return -1;
-    }
-    int n = counters_drop(names, all); /* a counters file is ncu's, not rows */
-    if (n == 0) {
-        dir_list_free(names, 0);
-        snprintf(err, errlen, "%s: no CSV files here", dir);
-        return -1;
-    }
     char path[4400];
     snprintf(path, sizeof path, "%s/meta.ini", dir);
     /* read as every file of a run folder is: a regular file, bounded (a FIFO here used to hang report) */
@@ -83,6 +74,42 @@ int table_report(FILE *fp, const char *dir, char *err, size_t errlen)
             text_printf(fp, "%s\n", line);
     }
     free(meta);
+}
+
+int table_report_run(FILE *fp, FILE *errfp, const run_dir *d)
+{
+    meta_header(fp, d->path);
+    int rc = 0;
+    for (int i = 0; i < d->nfiles; i++) {
+        const run_file *f = &d->files[i];
+        if (f->err) {
+            text_printf(errfp, "klab: %s\n", f->err);
+            rc = -1;
+            continue;
+        }
+        char title[4500];
+        snprintf(title, sizeof title, "%s (%d rows)", f->path, f->n);
+        table_print(fp, title, d->rows + f->first, f->n);
+    }
+    return rc;
+}
+
+int table_report(FILE *fp, const char *dir, char *err, size_t errlen)
+{
+    char **names;
+    int all = dir_list(dir, ".csv", &names);
+    if (all < 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", dir, strerror(errno));
+        return -1;
+    }
+    int n = counters_drop(names, all); /* a counters file is ncu's, not rows */
+    if (n == 0) {
+        dir_list_free(names, 0);
+        snprintf(err, errlen, "%s: no CSV files here", dir);
+        return -1;
+    }
+    meta_header(fp, dir);
+    char path[4400];
     int rc = 0;
     for (int i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
