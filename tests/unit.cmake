@@ -181,3 +181,7 @@ klab_test(test_csv_read SOURCES test_csv_read.c klab_run.c LABELS unit)
 # whose meta.ini and samples files are FIFOs, /dev/zero or outside the folder (the report is written)
 klab_test(test_run_set SOURCES test_run_set.c report_fixture.c klab_run.c LABELS unit)
 add_dependencies(test_run_set klab)
+# the command line as a hostile user writes it (NaN and negative numbers, control bytes, folders that do
+# not exist) and meta.ini's text escaped in the Markdown report
+klab_test(test_options SOURCES test_options.c report_fixture.c klab_run.c LABELS unit)
+add_dependencies(test_options klab)
