@@ -471,6 +471,33 @@ static void test_many_rows(void **state)
     free(b);
 }
 
+/* Runs whose CSV and counters file hold a header and no row: merged into a header-only file (this
+   sorted an empty set through qsort(NULL, 0), undefined behaviour UBSan reports). */
+static void test_empty_files(void **state)
+{
+    (void)state;
+    shards();
+    char path[4400];
+    const char *runs[] = {"s0/r1", "s1/r1"};
+    for (int i = 0; i < 2; i++) {
+        csv_sink s;
+        snprintf(path, sizeof path, "%s/%s/empty.csv", kr_tmp, runs[i]);
+        assert_int_equal(csv_sink_open(&s, path, err, sizeof err), 0);
+        assert_int_equal(csv_sink_commit(&s, err, sizeof err), 0);
+        snprintf(path, sizeof path, "%s/%s", kr_tmp, runs[i]);
+        assert_int_equal(counters_open(&s, path, "empty", err, sizeof err), 0);
+        assert_int_equal(csv_sink_commit(&s, err, sizeof err), 0);
+    }
+    assert_int_equal(merge("m", "s0/r1", "s1/r1", NULL), 0);
+    klab_row *rows = NULL;
+    path_of(path, sizeof path, "m/empty.csv");
+    assert_int_equal(csv_read_rows(path, &rows, err, sizeof err), 0);
+    free(rows);
+    char *counters = file_of("m/empty.counters.csv");
+    assert_int_equal(strchr(counters, '\n')[1], 0); /* the header alone */
+    free(counters);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -482,6 +509,7 @@ int main(void)
         KR_TEST(test_out_folder),
         KR_TEST(test_untrusted_inputs),
         KR_TEST(test_many_rows),
+        KR_TEST(test_empty_files),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -37,6 +37,7 @@ klab_test(test_references SOURCES test_references.c references_fixture.c ../plug
           ../plugins/rmsnorm_rope/rmsnorm_rope_reference.c ../plugins/common/row_plan.c LABELS unit)
 
 
+if(NOT KLAB_SANITIZE) # they need plugins the sanitizer build leaves out (CMakeLists.txt)
 # swiglu and reduction: their references by hand, their shipped INI files validated through the klab
 # binary (test_references_swired), and the machine code of their fast kernels: 16-byte loads, no local
 # memory (sass_check.sh; skipped without cuobjdump)
@@ -44,19 +45,23 @@ klab_test(test_references_swired SOURCES test_references_swired.c references_fix
           ../plugins/swiglu/swiglu_reference.c ../plugins/swiglu/swiglu_plan.c ../plugins/reduction/reduction_plan.c
           ../plugins/reduction/reduction_reference.c klab_run.c LABELS unit)
 add_dependencies(test_references_swired klab swiglu reduction)
+endif()
 function(klab_sass_test plugin)
   add_test(NAME sass_${plugin} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.sh $<TARGET_FILE:${plugin}> ${ARGN})
   set_tests_properties(sass_${plugin} PROPERTIES SKIP_RETURN_CODE 77 LABELS unit
                        ENVIRONMENT "KLAB_NVCC=${CMAKE_CUDA_COMPILER}")
 endfunction()
+if(NOT KLAB_SANITIZE) # they need plugins the sanitizer build leaves out (CMakeLists.txt)
 klab_sass_test(swiglu ew_vec_kernel)
 klab_sass_test(reduction partial_kernel sm_90a:cluster_kernel)
+endif()
 # klab --tune without a GPU: a unit's entries and configurations, and the parent's choice of the best
 klab_test(test_tune SOURCES test_tune.c LABELS unit)
 # the row-kernel plans (plugins/common/row_plan.c) and the configurations the INI files name
 klab_test(test_row_plan SOURCES test_row_plan.c ../plugins/common/row_plan.c
           ../plugins/rmsnorm_rope/rmsnorm_rope_reference.c ../plugins/rmsnorm/rmsnorm_reference.c LABELS unit)
 
+if(NOT KLAB_SANITIZE) # they need plugins the sanitizer build leaves out (CMakeLists.txt)
 # the row plugins' and the GEMM family's INI files (shipped, sweeps, tuning, GPU tests) checked against
 # their plugins, as `klab --validate` does it, without a GPU
 foreach(ini ini/rmsnorm.ini ini/softmax.ini ini/rmsnorm_rope.ini experiments/rowsweep_rmsnorm.ini
@@ -75,9 +80,14 @@ endforeach()
 # the row-kernel skeleton's SASS: 16-byte loads and stores, no local memory (skipped without cuobjdump)
 add_test(NAME sass_rows COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_rows.sh ${PROJECT_BINARY_DIR})
 set_tests_properties(sass_rows PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+endif()
 # klab compare: synthetic runs with known noise, judged in the library and through the binary
 klab_test(test_compare SOURCES test_compare.c klab_run.c GPU LABELS unit) # GPU: two real runs where there is one
-add_dependencies(test_compare klab rmsnorm)
+if(KLAB_SANITIZE)
+  add_dependencies(test_compare klab) # its GPU test, which runs rmsnorm, skips without one
+else()
+  add_dependencies(test_compare klab rmsnorm)
+endif()
 # klab --with-torch: the command built for tools/torch_rows.py, and through the binary a failing, a
 # missing and a fake interpreter, and the real torch_rows.py --dry-run (no torch, no GPU)
 klab_test(test_lab_torch SOURCES test_lab_torch.c klab_run.c GPU LABELS unit) # GPU: its runs time on one where there is one
@@ -103,6 +113,7 @@ set_tests_properties(slurm_dry_run PROPERTIES LABELS unit)
 # (plain C), and its machine code (sass_matmul_h200.sh: HGMMA and UTMALDG in every wgmma kernel, no
 # local memory; skipped without cuobjdump). Its INI files are validated in the loop above.
 klab_test(test_matmul_h200 SOURCES test_matmul_h200.c ../plugins/matmul_h200/matmul_h200_config.c LABELS unit)
+if(NOT KLAB_SANITIZE) # they need plugins the sanitizer build leaves out (CMakeLists.txt)
 add_test(NAME sass_matmul_h200 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_matmul_h200.sh $<TARGET_FILE:matmul_h200>)
 set_tests_properties(sass_matmul_h200 PROPERTIES LABELS unit SKIP_RETURN_CODE 77
                      ENVIRONMENT "KLAB_NVCC=${CMAKE_CUDA_COMPILER}")
@@ -112,6 +123,7 @@ add_test(NAME hopper_wgmma_generated
          COMMAND sh -c "python3 \"$0\" | cmp - \"$1\"" ${PROJECT_SOURCE_DIR}/plugins/matmul_h200/gen_hopper_wgmma.py
                  ${PROJECT_SOURCE_DIR}/plugins/common/hopper_wgmma.cuh)
 set_tests_properties(hopper_wgmma_generated PROPERTIES LABELS unit)
+endif()
 
 # fp8_gemm and fused_gated_mlp: the e4m3 quantisation reference by hand (codes, ties, saturation, NaN,
 # block layouts, the error the tolerance rests on); the GEMM and gated-MLP references and case shapes;
@@ -122,6 +134,7 @@ klab_test(test_fp8_quant SOURCES test_fp8_quant.c ../plugins/fp8_gemm/fp8_quant_
 klab_test(test_gemm_family SOURCES test_gemm_family.c ../plugins/fp8_gemm/fp8_gemm_reference.c
           ../plugins/fp8_gemm/fp8_gemm_config.c ../plugins/fused_gated_mlp/fused_gated_mlp_reference.c
           ../plugins/fused_gated_mlp/fused_gated_mlp_config.c LABELS unit)
+if(NOT KLAB_SANITIZE) # they need plugins the sanitizer build leaves out (CMakeLists.txt)
 klab_sass_test(fp8_gemm amax2_kernel cast2_kernel block_kernel)
 klab_sass_test(fused_gated_mlp ew_vec_kernel)
 # the wgmma kernels (common/hopper_gemm.cuh) of both: fp8 QGMMA, bf16 HGMMA, and tensor-copy loads
@@ -137,6 +150,7 @@ foreach(pair fp8_gemm:QGMMA fused_gated_mlp:HGMMA)
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_mma.sh $<TARGET_FILE:${plugin}> sm_90a gemm_kernel.*Tma[SE] STSM UTMASTG)
   set_tests_properties(sass_staged_${plugin} PROPERTIES SKIP_RETURN_CODE 77 LABELS unit)
 endforeach()
+endif()
 
 # decode_replay's float64 reference by hand, its length schedule, geometry and bytes (plain C)
 klab_test(test_decode_replay SOURCES test_decode_replay.c ../plugins/decode_replay/decode_replay_reference.c
@@ -146,6 +160,7 @@ klab_test(test_decode_replay SOURCES test_decode_replay.c ../plugins/decode_repl
 # kernel's writes within their tensor, a probe slot for each kernel
 klab_test(test_decode_tensors SOURCES test_decode_tensors.c ../plugins/decode_replay/decode_replay_tensors.c
           ../plugins/decode_replay/decode_replay_geom.c LABELS unit)
+if(NOT KLAB_SANITIZE) # the plugin, Python and libklab_bench: the normal build's (CMakeLists.txt)
 # its INI files checked against the plugin as `klab --validate` does it, without a GPU
 foreach(ini ini/decode_replay.ini tests/gpu_ini/decode_replay.ini)
   get_filename_component(dir ${ini} DIRECTORY)
@@ -174,6 +189,7 @@ add_test(NAME torch_meta COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tes
 set_tests_properties(torch_meta PROPERTIES LABELS unit)
 # decode_replay's GEMV and attention: 16-byte loads, no local memory (no spills) in any architecture
 klab_sass_test(decode_replay gemv_kernel gemv_pipe_kernel attn_kernel attn_fused_kernel)
+endif()
 # the one CSV reader (csv_read.c) against damaged files: cell counts, quotes, NUL, cut and over-long
 # cells, unknown statuses, files that are not regular ones; a byte order mark and CRLF accepted
 klab_test(test_csv_read SOURCES test_csv_read.c klab_run.c LABELS unit)
