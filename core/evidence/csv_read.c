@@ -263,19 +263,20 @@ int csv_read_each(const char *path, csv_record_fn fn, void *user, char *err, siz
 
 /* ---- klab rows ---- */
 
-typedef struct table_reader {
-    csv_table *t;
+typedef struct row_reader {
+    csv_row_fn fn;
+    void *user;
+    unsigned char *has;
     int ncols;
     int map[CSV_MAX_CELLS]; /* file column -> schema column, -1 unknown */
-    int cap;
     int status_col;         /* the file column of status */
-} table_reader;
+    klab_row row;           /* the row being read: handed to fn, then reused */
+} row_reader;
 
 static int on_row(void *user, char *const *cells, const size_t *len, int n, long line, char *err, size_t errlen)
 {
-    table_reader *rd = user;
+    row_reader *rd = user;
     (void)len;
-    csv_table *t = rd->t;
     if (rd->ncols == 0) { /* the header: the first record */
         rd->ncols = n;
         rd->status_col = -1;
@@ -284,11 +285,11 @@ static int on_row(void *user, char *const *cells, const size_t *len, int n, long
             rd->map[i] = c;
             if (c < 0)
                 continue;
-            if (t->has[c]) {
+            if (rd->has[c]) {
                 snprintf(err, errlen, "the header names column '%s' twice", cells[i]);
                 return -1;
             }
-            t->has[c] = 1;
+            rd->has[c] = 1;
             if (strcmp(cells[i], "status") == 0)
                 rd->status_col = i;
         }
@@ -298,7 +299,7 @@ static int on_row(void *user, char *const *cells, const size_t *len, int n, long
         }
         static const char *const need[] = {"plugin", "case", "dtype", "profile", "status"};
         for (size_t k = 0; k < sizeof need / sizeof need[0]; k++)
-            if (!t->has[row_column_index(need[k])]) {
+            if (!rd->has[row_column_index(need[k])]) {
                 snprintf(err, errlen, "not a klab CSV: the header has no '%s' column", need[k]);
                 return CSV_NOT_THIS_KIND;
             }
@@ -313,8 +314,46 @@ static int on_row(void *user, char *const *cells, const size_t *len, int n, long
         snprintf(err, errlen, "the row has no status");
         return -1;
     }
-    if (t->n == rd->cap) {
-        int cap = rd->cap ? 2 * rd->cap : 64;
+    klab_row *r = &rd->row;
+    memset(r, 0, sizeof *r);
+    for (int i = 0; i < n; i++)
+        if (rd->map[i] >= 0 && row_parse(r, rd->map[i], cells[i], err, errlen) != 0)
+            return -1;
+    return rd->fn(rd->user, r, line, err, errlen);
+}
+
+int csv_read_each_row(const char *path, csv_row_fn fn, void *user, unsigned char has[ROW_NCOLUMNS], char *err,
+                      size_t errlen)
+{
+    memset(has, 0, ROW_NCOLUMNS);
+    row_reader *rd = calloc(1, sizeof *rd);
+    if (!rd) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    rd->fn = fn;
+    rd->user = user;
+    rd->has = has;
+    int rc = csv_read_each(path, on_row, rd, err, errlen);
+    if (rc == 0 && rd->ncols == 0) {
+        snprintf(err, errlen, "%s: not a klab CSV (no header)", path);
+        rc = -1;
+    }
+    free(rd);
+    return rc;
+}
+
+typedef struct table_fill {
+    csv_table *t;
+    int cap;
+} table_fill;
+
+static int keep_row(void *user, const klab_row *r, long line, char *err, size_t errlen)
+{
+    table_fill *f = user;
+    csv_table *t = f->t;
+    if (t->n == f->cap) {
+        int cap = f->cap ? 2 * f->cap : 64;
         klab_row *rows = realloc(t->rows, (size_t)cap * sizeof *rows);
         long *lines = rows ? realloc(t->line, (size_t)cap * sizeof *lines) : NULL;
         if (rows)
@@ -324,13 +363,9 @@ static int on_row(void *user, char *const *cells, const size_t *len, int n, long
             return -1;
         }
         t->line = lines;
-        rd->cap = cap;
+        f->cap = cap;
     }
-    klab_row *r = &t->rows[t->n];
-    memset(r, 0, sizeof *r);
-    for (int i = 0; i < n; i++)
-        if (rd->map[i] >= 0 && row_parse(r, rd->map[i], cells[i], err, errlen) != 0)
-            return -1;
+    t->rows[t->n] = *r;
     t->line[t->n++] = line;
     return 0;
 }
@@ -338,18 +373,8 @@ static int on_row(void *user, char *const *cells, const size_t *len, int n, long
 int csv_read_table(const char *path, csv_table *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
-    table_reader *rd = calloc(1, sizeof *rd);
-    if (!rd) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    rd->t = t;
-    int rc = csv_read_each(path, on_row, rd, err, errlen);
-    if (rc == 0 && rd->ncols == 0) {
-        snprintf(err, errlen, "%s: not a klab CSV (no header)", path);
-        rc = -1;
-    }
-    free(rd);
+    table_fill f = {t, 0};
+    int rc = csv_read_each_row(path, keep_row, &f, t->has, err, errlen);
     if (rc != 0)
         csv_table_free(t);
     return rc;

@@ -36,6 +36,16 @@ typedef int (*csv_record_fn)(void *user, char *const *cells, const size_t *len, 
    "path: why") in err. */
 int csv_read_each(const char *path, csv_record_fn fn, void *user, char *err, size_t errlen);
 
+/* One row of a klab CSV, read and checked, with the line it starts on: for the reader that keeps only
+   part of each (a klab_row is 2 KB; a million of them, 2 GB). r is the reader's own, valid for the
+   call. Returns 0 to go on, or -1 with the reason in err. */
+typedef int (*csv_row_fn)(void *user, const klab_row *r, long line, char *err, size_t errlen);
+
+/* Reads one klab CSV a row at a time (fn), has[i] set for each schema column its header names.
+   0, or -1 with "path[:line]: why" in err. */
+int csv_read_each_row(const char *path, csv_row_fn fn, void *user, unsigned char has[ROW_NCOLUMNS], char *err,
+                      size_t errlen);
+
 /* A klab CSV's rows with where each came from. */
 typedef struct csv_table {
     klab_row *rows;
