@@ -247,12 +247,11 @@ int lab_report(const cli_opts *o)
         given[n++] = latest;
     }
     run_set runs = {0};
-    for (int i = 0; i < n; i++)
-        if (run_set_add(&runs, given[i], err, sizeof err) != 0) {
-            text_printf(stderr, "klab: %s\n", err);
-            run_set_free(&runs);
-            return EXIT_USAGE;
-        }
+    if (run_set_add_all(&runs, given, n, err, sizeof err) != 0) { /* read at once, joined in order */
+        text_printf(stderr, "klab: %s\n", err);
+        run_set_free(&runs);
+        return EXIT_USAGE;
+    }
     int rc = report_tables(&runs) == 0 ? EXIT_OK : EXIT_USAGE;
     exp_set set;
     struct stat st;

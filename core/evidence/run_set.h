@@ -63,10 +63,16 @@ typedef struct run_set {
     int n, cap;
     int nnotes;        /* what was passed over, each in words: a CSV that is not klab's, ... */
     char notes[RUN_SET_NOTES][600];
+    int defer_ids;     /* run_set_add_all's own: two runs' ids made unique when they are joined */
 } run_set;
 
 /* Adds the run(s) at `path`. Returns 0, or -1 with err (no such path, no CSV there or below). */
 int run_set_add(run_set *s, const char *path, char *err, size_t errlen);
+
+/* Adds the runs at each of paths[0 .. n), in that order: each path read on a thread of its own (as many
+   at once as there are CPUs), the result the one run_set_add gives path after path. Returns 0, or -1
+   with the first failing path's err. */
+int run_set_add_all(run_set *s, const char *const *paths, int n, char *err, size_t errlen);
 
 /* A run folder's meta.ini ([run] id, started, commit, command; [device] name) into r, has_meta saying
    whether it was there and read; with no id there, the folder's name (run_meta_read reads the file). */

@@ -504,15 +504,7 @@ int merge_runs(const char *out, const char *const *dirs, int nruns, FILE *log, c
     for (int f = 0; f < nsets && rc == 0; f++) {
         int counters = f >= lists[0].n;
         const char *name = counters ? lists[1].v[f - lists[0].n] : lists[0].v[f];
-        for (int r = 0; r < nruns && rc == 0; r++) {
-            char path[4400];
-            struct stat st;
-            snprintf(path, sizeof path, "%s/%s", dirs[r], name);
-            if (lstat(path, &st) != 0 && errno == ENOENT)
-                continue; /* a shard without this plugin's units */
-            rc = counters ? merge_read_counters(&sets[f], path, dirs[r], err, errlen)
-                          : merge_read_rows(&sets[f], path, dirs[r], err, errlen);
-        }
+        rc = merge_read_all(&sets[f], dirs, nruns, name, counters, err, errlen);
     }
     for (int i = 0; rc == 0 && i < lists[2].n; i++)
         rc = check_samples(runs, nruns, lists[2].v[i], &sm, err, errlen);

@@ -1,9 +1,13 @@
 #include "scale/merge_rows.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "evidence/counters.h"
 #include "evidence/csv_read.h"
@@ -233,6 +237,141 @@ int merge_read_rows(rec_set *s, const char *path, const char *from, char *err, s
 int merge_read_counters(rec_set *s, const char *path, const char *from, char *err, size_t errlen)
 {
     return read_into(s, path, from, 1, err, errlen);
+}
+
+/* Moves src's records into dst, src's order after dst's: a key dst has with the same text is dropped,
+   with other text refused. src is left empty. 0, MERGE_ROWS_REFUSED or -1. */
+static int absorb(rec_set *dst, rec_set *src, int counters, char *err, size_t errlen)
+{
+    int rc = 0;
+    size_t i = 0;
+    for (; i < src->n && rc == 0; i++) {
+        merge_rec *x = &src->r[i];
+        if (2 * (dst->n + 1) > dst->nslot && grow_table(dst) != 0) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+            break;
+        }
+        size_t at = (size_t)x->h & (dst->nslot - 1);
+        const merge_rec *same = NULL;
+        for (; dst->slot[at]; at = (at + 1) & (dst->nslot - 1)) {
+            const merge_rec *r = &dst->r[dst->slot[at] - 1];
+            if (r->h == x->h && r->keylen == x->keylen && memcmp(r->key, x->key, x->keylen) == 0) {
+                same = r;
+                break;
+            }
+        }
+        if (same) {
+            if (same->len != x->len || same->ncell != x->ncell || memcmp(same->all, x->all, x->len) != 0) {
+                char named[1200];
+                key_words(same->key, same->keylen, named, sizeof named);
+                snprintf(err, errlen, "the %s [%s] is in %s and in %s with different results",
+                         counters ? "counters line" : "row", named, same->from, x->from);
+                rc = MERGE_ROWS_REFUSED;
+            }
+            free(x->all);
+            continue;
+        }
+        if (dst->n == dst->cap) {
+            size_t cap = dst->cap ? 2 * dst->cap : 256;
+            merge_rec *p = realloc(dst->r, cap * sizeof *p);
+            if (!p) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+                break;
+            }
+            dst->r = p;
+            dst->cap = cap;
+        }
+        dst->r[dst->n] = *x;
+        dst->r[dst->n].order = (long)dst->n;
+        dst->slot[at] = ++dst->n;
+    }
+    for (; i < src->n; i++) /* what was not moved when it stopped */
+        free(src->r[i].all);
+    src->n = 0;
+    merge_free_set(src);
+    return rc;
+}
+
+typedef struct read_job {
+    char path[4400];
+    const char *from;
+    int counters, present;
+    rec_set set;
+    int rc;
+    char err[2000];
+} read_job;
+
+typedef struct read_pool {
+    read_job *jobs;
+    int njobs, next;
+    pthread_mutex_t lock;
+} read_pool;
+
+/* Takes the next unread run's file until none is left: however many threads started, every file is
+   read once. */
+static void *read_some(void *arg)
+{
+    read_pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        int i = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        if (i >= p->njobs)
+            return NULL;
+        read_job *j = &p->jobs[i];
+        if (j->present)
+            j->rc = read_into(&j->set, j->path, j->from, j->counters, j->err, sizeof j->err);
+    }
+}
+
+int merge_read_all(rec_set *s, const char *const *dirs, int nruns, const char *name, int counters, char *err,
+                   size_t errlen)
+{
+    read_job *jobs = calloc((size_t)nruns, sizeof *jobs);
+    if (!jobs) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int present = 0;
+    for (int r = 0; r < nruns; r++) {
+        read_job *j = &jobs[r];
+        struct stat st;
+        snprintf(j->path, sizeof j->path, "%s/%s", dirs[r], name);
+        j->from = dirs[r];
+        j->counters = counters;
+        j->present = !(lstat(j->path, &st) != 0 && errno == ENOENT); /* a shard without this plugin's units */
+        present += j->present;
+    }
+    /* the runs' files read at once, one a CPU: parsing and checking them is most of a merge's time */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int nthreads = (int)(cpus < 1 ? 1 : cpus > 8 ? 8 : cpus);
+    if (nthreads > present)
+        nthreads = present > 0 ? present : 1;
+    read_pool pool = {jobs, nruns, 0, PTHREAD_MUTEX_INITIALIZER};
+    pthread_t th[8];
+    int started = 0;
+    while (started + 1 < nthreads && pthread_create(&th[started], NULL, read_some, &pool) == 0)
+        started++;
+    read_some(&pool); /* this thread too, and alone where no other started */
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    pthread_mutex_destroy(&pool.lock);
+    /* joined in the runs' order: the first refusal in that order is the one said */
+    int rc = 0;
+    for (int r = 0; r < nruns; r++) {
+        read_job *j = &jobs[r];
+        if (rc == 0 && j->rc != 0) {
+            snprintf(err, errlen, "%s", j->err);
+            rc = j->rc;
+        }
+        if (rc == 0 && j->present)
+            rc = absorb(s, &j->set, counters, err, errlen);
+        merge_free_set(&j->set);
+    }
+    free(jobs);
+    return rc;
 }
 
 static int cmp_rec(const void *pa, const void *pb)

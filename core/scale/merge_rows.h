@@ -37,6 +37,12 @@ int merge_read_rows(rec_set *s, const char *path, const char *from, char *err, s
 /* Adds the lines of a counters file (key: the row's key and kernel_index). Returns as above. */
 int merge_read_counters(rec_set *s, const char *path, const char *from, char *err, size_t errlen);
 
+/* Reads file `name` of every run (a rows CSV, or with `counters` a counters file; a run without it is
+   passed over) into s: the runs' files on as many threads as there are CPUs, joined in the runs' order,
+   so s is what reading them one after another gives. Returns as merge_read_rows. */
+int merge_read_all(rec_set *s, const char *const *dirs, int nruns, const char *name, int counters, char *err,
+                   size_t errlen);
+
 /* Writes the set, ordered by (case, dtype, GPU) then as found, through csv_sink (whole, renamed into
    place). header: ncols names. 0, or -1 with the reason. */
 int merge_write_set(rec_set *s, const char *path, const char *const *header, int ncols, char *err, size_t errlen);
