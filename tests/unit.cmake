@@ -82,12 +82,16 @@ add_test(NAME sass_rows COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_rows.sh ${PR
 set_tests_properties(sass_rows PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
 endif()
 # klab compare: synthetic runs with known noise, judged in the library and through the binary
-klab_test(test_compare SOURCES test_compare.c klab_run.c GPU LABELS unit) # GPU: two real runs where there is one
+klab_test(test_compare SOURCES test_compare.c compare_fixture.c klab_run.c GPU LABELS unit) # GPU: two real runs where there is one
 if(KLAB_SANITIZE)
   add_dependencies(test_compare klab) # its GPU test, which runs rmsnorm, skips without one
 else()
   add_dependencies(test_compare klab rmsnorm)
 endif()
+# klab compare as a gate: a changed configuration paired and shown (a committed pair of row-length
+# sweeps), rows in one run only and changed configurations failing it, untrusted runs exit 2
+klab_test(test_compare_gate SOURCES test_compare_gate.c compare_fixture.c klab_run.c LABELS unit)
+add_dependencies(test_compare_gate klab)
 # klab --with-torch: the command built for tools/torch_rows.py, and through the binary a failing, a
 # missing and a fake interpreter, and the real torch_rows.py --dry-run (no torch, no GPU)
 klab_test(test_lab_torch SOURCES test_lab_torch.c klab_run.c GPU LABELS unit) # GPU: its runs time on one where there is one
