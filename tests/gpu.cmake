@@ -27,11 +27,15 @@ klab_gpu_test(test_gpu TIMEOUT 600
 file(STRINGS ${PROJECT_SOURCE_DIR}/plugin-sdk/include/klab/plugin.h KLAB_ABI_MAJOR_LINE
      REGEX "^#define KLAB_ABI_MAJOR [0-9]+")
 if(KLAB_ABI_MAJOR_LINE MATCHES "KLAB_ABI_MAJOR 2$")
-  set(KLAB_TIMER_TEST_PLUGINS timer_twice timer_escape timer_steps)
+  set(KLAB_TIMER_TEST_PLUGINS timer_twice timer_escape timer_steps timer_l2)
   foreach(p ${KLAB_TIMER_TEST_PLUGINS})
     klab_add_plugin(${p} SOURCES plugins/timer/${p}.cu)
   endforeach()
   klab_gpu_test(test_gpu_timing TIMEOUT 600 DEPENDS klab ${KLAB_TIMER_TEST_PLUGINS})
+  # without a GPU: the L2-residue plugin loads, describes itself and its INI checks against it
+  add_test(NAME validate_timer_l2 COMMAND klab --validate --plugin-path ${KLAB_PLUGIN_OUTPUT_DIR}
+           --config ${CMAKE_CURRENT_SOURCE_DIR}/plugins/timer/timer_l2.ini)
+  set_tests_properties(validate_timer_l2 PROPERTIES LABELS plugins PASS_REGULAR_EXPRESSION "0 invalid, 0 plugins refused")
 else()
   message(STATUS "test_gpu_timing: not built: its test plugins need plugin ABI 2 (${KLAB_ABI_MAJOR_LINE})")
 endif()

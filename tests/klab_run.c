@@ -13,6 +13,7 @@
 #include "klab_test.h"
 
 char kr_tmp[PATH_MAX];
+unsigned kr_alarm_s;
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -103,6 +104,8 @@ pid_t kr_spawn(const char *const *args, const char *tail, int *fd)
         close(fds[1]);
         if (chdir(kr_tmp) != 0)
             _exit(126);
+        if (kr_alarm_s > 0)
+            alarm(kr_alarm_s); /* kept across execv: a klab that hangs dies of SIGALRM (rc 142) */
         execv(KLAB_EXE, (char *const *)argv);
         _exit(127);
     }

@@ -26,6 +26,10 @@ const char *kr_mkdir(const char *rel, char *buf, size_t len); /* kr_tmp/rel, mad
 void kr_link_plugin(const char *dir, const char *target);     /* dir/basename(target) -> target */
 void kr_write_file(const char *path, const char *text);
 
+/* When not 0, each klab started below gets SIGALRM after this many seconds (exit status 142): a test
+   of something that used to hang fails instead of waiting for ctest's timeout. */
+extern unsigned kr_alarm_s;
+
 /* Runs KLAB_EXE with args (NULL-terminated) in kr_tmp, no core files, without the caller's
    KLAB_PLUGIN_PATH / KLAB_INI_PATH. */
 klab_result kr_run(const char *const *args);

@@ -76,6 +76,7 @@ klab_test(test_supervisor SOURCES test_supervisor.c klab_run.c klab_bg.c LABELS 
 add_dependencies(test_supervisor klab ${KLAB_CRASH_PLUGINS})
 set_tests_properties(test_supervisor PROPERTIES TIMEOUT 120)
 
+if(NOT KLAB_SANITIZE) # an install and a build of its own: the normal build's (CMakeLists.txt)
 # ---- the SDK from outside: install, then build plugin-sdk/examples/saxpy with CMake and pkg-config ----
 add_test(NAME sdk_out_of_tree
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sdk_out_of_tree.sh ${PROJECT_BINARY_DIR}
@@ -83,6 +84,7 @@ add_test(NAME sdk_out_of_tree
 set_tests_properties(sdk_out_of_tree PROPERTIES
   TIMEOUT 600 LABELS "plugins;sdk"
   ENVIRONMENT "CMAKE_COMMAND=${CMAKE_COMMAND};KLAB_NVCC=${CMAKE_CUDA_COMPILER};KLAB_CMAKE_GENERATOR=${CMAKE_GENERATOR}")
+endif()
 
 # These drive the klab binary, and where a GPU is present some of their runs reach it (the supervisor's
 # stalled run, the isolation tests' workers probe it): they take the GPU tests' lock, so no GPU test

@@ -14,81 +14,11 @@
 #include <sys/stat.h>
 
 #include "app/cli.h"
+#include "compare_fixture.h"
 #include "evidence/csv_sink.h"
 #include "klab_run.h"
 #include "report/compare.h"
 #include "stats/stats.h"
-
-static uint64_t rng = 1;
-
-/* uniform in [0, 1): splitmix64 */
-static double uniform(void)
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
-}
-
-/* A passed row of `n` samples around median_ms, each within +-spread (relative), as a run reports it. */
-static klab_row row_of(const char *kcase, const char *profile, double median_ms, double spread, int n, uint64_t seed)
-{
-    klab_row r;
-    memset(&r, 0, sizeof r);
-    snprintf(r.run_id, sizeof r.run_id, "synthetic-%llu", (unsigned long long)seed);
-    snprintf(r.plugin, sizeof r.plugin, "rmsnorm");
-    snprintf(r.kcase, sizeof r.kcase, "%s", kcase);
-    snprintf(r.shape, sizeof r.shape, "%s", kcase);
-    snprintf(r.dtype, sizeof r.dtype, "fp16");
-    snprintf(r.profile, sizeof r.profile, "%s", profile);
-    snprintf(r.l2, sizeof r.l2, "cold");
-    snprintf(r.launch, sizeof r.launch, "stream");
-    r.batch = 1;
-    r.seed = seed;
-    rng = seed;
-    double s[2000];
-    assert_true(n <= 2000);
-    for (int i = 0; i < n; i++)
-        s[i] = median_ms * (1 + spread * (2 * uniform() - 1));
-    stats st;
-    assert_int_equal(stats_compute(s, (size_t)n, &st), 0);
-    r.status = ROW_PASSED;
-    r.has_time = 1;
-    r.reps = n;
-    r.median_ms = st.median;
-    r.has_ci = st.has_ci;
-    r.median_lo = st.median_lo;
-    r.median_hi = st.median_hi;
-    r.p95_ms = st.p95;
-    r.p99_ms = st.p99;
-    r.min_ms = st.min;
-    r.max_ms = st.max;
-    r.mean_ms = st.mean;
-    r.noise = st.noise;
-    r.precision = st.precision;
-    return r;
-}
-
-/* Three rows, two profiles and a tuned one, all at the same relative noise; `scale` multiplies every
-   median (1.10: a 10 % slowdown). */
-static void three_rows(klab_row *r, double scale, double spread, int n, uint64_t seed)
-{
-    r[0] = row_of("4096x4096", "fused", 0.0188 * scale, spread, n, seed);
-    r[1] = row_of("4096x4096", "baseline", 0.0235 * scale, spread, n, seed + 1);
-    r[2] = row_of("4096x8192", "fused", 0.0330 * scale, spread, n, seed + 2);
-    snprintf(r[2].config, sizeof r[2].config, "threads=256,vec=8");
-}
-
-static void write_csv(const char *dir, const char *name, const klab_row *rows, int n)
-{
-    char path[PATH_MAX + 300], err[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    csv_sink s;
-    assert_int_equal(csv_sink_open(&s, path, err, sizeof err), 0);
-    for (int i = 0; i < n; i++)
-        assert_int_equal(csv_sink_row(&s, &rows[i]), 0);
-    assert_int_equal(csv_sink_commit(&s, err, sizeof err), 0);
-}
 
 /* The verdicts of rows a against rows b, in cmp_rows's order. */
 static int judge(const klab_row *a, int na, const klab_row *b, int nb, double t, cmp_pair **p)
@@ -196,26 +126,57 @@ static void test_rows_on_one_side(void **state)
     three_rows(a, 1.0, 0.01, 500, 11);
     three_rows(b, 1.0, 0.01, 500, 97);
     snprintf(b[1].kcase, sizeof b[1].kcase, "16384x8192"); /* A's baseline row is gone, a new case came */
-    snprintf(b[2].config, sizeof b[2].config, "threads=128,vec=8"); /* another configuration: another row */
     cmp_pair *p;
     int n = judge(a, 3, b, 3, CMP_DEFAULT_THRESHOLD, &p);
-    assert_int_equal(n, 5);
+    assert_int_equal(n, 4);
     assert_int_equal(p[0].v, CMP_SAME);
     assert_int_equal(p[1].v, CMP_ONLY_A);
     assert_ptr_equal(p[1].a, &a[1]);
     assert_null(p[1].b);
-    assert_int_equal(p[2].v, CMP_ONLY_A);
+    assert_int_equal(p[2].v, CMP_SAME);
     assert_int_equal(p[3].v, CMP_ONLY_B);
     assert_ptr_equal(p[3].b, &b[1]);
-    assert_int_equal(p[4].v, CMP_ONLY_B);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         assert_int_equal(p[i].regression, 0);
+        assert_int_equal(p[i].config_changed, 0);
+    }
     free(p);
     n = judge(a, 3, NULL, 0, CMP_DEFAULT_THRESHOLD, &p);
     assert_int_equal(n, 3);
     for (int i = 0; i < n; i++)
         assert_int_equal(p[i].v, CMP_ONLY_A);
     free(p);
+}
+
+/* Many rows: matched by sorting the keys, not by a scan per row (this ran quadratic); the order of the
+   pairs is A's, then B's rows of keys A lacks. */
+static void test_many_rows_in_order(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    klab_row *a = calloc(N, sizeof *a), *b = calloc(N, sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    klab_row one = row_of("x", "fused", 0.02, 0.01, 50, 3);
+    for (int i = 0; i < N; i++) {
+        a[i] = b[N - 1 - i] = one;
+        snprintf(a[i].kcase, sizeof a[i].kcase, "c%d", i);
+        snprintf(b[N - 1 - i].kcase, sizeof b[0].kcase, "c%d", i + 1);
+    }
+    cmp_pair *p;
+    int n = judge(a, N, b, N, CMP_DEFAULT_THRESHOLD, &p);
+    assert_int_equal(n, N + 1);
+    assert_int_equal(p[0].v, CMP_ONLY_A);
+    for (int i = 1; i < N; i++) {
+        assert_ptr_equal(p[i].a, &a[i]);
+        assert_ptr_equal(p[i].b, &b[N - i]);
+        assert_int_equal(p[i].v, CMP_SAME);
+    }
+    assert_int_equal(p[N].v, CMP_ONLY_B);
+    assert_string_equal(p[N].b->kcase, "c20000");
+    free(p);
+    free(a);
+    free(b);
 }
 
 static void test_rows_that_are_not_evidence_are_never_same(void **state)
@@ -275,34 +236,6 @@ static void test_rows_that_are_not_evidence_are_never_same(void **state)
 
 /* ---- two run folders, in the library and through the binary ---- */
 
-static char dir_a[PATH_MAX], dir_b[PATH_MAX];
-
-static void make_runs(double scale_b, double spread)
-{
-    kr_mkdir("out", dir_a, sizeof dir_a);
-    kr_mkdir("out/run-a", dir_a, sizeof dir_a);
-    kr_mkdir("out/run-b", dir_b, sizeof dir_b);
-    klab_row a[3], b[3];
-    three_rows(a, 1.0, spread, 500, 11);
-    three_rows(b, scale_b, spread, 500, 97);
-    write_csv(dir_a, "rmsnorm.csv", a, 3);
-    write_csv(dir_b, "rmsnorm.csv", b, 3);
-    /* PyTorch's session of the same plugin: its own file, matched with its own */
-    write_csv(dir_a, "rmsnorm.torch.csv", a, 1);
-    write_csv(dir_b, "rmsnorm.torch.csv", b, 1);
-    /* a plugin only B ran */
-    write_csv(dir_b, "softmax.csv", b, 1);
-    /* an interrupted file is not evidence */
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/swiglu.csv.partial", dir_a);
-    kr_write_file(path, "run_id\n");
-    /* --with-profiling's counters beside the rows: ncu's kernels, no rows to compare */
-    for (int i = 0; i < 2; i++) {
-        snprintf(path, sizeof path, "%s/rmsnorm.counters.csv", i ? dir_b : dir_a);
-        kr_write_file(path, "run_id,plugin,case,dtype,profile,config,gpu,gpu_uuid,kernel_index\nr,rmsnorm,c,fp16,fused,,0,u,0\n");
-    }
-}
-
 static void test_run_folders(void **state)
 {
     (void)state;
@@ -311,7 +244,7 @@ static void test_run_folders(void **state)
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
     cmp_totals t;
-    assert_int_equal(cmp_runs(fp, dir_a, dir_b, CMP_DEFAULT_THRESHOLD, &t, err, sizeof err), 0);
+    assert_int_equal(cmp_runs(fp, dir_a, dir_b, &opts, &t, err, sizeof err), 0);
     fclose(fp);
     kr_echo(buf);
     assert_int_equal(t.files, 3);
@@ -321,12 +254,14 @@ static void test_run_folders(void **state)
     kr_expect_in(buf, "\nrmsnorm.csv\n");
     kr_expect_in(buf, "\nsoftmax.csv (only in B)\n");
     kr_expect_in(buf, "fused threads=256,vec=8");
-    kr_expect_in(buf, "4 SLOWER, 0 UNSURE, 0 not compared, 0 only in A, 1 only in B: 4 regressions");
+    kr_expect_in(buf, "4 SLOWER, 0 UNSURE, 0 not compared, 0 only in A, 1 only in B, 0 config changed: 4 regressions");
+    kr_expect_in(buf, "gate: FAILED: 4 regressions; 1 row in one run only (--allow-missing accepts them)\n");
+    assert_int_equal(t.gate_failed, 1);
     kr_expect_not_in(buf, "swiglu");
     kr_expect_not_in(buf, "counters");
     free(buf);
     fp = open_memstream(&buf, &len);
-    assert_int_equal(cmp_runs(fp, dir_a, "/nonexistent/run", CMP_DEFAULT_THRESHOLD, &t, err, sizeof err), -1);
+    assert_int_equal(cmp_runs(fp, dir_a, "/nonexistent/run", &opts, &t, err, sizeof err), -1);
     fclose(fp);
     free(buf);
     assert_string_equal(err, "/nonexistent/run: cannot open: No such file or directory");
@@ -346,7 +281,7 @@ static void test_gpu_names(void **state)
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
     cmp_totals t;
-    assert_int_equal(cmp_runs(fp, dir_a, dir_b, CMP_DEFAULT_THRESHOLD, &t, err, sizeof err), 0);
+    assert_int_equal(cmp_runs(fp, dir_a, dir_b, &opts, &t, err, sizeof err), 0);
     fclose(fp);
     kr_expect_in(buf, "/run-a (NVIDIA H200)\nB: ");
     kr_expect_in(buf, "/run-b (NVIDIA H100 80GB HBM3)\nratio = ");
@@ -354,7 +289,7 @@ static void test_gpu_names(void **state)
     free(buf);
     kr_write_file(path, "[run]\nid = run-b\n\n[device]\nname = NVIDIA H200\n");
     fp = open_memstream(&buf, &len);
-    assert_int_equal(cmp_runs(fp, dir_a, dir_b, CMP_DEFAULT_THRESHOLD, &t, err, sizeof err), 0);
+    assert_int_equal(cmp_runs(fp, dir_a, dir_b, &opts, &t, err, sizeof err), 0);
     fclose(fp);
     kr_expect_in(buf, "/run-b (NVIDIA H200)\n");
     kr_expect_not_in(buf, "two GPUs");
@@ -365,13 +300,19 @@ static void test_binary_same_is_exit_0(void **state)
 {
     (void)state;
     make_runs(1.0, 0.01);
+    /* softmax.csv is in B only: rows that appeared or vanished fail the gate unless allowed */
     klab_result r = KLAB("compare", dir_a, dir_b);
-    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.rc, 1);
     kr_expect_in(r.out, "4 SAME, 0 FASTER, 0 SLOWER, 0 UNSURE");
+    kr_expect_in(r.out, "gate: FAILED: 1 row in one run only (--allow-missing accepts them)");
+    free(r.out);
+    r = KLAB("compare", "--allow-missing", dir_a, dir_b);
+    assert_int_equal(r.rc, 0);
     kr_expect_in(r.out, "threshold 5 %");
+    kr_expect_in(r.out, "gate: passed (rows in one run only allowed)");
     free(r.out);
     /* run ids under --out */
-    r = KLAB("compare", "--out", "out", "run-a", "run-b");
+    r = KLAB("compare", "--allow-missing", "--out", "out", "run-a", "run-b");
     assert_int_equal(r.rc, 0);
     free(r.out);
 }
@@ -385,7 +326,7 @@ static void test_binary_slower_is_exit_1(void **state)
     kr_expect_in(r.out, "SLOWER");
     kr_expect_in(r.out, ": 4 regressions");
     free(r.out);
-    r = KLAB("compare", "--threshold", "20", "out/run-a", "out/run-b");
+    r = KLAB("compare", "--threshold", "20", "--allow-missing", "out/run-a", "out/run-b");
     assert_int_equal(r.rc, 0);
     kr_expect_in(r.out, "threshold 20 %");
     free(r.out);
@@ -473,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_ten_percent_slower_is_slower),
         cmocka_unit_test(test_noisy_overlap_is_unsure),
         cmocka_unit_test(test_rows_on_one_side),
+        cmocka_unit_test(test_many_rows_in_order),
         cmocka_unit_test(test_rows_that_are_not_evidence_are_never_same),
         cmocka_unit_test(test_command_line),
         KR_TEST(test_run_folders),

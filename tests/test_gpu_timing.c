@@ -10,6 +10,7 @@
  *   escapes     a fork-no-join at a small size is flagged, by the escape check or because its median
  *               is under the empty launch's; a tenth of a long kernel escaping is flagged
  *   own graph   a profile launching its own graph is batched by queueing, not captured
+ *   L2 residue  a run() that leaves a persisting-L2 limit or access-policy window set fails its row
  *
  * Without a GPU the whole program is skipped with the reason (exit 77). Built only where plugin.h
  * speaks ABI 2 (tests/gpu.cmake). */
@@ -225,6 +226,30 @@ static void test_own_graph_is_queued(void **state)
     free(r.out);
 }
 
+/* run() leaving the persisting-L2 limit or a persisting access-policy window set: each such row fails,
+   naming what it set, in plain and batched timing; the honest profile sampled in the same rounds
+   passes, not inheriting it. */
+static void test_l2_residue_fails_the_row(void **state)
+{
+    (void)state;
+    USE_PLUGINS("timer_l2");
+    const char *modes[] = {"plain", "batched"};
+    for (int m = 0; m < 2; m++) {
+        klab_result r = m ? RUN(modes[m], "--plugin", "timer_l2", "--batched") : RUN(modes[m], "--plugin", "timer_l2");
+        assert_int_equal(r.rc, 1);
+        csv c = read_rows(modes[m], "timer_l2");
+        const klab_row *h = row(&c, "l2", NULL, "honest");
+        expect_status(h, ROW_PASSED, NULL);
+        assert_true(h->has_time && h->median_ms > 0);
+        expect_status(row(&c, "l2", NULL, "limit"), ROW_FAILED,
+                      "run() left a persisting-L2 limit of 4194304 bytes (cudaLimitPersistingL2CacheSize)");
+        expect_status(row(&c, "l2", NULL, "window"), ROW_FAILED, "an access-policy window of 4194304 bytes");
+        assert_int_equal(row(&c, "l2", NULL, "window")->has_time, 0);
+        free(c.rows);
+        free(r.out);
+    }
+}
+
 int main(void)
 {
     KLAB_SKIP_WITHOUT_GPU();
@@ -236,6 +261,7 @@ int main(void)
         KR_TEST(test_escapes_are_flagged),
         KR_TEST(test_median_below_the_floor_is_flagged),
         KR_TEST(test_own_graph_is_queued),
+        KR_TEST(test_l2_residue_fails_the_row),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -5,6 +5,7 @@
  * Through the binary too: exit 0 for a merge, 2 for a refusal. */
 #include "klab_test.h"
 
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -82,17 +83,19 @@ static void make_run(const char *rel, const char *commit, const char *ini_hash, 
     kr_write_file(path, "sample_ms\n0.5\n");
 }
 
+/* Merges a, b (NULL: a alone) and c (NULL: none) into out_rel. */
 static int merge(const char *out_rel, const char *a, const char *b, const char *c)
 {
     char out[4200], pa[4200], pb[4200], pc[4200];
     path_of(out, sizeof out, out_rel);
     path_of(pa, sizeof pa, a);
-    path_of(pb, sizeof pb, b);
+    if (b)
+        path_of(pb, sizeof pb, b);
     if (c)
         path_of(pc, sizeof pc, c);
     const char *runs[3] = {pa, pb, pc};
     err[0] = 0;
-    int rc = merge_runs(out, runs, c ? 3 : 2, NULL, err, sizeof err);
+    int rc = merge_runs(out, runs, c ? 3 : b ? 2 : 1, NULL, err, sizeof err);
     if (rc != 0)
         print_message("# merge: %s\n", err);
     return rc;
@@ -347,6 +350,199 @@ static void test_binary(void **state)
     free(r.out);
 }
 
+/* OUT: a new or empty folder, or one a merge made (its .klab-merge mark); never one of the runs it
+   reads, nor a folder of someone else's files. Each refusal is exit 2 and leaves everything as it was. */
+static void test_out_folder(void **state)
+{
+    (void)state;
+    shards();
+    char *before = file_of("s0/r1/softmax.csv");
+    assert_int_equal(merge("s0/r1", "s0/r1", "s1/r1", NULL), MERGE_REFUSED); /* into its own input */
+    kr_expect_in(err, "is one of the runs merged: merge never writes into the runs it reads");
+    char *after = file_of("s0/r1/softmax.csv");
+    assert_string_equal(before, after);
+    free(after);
+    klab_result r = KLAB("merge", "s0/r1", "s0/r1");
+    assert_int_equal(r.rc, 2);
+    kr_expect_in(r.out, "klab: merge refused, nothing written: ");
+    free(r.out);
+    r = KLAB("merge", "s0/../s0/r1", "s0/r1"); /* another spelling of the same folder */
+    assert_int_equal(r.rc, 2);
+    free(r.out);
+    after = file_of("s0/r1/softmax.csv");
+    assert_string_equal(before, after);
+    free(after);
+    free(before);
+
+    /* a folder of other files */
+    char path[4400];
+    path_of(path, sizeof path, "mine");
+    assert_int_equal(make_dirs(path), 0);
+    path_of(path, sizeof path, "mine/notes.txt");
+    kr_write_file(path, "mine\n");
+    assert_int_equal(merge("mine", "s0/r1", "s1/r1", NULL), MERGE_REFUSED);
+    kr_expect_in(err, "is not empty and not a run folder klab merge made");
+    path_of(path, sizeof path, "mine/softmax.csv");
+    struct stat st;
+    assert_int_not_equal(stat(path, &st), 0);
+    /* a file where OUT should be */
+    assert_int_equal(merge("mine/notes.txt", "s0/r1", "s1/r1", NULL), MERGE_REFUSED);
+    kr_expect_in(err, "exists and is not a folder");
+    /* an empty folder is fine, and is marked */
+    path_of(path, sizeof path, "empty");
+    assert_int_equal(make_dirs(path), 0);
+    assert_int_equal(merge("empty", "s0/r1", "s1/r1", NULL), 0);
+    char *mark = file_of("empty/.klab-merge");
+    kr_expect_in(mark, "\nmeta.ini\nsoftmax.csv\nsoftmax.counters.csv\nsoftmax.samples/4096x1024.fp16.fused.csv\n");
+    free(mark);
+    /* merged again from one shard: the other shard's rows and samples do not stay behind */
+    assert_int_equal(merge("empty", "s1/r1", "s1/r1", NULL), 0);
+    klab_row *rows = NULL;
+    path_of(path, sizeof path, "empty/softmax.csv");
+    assert_int_equal(csv_read_rows(path, &rows, err, sizeof err), 2);
+    free(rows);
+    path_of(path, sizeof path, "empty/softmax.samples/4096x1024.fp16.fused.csv");
+    assert_int_not_equal(stat(path, &st), 0);
+    /* a mark that names a file outside OUT is not followed */
+    path_of(path, sizeof path, "empty/.klab-merge");
+    kr_write_file(path, "# klab merge\n../s0/r1/softmax.csv\n");
+    assert_int_equal(merge("empty", "s0/r1", "s1/r1", NULL), MERGE_REFUSED);
+    kr_expect_in(err, "'../s0/r1/softmax.csv' is not a file a merge writes");
+    free(file_of("s0/r1/softmax.csv"));
+}
+
+/* Inputs that cannot be trusted are refused, naming file and line, and nothing is written: a row cut
+   short (merge used to write it out as a whole passed row, its missing cells made up), a FIFO or a link
+   to /dev/zero where a CSV, meta.ini or a samples file should be (these used to hang or read for ever). */
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = "Bail out! merge waited on a file that is not a regular one\n";
+    ssize_t w = write(1, msg, sizeof msg - 1);
+    (void)w;
+    _exit(1);
+}
+
+static void test_untrusted_inputs(void **state)
+{
+    (void)state;
+    signal(SIGALRM, on_alarm);
+    alarm(30);
+    shards();
+    char path[4400], other[4400];
+    path_of(path, sizeof path, "s1/r1/softmax.csv");
+    char *text = file_of("s1/r1/softmax.csv");
+    size_t n = strlen(text);
+    /* the last row cut inside its speedup cells */
+    char *cut = strdup(text);
+    char *last = cut + n - 2;
+    while (*last != '\n')
+        last--;
+    int cells = 0;
+    char *c = last + 1;
+    for (; *c && cells < row_column_index("speedup_hi"); c++)
+        cells += *c == ',';
+    snprintf(c, 4, "\n");
+    kr_write_file(path, cut);
+    assert_int_equal(merge("bad", "s0/r1", "s1/r1", NULL), MERGE_REFUSED);
+    expect_refused("s1/r1/softmax.csv:3: ");
+    kr_expect_in(err, " cells, but the header has 48");
+    /* the same without its line feed: the file cut short */
+    cut[strlen(cut) - 1] = 0;
+    kr_write_file(path, cut);
+    assert_int_equal(merge("bad", "s0/r1", "s1/r1", NULL), MERGE_REFUSED);
+    expect_refused("s1/r1/softmax.csv:3: the last line has no line ending");
+    free(cut);
+    kr_write_file(path, text);
+    free(text);
+    /* a FIFO and a link to /dev/zero in place of a CSV */
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(merge("bad", "s0/r1", "s1/r1", NULL), MERGE_REFUSED);
+    expect_refused("softmax.csv: is a FIFO, not a regular file");
+    unlink(path);
+    assert_int_equal(symlink("/dev/zero", path), 0);
+    assert_int_equal(merge("bad", "s0/r1", "s1/r1", NULL), MERGE_REFUSED);
+    expect_refused("softmax.csv: is a character device, not a regular file");
+    unlink(path);
+    /* in a samples folder, and as meta.ini */
+    path_of(path, sizeof path, "s0/r1/softmax.samples/fifo.csv");
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(merge("bad", "s0/r1", NULL, NULL), MERGE_REFUSED);
+    expect_refused("fifo.csv: is a FIFO, not a regular file");
+    unlink(path);
+    path_of(path, sizeof path, "s0/r1/softmax.samples/zero.csv");
+    assert_int_equal(symlink("/dev/zero", path), 0);
+    assert_int_equal(merge("bad", "s0/r1", NULL, NULL), MERGE_REFUSED);
+    expect_refused("zero.csv: is a character device, not a regular file");
+    unlink(path);
+    path_of(path, sizeof path, "s0/r1/meta.ini");
+    path_of(other, sizeof other, "s0/r1/meta.ini.real");
+    assert_int_equal(rename(path, other), 0);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(merge("bad", "s0/r1", NULL, NULL), MERGE_REFUSED);
+    expect_refused("meta.ini: is a FIFO");
+    alarm(0);
+}
+
+/* Many rows over many shards: joined by a hash of their keys, not a scan of every row kept so far per
+   row (this ran quadratic); the order is (case, dtype, GPU). */
+static void test_many_rows(void **state)
+{
+    (void)state;
+    enum { N = 6000 };
+    klab_row *a = calloc(N, sizeof *a), *b = calloc(N, sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    for (int i = 0; i < N; i++) {
+        char kcase[32];
+        snprintf(kcase, sizeof kcase, "c%05d", i);
+        a[i] = unit_row(kcase, "fp16", "fused", 0, 0.5);
+        b[i] = unit_row(kcase, i % 2 ? "fp32" : "fp16", "fused", 0, 0.5); /* half of them a's again */
+    }
+    make_run("many0/r1", "abc1234", "00000000deadbeef", a, N);
+    make_run("many1/r1", "abc1234", "00000000deadbeef", b, N);
+    assert_int_equal(merge("many", "many0/r1", "many1/r1", NULL), 0);
+    char path[4400];
+    path_of(path, sizeof path, "many/softmax.csv");
+    klab_row *rows = NULL;
+    assert_int_equal(csv_read_rows(path, &rows, err, sizeof err), N + N / 2);
+    for (int i = 1; i < N + N / 2; i++) {
+        int c = strcmp(rows[i - 1].kcase, rows[i].kcase);
+        assert_true(c < 0 || (c == 0 && strcmp(rows[i - 1].dtype, rows[i].dtype) < 0));
+    }
+    free(rows);
+    free(a);
+    free(b);
+}
+
+/* Runs whose CSV and counters file hold a header and no row: merged into a header-only file (this
+   sorted an empty set through qsort(NULL, 0), undefined behaviour UBSan reports). */
+static void test_empty_files(void **state)
+{
+    (void)state;
+    shards();
+    char path[4400];
+    const char *runs[] = {"s0/r1", "s1/r1"};
+    for (int i = 0; i < 2; i++) {
+        csv_sink s;
+        snprintf(path, sizeof path, "%s/%s/empty.csv", kr_tmp, runs[i]);
+        assert_int_equal(csv_sink_open(&s, path, err, sizeof err), 0);
+        assert_int_equal(csv_sink_commit(&s, err, sizeof err), 0);
+        snprintf(path, sizeof path, "%s/%s", kr_tmp, runs[i]);
+        assert_int_equal(counters_open(&s, path, "empty", err, sizeof err), 0);
+        assert_int_equal(csv_sink_commit(&s, err, sizeof err), 0);
+    }
+    assert_int_equal(merge("m", "s0/r1", "s1/r1", NULL), 0);
+    klab_row *rows = NULL;
+    path_of(path, sizeof path, "m/empty.csv");
+    assert_int_equal(csv_read_rows(path, &rows, err, sizeof err), 0);
+    free(rows);
+    char *counters = file_of("m/empty.counters.csv");
+    assert_int_equal(strchr(counters, '\n')[1], 0); /* the header alone */
+    free(counters);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -356,6 +552,10 @@ int main(void)
         KR_TEST(test_quick_and_phases),
         KR_TEST(test_meta_of_real_runs),
         KR_TEST(test_binary),
+        KR_TEST(test_out_folder),
+        KR_TEST(test_untrusted_inputs),
+        KR_TEST(test_many_rows),
+        KR_TEST(test_empty_files),
     };
     KLAB_RUN_TESTS(tests);
 }

@@ -248,11 +248,16 @@ static void test_report_written(void **state)
     assert_int_equal(r.rc, 0);
     kr_expect_in(r.out, "./run/fx.csv (13 rows)");
     free(r.out);
-    /* no experiments folder: the tables alone, as klab report always printed them */
-    r = KLAB("report", "--experiments", "none", "run");
+    /* no experiments folder where the default looks: the tables alone, as klab report always printed
+       them; a folder named by --experiments that is not there is a mistake, not "no claims" */
+    r = KLAB("report", "run");
     assert_int_equal(r.rc, 0);
     kr_expect_in(r.out, "run/fx.csv (13 rows)");
-    kr_expect_in(r.out, "no experiments folder 'none': tables only (give --experiments DIR)");
+    kr_expect_in(r.out, "no experiments folder 'experiments': tables only (give --experiments DIR)");
+    free(r.out);
+    r = KLAB("report", "--experiments", "none", "run");
+    assert_int_equal(r.rc, 2);
+    kr_expect_in(r.out, "klab: --experiments: 'none': No such file or directory");
     free(r.out);
 }
 

@@ -2,6 +2,7 @@
  * time), each cell read back, and the terminal's text. */
 #include "klab_test.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "evidence/row.h"
@@ -354,7 +355,8 @@ static void test_every_cell_reads_back(void **state)
         row_cell(&r, i, text, sizeof text);
         if (!*text)
             fail_msg("column %s is empty in a full row: the test cannot see it", row_schema[i].name);
-        row_parse(&back, i, text);
+        char why[200];
+        assert_int_equal(row_parse(&back, i, text, why, sizeof why), 0);
     }
     for (int i = 0; i < ROW_NCOLUMNS; i++) {
         char a[600], b[600];
@@ -368,18 +370,95 @@ static void test_every_cell_reads_back(void **state)
     /* an empty cell sets nothing: no flag claims a value that was not there */
     klab_row z;
     memset(&z, 0, sizeof z);
+    char why[200];
     for (int i = 0; i < ROW_NCOLUMNS; i++)
-        row_parse(&z, i, "");
+        assert_int_equal(row_parse(&z, i, "", why, sizeof why), 0);
     klab_row zero;
     memset(&zero, 0, sizeof zero);
     assert_memory_equal(&z, &zero, sizeof z);
-    /* a long text is cut to its field */
+    /* a text longer than its field is refused, not cut: cut, it would read as another name */
     char big[1000];
     memset(big, 'c', sizeof big - 1);
     big[sizeof big - 1] = 0;
-    row_parse(&z, col("case"), big);
-    assert_int_equal(strlen(z.kcase), sizeof z.kcase - 1);
-    assert_int_equal(z.shape[0], 0);
+    assert_int_equal(row_parse(&z, col("case"), big, why, sizeof why), -1);
+    assert_string_equal(why, "column 'case': 999 bytes, more than its 63");
+    assert_int_equal(z.kcase[0], 0);
+    big[63] = 0;
+    assert_int_equal(row_parse(&z, col("case"), big, why, sizeof why), 0);
+    assert_int_equal(strlen(z.kcase), 63);
+    /* what is not the column's kind: a status klab never writes (it used to read as passed), a
+       number that is not one, a NaN, a whole number with a sign or a fraction */
+    struct {
+        const char *col, *text, *why;
+    } bad[] = {
+        {"status", "pased", "column 'status': 'pased' is no status klab writes"},
+        {"status", "PASSED", "column 'status': 'PASSED' is no status klab writes"},
+        {"median_ms", "0.5ms", "column 'median_ms': '0.5ms' is not a number"},
+        {"median_ms", " 0.5", "column 'median_ms': ' 0.5' is not a number"},
+        {"median_ms", "nan", "column 'median_ms': 'nan' is not a finite number"},
+        {"median_hi", "inf", "column 'median_hi': 'inf' is not a finite number"},
+        {"reps", "12.5", "column 'reps': '12.5' is not a whole number"},
+        {"reps", "99999999999", "column 'reps': '99999999999' is not a whole number"},
+        {"seed", "-1", "column 'seed': '-1' is not a whole number"},
+        {"seed", "0x10", "column 'seed': '0x10' is not a whole number"},
+        {"seed", "18446744073709551616", "column 'seed': '18446744073709551616' is not a whole number"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        klab_row b;
+        memset(&b, 0, sizeof b);
+        assert_int_equal(row_parse(&b, col(bad[k].col), bad[k].text, why, sizeof why), -1);
+        assert_string_equal(why, bad[k].why);
+    }
+    assert_int_equal(row_parse(&z, col("reps"), "-3", why, sizeof why), 0);
+    assert_int_equal(z.reps, -3);
+    assert_int_equal(row_parse(&z, col("seed"), "18446744073709551615", why, sizeof why), 0);
+    assert_true(z.seed == UINT64_MAX);
+}
+
+/* Numbers are read without strtod where they can be (a fast path for klab's own %.6g): every value
+   must come back as strtod reads it, to the bit. */
+static void test_numbers_read_as_strtod_reads_them(void **state)
+{
+    (void)state;
+    uint64_t x = 88172645463325252ull;
+    int med = col("median_ms");
+    char why[200];
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+        double v;
+        memcpy(&v, &x, sizeof v);
+        if (!isfinite(v))
+            continue;
+        char text[64];
+        const char *fmt[] = {"%.6g", "%.0f", "%.15g", "%.17g", "%g", "%.3f"};
+        /* values of every size, and the sizes klab's rows hold */
+        double w = i % 2 ? v : ldexp((double)(x >> 11) / 9007199254740992.0, (int)(x % 64) - 40);
+        snprintf(text, sizeof text, fmt[i % 6], w);
+        if (strlen(text) > 60)
+            continue;
+        klab_row r;
+        memset(&r, 0, sizeof r);
+        assert_int_equal(row_parse(&r, med, text, why, sizeof why), 0);
+        double want = strtod(text, NULL);
+        if (memcmp(&want, &r.median_ms, sizeof want) != 0)
+            fail_msg("'%s' read as %.17g, strtod reads %.17g", text, r.median_ms, want);
+    }
+    const char *edge[] = {"0", "-0", "0.5", "1e-22", "9.99999e+22", "123456789012345", "1234567890123456",
+                          "0.000001", "1e22", "1e23", "4060.18", "0.0330573", "-1.5e-7", "1E5"};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+        klab_row r;
+        memset(&r, 0, sizeof r);
+        assert_int_equal(row_parse(&r, med, edge[i], why, sizeof why), 0);
+        double want = strtod(edge[i], NULL);
+        assert_memory_equal(&want, &r.median_ms, sizeof want);
+    }
+    const char *bad[] = {".", "-", "1e", "1e+", "1.2.3", "1,5", "--1", "e5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        klab_row r;
+        memset(&r, 0, sizeof r);
+        if (row_parse(&r, med, bad[i], why, sizeof why) != -1)
+            fail_msg("'%s' read as a number", bad[i]);
+    }
 }
 
 static const char *term(const klab_row *r, const char *name)
@@ -441,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_cells_of_failed_row),
         cmocka_unit_test(test_cells_of_partial_row),
         cmocka_unit_test(test_every_cell_reads_back),
+        cmocka_unit_test(test_numbers_read_as_strtod_reads_them),
         cmocka_unit_test(test_terminal_text),
     };
     KLAB_RUN_TESTS(tests);

@@ -131,6 +131,27 @@ static void test_row_mode(void **state)
     assert_string_equal(launch, "batched");
 }
 
+/* What run() left in L2's persisting state, read back after its runs: nothing is fine; a limit, a
+   window or both fail the row, and the reason says which, how large, and that klab reset it. */
+static void test_l2_residue(void **state)
+{
+    (void)state;
+    char why[512] = "";
+    assert_int_equal(timing_l2_residue(0, 0, 0, 0, why, sizeof why), 0);
+    assert_string_equal(why, "");
+    assert_int_equal(timing_l2_residue(4194304, 0, 0, 0, why, sizeof why), 1);
+    assert_string_equal(why, "run() left a persisting-L2 limit of 4194304 bytes (cudaLimitPersistingL2CacheSize) "
+                             "behind: lines it keeps in L2 would carry one sample's data into the next (a cold sample "
+                             "must find none); klab reset it, and the row is not timed");
+    assert_int_equal(timing_l2_residue(0, 1048576, 0.6, 1, why, sizeof why), 1);
+    assert_non_null(strstr(why, "run() left an access-policy window of 1048576 bytes (hitRatio 0.6, persisting) on "
+                                "the timed stream behind"));
+    assert_int_equal(timing_l2_residue(4194304, 1048576, 1, 0, why, sizeof why), 1);
+    assert_non_null(strstr(why, "limit of 4194304 bytes (cudaLimitPersistingL2CacheSize) and an access-policy "
+                                "window of 1048576 bytes (hitRatio 1, not persisting)"));
+    assert_non_null(strstr(why, "klab reset both"));
+}
+
 static void test_sticky_errors(void **state)
 {
     (void)state;
@@ -150,6 +171,7 @@ int main(void)
         cmocka_unit_test(test_escape_threshold),
         cmocka_unit_test(test_below_the_empty_launch),
         cmocka_unit_test(test_row_mode),
+        cmocka_unit_test(test_l2_residue),
         cmocka_unit_test(test_sticky_errors),
     };
     KLAB_RUN_TESTS(tests);

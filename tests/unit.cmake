@@ -39,6 +39,7 @@ klab_test(test_references SOURCES test_references.c references_fixture.c
 target_link_libraries(test_references PRIVATE klab_lib_row)
 
 
+if(NOT KLAB_SANITIZE) # they need plugins the sanitizer build leaves out (CMakeLists.txt)
 # swiglu and reduction: their references by hand, their shipped INI files validated through the klab
 # binary (test_references_swired), and the machine code of their fast kernels: 16-byte loads, no local
 # memory (sass_check.sh; skipped without cuobjdump)
@@ -47,19 +48,23 @@ klab_test(test_references_swired SOURCES test_references_swired.c references_fix
           ../plugins/reduction/reduction_reference.c klab_run.c LABELS unit)
 target_link_libraries(test_references_swired PRIVATE klab_lib_gated)
 add_dependencies(test_references_swired klab swiglu reduction)
+endif()
 function(klab_sass_test plugin)
   add_test(NAME sass_${plugin} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_check.sh $<TARGET_FILE:${plugin}> ${ARGN})
   set_tests_properties(sass_${plugin} PROPERTIES SKIP_RETURN_CODE 77 LABELS unit
                        ENVIRONMENT "KLAB_NVCC=${CMAKE_CUDA_COMPILER}")
 endfunction()
+if(NOT KLAB_SANITIZE) # they need plugins the sanitizer build leaves out (CMakeLists.txt)
 klab_sass_test(swiglu ew_vec_kernel)
 klab_sass_test(reduction partial_kernel sm_90a:cluster_kernel)
+endif()
 # klab --tune without a GPU: a unit's entries and configurations, and the parent's choice of the best
 klab_test(test_tune SOURCES test_tune.c LABELS unit)
 # the row-kernel plans (plugins/lib/row/row_plan.c) and the configurations the INI files name
 klab_test(test_row_plan SOURCES test_row_plan.c LABELS unit)
 target_link_libraries(test_row_plan PRIVATE klab_lib_row)
 
+if(NOT KLAB_SANITIZE) # they need plugins the sanitizer build leaves out (CMakeLists.txt)
 # the row plugins' and the GEMM family's INI files (shipped, sweeps, tuning, GPU tests) checked against
 # their plugins, as `klab --validate` does it, without a GPU
 foreach(ini ini/rmsnorm.ini ini/softmax.ini ini/rmsnorm_rope.ini experiments/rowsweep_rmsnorm.ini
@@ -78,9 +83,18 @@ endforeach()
 # the row-kernel skeleton's SASS: 16-byte loads and stores, no local memory (skipped without cuobjdump)
 add_test(NAME sass_rows COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_rows.sh ${PROJECT_BINARY_DIR})
 set_tests_properties(sass_rows PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+endif()
 # klab compare: synthetic runs with known noise, judged in the library and through the binary
-klab_test(test_compare SOURCES test_compare.c klab_run.c GPU LABELS unit) # GPU: two real runs where there is one
-add_dependencies(test_compare klab rmsnorm)
+klab_test(test_compare SOURCES test_compare.c compare_fixture.c klab_run.c GPU LABELS unit) # GPU: two real runs where there is one
+if(KLAB_SANITIZE)
+  add_dependencies(test_compare klab) # its GPU test, which runs rmsnorm, skips without one
+else()
+  add_dependencies(test_compare klab rmsnorm)
+endif()
+# klab compare as a gate: a changed configuration paired and shown (a committed pair of row-length
+# sweeps), rows in one run only and changed configurations failing it, untrusted runs exit 2
+klab_test(test_compare_gate SOURCES test_compare_gate.c compare_fixture.c klab_run.c LABELS unit)
+add_dependencies(test_compare_gate klab)
 # klab --with-torch: the command built for tools/torch_rows.py, and through the binary a failing, a
 # missing and a fake interpreter, and the real torch_rows.py --dry-run (no torch, no GPU)
 klab_test(test_lab_torch SOURCES test_lab_torch.c klab_run.c GPU LABELS unit) # GPU: its runs time on one where there is one
@@ -114,6 +128,7 @@ set_tests_properties(slurm_dry_run PROPERTIES LABELS unit)
 # local memory; skipped without cuobjdump). Its INI files are validated in the loop above.
 klab_test(test_matmul_h200 SOURCES test_matmul_h200.c ../plugins/matmul_h200/matmul_h200_config.c LABELS unit)
 target_link_libraries(test_matmul_h200 PRIVATE klab_lib_hopper)
+if(NOT KLAB_SANITIZE) # they need plugins the sanitizer build leaves out (CMakeLists.txt)
 add_test(NAME sass_matmul_h200 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_matmul_h200.sh $<TARGET_FILE:matmul_h200>)
 set_tests_properties(sass_matmul_h200 PROPERTIES LABELS unit SKIP_RETURN_CODE 77
                      ENVIRONMENT "KLAB_NVCC=${CMAKE_CUDA_COMPILER}")
@@ -123,6 +138,7 @@ add_test(NAME hopper_wgmma_generated
          COMMAND sh -c "python3 \"$0\" | cmp - \"$1\"" ${PROJECT_SOURCE_DIR}/plugins/lib/hopper/gen_hopper_wgmma.py
                  ${PROJECT_SOURCE_DIR}/plugins/lib/hopper/hopper_wgmma.cuh)
 set_tests_properties(hopper_wgmma_generated PROPERTIES LABELS unit)
+endif()
 
 # fp8_gemm and fused_gated_mlp: the e4m3 quantisation reference by hand (codes, ties, saturation, NaN,
 # block layouts, the error the tolerance rests on); the GEMM and gated-MLP references and case shapes;
@@ -135,6 +151,7 @@ klab_test(test_gemm_family SOURCES test_gemm_family.c ../plugins/fp8_gemm/fp8_ge
           ../plugins/fp8_gemm/fp8_gemm_config.c ../plugins/fused_gated_mlp/fused_gated_mlp_reference.c
           ../plugins/fused_gated_mlp/fused_gated_mlp_config.c LABELS unit)
 target_link_libraries(test_gemm_family PRIVATE klab_lib_gemm)
+if(NOT KLAB_SANITIZE) # they need plugins the sanitizer build leaves out (CMakeLists.txt)
 klab_sass_test(fp8_gemm amax2_kernel cast2_kernel block_kernel)
 klab_sass_test(fused_gated_mlp ew_vec_kernel)
 # the wgmma kernels (lib/hopper/hopper_gemm.cuh) of both: fp8 QGMMA, bf16 HGMMA, and tensor-copy loads
@@ -150,6 +167,7 @@ foreach(pair fp8_gemm:QGMMA fused_gated_mlp:HGMMA)
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sass_mma.sh $<TARGET_FILE:${plugin}> sm_90a gemm_kernel.*Tma[SE] STSM UTMASTG)
   set_tests_properties(sass_staged_${plugin} PROPERTIES SKIP_RETURN_CODE 77 LABELS unit)
 endforeach()
+endif()
 
 # decode_replay's float64 reference by hand, its length schedule, geometry and bytes (plain C)
 klab_test(test_decode_replay SOURCES test_decode_replay.c ../plugins/decode_replay/decode_replay_reference.c
@@ -161,6 +179,7 @@ target_link_libraries(test_decode_replay PRIVATE klab_lib_row)
 klab_test(test_decode_tensors SOURCES test_decode_tensors.c ../plugins/decode_replay/decode_replay_tensors.c
           ../plugins/decode_replay/decode_replay_geom.c LABELS unit)
 target_link_libraries(test_decode_tensors PRIVATE klab_lib_cuda)
+if(NOT KLAB_SANITIZE) # the plugin, Python and libklab_bench: the normal build's (CMakeLists.txt)
 # its INI files checked against the plugin as `klab --validate` does it, without a GPU
 foreach(ini ini/decode_replay.ini tests/gpu_ini/decode_replay.ini)
   get_filename_component(dir ${ini} DIRECTORY)
@@ -190,3 +209,15 @@ add_test(NAME torch_meta COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tes
 set_tests_properties(torch_meta PROPERTIES LABELS unit)
 # decode_replay's GEMV and attention: 16-byte loads, no local memory (no spills) in any architecture
 klab_sass_test(decode_replay gemv_kernel gemv_pipe_kernel attn_kernel attn_fused_kernel)
+endif()
+# the one CSV reader (csv_read.c) against damaged files: cell counts, quotes, NUL, cut and over-long
+# cells, unknown statuses, files that are not regular ones; a byte order mark and CRLF accepted
+klab_test(test_csv_read SOURCES test_csv_read.c klab_run.c LABELS unit)
+# run folders read back for klab report: a large run's counters joined to its rows, and a run folder
+# whose meta.ini and samples files are FIFOs, /dev/zero or outside the folder (the report is written)
+klab_test(test_run_set SOURCES test_run_set.c report_fixture.c klab_run.c LABELS unit)
+add_dependencies(test_run_set klab)
+# the command line as a hostile user writes it (NaN and negative numbers, control bytes, folders that do
+# not exist) and meta.ini's text escaped in the Markdown report
+klab_test(test_options SOURCES test_options.c report_fixture.c klab_run.c LABELS unit)
+add_dependencies(test_options klab)

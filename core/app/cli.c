@@ -5,9 +5,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "host/dtype.h"
 #include "report/compare.h"
+#include "util/text.h"
 #include "worker/shard.h"
 
 void cli_usage(FILE *fp)
@@ -72,6 +74,8 @@ void cli_usage(FILE *fp)
           "                         with --validate, list those cases (torch_rows.py --dry-run)\n"
           "  --torch PYTHON         --with-torch with this interpreter (default python3)\n"
           "  --threshold PCT        klab compare: the change that counts (default 5)\n"
+          "  --allow-missing        klab compare: rows in one run only do not fail the gate\n"
+          "  --allow-config-change  klab compare: a changed tuning configuration does not fail the gate\n"
           "  --no-isolate           run plugins in this process, for cuda-gdb and compute-sanitizer; this\n"
           "                         gives up isolation: a crash, a hang or a lost CUDA context in one\n"
           "                         experiment then ends the whole run\n"
@@ -90,8 +94,8 @@ void cli_usage(FILE *fp)
           "2 a bad command line or INI, or a run --resume refuses; 3 no usable GPU; 130 or 143 stopped by\n"
           "SIGINT or SIGTERM (a run's rows so far are kept in <plugin>.csv.partial, for --resume; a second\n"
           "SIGINT ends klab at once). klab compare: 0 no regression; 1 a row SLOWER beyond the threshold, or\n"
-          "passed in A and incorrect, failed or flagged in B; 2 a bad command line, a run that cannot be read,\n"
-          "or no row in common.\n",
+          "passed in A and incorrect, failed or flagged in B, a row in one run only or a changed configuration\n"
+          "(unless allowed); 2 a bad command line, a run that cannot be read or trusted, or no row in common.\n",
           fp);
 }
 
@@ -127,7 +131,8 @@ static int number(const char *arg, const char *what, double lo, double hi, doubl
     char *end;
     errno = 0;
     double v = strtod(arg, &end);
-    if (!*arg || *end || errno || !isfinite(v) || v < lo || v > hi) {
+    /* !(lo <= v <= hi), not v < lo || v > hi: NaN is neither, and "--threshold nan" passed every test */
+    if (!*arg || *end || errno || !(v >= lo && v <= hi)) {
         snprintf(err, errlen, "%s: '%s' is not a number in [%g, %g]", what, arg, lo, hi);
         return -1;
     }
@@ -149,10 +154,21 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         size_t n = strlen(o->command_line);
         snprintf(o->command_line + n, sizeof o->command_line - n, "%s%s", i ? " " : "", argv[i]);
     }
+    /* a control character in a word (an escape sequence in a run id, a line break in a path) would
+       reach meta.ini, file names and the terminal: none belongs on klab's command line */
+    for (int i = 1; i < argc; i++)
+        for (const unsigned char *c = (const unsigned char *)argv[i]; *c; c++)
+            if (*c < 0x20 || *c == 0x7f) {
+                char shown[200];
+                text_escape(shown, sizeof shown, argv[i]);
+                snprintf(err, errlen, "'%s' holds a control character (\\x%02x): klab takes none", shown, *c);
+                return -1;
+            }
     enum { O_CASE = 256, O_DTYPE, O_PROFILE, O_CONFIG, O_PLUGIN_PATH, O_INI_DIR, O_OUT, O_RUN_ID, O_DEVICE,
            O_HOT, O_BATCHED, O_GRAPH, O_VERIFY_ONLY, O_TUNE, O_TUNE_CACHE, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION,
            O_WITH_TORCH, O_TORCH, O_THRESHOLD, O_OUT_DIR, O_EXPERIMENTS, O_WITH_PROFILING, O_PROFILE_PASS,
-           O_DEVICES, O_SHARD, O_BUDGET_MS, O_QUICK, O_REPORT, O_RESUME };
+           O_DEVICES, O_SHARD, O_BUDGET_MS, O_QUICK, O_REPORT, O_RESUME, O_ALLOW_MISSING,
+           O_ALLOW_CONFIG };
     static const struct option longopts[] = {
         {"plugin", required_argument, 0, 'p'},     {"case", required_argument, 0, O_CASE},
         {"dtype", required_argument, 0, O_DTYPE},  {"profile", required_argument, 0, O_PROFILE},
@@ -175,6 +191,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         {"budget-ms", required_argument, 0, O_BUDGET_MS}, {"quick", no_argument, 0, O_QUICK},
         {"report", no_argument, 0, O_REPORT},
         {"resume", required_argument, 0, O_RESUME},
+        {"allow-missing", no_argument, 0, O_ALLOW_MISSING}, {"allow-config-change", no_argument, 0, O_ALLOW_CONFIG},
         {0, 0, 0, 0},
     };
     opterr = 0;
@@ -220,10 +237,14 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
             break;
         case O_INI_DIR: snprintf(o->ini_dir, sizeof o->ini_dir, "%s", optarg); break;
         case O_OUT_DIR: snprintf(o->report_out, sizeof o->report_out, "%s", optarg); break;
-        case O_EXPERIMENTS: snprintf(o->experiments_dir, sizeof o->experiments_dir, "%s", optarg); break;
+        case O_EXPERIMENTS:
+            snprintf(o->experiments_dir, sizeof o->experiments_dir, "%s", optarg);
+            o->experiments_given = 1;
+            break;
         case O_OUT: snprintf(o->out_dir, sizeof o->out_dir, "%s", optarg); break;
         case O_RUN_ID:
-            if (!*optarg || strchr(optarg, '/') || strlen(optarg) >= sizeof o->run_id) {
+            if (!*optarg || strchr(optarg, '/') || !strcmp(optarg, ".") || !strcmp(optarg, "..") ||
+                strlen(optarg) >= sizeof o->run_id) {
                 snprintf(err, errlen, "--run-id: '%s' must be a plain name under 64 characters", optarg);
                 return -1;
             }
@@ -264,8 +285,9 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         case O_SEED: {
             char *end;
             errno = 0;
+            /* strtoull reads "-1" as 2^64 - 1 and skips leading blanks: a seed starts with a digit */
             unsigned long long s = strtoull(optarg, &end, 0);
-            if (!*optarg || *end || errno || s == 0) {
+            if (*optarg < '0' || *optarg > '9' || *end || errno || s == 0) {
                 snprintf(err, errlen, "--seed: '%s' is not a positive whole number", optarg);
                 return -1;
             }
@@ -297,6 +319,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
                 return -1;
             o->threshold = v / 100;
             break;
+        case O_ALLOW_MISSING: o->allow_missing = 1; break;
+        case O_ALLOW_CONFIG: o->allow_config_change = 1; break;
         case O_LIST: o->cmd = CMD_LIST; break;
         case O_VALIDATE: o->cmd = CMD_VALIDATE; break;
         case O_SELF_TEST: o->cmd = CMD_SELF_TEST; break;
@@ -407,6 +431,10 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "--threshold goes with klab compare RUN-A RUN-B");
         return -1;
     }
+    if ((o->allow_missing || o->allow_config_change) && o->cmd != CMD_COMPARE) {
+        snprintf(err, errlen, "--allow-missing and --allow-config-change go with klab compare RUN-A RUN-B");
+        return -1;
+    }
     if (o->with_torch && ((o->cmd != CMD_RUN && o->cmd != CMD_VALIDATE) || o->tune || o->verify_only)) {
         /* torch_rows.py times every case it is given: it has no tuning trials and no verify-only run */
         snprintf(err, errlen, "--with-torch goes with a run, or with --validate, not with --tune or --verify-only");
@@ -480,4 +508,33 @@ profiling_opts cli_profiling_opts(const cli_opts *o)
 {
     return (profiling_opts){.device = o->device, .timeout_s = o->timeout_s, .tune_cache = o->tune_cache,
                             .plugin_paths = o->plugin_paths, .npaths = o->npaths};
+}
+
+/* A folder named on the command line must be one: a misspelt --ini-dir or --plugin-path would
+   otherwise fall back to the default search without a word, and a misspelt --experiments would give a
+   report without its claims. */
+static int is_folder(const char *opt, const char *dir, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        snprintf(err, errlen, "%s: '%s': %s", opt, dir, strerror(errno));
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: '%s' is not a folder", opt, dir);
+        return 0;
+    }
+    return 1;
+}
+
+int cli_check_folders(const cli_opts *o, char *err, size_t errlen)
+{
+    if (o->ini_dir[0] && !is_folder("--ini-dir", o->ini_dir, err, errlen))
+        return -1;
+    for (int i = 0; i < o->npaths; i++)
+        if (!is_folder("--plugin-path", o->plugin_paths[i], err, errlen))
+            return -1;
+    if (o->experiments_given && !is_folder("--experiments", o->experiments_dir, err, errlen))
+        return -1;
+    return 0;
 }

@@ -32,8 +32,10 @@ typedef struct cli_opts {
     char report_out[4096];     /* --out-dir: where the report goes ("": <first RUN>/report) */
     char experiments_dir[4096]; /* --experiments: the experiment and decision files (default experiments);
                                   both also with a run's --report */
+    int experiments_given;     /* --experiments was named: it must exist (the default may not) */
     char compare[2][4096]; /* klab compare RUN-A RUN-B: run folders, or run ids under --out */
     double threshold;      /* klab compare --threshold PCT, as a fraction (compare.h) */
+    int allow_missing, allow_config_change; /* klab compare: what the gate may let pass (compare.h) */
     int device;
     int hot, batched, isolate, verify_only; /* hot, batched: timing modes (timing.h), at most one */
     int tune; /* a run: every configuration of each tuning space timed; --validate: listed */
@@ -62,6 +64,10 @@ typedef struct cli_opts {
 
 /* Returns 0, or -1 with one sentence in err. */
 int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen);
+
+/* The folders the command line names (--ini-dir, --plugin-path, --experiments) exist and are folders:
+   0, or -1 with which one and why. Apart from cli_parse, which reads only its words. */
+int cli_check_folders(const cli_opts *o, char *err, size_t errlen);
 
 /* The narrow views of the command line the layers below take. */
 devices_opts cli_devices_opts(const cli_opts *o);

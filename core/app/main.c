@@ -10,14 +10,15 @@
 #include "process/supervisor.h"
 #include "scale/devices.h"
 #include "scale/merge.h"
+#include "util/text.h"
 #include "version.h"
 
 int main(int argc, char **argv)
 {
     cli_opts o;
     char err[1024] = "";
-    if (cli_parse(argc, argv, &o, err, sizeof err) != 0) {
-        fprintf(stderr, "klab: %s\n", err);
+    if (cli_parse(argc, argv, &o, err, sizeof err) != 0 || cli_check_folders(&o, err, sizeof err) != 0) {
+        text_printf(stderr, "klab: %s\n", err);
         return EXIT_USAGE;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);

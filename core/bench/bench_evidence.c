@@ -204,7 +204,11 @@ int kb_csv_row(kb_csv *c, const char *const *columns, const char *const *values,
         }
         if (values[k][0] && cell_ok(i, values[k]) != 0)
             return -1;
-        row_parse(&r, i, values[k]);
+        char why[200];
+        if (row_parse(&r, i, values[k], why, sizeof why) != 0) {
+            kb_fail("kb_csv_row: column '%s': %s", columns[k], why);
+            return -1;
+        }
     }
     if (nsamples && results_fill_stats(&r, samples, nsamples) != 0) {
         kb_fail("out of memory");

@@ -1,5 +1,7 @@
 #include "evidence/counters.h"
 
+#include "evidence/csv_read.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,19 +94,8 @@ int counters_add_status(csv_sink *s, const klab_row *row, const char *status, co
 
 int counters_read(const char *path, csv_records *rec, char *err, size_t errlen)
 {
-    size_t n = 0;
-    char *text = file_read_all(path, &n);
-    if (!text) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    if (csv_read_records(path, rec, err, errlen) != 0)
         return -1;
-    }
-    char why[200];
-    int rc = csv_records_parse(text, n, rec, why, sizeof why);
-    free(text);
-    if (rc != 0) {
-        snprintf(err, errlen, "%s: %s", path, why);
-        return -1;
-    }
     int ok = rec->n > 0 && rec->nf[0] == COUNTERS_NCOLUMNS;
     for (int i = 0; ok && i < COUNTERS_NCOLUMNS; i++)
         ok = strcmp(rec->cells[0][i], counters_columns[i]) == 0;

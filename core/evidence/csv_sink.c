@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/file_read.h"
+
 int make_dirs(const char *path)
 {
     char buf[4096];
@@ -30,36 +32,8 @@ int make_dirs(const char *path)
 
 char *file_read_all(const char *path, size_t *len)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    size_t cap = 1 << 16, n = 0, k;
-    char *buf = malloc(cap + 1);
-    while (buf && (k = fread(buf + n, 1, cap - n, fp)) > 0) {
-        if ((n += k) < cap)
-            continue;
-        char *p = realloc(buf, 2 * cap + 1);
-        if (!p) {
-            free(buf);
-            buf = NULL;
-            errno = ENOMEM;
-            break;
-        }
-        buf = p;
-        cap *= 2;
-    }
-    int bad = buf && ferror(fp);
-    fclose(fp);
-    if (bad) {
-        free(buf);
-        errno = EIO;
-        return NULL;
-    }
-    if (buf) {
-        buf[n] = 0;
-        *len = n;
-    }
-    return buf;
+    char err[300];
+    return file_read_whole(path, FILE_READ_ALL_MAX, len, err, sizeof err);
 }
 
 int csv_field(FILE *fp, const char *text)

@@ -41,7 +41,10 @@ int file_commit(FILE *fp, const char *partial, const char *path);
 /* mkdir -p. Returns 0 or -1 with errno set. */
 int make_dirs(const char *path);
 
-/* A whole file's bytes, NUL-terminated (malloc'd; *len without the NUL), or NULL with errno set. */
+/* A whole regular file's bytes, NUL-terminated (malloc'd; *len without the NUL), or NULL with errno set
+   (EINVAL for a file that is not a regular one, EFBIG for one over FILE_READ_ALL_MAX bytes). For klab's
+   own files; evidence from outside goes through file_read_whole (util/file_read.h), which says why. */
+#define FILE_READ_ALL_MAX ((size_t)1 << 30)
 char *file_read_all(const char *path, size_t *len);
 
 #endif

@@ -152,9 +152,12 @@ int ncu_named_metric(const char *error)
             const char *start = p;
             while (start > error && (start[-1] == '_' || (start[-1] >= 'a' && start[-1] <= 'z')))
                 start--;
+            /* compared first: start[base] is inside the string only once its first base bytes match
+               (ASan found the read past the end of a shorter one) */
+            if (strncmp(start, m, base) != 0)
+                continue;
             char next = start[base]; /* the name must end there: not sm__throughput_x for sm__throughput */
-            int ends = !(next == '_' || (next >= 'a' && next <= 'z') || (next >= '0' && next <= '9'));
-            if (strncmp(start, m, base) == 0 && ends)
+            if (!(next == '_' || (next >= 'a' && next <= 'z') || (next >= '0' && next <= '9')))
                 return i;
         }
     }

@@ -1,6 +1,10 @@
 #include "evidence/row.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -207,28 +211,138 @@ void row_cell(const klab_row *r, int i, char *buf, size_t len)
     }
 }
 
-void row_parse(klab_row *r, int i, const char *s)
+/* 1 when s is decimal digits, after a '-' where `sign` allows one: what strtoll would also read
+   from " 12", "+12" or "0x1f" is not a cell klab writes. */
+static int digits(const char *s, int sign)
+{
+    s += sign && *s == '-';
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+/* A decimal as klab writes them (%.6g, %.0f: at most 15 significant digits, a power of ten within
+   +-22), read exactly without strtod: m and 10^k are both exact doubles, so m * 10^k or m / 10^k is
+   the correctly rounded value strtod gives (Clinger's fast path). Returns 0, or -1 to leave the text
+   to strtod (more digits, a larger exponent, or anything else). A million-row run has 25 million of
+   them; strtod was a sixth of compare's time. */
+static int fast_decimal(const char *s, double *out)
+{
+    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const char *p = s;
+    int neg = *p == '-';
+    p += neg;
+    uint64_t m = 0;
+    int digits = 0, frac = 0, any = 0;
+    for (; *p >= '0' && *p <= '9'; p++, any = 1)
+        if (m || *p != '0')
+            m = 10 * m + (uint64_t)(*p - '0'), digits++;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, any = 1, frac++)
+            if (m || *p != '0')
+                m = 10 * m + (uint64_t)(*p - '0'), digits++;
+    if (!any || digits > 15)
+        return -1;
+    int e = 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        int eneg = *p == '-';
+        p += *p == '-' || *p == '+';
+        if (*p < '0' || *p > '9')
+            return -1;
+        for (; *p >= '0' && *p <= '9' && e < 1000; p++)
+            e = 10 * e + (*p - '0');
+        e = eneg ? -e : e;
+    }
+    if (*p)
+        return -1;
+    e -= frac;
+    if (e < -22 || e > 22)
+        return -1;
+    double v = (double)m;
+    v = e < 0 ? v / pow10[-e] : v * pow10[e];
+    *out = neg ? -v : v;
+    return 0;
+}
+
+int row_parse(klab_row *r, int i, const char *s, char *why, size_t whylen)
 {
     if (i < 0 || i >= ROW_NCOLUMNS || !*s)
-        return;
+        return 0;
     const row_column *c = &row_schema[i];
     void *p = (char *)r + c->off;
+    size_t len = strlen(s);
     switch (c->kind) {
-    case COL_TEXT: snprintf(p, c->size, "%s", s); break;
-    case COL_STATUS:
-        for (int k = ROW_PASSED; k <= ROW_REFUSED; k++)
-            if (strcmp(s, row_status_name((row_status)k)) == 0)
-                *(row_status *)p = (row_status)k;
+    case COL_TEXT:
+        /* cut to fit, a longer text would read as another one: a case "n4096x8192-long" as "n4096" */
+        if (len >= c->size) {
+            snprintf(why, whylen, "column '%s': %zu bytes, more than its %zu", c->name, len, c->size - 1);
+            return -1;
+        }
+        memcpy(p, s, len + 1);
         break;
-    case COL_INT: *(int *)p = atoi(s); break;
+    case COL_STATUS: {
+        int k = ROW_PASSED;
+        while (k <= ROW_REFUSED && strcmp(s, row_status_name((row_status)k)) != 0)
+            k++;
+        if (k > ROW_REFUSED) {
+            snprintf(why, whylen, "column '%s': '%.40s' is no status klab writes", c->name, s);
+            return -1;
+        }
+        *(row_status *)p = (row_status)k;
+        break;
+    }
+    case COL_INT: {
+        errno = 0;
+        long long v = digits(s, 1) ? strtoll(s, NULL, 10) : 0;
+        if (!digits(s, 1) || errno || v < INT_MIN || v > INT_MAX) {
+            snprintf(why, whylen, "column '%s': '%.40s' is not a whole number", c->name, s);
+            return -1;
+        }
+        *(int *)p = (int)v;
+        break;
+    }
     case COL_NUM:
-    case COL_COUNT: *(double *)p = strtod(s, NULL); break;
-    case COL_U64: *(uint64_t *)p = strtoull(s, NULL, 10); break;
-    case COL_SCHEMA: return; /* nothing to keep: the reader goes by the header's names */
+    case COL_COUNT: {
+        char *end = (char *)"";
+        double v;
+        if (fast_decimal(s, &v) != 0)
+            v = strtod(s, &end);
+        else
+            end = (char *)s + strlen(s);
+        if (end == s || *end || isspace((unsigned char)*s)) {
+            snprintf(why, whylen, "column '%s': '%.40s' is not a number", c->name, s);
+            return -1;
+        }
+        /* klab writes no NaN or infinity: one would pass every comparison a judge makes with it */
+        if (!isfinite(v)) {
+            snprintf(why, whylen, "column '%s': '%.40s' is not a finite number", c->name, s);
+            return -1;
+        }
+        *(double *)p = v;
+        break;
+    }
+    case COL_U64: {
+        errno = 0;
+        unsigned long long v = digits(s, 0) ? strtoull(s, NULL, 10) : 0;
+        if (!digits(s, 0) || errno) {
+            snprintf(why, whylen, "column '%s': '%.40s' is not a whole number", c->name, s);
+            return -1;
+        }
+        *(uint64_t *)p = v;
+        break;
+    }
+    case COL_SCHEMA:
+        return 0; /* nothing to keep: the reader goes by the header's names */
     }
     for (size_t k = 0; k < sizeof need_flag / sizeof need_flag[0]; k++)
         if (c->need & need_flag[k].bit)
             *(int *)((char *)r + need_flag[k].off) = 1;
+    return 0;
 }
 
 void row_term(const klab_row *r, int i, char *buf, size_t len)

@@ -163,8 +163,10 @@ int row_column_index(const char *name);
 void row_cell(const klab_row *r, int i, char *buf, size_t len);
 
 /* Reads the CSV text of column `i` back into the row: the inverse of row_cell (to %.6g for
-   measurements). An empty cell leaves the row as it is. */
-void row_parse(klab_row *r, int i, const char *text);
+   measurements). An empty cell leaves the row as it is. Returns 0, or -1 with the reason in why when
+   the text is not what the column holds (a text longer than its field, a status klab does not write,
+   a number that is not one): the row is then not to be used. */
+int row_parse(klab_row *r, int i, const char *text, char *why, size_t whylen);
 
 /* The terminal text of column `i` ("-" for no value; "" for columns the terminal does not show). */
 void row_term(const klab_row *r, int i, char *buf, size_t len);

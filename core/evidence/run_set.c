@@ -1,14 +1,19 @@
 #include "evidence/run_set.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "evidence/counters.h"
 #include "evidence/csv_read.h"
 #include "evidence/run_meta.h"
+#include "evidence/run_set_internal.h"
+#include "util/checksum.h"
 #include "util/dir_list.h"
 
 static void note(run_set *s, const char *fmt, const char *a, const char *b)
@@ -35,6 +40,20 @@ static run_dir *new_run(run_set *s, const char *path)
     return r;
 }
 
+/* Records the file in r->files: its rows from `first`, or why it has none. */
+static void add_file(run_dir *r, const char *file, int first, int n, const char *err)
+{
+    run_file *f = realloc(r->files, (size_t)(r->nfiles + 1) * sizeof *f);
+    if (!f)
+        return; /* the rows stay; only the table of this file is not printed */
+    r->files = f;
+    f = &r->files[r->nfiles++];
+    snprintf(f->path, sizeof f->path, "%s", file);
+    f->first = first;
+    f->n = n;
+    f->err = err ? strdup(err) : NULL;
+}
+
 /* Appends one CSV's rows to r; a file that is not klab's is a note, not an error. */
 static void add_csv(run_set *s, run_dir *r, const char *file)
 {
@@ -43,132 +62,37 @@ static void add_csv(run_set *s, run_dir *r, const char *file)
     int n = csv_read_rows(file, &rows, err, sizeof err);
     if (n < 0) {
         note(s, "%s%s: passed over", err, "");
+        add_file(r, file, r->nrows, 0, err);
         return;
     }
-    klab_row *all = realloc(r->rows, (size_t)(r->nrows + n + 1) * sizeof *all);
-    if (!all) {
-        note(s, "%s: out of memory%s", file, "");
-        free(rows);
-        return;
-    }
-    if (n)
+    if (n > 0 && r->nrows == 0) { /* the first file's array becomes the run's: no copy of a large run */
+        free(r->rows);
+        r->rows = rows;
+        rows = NULL;
+    } else if (n > 0) {
+        klab_row *all = realloc(r->rows, (size_t)(r->nrows + n + 1) * sizeof *all);
+        if (!all) {
+            note(s, "%s: out of memory%s", file, "");
+            add_file(r, file, r->nrows, 0, "out of memory");
+            free(rows);
+            return;
+        }
         memcpy(all + r->nrows, rows, (size_t)n * sizeof *rows);
-    r->rows = all;
+        r->rows = all;
+    }
+    free(rows);
+    add_file(r, file, r->nrows, n, NULL);
     r->nrows += n;
     r->ncsv++;
-    free(rows);
 }
 
-/* ---- counters: <plugin>.counters.csv joined to the rows by their key ---- */
-
-static int counters_column(const char *name)
-{
-    for (int i = 0; i < COUNTERS_NCOLUMNS; i++)
-        if (strcmp(counters_columns[i], name) == 0)
-            return i;
-    return -1;
-}
-
-static int find_row(const run_dir *r, char *const *cells)
-{
-    for (int i = 0; i < r->nrows; i++) {
-        char gpu[16];
-        const char *key[COUNTERS_NKEY];
-        counters_row_key(&r->rows[i], gpu, key);
-        int same = 1;
-        for (int k = 0; same && k < COUNTERS_NKEY; k++)
-            same = strcmp(key[k], cells[k]) == 0;
-        if (same)
-            return i;
-    }
-    return -1;
-}
-
-static int add_kernel(run_dir *r, int row, char *const *cells)
-{
-    if ((r->nkernels & (r->nkernels - 1)) == 0) { /* 0, 1, 2, 4, ...: room doubles */
-        run_kernel *p = realloc(r->kernels, (size_t)(r->nkernels ? 2 * r->nkernels : 1) * sizeof *p);
-        if (!p)
-            return -1;
-        r->kernels = p;
-    }
-    run_kernel *k = &r->kernels[r->nkernels++];
-    memset(k, 0, sizeof *k);
-    k->row = row;
-    snprintf(k->name, sizeof k->name, "%s", cells[counters_column("kernel")]);
-    snprintf(k->grid, sizeof k->grid, "%s", cells[counters_column("grid")]);
-    snprintf(k->block, sizeof k->block, "%s", cells[counters_column("block")]);
-    for (int m = 0; m < NCU_NMETRICS; m++) {
-        const char *v = cells[counters_column(ncu_metrics[m].column)];
-        char *end;
-        k->v[m] = strtod(v, &end);
-        k->has[m] = *v && !*end;
-    }
-    r->counters[row].nkernels++;
-    return 0;
-}
-
-/* One counters file into r: each line to the row its key names. Lines naming no row are a note. */
+/* One counters file into r (run_join.c); what it passed over is a note. */
 static void add_counters(run_set *s, run_dir *r, const char *file)
 {
-    char err[1200];
-    csv_records rec;
-    if (counters_read(file, &rec, err, sizeof err) != 0) {
-        note(s, "%s%s: passed over", err, "");
-        return;
-    }
-    if (!r->counters && !(r->counters = calloc((size_t)r->nrows + 1, sizeof *r->counters))) {
-        note(s, "%s: out of memory%s", file, "");
-        csv_records_free(&rec);
-        return;
-    }
-    r->ncounters_files++;
-    int st = counters_column("status"), why = counters_column("reason"), idx = counters_column("kernel_index");
-    const char *measured = ncu_status_name(NCU_MEASURED);
-    int lost = 0;
-    for (int i = 1; i < rec.n; i++) {
-        int row = rec.nf[i] == COUNTERS_NCOLUMNS ? find_row(r, rec.cells[i]) : -1;
-        if (row < 0) {
-            lost++;
-            continue;
-        }
-        run_counters *c = &r->counters[row];
-        const char *status = rec.cells[i][st], *reason = rec.cells[i][why];
-        if (!c->present || (strcmp(c->status, measured) != 0 && strcmp(status, measured) == 0))
-            snprintf(c->status, sizeof c->status, "%s", status);
-        if (!c->reason[0])
-            snprintf(c->reason, sizeof c->reason, "%s", reason);
-        c->present = 1;
-        if (rec.cells[i][idx][0] && add_kernel(r, row, rec.cells[i]) != 0)
-            lost++;
-    }
-    if (lost) {
-        char n[32];
-        snprintf(n, sizeof n, "%d", lost);
-        note(s, "%s: %s lines name no row of the run (or could not be kept): passed over", file, n);
-    }
-    csv_records_free(&rec);
-}
-
-const run_counters *run_set_counters(const run_dir *r, const klab_row *row)
-{
-    if (!r->counters || row < r->rows || row >= r->rows + r->nrows)
-        return NULL;
-    return &r->counters[row - r->rows];
-}
-
-int run_set_counter_value(const run_dir *r, const klab_row *row, int m, double *v)
-{
-    int got = 0;
-    for (int i = 0; i < r->nkernels; i++) {
-        const run_kernel *k = &r->kernels[i];
-        if (&r->rows[k->row] != row || !k->has[m])
-            continue;
-        if (!got || k->v[m] > *v)
-            *v = k->v[m];
-        got = 1;
-    }
-    return got;
+    char why[1400];
+    run_join_counters(r, file, why, sizeof why);
+    if (why[0])
+        note(s, "%s%s", why, "");
 }
 
 void run_set_read_meta(run_dir *r, const char *dir)
@@ -212,16 +136,28 @@ static void unique_id(run_set *s, run_dir *r)
         }
 }
 
+static void free_run(run_dir *r)
+{
+    free(r->rows);
+    free(r->counters);
+    free(r->kernels);
+    free(r->sib);
+    for (int i = 0; i < r->nfiles; i++)
+        free(r->files[i].err);
+    free(r->files);
+}
+
 /* The run new_run began, kept (1) when it read a klab CSV, else dropped (0): the notes say why. */
 static int keep_run(run_set *s, run_dir *r)
 {
     if (r->ncsv == 0) {
-        free(r->rows);
-        free(r->counters);
-        free(r->kernels);
+        free_run(r);
         return 0;
     }
-    unique_id(s, r);
+    if (run_join_siblings(r) != 0)
+        note(s, "%s: out of memory%s: claims find no row beside another", r->path, "");
+    if (!s->defer_ids)
+        unique_id(s, r);
     s->n++;
     return 1;
 }
@@ -306,6 +242,84 @@ int run_set_add(run_set *s, const char *path, char *err, size_t errlen)
     return 0;
 }
 
+typedef struct add_job {
+    const char *path;
+    run_set set;
+    int rc;
+    char err[1200];
+} add_job;
+
+typedef struct add_pool {
+    add_job *jobs;
+    int njobs, next;
+    pthread_mutex_t lock;
+} add_pool;
+
+static void *add_some(void *arg)
+{
+    add_pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        int i = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        if (i >= p->njobs)
+            return NULL;
+        add_job *j = &p->jobs[i];
+        j->set.defer_ids = 1;
+        j->rc = run_set_add(&j->set, j->path, j->err, sizeof j->err);
+    }
+}
+
+int run_set_add_all(run_set *s, const char *const *paths, int n, char *err, size_t errlen)
+{
+    add_job *jobs = calloc((size_t)(n > 0 ? n : 1), sizeof *jobs);
+    if (!jobs) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        jobs[i].path = paths[i];
+    /* reading and checking a run's CSVs is most of a report's time: the runs are read at once */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int nthreads = (int)(cpus < 1 ? 1 : cpus > 8 ? 8 : cpus), started = 0;
+    if (nthreads > n)
+        nthreads = n > 0 ? n : 1;
+    add_pool pool = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    pthread_t th[8];
+    while (started + 1 < nthreads && pthread_create(&th[started], NULL, add_some, &pool) == 0)
+        started++;
+    add_some(&pool);
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    pthread_mutex_destroy(&pool.lock);
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        add_job *j = &jobs[i];
+        if (rc == 0 && j->rc != 0) {
+            snprintf(err, errlen, "%s", j->err);
+            rc = -1;
+        }
+        for (int k = 0; rc == 0 && k < j->set.nnotes; k++)
+            note(s, "%s%s", j->set.notes[k], "");
+        for (int k = 0; k < j->set.n; k++) {
+            run_dir *r = rc == 0 ? new_run(s, j->set.runs[k].path) : NULL;
+            if (!r) {
+                free_run(&j->set.runs[k]);
+                if (rc == 0)
+                    snprintf(err, errlen, "out of memory");
+                rc = -1;
+                continue;
+            }
+            *r = j->set.runs[k]; /* moved: its arrays are s's now */
+            unique_id(s, r);     /* in the paths' order, as run_set_add one path after another names them */
+            s->n++;
+        }
+        free(j->set.runs);
+    }
+    free(jobs);
+    return rc;
+}
+
 int run_set_latest(const char *out_dir, char *path, size_t len, char *err, size_t errlen)
 {
     char **subs;
@@ -341,11 +355,8 @@ int run_set_latest(const char *out_dir, char *path, size_t len, char *err, size_
 
 void run_set_free(run_set *s)
 {
-    for (int i = 0; i < s->n; i++) {
-        free(s->runs[i].rows);
-        free(s->runs[i].counters);
-        free(s->runs[i].kernels);
-    }
+    for (int i = 0; i < s->n; i++)
+        free_run(&s->runs[i]);
     free(s->runs);
     memset(s, 0, sizeof *s);
 }

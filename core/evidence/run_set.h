@@ -15,6 +15,7 @@
 /* One kernel's line of a <plugin>.counters.csv (counters.h), joined to the row its key names. */
 typedef struct run_kernel {
     int row;                    /* its index in run_dir.rows */
+    int next;                   /* the row's next kernel in kernels[], or -1 */
     char name[200], grid[32], block[32];
     int has[NCU_NMETRICS];      /* ncu gave the metric (ncu_metrics' order) */
     double v[NCU_NMETRICS];
@@ -27,7 +28,15 @@ typedef struct run_counters {
     char status[16];
     char reason[300];
     int nkernels;
+    int first_kernel, last_kernel; /* the row's kernels: a chain through run_kernel.next; -1 none */
 } run_counters;
+
+/* One CSV of a run as read: its rows are run_dir.rows[first .. first + n), or err says why it has none. */
+typedef struct run_file {
+    char path[4400];
+    int first, n;
+    char *err; /* malloc'd; NULL when it was read */
+} run_file;
 
 typedef struct run_dir {
     char path[4096];  /* the folder, or the CSV file when one was given */
@@ -42,6 +51,9 @@ typedef struct run_dir {
     run_counters *counters;  /* nrows of them beside rows, NULL when the run has no counters file */
     run_kernel *kernels;     /* every kernel line, in file order */
     int nkernels;
+    struct run_sibling *sib; /* the rows by what they measured, for run_set_vs; private to run_set.c */
+    run_file *files;         /* every CSV of rows, in name order, read or not */
+    int nfiles;
 } run_dir;
 
 #define RUN_SET_NOTES 16
@@ -51,10 +63,16 @@ typedef struct run_set {
     int n, cap;
     int nnotes;        /* what was passed over, each in words: a CSV that is not klab's, ... */
     char notes[RUN_SET_NOTES][600];
+    int defer_ids;     /* run_set_add_all's own: two runs' ids made unique when they are joined */
 } run_set;
 
 /* Adds the run(s) at `path`. Returns 0, or -1 with err (no such path, no CSV there or below). */
 int run_set_add(run_set *s, const char *path, char *err, size_t errlen);
+
+/* Adds the runs at each of paths[0 .. n), in that order: each path read on a thread of its own (as many
+   at once as there are CPUs), the result the one run_set_add gives path after path. Returns 0, or -1
+   with the first failing path's err. */
+int run_set_add_all(run_set *s, const char *const *paths, int n, char *err, size_t errlen);
 
 /* A run folder's meta.ini ([run] id, started, commit, command; [device] name) into r, has_meta saying
    whether it was there and read; with no id there, the folder's name (run_meta_read reads the file). */
@@ -65,6 +83,16 @@ int run_set_latest(const char *out_dir, char *path, size_t len, char *err, size_
 
 /* The counters joined to `row` (one of r's rows), or NULL when r has no counters file. */
 const run_counters *run_set_counters(const run_dir *r, const klab_row *row);
+
+/* The row of profile `profile` measured beside `like` (the same run id, plugin, case, dtype and L2
+   mode), preferring one of like's launch (PyTorch under a graph is "queued" beside a "batched"
+   profile), else the first in file order; NULL when there is none. Through an index sorted once per
+   run: a claim's `vs` row used to be a scan of the run per row, quadratic over a large run. */
+const klab_row *run_set_vs(const run_dir *r, const klab_row *like, const char *profile);
+
+/* The first of a row's kernels in r->kernels (the next: kernels[i].next), or -1: a row's kernels
+   without a scan of every kernel of the run. */
+int run_set_first_kernel(const run_dir *r, const klab_row *row);
 
 /* A row's value of counter m (ncu_metrics' index) over its kernels: the maximum. ncu's list has no
    kernel duration to weigh them by, so the busiest kernel speaks for the row (for DRAM % the one

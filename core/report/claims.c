@@ -69,15 +69,7 @@ static int cond_holds(const claim_cond *c, const klab_row *r)
 static const klab_row *find_vs(const run_dir *run, const klab_row *r, const claim_rule *rule)
 {
     for (int k = 0; k < rule->nvs; k++) {
-        const klab_row *best = NULL;
-        for (int i = 0; i < run->nrows; i++) {
-            const klab_row *o = &run->rows[i];
-            if (strcmp(o->profile, rule->vs[k]) || strcmp(o->plugin, r->plugin) || strcmp(o->kcase, r->kcase) ||
-                strcmp(o->dtype, r->dtype) || strcmp(o->l2, r->l2) || strcmp(o->run_id, r->run_id))
-                continue;
-            if (!best || (strcmp(o->launch, r->launch) == 0 && strcmp(best->launch, r->launch) != 0))
-                best = o;
-        }
+        const klab_row *best = run_set_vs(run, r, rule->vs[k]); /* indexed: a scan per row was quadratic */
         if (best)
             return best;
     }

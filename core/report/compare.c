@@ -1,15 +1,11 @@
 #include "report/compare.h"
 
-#include "evidence/counters.h"
-
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/csv_read.h"
-#include "evidence/run_set.h"
-#include "util/dir_list.h"
-#include "util/text.h"
+#include "config/tune_cache.h"
+#include "report/compare_internal.h"
+#include "util/checksum.h"
 
 const char *cmp_verdict_name(cmp_verdict v)
 {
@@ -25,12 +21,43 @@ const char *cmp_verdict_name(cmp_verdict v)
     return "?";
 }
 
-/* What was measured (compare.h): the key two runs' rows are matched on. */
-static int same_key(const klab_row *x, const klab_row *y)
+/* What was measured (compare.h): the key two runs' rows are matched on. A --tune trial row measures one
+   configuration: its configuration is part of what it measured, and the plugin's own choice is a row
+   of its own beside the trial of the same configuration. */
+void cmp_key_view(const klab_row *r, cmp_key *k)
 {
-    return !strcmp(x->plugin, y->plugin) && !strcmp(x->kcase, y->kcase) && !strcmp(x->shape, y->shape) &&
-           !strcmp(x->dtype, y->dtype) && !strcmp(x->profile, y->profile) && !strcmp(x->config, y->config) &&
-           !strcmp(x->l2, y->l2) && !strcmp(x->launch, y->launch);
+    cmp_key_of(r->plugin, r->kcase, r->shape, r->dtype, r->profile, r->l2, r->launch, r->config, r->flags, k);
+}
+
+static int has_flag(const char *flags, const char *flag)
+{
+    klab_row probe; /* row_has_flag's rule (a whole ';'-separated item) on a flags text alone */
+    snprintf(probe.flags, sizeof probe.flags, "%s", flags);
+    return row_has_flag(&probe, flag);
+}
+
+void cmp_key_of(const char *plugin, const char *kcase, const char *shape, const char *dtype, const char *profile,
+                const char *l2, const char *launch, const char *config, const char *flags, cmp_key *k)
+{
+    const char *f[] = {plugin, kcase, shape, dtype, profile, l2, launch, config};
+    memcpy(k->f, f, sizeof f);
+    k->kind = has_flag(flags, TUNE_FLAG_TRIAL) ? 1 + has_flag(flags, TUNE_FLAG_OWN) : 0;
+    uint64_t h = CHECKSUM_INIT;
+    for (int i = 0; i < (k->kind ? 8 : 7); i++)
+        h = checksum_update(h, f[i], strlen(f[i]) + 1); /* the NUL too: "ab","c" is not "a","bc" */
+    k->h = h + (uint64_t)k->kind;
+}
+
+static int key_cmp(const cmp_key *x, const cmp_key *y)
+{
+    for (int i = 0; i < 7; i++) {
+        int c = strcmp(x->f[i], y->f[i]);
+        if (c)
+            return c;
+    }
+    if (x->kind != y->kind)
+        return x->kind - y->kind;
+    return x->kind ? strcmp(x->f[7], y->f[7]) : 0;
 }
 
 /* Why a row cannot be compared, or NULL when it is a passed, timed row with a believable figure. */
@@ -94,170 +121,101 @@ void cmp_judge(const klab_row *a, const klab_row *b, double t, cmp_pair *p)
     }
 }
 
-static int count_key(const klab_row *rows, int n, const klab_row *r, int *first)
+/* ---- matching: both sides' keys sorted, then walked together ---- */
+
+typedef struct keyed {
+    const cmp_key *k;
+    int side; /* 0 A, 1 B */
+    int idx;
+} keyed;
+
+static int keyed_cmp(const void *pa, const void *pb)
 {
-    int c = 0;
-    for (int i = 0; i < n; i++)
-        if (same_key(&rows[i], r) && c++ == 0 && first)
-            *first = i;
-    return c;
+    const keyed *a = pa, *b = pb;
+    if (a->k->h != b->k->h)
+        return a->k->h < b->k->h ? -1 : 1;
+    int c = key_cmp(a->k, b->k);
+    if (c)
+        return c;
+    if (a->side != b->side)
+        return a->side - b->side;
+    return a->idx - b->idx;
+}
+
+int cmp_match(const cmp_key *a, int na, const cmp_key *b, int nb, cmp_match_t *ma, cmp_match_t *mb)
+{
+    size_t n = (size_t)na + (size_t)nb;
+    keyed *k = malloc((n ? n : 1) * sizeof *k);
+    if (!k)
+        return -1;
+    for (int i = 0; i < na; i++)
+        k[i] = (keyed){&a[i], 0, i};
+    for (int j = 0; j < nb; j++)
+        k[na + j] = (keyed){&b[j], 1, j};
+    if (n > 1)
+        qsort(k, n, sizeof *k, keyed_cmp);
+    for (size_t g = 0, e; g < n; g = e) {
+        cmp_match_t m = {0, 0, -1};
+        for (e = g; e < n && k[e].k->h == k[g].k->h && key_cmp(k[e].k, k[g].k) == 0; e++) {
+            if (k[e].side == 0)
+                m.na++;
+            else if (m.nb++ == 0)
+                m.first_b = k[e].idx; /* the group is sorted by index within a side */
+        }
+        for (size_t i = g; i < e; i++)
+            (k[i].side ? mb : ma)[k[i].idx] = m;
+    }
+    free(k);
+    return 0;
+}
+
+void cmp_pair_at(const klab_row *a, const klab_row *b, const cmp_match_t *m, double t, cmp_pair *q)
+{
+    memset(q, 0, sizeof *q);
+    q->a = a;
+    q->b = m->nb ? b : NULL;
+    if (m->nb == 0) {
+        q->v = CMP_ONLY_A;
+    } else if (m->na > 1 || m->nb > 1) {
+        /* two rows of one key in one file: which measurement is which cannot be known */
+        q->v = CMP_NOT_COMPARED;
+        snprintf(q->why, sizeof q->why, "ambiguous: %d rows of this key in A, %d in B", m->na, m->nb);
+    } else {
+        cmp_judge(a, b, t, q);
+        q->config_changed = strcmp(a->config, b->config) != 0;
+    }
 }
 
 int cmp_rows(const klab_row *a, int na, const klab_row *b, int nb, double t, cmp_pair **out)
 {
-    cmp_pair *p = malloc((size_t)(na + nb + 1) * sizeof *p);
-    if (!p)
-        return -1;
-    int n = 0;
-    for (int i = 0; i < na; i++) {
-        int j = -1, ca = count_key(a, na, &a[i], NULL), cb = count_key(b, nb, &a[i], &j);
-        cmp_pair *q = &p[n++];
-        if (cb == 0) {
-            memset(q, 0, sizeof *q);
-            q->a = &a[i];
-            q->v = CMP_ONLY_A;
-        } else if (ca > 1 || cb > 1) {
-            /* two rows of one key in one file: which measurement is which cannot be known */
-            memset(q, 0, sizeof *q);
-            q->a = &a[i];
-            q->b = &b[j];
-            q->v = CMP_NOT_COMPARED;
-            snprintf(q->why, sizeof q->why, "ambiguous: %d rows of this key in A, %d in B", ca, cb);
-        } else {
-            cmp_judge(&a[i], &b[j], t, q);
-        }
-    }
-    for (int j = 0; j < nb; j++)
-        if (count_key(a, na, &b[j], NULL) == 0) {
-            cmp_pair *q = &p[n++];
-            memset(q, 0, sizeof *q);
-            q->b = &b[j];
-            q->v = CMP_ONLY_B;
-        }
-    *out = p;
-    return n;
-}
-
-/* ---- two run folders ---- */
-
-/* The GPU's name from a run folder's meta.ini ([device] name), or "". */
-static void run_gpu(const char *dir, char *buf, size_t len)
-{
-    run_dir r;
-    memset(&r, 0, sizeof r);
-    run_set_read_meta(&r, dir);
-    snprintf(buf, len, "%s", r.gpu);
-}
-
-static void interval_text(const klab_row *r, char *buf, size_t len)
-{
-    if (!r || !r->has_time || !(r->median_ms > 0))
-        snprintf(buf, len, "-");
-    else if (r->has_ci)
-        snprintf(buf, len, "%.2f [%.2f-%.2f]", r->median_ms * 1e3, r->median_lo * 1e3, r->median_hi * 1e3);
-    else
-        snprintf(buf, len, "%.2f", r->median_ms * 1e3);
-}
-
-static void print_pair(FILE *fp, const cmp_pair *p)
-{
-    const klab_row *r = p->a ? p->a : p->b;
-    char profile[400], mode[32], ia[64], ib[64], ratio[64];
-    snprintf(profile, sizeof profile, "%s%s%s", r->profile, r->config[0] ? " " : "", r->config);
-    int m = row_column_index("l2");
-    row_term(r, m, mode, sizeof mode);
-    interval_text(p->a, ia, sizeof ia);
-    interval_text(p->b, ib, sizeof ib);
-    if (p->has_bounds)
-        snprintf(ratio, sizeof ratio, "%.3f [%.3f-%.3f]", p->ratio, p->lo, p->hi);
-    else if (p->has_ratio)
-        snprintf(ratio, sizeof ratio, "%.3f", p->ratio);
-    else
-        snprintf(ratio, sizeof ratio, "-");
-    text_printf(fp, "%-16s %-5s %-22s %-7s %22s %22s %21s  %s%s\n", r->kcase, r->dtype, profile, mode, ia, ib,
-                ratio, cmp_verdict_name(p->v), p->regression && p->v != CMP_SLOWER ? " (regression)" : "");
-    if (p->why[0])
-        text_printf(fp, "%18s%s\n", "", p->why);
-}
-
-/* One file name of the union: its rows in A and B (either may be absent), judged and printed. */
-static int cmp_file(FILE *fp, const char *a, const char *b, const char *name, int in_a, int in_b, double t,
-                    cmp_totals *tot, char *err, size_t errlen)
-{
-    klab_row *ra = NULL, *rb = NULL;
-    int na = 0, nb = 0, rc = -1;
-    char path[4400];
-    snprintf(path, sizeof path, "%s/%s", a, name);
-    if (in_a && (na = csv_read_rows(path, &ra, err, errlen)) < 0)
-        goto out;
-    snprintf(path, sizeof path, "%s/%s", b, name);
-    if (in_b && (nb = csv_read_rows(path, &rb, err, errlen)) < 0)
-        goto out;
-    cmp_pair *p = NULL;
-    int n = cmp_rows(ra, na, rb, nb, t, &p);
-    if (n < 0) {
-        snprintf(err, errlen, "%s: out of memory", name);
-        goto out;
-    }
-    text_printf(fp, "\n%s%s\n", name, !in_a ? " (only in B)" : !in_b ? " (only in A)" : "");
-    fprintf(fp, "%-16s %-5s %-22s %-7s %22s %22s %21s  %s\n", "case", "dtype", "profile", "mode", "A us [95 %]",
-            "B us [95 %]", "B/A [bounds]", "verdict");
-    for (int i = 0; i < n; i++) {
-        print_pair(fp, &p[i]);
-        tot->n[p[i].v]++;
-        tot->regressions += p[i].regression;
-    }
-    tot->files++;
-    free(p);
-    rc = 0;
-out:
-    free(ra);
-    free(rb);
-    return rc;
-}
-
-int cmp_runs(FILE *fp, const char *a, const char *b, double t, cmp_totals *tot, char *err, size_t errlen)
-{
-    memset(tot, 0, sizeof *tot);
-    /* the complete CSV files of each folder (not .csv.partial), sorted by name */
-    char **fa = NULL, **fb = NULL;
-    int na = dir_list(a, ".csv", &fa), nb = na < 0 ? -1 : dir_list(b, ".csv", &fb), rc = 0;
-    /* rows only: a --with-profiling run's <plugin>.counters.csv is ncu's, matched to no row */
-    if (na > 0)
-        na = counters_drop(fa, na);
-    if (nb > 0)
-        nb = counters_drop(fb, nb);
-    if (na < 0 || nb < 0) {
-        snprintf(err, errlen, "%s: cannot open: %s", na < 0 ? a : b, strerror(errno));
-        rc = -1;
-    } else if (na + nb == 0) {
-        snprintf(err, errlen, "no CSV file in %s or %s", a, b);
-        rc = -1;
-    }
-    if (rc == 0) {
-        char ga[256], gb[256];
-        run_gpu(a, ga, sizeof ga);
-        run_gpu(b, gb, sizeof gb);
-        text_printf(fp, "A: %s%s%s%s\nB: %s%s%s%s\nratio = B's median / A's median; threshold %.3g %%\n", a,
-                    ga[0] ? " (" : "", ga, ga[0] ? ")" : "", b, gb[0] ? " (" : "", gb, gb[0] ? ")" : "", t * 100);
-        if (ga[0] && gb[0] && strcmp(ga, gb))
-            fprintf(fp, "note: two GPUs; the intervals cover one run's sampling noise, not another board\n");
-    }
-    /* the union of names, merged in order */
-    for (int i = 0, j = 0; rc == 0 && (i < na || j < nb);) {
-        int c = i == na ? 1 : j == nb ? -1 : strcmp(fa[i], fb[j]);
-        const char *name = c <= 0 ? fa[i] : fb[j];
-        rc = cmp_file(fp, a, b, name, c <= 0, c >= 0, t, tot, err, errlen);
-        i += c <= 0;
-        j += c >= 0;
-    }
-    dir_list_free(fa, na > 0 ? na : 0);
-    dir_list_free(fb, nb > 0 ? nb : 0);
+    size_t n = (size_t)na + (size_t)nb;
+    cmp_key *ka = malloc(((size_t)na + 1) * sizeof *ka), *kb = malloc(((size_t)nb + 1) * sizeof *kb);
+    cmp_match_t *ma = malloc(((size_t)na + 1) * sizeof *ma), *mb = malloc(((size_t)nb + 1) * sizeof *mb);
+    cmp_pair *p = malloc((n + 1) * sizeof *p);
+    int rc = ka && kb && ma && mb && p ? 0 : -1;
+    for (int i = 0; rc == 0 && i < na; i++)
+        cmp_key_view(&a[i], &ka[i]);
+    for (int j = 0; rc == 0 && j < nb; j++)
+        cmp_key_view(&b[j], &kb[j]);
     if (rc == 0)
-        fprintf(fp, "\n%d SAME, %d FASTER, %d SLOWER, %d UNSURE, %d not compared, %d only in A, %d only in B: "
-                    "%d regression%s\n",
-                tot->n[CMP_SAME], tot->n[CMP_FASTER], tot->n[CMP_SLOWER], tot->n[CMP_UNSURE],
-                tot->n[CMP_NOT_COMPARED], tot->n[CMP_ONLY_A], tot->n[CMP_ONLY_B], tot->regressions,
-                tot->regressions == 1 ? "" : "s");
-    return rc;
+        rc = cmp_match(ka, na, kb, nb, ma, mb);
+    int c = 0;
+    for (int i = 0; rc == 0 && i < na; i++)
+        cmp_pair_at(&a[i], ma[i].first_b >= 0 ? &b[ma[i].first_b] : NULL, &ma[i], t, &p[c++]);
+    for (int j = 0; rc == 0 && j < nb; j++)
+        if (mb[j].na == 0) {
+            memset(&p[c], 0, sizeof p[c]);
+            p[c].b = &b[j];
+            p[c++].v = CMP_ONLY_B;
+        }
+    free(ka);
+    free(kb);
+    free(ma);
+    free(mb);
+    if (rc != 0) {
+        free(p);
+        return -1;
+    }
+    *out = p;
+    return c;
 }

@@ -5,9 +5,18 @@
  * evidence klab's speedups rest on. docs/compare.md states the rules and the exit status.
  *
  * Matching: the CSV files of the same name in both folders (rmsnorm.csv with rmsnorm.csv, PyTorch's
- * rmsnorm.torch.csv with its own), and within them the rows whose key is equal. The key is the schema's
- * columns that say what was measured (row.h): plugin, case, shape, dtype, profile, config, l2 and launch.
- * run_id, seed and batch (N follows each run's launch floor) are not part of it. */
+ * rmsnorm.torch.csv with its own), and within them the rows whose key is equal. The key is what was
+ * measured (row.h): plugin, case, shape, dtype, profile, l2 and launch. The tuning configuration is not
+ * part of it: a tuned row whose chosen configuration moved is the same measurement with another
+ * answer, paired and shown as CONFIG-CHANGED; unpaired it would vanish into "only in A" and "only in
+ * B" and the gate would pass on nothing. Only --tune's trial rows, each of which measures one
+ * configuration, are keyed by it too. run_id, seed and batch (N follows each run's launch floor) are
+ * not part of it.
+ *
+ * The gate fails (exit 1) on a regression, on a row in one run only (unless allow_missing) and on a
+ * changed configuration (unless allow_config_change); a file it cannot trust is an error (exit 2):
+ * a column the verdict needs missing, a median outside its own interval, anything the reader refuses
+ * (csv_read.h), each named by file and line. */
 #ifndef KLAB_COMPARE_H
 #define KLAB_COMPARE_H
 
@@ -39,6 +48,7 @@ typedef struct cmp_pair {
     int has_bounds;        /* both sides have an interval */
     double lo, hi;         /* B's median_lo / A's median_hi .. B's median_hi / A's median_lo */
     int regression;        /* SLOWER, or passed in A and incorrect, failed or flagged in B */
+    int config_changed;    /* both sides there, with another tuning configuration (CONFIG-CHANGED) */
     char why[300];         /* for UNSURE and NOT_COMPARED; "" otherwise */
 } cmp_pair;
 
@@ -46,18 +56,28 @@ typedef struct cmp_pair {
 void cmp_judge(const klab_row *a, const klab_row *b, double t, cmp_pair *p);
 
 /* Matches two files' rows by key and judges each pair: rows of A in A's order, then rows only in B.
-   *out is malloc'd (free it); returns the count, or -1 when out of memory. */
+   *out is malloc'd (free it); returns the count, or -1 when out of memory. O(n log n): the keys are
+   sorted, not searched row by row. */
 int cmp_rows(const klab_row *a, int na, const klab_row *b, int nb, double t, cmp_pair **out);
+
+typedef struct cmp_opts {
+    double threshold;        /* 0.05: 5 % */
+    int allow_missing;       /* rows in one run only do not fail the gate */
+    int allow_config_change; /* a changed tuning configuration does not fail the gate */
+} cmp_opts;
 
 typedef struct cmp_totals {
     int n[CMP_ONLY_B + 1]; /* pairs per verdict */
     int regressions;
+    int config_changed;
     int files;
+    int gate_failed;       /* regressions, or missing rows or changed configurations the options refuse */
 } cmp_totals;
 
-/* Compares run folders a and b (their *.csv files, matched by name), printing each file's pairs and a
-   summary to fp. Returns 0 with *t filled, or -1 with the reason in err (a folder or CSV that cannot be
-   read, or no CSV file in either). */
-int cmp_runs(FILE *fp, const char *a, const char *b, double t, cmp_totals *tot, char *err, size_t errlen);
+/* Compares run folders a and b (their *.csv files, matched by name), printing each file's pairs, a
+   summary and the gate's verdict to fp. Returns 0 with *tot filled, or -1 with the reason in err: a
+   folder or CSV that cannot be read or trusted (file:line), or no CSV file in either. */
+int cmp_runs(FILE *fp, const char *a, const char *b, const cmp_opts *o, cmp_totals *tot, char *err,
+             size_t errlen);
 
 #endif

@@ -453,8 +453,10 @@ int exp_load_dir(const char *dir, exp_set *s, char *err, size_t errlen)
             s->nexps++;
     }
     dir_list_free(names, n);
-    if (rc)
+    if (rc) {
+        exp_set_free(s); /* a malformed file: nothing loaded is kept (the caller frees no set it got -1 for) */
         return -1;
+    }
     char ddir[4096 + 16];
     snprintf(ddir, sizeof ddir, "%s/decisions", dir);
     n = dir_list(ddir, ".ini", &names);
@@ -464,6 +466,7 @@ int exp_load_dir(const char *dir, exp_set *s, char *err, size_t errlen)
     if (!s->decs) {
         dir_list_free(names, n);
         snprintf(err, errlen, "out of memory");
+        exp_set_free(s);
         return -1;
     }
     for (int i = 0; rc == 0 && i < n; i++) {
@@ -482,6 +485,8 @@ int exp_load_dir(const char *dir, exp_set *s, char *err, size_t errlen)
             }
     }
     dir_list_free(names, n);
+    if (rc)
+        exp_set_free(s);
     return rc;
 }
 

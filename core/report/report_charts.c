@@ -7,6 +7,7 @@
 #include "evidence/ncu_csv.h"
 #include "report/svg.h"
 #include "stats/stats.h"
+#include "util/file_read.h"
 
 #define LABEL_W 250.0 /* row labels on the left of a bar or dot chart */
 #define PLOT_W 460.0
@@ -470,14 +471,26 @@ int chart_histogram(FILE *fp, const report *r, int run, const klab_row *row)
         char *slash = strrchr(dir, '/');
         snprintf(slash ? slash : dir, 2, "%s", slash ? "" : ".");
     }
-    snprintf(path, sizeof path, "%s/%s", dir, row->samples_file);
-    FILE *in = fopen(path, "r");
-    if (!in)
+    /* the name comes from a CSV: a file inside the run folder, never one above it or elsewhere */
+    const char *sf = row->samples_file;
+    if (sf[0] == '/' || !strncmp(sf, "../", 3) || strstr(sf, "/../") ||
+        (strlen(sf) >= 3 && !strcmp(sf + strlen(sf) - 3, "/..")) || !strcmp(sf, ".."))
+        return 0;
+    snprintf(path, sizeof path, "%s/%s", dir, sf);
+    /* a regular file, bounded: a FIFO would block, a link to /dev/zero would be read for ever */
+    char why[600];
+    size_t len;
+    char *text = file_read_whole(path, (size_t)256 << 20, &len, why, sizeof why);
+    if (!text)
         return 0;
     size_t n = 0, cap = 1024;
     double *v = malloc(cap * sizeof *v);
-    char line[128];
-    while (v && fgets(line, sizeof line, in)) {
+    for (char *line = text, *next; v && line < text + len; line = next) {
+        next = memchr(line, '\n', (size_t)(text + len - line));
+        if (next)
+            *next++ = 0; /* a line at a time: sscanf must not read on into the next one */
+        else
+            next = text + len;
         long long step;
         double ms;
         if (sscanf(line, "%lld,%lf", &step, &ms) != 2 || !(ms > 0))
@@ -490,7 +503,7 @@ int chart_histogram(FILE *fp, const report *r, int run, const klab_row *row)
         }
         v[n++] = ms;
     }
-    fclose(in);
+    free(text);
     stats st;
     if (!v || n < 2 || stats_compute(v, n, &st) != 0) {
         free(v);

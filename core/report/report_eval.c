@@ -355,9 +355,8 @@ void report_counters_each(FILE *fp, const report *r, const report_exp *x, report
             if (!claims_in_scope(x->e, row) || !counters_heading(r, ri, row, head, sizeof head))
                 continue;
             int nk = 0;
-            for (int i = 0; i < run->nkernels; i++)
-                if (&run->rows[run->kernels[i].row] == row)
-                    kernel_cells(&run->kernels[i], &cells[nk++]);
+            for (int i = run_set_first_kernel(run, row); i >= 0; i = run->kernels[i].next)
+                kernel_cells(&run->kernels[i], &cells[nk++]);
             report_row_label(r, ri, row, label, sizeof label);
             fn(fp, first, label, head, cells, nk);
             first = 0;

@@ -33,6 +33,27 @@ static void md_cell(FILE *fp, const char *s)
     md_put(fp, s, 1);
 }
 
+/* Text from meta.ini (a run's id, GPU, commit, start time) and the folder's path: whoever made the run
+   folder wrote it, so it is escaped as report_html.c escapes it, never rendered: a character that
+   opens Markdown (a link, emphasis, code) is backslash-escaped, HTML's <, > and & become entities, a
+   control character a space. Inside a code span (code) only a backtick could end it: it becomes '. */
+static void md_meta(FILE *fp, const char *s, int code)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f)
+            fputc(' ', fp);
+        else if (code)
+            fputc(c == '`' ? '\'' : c, fp);
+        else if (c == '<' || c == '>' || c == '&')
+            fputs(c == '<' ? "&lt;" : c == '>' ? "&gt;" : "&amp;", fp);
+        else if (strchr("\\`*_[]()#|!~", c))
+            fprintf(fp, "\\%c", c);
+        else
+            fputc(c, fp);
+    }
+}
+
 static const char *dec_prior(const exp_decision *d)
 {
     return d->prior_status[0] ? d->prior_status : "—";
@@ -43,21 +64,21 @@ void report_md_runs(FILE *fp, const report *r)
     for (int i = 0; i < r->runs->n; i++) {
         const run_dir *d = &r->runs->runs[i];
         fputs("- `", fp);
-        md_text(fp, d->id);
+        md_meta(fp, d->id, 1);
         fputs("`: ", fp);
-        md_text(fp, d->path);
+        md_meta(fp, d->path, 0);
         fprintf(fp, " (%d rows", d->nrows);
         if (d->gpu[0]) {
             fputs(", ", fp);
-            md_text(fp, d->gpu);
+            md_meta(fp, d->gpu, 0);
         }
         if (d->commit[0]) {
             fputs(", commit ", fp);
-            md_text(fp, d->commit);
+            md_meta(fp, d->commit, 0);
         }
         if (d->started[0]) {
             fputs(", ", fp);
-            md_text(fp, d->started);
+            md_meta(fp, d->started, 0);
         }
         fputs(d->has_meta ? ")\n" : ", no meta.ini)\n", fp);
     }

@@ -6,7 +6,9 @@
 
 #include "evidence/counters.h"
 #include "evidence/csv_read.h"
+#include "evidence/run_set.h"
 #include "util/dir_list.h"
+#include "util/file_read.h"
 #include "util/text.h"
 
 /* The columns the schema marks for the terminal (row.h), in its order; the status column goes last,
@@ -34,7 +36,8 @@ void table_print(FILE *fp, const char *title, const klab_row *rows, int n)
         for (int i = 0; i < ROW_NCOLUMNS; i++)
             if (fixed_column(i)) {
                 row_term(r, i, cell, sizeof cell);
-                text_printf(fp, "%*s ", row_schema[i].width, cell);
+                /* escaped where it needs it: text_printf on every cell of a million rows is seconds */
+                (cell[text_plain_length(cell)] ? text_printf : fprintf)(fp, "%*s ", row_schema[i].width, cell);
             }
         for (int i = 0; i < ROW_NCOLUMNS; i++)
             if (row_schema[i].show == SHOW_STATUS) {
@@ -51,6 +54,46 @@ void table_print(FILE *fp, const char *title, const klab_row *rows, int n)
     }
 }
 
+/* meta.ini's lines a table is headed with: the run, the build, the GPU, the method */
+static void meta_header(FILE *fp, const char *dir)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/meta.ini", dir);
+    /* read as every file of a run folder is: a regular file, bounded (a FIFO here used to hang report) */
+    size_t len;
+    char why[600];
+    char *meta = file_read_whole(path, 1u << 20, &len, why, sizeof why);
+    if (!meta && errno != ENOENT)
+        text_printf(fp, "(meta.ini not read: %s)\n", why);
+    for (char *line = meta, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        if (!strncmp(line, "id", 2) || !strncmp(line, "started", 7) || !strncmp(line, "commit", 6) ||
+            !strncmp(line, "name", 4) || !strncmp(line, "command", 7) || !strncmp(line, "l2 ", 3))
+            text_printf(fp, "%s\n", line);
+    }
+    free(meta);
+}
+
+int table_report_run(FILE *fp, FILE *errfp, const run_dir *d)
+{
+    meta_header(fp, d->path);
+    int rc = 0;
+    for (int i = 0; i < d->nfiles; i++) {
+        const run_file *f = &d->files[i];
+        if (f->err) {
+            text_printf(errfp, "klab: %s\n", f->err);
+            rc = -1;
+            continue;
+        }
+        char title[4500];
+        snprintf(title, sizeof title, "%s (%d rows)", f->path, f->n);
+        table_print(fp, title, d->rows + f->first, f->n);
+    }
+    return rc;
+}
+
 int table_report(FILE *fp, const char *dir, char *err, size_t errlen)
 {
     char **names;
@@ -65,17 +108,8 @@ int table_report(FILE *fp, const char *dir, char *err, size_t errlen)
         snprintf(err, errlen, "%s: no CSV files here", dir);
         return -1;
     }
+    meta_header(fp, dir);
     char path[4400];
-    snprintf(path, sizeof path, "%s/meta.ini", dir);
-    FILE *meta = fopen(path, "r");
-    if (meta) {
-        char line[1024];
-        while (fgets(line, sizeof line, meta))
-            if (!strncmp(line, "id", 2) || !strncmp(line, "started", 7) || !strncmp(line, "commit", 6) ||
-                !strncmp(line, "name", 4) || !strncmp(line, "command", 7) || !strncmp(line, "l2 ", 3))
-                fputs(line, fp);
-        fclose(meta);
-    }
     int rc = 0;
     for (int i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);

@@ -12,4 +12,10 @@ void table_print(FILE *fp, const char *title, const klab_row *rows, int n);
 /* Prints every *.csv of a run folder, with its meta.ini header. Returns 0, or -1 with err. */
 int table_report(FILE *fp, const char *dir, char *err, size_t errlen);
 
+/* The same from a run read already (run_set.h): its meta.ini header and each CSV's table, without
+   reading the CSVs again; a CSV that could not be read is named on errfp. Returns 0, or -1 when one
+   could not. */
+struct run_dir;
+int table_report_run(FILE *fp, FILE *errfp, const struct run_dir *d);
+
 #endif

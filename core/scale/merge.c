@@ -8,14 +8,21 @@
 #include <unistd.h>
 
 #include "evidence/counters.h"
-#include "evidence/csv_read.h"
 #include "evidence/csv_sink.h"
 #include "evidence/row.h"
 #include "evidence/run_meta.h"
+#include "scale/merge_rows.h"
+#include "util/dir_list.h"
+#include "util/file_read.h"
 #include "util/text.h"
 
 #define MAX_RUNS 4096
-#define MAX_FILES 1024
+/* OUT's mark: the files a merge wrote there, so a later merge may replace them (and only them) */
+#define MERGE_MARK ".klab-merge"
+#define META_MAX (1u << 20)        /* meta.ini is read as INI files are: at most 1 MiB */
+#define SAMPLES_MAX ((size_t)1 << 30)
+
+_Static_assert(MERGE_ROWS_REFUSED == MERGE_REFUSED, "merge_rows.h's refusal is merge.h's");
 
 /* A run folder and what its meta.ini says (run_meta_read): merging must agree on commit, schema, INIs. */
 typedef struct run_info {
@@ -69,20 +76,56 @@ static int differs(const run_info *a, const run_info *b, char *err, size_t errle
     return 0;
 }
 
-/* ---- the files of the runs ---- */
+/* ---- names: a growing list, sorted and unique once complete ---- */
 
-typedef struct name_list {
-    int n;
-    char name[MAX_FILES][256];
-} name_list;
+typedef struct names {
+    char **v;
+    int n, cap;
+} names;
 
-static void add_name(name_list *l, const char *name)
+static int names_add(names *l, const char *name)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 32;
+        char **p = realloc(l->v, (size_t)cap * sizeof *p);
+        if (!p)
+            return -1;
+        l->v = p;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n] = strdup(name)))
+        return -1;
+    l->n++;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted, each name once. */
+static void names_done(names *l)
+{
+    if (l->n < 2)
+        return;
+    qsort(l->v, (size_t)l->n, sizeof *l->v, cmp_str);
+    int k = 1;
+    for (int i = 1; i < l->n; i++) {
+        if (strcmp(l->v[i], l->v[k - 1]) == 0)
+            free(l->v[i]);
+        else
+            l->v[k++] = l->v[i];
+    }
+    l->n = k;
+}
+
+static void names_free(names *l)
 {
     for (int i = 0; i < l->n; i++)
-        if (strcmp(l->name[i], name) == 0)
-            return;
-    if (l->n < MAX_FILES)
-        snprintf(l->name[l->n++], sizeof l->name[0], "%s", name);
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -92,218 +135,197 @@ static int ends_with(const char *s, const char *suffix)
 }
 
 /* The run folder's row CSVs, counters files and samples folders; a .partial file refuses the run. */
-static int scan_run(const char *dir, name_list *csvs, name_list *counters, name_list *samples, char *err,
-                    size_t errlen)
+static int scan_run(const char *dir, names *csvs, names *counters, names *samples, char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
     if (!d) {
         snprintf(err, errlen, "%s: cannot open: %s", dir, strerror(errno));
-        return -1;
+        return MERGE_REFUSED;
     }
     struct dirent *e;
     int rc = 0;
-    while ((e = readdir(d))) {
+    while (rc == 0 && (e = readdir(d))) {
         const char *n = e->d_name;
         if (ends_with(n, ".partial")) {
             snprintf(err, errlen, "%s/%s: the run was interrupted or its files were not completed; merge only whole runs",
                      dir, n);
             rc = MERGE_REFUSED;
-            break;
+        } else if (n[0] != '.' && (counters_is_file(n) || ends_with(n, ".csv") || ends_with(n, ".samples"))) {
+            names *l = counters_is_file(n) ? counters : ends_with(n, ".csv") ? csvs : samples;
+            if (names_add(l, n) != 0) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+            }
         }
-        if (counters_is_file(n))
-            add_name(counters, n);
-        else if (ends_with(n, ".csv"))
-            add_name(csvs, n);
-        else if (ends_with(n, ".samples"))
-            add_name(samples, n);
     }
     closedir(d);
     return rc;
 }
 
-/* ---- rows ---- */
+/* ---- OUT: a new or empty folder, or one a merge made; never one of the runs ---- */
 
-typedef struct text_rec {
-    char **cell; /* ncell strings */
-    int ncell;
-    char *key, *all;
-    const char *from;
-    int order;
-} text_rec;
-
-typedef struct rec_set {
-    int n, cap;
-    text_rec *r;
-} rec_set;
-
-static char *join(char *const *cells, int n)
+static int same_file(const struct stat *a, const struct stat *b)
 {
-    size_t len = 1;
-    for (int i = 0; i < n; i++)
-        len += strlen(cells[i]) + 1;
-    char *s = malloc(len);
-    if (!s)
-        return NULL;
-    s[0] = 0;
-    size_t o = 0;
-    for (int i = 0; i < n; i++)
-        o += (size_t)sprintf(s + o, "%s\x1f", cells[i]);
-    return s;
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-/* Adds a record unless an identical one is there; MERGE_REFUSED when its key is there with other text. */
-static int add_rec(rec_set *s, char **cells, int n, const int *key_cols, int nkey, const char *from, const char *what,
-                   char *err, size_t errlen)
+/* A mark's line is a file a merge wrote: "name" or "name.samples/file", nothing above OUT. */
+static int mark_line_ok(const char *l)
 {
-    char *kc[16];
-    for (int i = 0; i < nkey; i++)
-        kc[i] = key_cols[i] < n ? cells[key_cols[i]] : "";
-    char *key = join(kc, nkey), *all = join(cells, n);
-    if (!key || !all) {
-        free(key);
-        free(all);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    for (int i = 0; i < s->n; i++) {
-        if (strcmp(s->r[i].key, key) != 0)
-            continue;
-        int same = strcmp(s->r[i].all, all) == 0;
-        if (!same) {
-            char named[1200] = ""; /* the key's non-empty cells */
-            for (int k = 0; k < nkey; k++)
-                if (*kc[k])
-                    snprintf(named + strlen(named), sizeof named - strlen(named), "%s%s", named[0] ? " " : "", kc[k]);
-            snprintf(err, errlen, "%s: the %s [%s] is in %s and in %s with different results", what,
-                     nkey > 8 ? "counters line" : "row", named, s->r[i].from, from);
-        }
-        free(key);
-        free(all);
-        for (int k = 0; k < n; k++)
-            free(cells[k]);
-        free(cells);
-        return same ? 0 : MERGE_REFUSED;
-    }
-    if (s->n == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 256;
-        text_rec *p = realloc(s->r, (size_t)cap * sizeof *p);
-        if (!p) {
-            free(key);
-            free(all);
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        s->r = p;
-        s->cap = cap;
-    }
-    s->r[s->n] = (text_rec){cells, n, key, all, from, s->n};
-    s->n++;
-    return 0;
+    const char *slash = strchr(l, '/');
+    return *l && *l != '.' && *l != '/' && !strstr(l, "..") && (!slash || (slash[1] && !strchr(slash + 1, '/')));
 }
 
-static void free_set(rec_set *s)
+/* Checks OUT; its previous merge's files, when a merge made it, into *old. 0, or MERGE_REFUSED. */
+static int check_out(const char *out, const run_info *runs, int nruns, names *old, char *err, size_t errlen)
 {
-    for (int i = 0; i < s->n; i++) {
-        for (int k = 0; k < s->r[i].ncell; k++)
-            free(s->r[i].cell[k]);
-        free(s->r[i].cell);
-        free(s->r[i].key);
-        free(s->r[i].all);
+    struct stat so;
+    if (stat(out, &so) != 0) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(err, errlen, "%s: %s", out, strerror(errno));
+        return MERGE_REFUSED;
     }
-    free(s->r);
-    memset(s, 0, sizeof *s);
-}
-
-/* The order of the merged file: (case, dtype, GPU), then as found. */
-static int sort_cols[3];
-static int cmp_rec(const void *pa, const void *pb)
-{
-    const text_rec *a = pa, *b = pb;
-    for (int i = 0; i < 3; i++) {
-        int c = sort_cols[i];
-        int d = strcmp(c < a->ncell ? a->cell[c] : "", c < b->ncell ? b->cell[c] : "");
-        if (d)
-            return d;
+    if (!S_ISDIR(so.st_mode)) {
+        snprintf(err, errlen, "%s exists and is not a folder", out);
+        return MERGE_REFUSED;
     }
-    return a->order - b->order;
-}
-
-static char **dup_cells(const klab_row *r)
-{
-    char **c = calloc(ROW_NCOLUMNS, sizeof *c);
-    for (int i = 0; c && i < ROW_NCOLUMNS; i++) {
-        char buf[1024];
-        row_cell(r, i, buf, sizeof buf);
-        if (!(c[i] = strdup(buf))) {
-            for (int k = 0; k < i; k++)
-                free(c[k]);
-            free(c);
-            return NULL;
+    for (int r = 0; r < nruns; r++) {
+        struct stat sr;
+        if (stat(runs[r].dir, &sr) == 0 && same_file(&so, &sr)) {
+            snprintf(err, errlen, "%s is one of the runs merged: merge never writes into the runs it reads", out);
+            return MERGE_REFUSED;
         }
     }
-    return c;
-}
-
-static int read_rows(rec_set *set, const char *path, const char *from, char *err, size_t errlen)
-{
-    static const char *const key[] = {"plugin", "case", "dtype", "profile", "config", "l2", "launch", "gpu_uuid"};
-    int kc[8];
-    for (int i = 0; i < 8; i++)
-        kc[i] = row_column_index(key[i]);
-    klab_row *rows = NULL;
-    int n = csv_read_rows(path, &rows, err, errlen);
-    if (n < 0)
-        return -1;
+    /* what OUT holds: nothing, or a merge's mark (then a merge made it) */
+    DIR *d = opendir(out);
+    int others = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        others += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, MERGE_MARK);
+    if (d)
+        closedir(d);
+    char mark[4400], why[600];
+    snprintf(mark, sizeof mark, "%s/%s", out, MERGE_MARK);
+    size_t len;
+    char *text = file_read_whole(mark, META_MAX, &len, why, sizeof why);
+    if (!text && others == 0 && errno == ENOENT)
+        return 0; /* empty */
+    if (!text) {
+        snprintf(err, errlen, "%s is not empty and not a run folder klab merge made (no %s): merge writes only "
+                 "into a new or empty folder, or one it made", out, MERGE_MARK);
+        return MERGE_REFUSED;
+    }
     int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        char **cells = dup_cells(&rows[i]);
-        if (!cells) {
+    for (char *line = strtok(text, "\n"); line && rc == 0; line = strtok(NULL, "\n")) {
+        if (line[0] == '#')
+            continue;
+        if (!mark_line_ok(line)) {
+            snprintf(err, errlen, "%s: '%.200s' is not a file a merge writes", mark, line);
+            rc = MERGE_REFUSED;
+        } else if (names_add(old, line) != 0) {
             snprintf(err, errlen, "out of memory");
             rc = -1;
-            break;
         }
-        rc = add_rec(set, cells, ROW_NCOLUMNS, kc, 8, from, path, err, errlen);
     }
-    free(rows);
+    free(text);
     return rc;
 }
 
-static int read_counters(rec_set *set, const char *path, const char *from, char *err, size_t errlen)
+/* ---- samples: every file of <run>/<plugin>.samples across the runs, once ---- */
+
+typedef struct sample_file {
+    char *rel;  /* "<plugin>.samples/<file>" */
+    int run;    /* the run it is copied from */
+} sample_file;
+
+typedef struct samples {
+    sample_file *v;
+    int n, cap;
+} samples;
+
+static int cmp_sample(const void *a, const void *b)
 {
-    csv_records rec;
-    int got = counters_read(path, &rec, err, errlen);
-    if (got != 0)
-        return got == -2 ? MERGE_REFUSED : -1;
-    int kc[COUNTERS_NKEY + 1];
-    for (int i = 0; i < COUNTERS_NKEY; i++)
-        kc[i] = i;
-    kc[COUNTERS_NKEY] = csv_records_column(&rec, "kernel_index");
-    int rc = 0;
-    for (int i = 1; i < rec.n && rc == 0; i++) {
-        rc = add_rec(set, rec.cells[i], rec.nf[i], kc, COUNTERS_NKEY + 1, from, path, err, errlen);
-        rec.cells[i] = NULL; /* the set owns (or has freed) the cells */
-        rec.nf[i] = 0;
+    const sample_file *x = a, *y = b;
+    int c = strcmp(x->rel, y->rel);
+    return c ? c : x->run - y->run;
+}
+
+/* The samples files of folder `dir` in every run: each a regular file within SAMPLES_MAX, and a name
+   found in two runs holding the same bytes. 0, MERGE_REFUSED or -1. */
+static int check_samples(const run_info *runs, int nruns, const char *dir, samples *out, char *err, size_t errlen)
+{
+    int first = out->n, rc = 0;
+    for (int r = 0; r < nruns && rc == 0; r++) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", runs[r].dir, dir);
+        char **files;
+        int n = dir_list(path, "", &files);
+        for (int i = 0; i < n && rc == 0; i++) {
+            if (ends_with(files[i], ".partial"))
+                continue;
+            char rel[600], file[4700];
+            snprintf(rel, sizeof rel, "%s/%s", dir, files[i]);
+            snprintf(file, sizeof file, "%s/%s", path, files[i]);
+            off_t size;
+            int fd = file_open_regular(file, &size, err, errlen);
+            if (fd < 0 || (unsigned long long)size > SAMPLES_MAX) {
+                if (fd >= 0)
+                    snprintf(err, errlen, "%s: %lld bytes, over the limit for a samples file", file, (long long)size);
+                rc = MERGE_REFUSED;
+            }
+            if (fd >= 0)
+                close(fd);
+            if (rc == 0 && out->n == out->cap) {
+                int cap = out->cap ? 2 * out->cap : 64;
+                sample_file *p = realloc(out->v, (size_t)cap * sizeof *p);
+                if (!p)
+                    rc = -1;
+                else
+                    out->v = p, out->cap = cap;
+            }
+            if (rc == 0 && !(out->v[out->n].rel = strdup(rel)))
+                rc = -1;
+            if (rc == 0)
+                out->v[out->n++].run = r;
+            if (rc == -1)
+                snprintf(err, errlen, "out of memory");
+        }
+        dir_list_free(files, n > 0 ? n : 0);
     }
-    csv_records_free(&rec);
+    if (rc != 0)
+        return rc;
+    /* sorted by name, then run: a name's first run is its source, the others must hold its bytes */
+    sample_file *v = out->v + first;
+    int n = out->n - first, k = 0, i = 0;
+    if (n > 1)
+        qsort(v, (size_t)n, sizeof *v, cmp_sample);
+    for (; i < n && rc == 0; i++) {
+        if (k == 0 || strcmp(v[i].rel, v[k - 1].rel) != 0) {
+            v[k++] = v[i];
+            continue;
+        }
+        char pa[4700], pb[4700], why[600] = "";
+        snprintf(pa, sizeof pa, "%s/%s", runs[v[k - 1].run].dir, v[k - 1].rel);
+        snprintf(pb, sizeof pb, "%s/%s", runs[v[i].run].dir, v[i].rel);
+        size_t la = 0, lb = 0;
+        char *x = file_read_whole(pa, SAMPLES_MAX, &la, why, sizeof why);
+        char *y = x ? file_read_whole(pb, SAMPLES_MAX, &lb, why, sizeof why) : NULL;
+        if (!x || !y || la != lb || memcmp(x, y, la) != 0) {
+            if (x && y)
+                snprintf(err, errlen, "%s and %s differ", pa, pb);
+            else
+                snprintf(err, errlen, "%s", why);
+            rc = MERGE_REFUSED;
+        }
+        free(x);
+        free(y);
+        free(v[i].rel);
+    }
+    for (; i < n; i++) /* refused midway: the names not looked at */
+        free(v[i].rel);
+    out->n = first + k;
     return rc;
 }
-
-static int write_set(rec_set *set, const char *path, const char *const *header, int ncols, char *err, size_t errlen)
-{
-    qsort(set->r, (size_t)set->n, sizeof set->r[0], cmp_rec);
-    csv_sink s;
-    if (csv_sink_open_with(&s, path, header, ncols, err, errlen) != 0)
-        return -1;
-    for (int i = 0; i < set->n; i++)
-        if (csv_sink_record(&s, (const char *const *)set->r[i].cell, set->r[i].ncell) != 0) {
-            snprintf(err, errlen, "cannot write %s: %s", s.partial, strerror(errno));
-            csv_sink_discard(&s);
-            return -1;
-        }
-    return csv_sink_commit(&s, err, errlen);
-}
-
-/* ---- samples and meta.ini ---- */
 
 static int write_whole(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
@@ -320,76 +342,23 @@ static int write_whole(const char *path, const char *data, size_t len, char *err
     return 0;
 }
 
-/* Every file of <run>/<dir> across the runs, once; the same name with other bytes is refused. With
-   write set, copies them into <out>/<dir>. */
-static int merge_samples(const char *out, const run_info *runs, int nruns, const char *dir, int write, char *err,
-                         size_t errlen)
+static int copy_sample(const char *out, const run_info *runs, const sample_file *f, char *err, size_t errlen)
 {
-    name_list *seen = calloc(1, sizeof *seen);
-    int *from = calloc(MAX_FILES, sizeof *from);
-    if (!seen || !from) {
-        free(seen);
-        free(from);
-        snprintf(err, errlen, "out of memory");
+    char src[4700], dst[4700], dir[4700];
+    snprintf(src, sizeof src, "%s/%s", runs[f->run].dir, f->rel);
+    snprintf(dst, sizeof dst, "%s/%s", out, f->rel);
+    snprintf(dir, sizeof dir, "%s", dst);
+    *strrchr(dir, '/') = 0;
+    if (make_dirs(dir) != 0) {
+        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
         return -1;
     }
-    int rc = 0;
-    for (int r = 0; r < nruns && rc == 0; r++) {
-        char path[4400];
-        snprintf(path, sizeof path, "%s/%s", runs[r].dir, dir);
-        DIR *d = opendir(path);
-        struct dirent *e;
-        while (d && rc == 0 && (e = readdir(d))) {
-            if (e->d_name[0] == '.' || ends_with(e->d_name, ".partial"))
-                continue;
-            int at = -1;
-            for (int i = 0; i < seen->n; i++)
-                if (strcmp(seen->name[i], e->d_name) == 0)
-                    at = i;
-            if (at < 0) {
-                from[seen->n] = r;
-                add_name(seen, e->d_name);
-                continue;
-            }
-            char pa[4700], pb[4700];
-            snprintf(pa, sizeof pa, "%s/%s/%s", runs[from[at]].dir, dir, e->d_name);
-            snprintf(pb, sizeof pb, "%s/%s", path, e->d_name);
-            size_t la = 0, lb = 0;
-            char *a = file_read_all(pa, &la), *b = file_read_all(pb, &lb);
-            if (!a || !b || la != lb || memcmp(a, b, la) != 0) {
-                snprintf(err, errlen, "%s and %s differ", pa, pb);
-                rc = MERGE_REFUSED;
-            }
-            free(a);
-            free(b);
-        }
-        if (d)
-            closedir(d);
-    }
-    if (rc == 0 && write && seen->n) {
-        char od[4400];
-        snprintf(od, sizeof od, "%s/%s", out, dir);
-        if (make_dirs(od) != 0) {
-            snprintf(err, errlen, "cannot create %s: %s", od, strerror(errno));
-            rc = -1;
-        }
-        for (int i = 0; i < seen->n && rc == 0; i++) {
-            char src[4700], dst[4700];
-            snprintf(src, sizeof src, "%s/%s/%s", runs[from[i]].dir, dir, seen->name[i]);
-            snprintf(dst, sizeof dst, "%s/%s", od, seen->name[i]);
-            size_t len = 0;
-            char *data = file_read_all(src, &len);
-            if (!data) {
-                snprintf(err, errlen, "cannot read %s: %s", src, strerror(errno));
-                rc = -1;
-            } else {
-                rc = write_whole(dst, data, len, err, errlen);
-            }
-            free(data);
-        }
-    }
-    free(seen);
-    free(from);
+    size_t len = 0;
+    char *data = file_read_whole(src, SAMPLES_MAX, &len, err, errlen);
+    if (!data)
+        return -1;
+    int rc = write_whole(dst, data, len, err, errlen);
+    free(data);
     return rc;
 }
 
@@ -403,11 +372,9 @@ static int write_meta(const char *out, const run_info *runs, int nruns, char *er
     char path[4400];
     snprintf(path, sizeof path, "%s/meta.ini", runs[0].dir);
     size_t len = 0;
-    char *text = file_read_all(path, &len);
-    if (!text) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+    char *text = file_read_whole(path, META_MAX, &len, err, errlen);
+    if (!text)
         return -1;
-    }
     size_t cap = len + 512 + (size_t)nruns * 5000, o = 0;
     char *buf = malloc(cap);
     if (!buf) {
@@ -442,30 +409,67 @@ static int write_meta(const char *out, const run_info *runs, int nruns, char *er
     return rc;
 }
 
-/* ---- the merge ---- */
-
-int merge_runs(const char *out, const char *const *dirs, int nruns, FILE *log, char *err, size_t errlen)
+/* OUT's mark, written before anything else: the files this merge writes. A previous merge's files are
+   removed first, so OUT never mixes two merges' evidence. */
+static int write_mark(const char *out, const names *old, const names *lists, const samples *sm, char *err,
+                      size_t errlen)
 {
-    if (nruns < 1 || nruns > MAX_RUNS) {
-        snprintf(err, errlen, "merge takes 1 to %d run folders", MAX_RUNS);
+    for (int i = 0; i < old->n; i++) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", out, old->v[i]);
+        if (unlink(path) != 0 && errno != ENOENT) {
+            snprintf(err, errlen, "cannot remove %s (a previous merge's): %s", path, strerror(errno));
+            return -1;
+        }
+        char *slash = strrchr(path, '/');
+        if (strchr(old->v[i], '/') && slash) { /* its samples folder, once empty */
+            *slash = 0;
+            rmdir(path);
+        }
+    }
+    size_t cap = 256, o = 0;
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; i < lists[l].n; i++)
+            cap += strlen(lists[l].v[i]) + 1;
+    for (int i = 0; i < sm->n; i++)
+        cap += strlen(sm->v[i].rel) + 1;
+    char *buf = malloc(cap);
+    if (!buf) {
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
-    run_info *runs = calloc((size_t)nruns, sizeof *runs);
-    name_list *lists = calloc(3, sizeof *lists); /* row CSVs, counters files, samples folders */
-    int rc = runs && lists ? 0 : -1;
-    if (rc)
-        snprintf(err, errlen, "out of memory");
+    o += (size_t)snprintf(buf, cap, "# klab merge made this run folder and wrote these files; a later merge into it "
+                                    "replaces them\nmeta.ini\n");
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; i < lists[l].n; i++)
+            o += (size_t)snprintf(buf + o, cap - o, "%s\n", lists[l].v[i]);
+    for (int i = 0; i < sm->n; i++)
+        o += (size_t)snprintf(buf + o, cap - o, "%s\n", sm->v[i].rel);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", out, MERGE_MARK);
+    int rc = write_whole(path, buf, o, err, errlen);
+    free(buf);
+    return rc;
+}
+
+/* ---- the merge ---- */
+
+/* Reads and checks every run: meta.ini, the files' names. 0, MERGE_REFUSED or -1. */
+static int read_runs(run_info *runs, const char *const *dirs, int nruns, names *lists, char *err, size_t errlen)
+{
+    int rc = 0;
     for (int r = 0; r < nruns && rc == 0; r++) {
         runs[r].dir = dirs[r];
         char meta[4400];
         snprintf(meta, sizeof meta, "%s/meta.ini", dirs[r]);
         char why[1200];
-        if (access(meta, F_OK) != 0) {
+        struct stat st;
+        if (stat(meta, &st) != 0) {
             snprintf(err, errlen, "%s is not a klab run folder: no meta.ini", dirs[r]);
             rc = MERGE_REFUSED;
         } else if (run_meta_read(meta, &runs[r].m, why, sizeof why) != 0) {
             snprintf(err, errlen, "%s", why);
-            rc = -1;
+            rc = MERGE_REFUSED;
         } else if (!runs[r].m.commit[0] || !runs[r].m.csv_schema[0]) {
             snprintf(err, errlen, "%s is not a klab run folder: meta.ini has no commit or csv_schema", dirs[r]);
             rc = MERGE_REFUSED;
@@ -479,62 +483,83 @@ int merge_runs(const char *out, const char *const *dirs, int nruns, FILE *log, c
             rc = scan_run(dirs[r], &lists[0], &lists[1], &lists[2], err, errlen);
         }
     }
-    /* everything is read and checked before anything is written: a refusal leaves OUT as it was */
-    int nsets = rc == 0 ? lists[0].n + lists[1].n : 0;
-    rec_set *sets = calloc((size_t)(nsets ? nsets : 1), sizeof *sets);
-    if (!sets && rc == 0) {
+    for (int l = 0; l < 3; l++)
+        names_done(&lists[l]);
+    return rc;
+}
+
+int merge_runs(const char *out, const char *const *dirs, int nruns, FILE *log, char *err, size_t errlen)
+{
+    if (nruns < 1 || nruns > MAX_RUNS) {
+        snprintf(err, errlen, "merge takes 1 to %d run folders", MAX_RUNS);
+        return MERGE_REFUSED;
+    }
+    run_info *runs = calloc((size_t)nruns, sizeof *runs);
+    names lists[3] = {{0}}, old = {0}; /* row CSVs, counters files, samples folders; OUT's previous files */
+    samples sm = {0};
+    rec_set *sets = NULL;
+    int nsets = 0, rc = runs ? 0 : -1;
+    if (rc)
         snprintf(err, errlen, "out of memory");
-        rc = -1;
+    if (rc == 0)
+        rc = read_runs(runs, dirs, nruns, lists, err, errlen);
+    if (rc == 0)
+        rc = check_out(out, runs, nruns, &old, err, errlen);
+    /* everything is read and checked before anything is written: a refusal leaves OUT as it was */
+    if (rc == 0) {
+        nsets = lists[0].n + lists[1].n;
+        if (!(sets = calloc((size_t)(nsets ? nsets : 1), sizeof *sets))) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+        }
     }
     for (int f = 0; f < nsets && rc == 0; f++) {
         int counters = f >= lists[0].n;
-        const char *name = counters ? lists[1].name[f - lists[0].n] : lists[0].name[f];
-        for (int r = 0; r < nruns && rc == 0; r++) {
-            char path[4400];
-            snprintf(path, sizeof path, "%s/%s", dirs[r], name);
-            if (access(path, F_OK) != 0)
-                continue; /* a shard without this plugin's units */
-            rc = counters ? read_counters(&sets[f], path, dirs[r], err, errlen)
-                          : read_rows(&sets[f], path, dirs[r], err, errlen);
-        }
+        const char *name = counters ? lists[1].v[f - lists[0].n] : lists[0].v[f];
+        rc = merge_read_all(&sets[f], dirs, nruns, name, counters, err, errlen);
     }
-    for (int i = 0; i < (rc == 0 ? lists[2].n : 0) && rc == 0; i++)
-        rc = merge_samples(out, runs, nruns, lists[2].name[i], 0, err, errlen);
+    for (int i = 0; rc == 0 && i < lists[2].n; i++)
+        rc = check_samples(runs, nruns, lists[2].v[i], &sm, err, errlen);
     if (rc == 0 && make_dirs(out) != 0) {
         snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
         rc = -1;
     }
-    int rows = 0;
+    if (rc == 0)
+        rc = write_mark(out, &old, lists, &sm, err, errlen);
+    size_t rows = 0;
     for (int f = 0; f < nsets && rc == 0; f++) {
         int counters = f >= lists[0].n;
-        const char *name = counters ? lists[1].name[f - lists[0].n] : lists[0].name[f];
+        const char *name = counters ? lists[1].v[f - lists[0].n] : lists[0].v[f];
         char path[4400];
         snprintf(path, sizeof path, "%s/%s", out, name);
         if (counters) {
-            sort_cols[0] = 2, sort_cols[1] = 3, sort_cols[2] = 7; /* case, dtype, gpu_uuid */
-            rc = write_set(&sets[f], path, counters_columns, COUNTERS_NCOLUMNS, err, errlen);
+            rc = merge_write_set(&sets[f], path, counters_columns, COUNTERS_NCOLUMNS, err, errlen);
         } else {
-            const char *names[ROW_NCOLUMNS];
+            const char *cols[ROW_NCOLUMNS];
             for (int i = 0; i < ROW_NCOLUMNS; i++)
-                names[i] = row_schema[i].name;
-            sort_cols[0] = row_column_index("case"), sort_cols[1] = row_column_index("dtype");
-            sort_cols[2] = row_column_index("gpu_uuid");
-            rc = write_set(&sets[f], path, names, ROW_NCOLUMNS, err, errlen);
+                cols[i] = row_schema[i].name;
+            rc = merge_write_set(&sets[f], path, cols, ROW_NCOLUMNS, err, errlen);
             rows += sets[f].n;
         }
         if (rc == 0 && log)
-            text_printf(log, "%s: %d %s\n", path, sets[f].n, counters ? "counters lines" : "rows");
+            text_printf(log, "%s: %zu %s\n", path, sets[f].n, counters ? "counters lines" : "rows");
+        merge_free_set(&sets[f]); /* written: its memory can go before the next file's */
     }
-    for (int i = 0; i < (rc == 0 ? lists[2].n : 0) && rc == 0; i++)
-        rc = merge_samples(out, runs, nruns, lists[2].name[i], 1, err, errlen);
+    for (int i = 0; rc == 0 && i < sm.n; i++)
+        rc = copy_sample(out, runs, &sm.v[i], err, errlen);
     if (rc == 0)
         rc = write_meta(out, runs, nruns, err, errlen);
     if (rc == 0 && log)
-        text_printf(log, "merged %d run%s: %d rows -> %s\n", nruns, nruns == 1 ? "" : "s", rows, out);
+        text_printf(log, "merged %d run%s: %zu rows -> %s\n", nruns, nruns == 1 ? "" : "s", rows, out);
     for (int f = 0; f < nsets && sets; f++)
-        free_set(&sets[f]);
+        merge_free_set(&sets[f]);
     free(sets);
-    free(lists);
+    for (int i = 0; i < sm.n; i++)
+        free(sm.v[i].rel);
+    free(sm.v);
+    for (int l = 0; l < 3; l++)
+        names_free(&lists[l]);
+    names_free(&old);
     free(runs);
     return rc;
 }

@@ -42,6 +42,27 @@ static int prep_error(timing_env *env, subject *s, const char *why, char *err, s
     return 0;
 }
 
+/* After a subject's runs: a persisting-L2 limit or access-policy window that run() left behind fails
+   its row, naming what it set, and is reset, so no later sample (the subject's own or another's)
+   finds its data still in L2. Checked after every batch of runs, not once a case: a run that sets it
+   again each time must not have it survive into its next timed sample. 0 (the subject failed or
+   fine); -1 when the context is lost. */
+static int l2_clean(timing_env *env, subject *s, rounds *r, int idx, char *err, size_t errlen)
+{
+    char why[512];
+    int rc = timing_l2_check(env, why, sizeof why);
+    if (rc == 0)
+        return 0;
+    if (rc < 0 && env->sticky) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    timing_subject_fail(s, SUBJ_FAILED, why);
+    if (r)
+        rounds_fail(r, idx);
+    return 0;
+}
+
 static int prepare(timing_env *env, subject *s, char *err, size_t errlen)
 {
     s->state = SUBJ_OK;
@@ -91,7 +112,7 @@ static int warm(timing_env *env, subject *s, const timing_opts *o, char *err, si
         timing_cuda_fail(env, e, "warm-up", why, sizeof why);
         return prep_error(env, s, why, err, errlen);
     }
-    return 0;
+    return l2_clean(env, s, NULL, 0, err, errlen);
 }
 
 /* Batched mode: time one run (held behind the gate, so the host is ahead), choose N, give the
@@ -138,7 +159,7 @@ static int size_batch(timing_env *env, subject *s, char *err, size_t errlen)
         p->copies = s->batch;
     }
     if (s->owns_graph)
-        return 0;
+        return l2_clean(env, s, NULL, 0, err, errlen);
 
     cudaGraph_t g = NULL;
     cudaError_t e = cudaStreamBeginCapture(env->stream, cudaStreamCaptureModeGlobal);
@@ -173,7 +194,8 @@ static int size_batch(timing_env *env, subject *s, char *err, size_t errlen)
         cudaGetLastError();
         return prep_error(env, s, why, err, errlen);
     }
-    return 0;
+    /* the runs captured set what they set at capture: the graph's replays must not inherit it */
+    return l2_clean(env, s, NULL, 0, err, errlen);
 }
 
 /* Enqueues one sample of an ordinary subject; its events are read when the round ends. 0, or -1
@@ -330,6 +352,12 @@ static int run_rounds(timing_env *env, subject *subs, int n, rounds *r, const ti
             subject *s = &subs[i];
             int bad = s->steps > 0 ? sample_steps(env, s, r, i, o, why, sizeof why)
                                    : sample_once(env, s, o, why, sizeof why);
+            if (bad == 0 && l2_clean(env, s, r, i, err, errlen) != 0) {
+                rc = -1;
+                goto out;
+            }
+            if (s->state != SUBJ_OK)
+                continue; /* it left the L2 state set: failed, and its sample is not read */
             if (bad == 0 && rounds_verified(r, i) && s->ops->stage) {
                 double c0 = now_ms(); /* a copy to pageable memory returns when it is done */
                 bad = s->ops->stage(s->self, env->stream, why, sizeof why);
@@ -429,6 +457,15 @@ int timing_measure(timing_env *env, subject *subs, int n, const timing_opts *o, 
             timing_subject_fail(&subs[i], SUBJ_FAILED, err);
         }
     }
+    /* what the verifying runs before timing may have left in L2 is nobody's yet: cleared, not blamed
+       (each subject's own runs below are checked after they run) */
+    if (timing_reset_l2(env, err, errlen) != 0) {
+        if (env->sticky)
+            return -1;
+        for (int i = 0; i < n; i++)
+            timing_subject_fail(&subs[i], SUBJ_FAILED, err);
+        return 0;
+    }
     /* the floor the rows show, and the floor check uses, is measured beside the case */
     double floor_ms;
     if (timing_measure_floor(env, 21, &floor_ms, err, errlen) != 0) {
@@ -445,7 +482,9 @@ int timing_measure(timing_env *env, subject *subs, int n, const timing_opts *o, 
     /* Before the rounds: escaped work also races the host's own stream (the poison before the next
        sample), so a subject that escapes is flagged as such, and not sampled. */
     for (int i = 0; i < n; i++)
-        if (subs[i].state == SUBJ_OK && o->escape_checks > 0 && timing_escape_check(env, &subs[i], o, err, errlen) != 0)
+        if (subs[i].state == SUBJ_OK && o->escape_checks > 0 &&
+            (timing_escape_check(env, &subs[i], o, err, errlen) != 0 ||
+             (subs[i].state == SUBJ_OK && l2_clean(env, &subs[i], NULL, 0, err, errlen) != 0)))
             return -1;
     if (o->mode == TIMING_BATCHED)
         for (int i = 0; i < n; i++)

@@ -145,6 +145,19 @@ int timing_escape_flagged(double excess_ms, double event_ms);
 /* 1 when a single-launch median is under the empty launch's: impossible for honest work. */
 int timing_below_floor(double median_ms, double floor_ms);
 
+/* A plugin's run() may set the persisting-L2 limit (cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize))
+   or an access-policy window on the stream it is given; either keeps lines in L2 across the flush a
+   cold sample starts with. After a subject's runs the timer reads both back: 1 with the row's reason
+   in why when either is set (the state found: limit_bytes, the window's num_bytes, hitRatio and
+   whether hits persist), 0 when neither is. */
+int timing_l2_residue(size_t limit_bytes, size_t window_bytes, double hit_ratio, int hit_persisting, char *why,
+                      size_t whylen);
+
+/* Reads the device's persisting-L2 limit and the env stream's access-policy window: 0 when both are
+   clear; 1 when a run left either (why: timing_l2_residue's reason), both then reset; -1 with the
+   reason when CUDA fails. */
+int timing_l2_check(timing_env *env, char *why, size_t whylen);
+
 /* How a subject's row was measured, for its columns: l2 "cold" | "hot"; launch "stream" (one run
    between events), "batched" (N runs in one graph), "queued" (N runs queued behind a blocking
    kernel), "steps" (one step between events); the runs per sample; the rotated copies' footprint in

@@ -192,3 +192,31 @@ int timing_reset_l2(timing_env *env, char *err, size_t errlen)
     TIMING_TRY(env, cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache", err, errlen);
     return 0;
 }
+
+int timing_l2_check(timing_env *env, char *why, size_t whylen)
+{
+    size_t limit = 0;
+    cudaError_t e = cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize);
+    if (e == cudaErrorUnsupportedLimit || e == cudaErrorInvalidValue) { /* no persisting L2 (before Ampere) */
+        cudaGetLastError();
+        limit = 0;
+    } else if (e != cudaSuccess) {
+        return timing_cuda_fail(env, e, "reading the persisting-L2 limit", why, whylen);
+    }
+    cudaStreamAttrValue v;
+    memset(&v, 0, sizeof v);
+    e = cudaStreamGetAttribute(env->stream, cudaStreamAttributeAccessPolicyWindow, &v);
+    if (e != cudaSuccess) { /* a driver without access policies: nothing a run could have set */
+        cudaGetLastError();
+        memset(&v, 0, sizeof v);
+    }
+    const struct cudaAccessPolicyWindow *w = &v.accessPolicyWindow;
+    if (!timing_l2_residue(limit, w->num_bytes, w->hitRatio, w->hitProp == cudaAccessPropertyPersisting, why, whylen))
+        return 0;
+    char err[300];
+    if (timing_reset_l2(env, err, sizeof err) != 0) {
+        snprintf(why, whylen, "%s", err);
+        return -1;
+    }
+    return 1;
+}

@@ -76,3 +76,22 @@ void timing_row_mode(const subject *s, const timing_opts *o, char *l2, size_t l2
     else
         snprintf(note, notelen, "%s", s->batch_note);
 }
+
+int timing_l2_residue(size_t limit_bytes, size_t window_bytes, double hit_ratio, int hit_persisting, char *why,
+                      size_t whylen)
+{
+    if (limit_bytes == 0 && window_bytes == 0)
+        return 0;
+    char limit[160] = "", window[200] = "";
+    if (limit_bytes)
+        snprintf(limit, sizeof limit, "a persisting-L2 limit of %zu bytes (cudaLimitPersistingL2CacheSize)",
+                 limit_bytes);
+    if (window_bytes)
+        snprintf(window, sizeof window, "an access-policy window of %zu bytes (hitRatio %.2g, %s) on the timed stream",
+                 window_bytes, hit_ratio, hit_persisting ? "persisting" : "not persisting");
+    snprintf(why, whylen,
+             "run() left %s%s%s behind: lines it keeps in L2 would carry one sample's data into the next (a cold "
+             "sample must find none); klab reset %s, and the row is not timed",
+             limit, limit[0] && window[0] ? " and " : "", window, limit[0] && window[0] ? "both" : "it");
+    return 1;
+}
