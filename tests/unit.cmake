@@ -8,6 +8,8 @@ klab_test(test_stats SOURCES test_stats.c LABELS unit)
 klab_test(test_interval SOURCES test_interval.c LABELS unit)
 klab_test(test_verify SOURCES test_verify.c LABELS unit)
 klab_test(test_checksum SOURCES test_checksum.c LABELS unit)
+# the worker's thread pool: its chunks, the same bits at every thread count, fork, KLAB_THREADS
+klab_test(test_parallel SOURCES test_parallel.c LABELS unit)
 klab_test(test_roofline SOURCES test_roofline.c LABELS unit)
 klab_test(test_row SOURCES test_row.c LABELS unit)
 klab_test(test_timing_order SOURCES test_timing_order.c LABELS unit)
