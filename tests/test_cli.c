@@ -412,7 +412,7 @@ static void test_descriptor_text_is_escaped(void **state)
     (void)state;
     kr_link_plugin(plugins, KLAB_TEST_PLUGINS "/ctl_text.so");
     klab_result r = KLAB("--list", "--plugin-path", plugins, "--plugin", "ctl_text");
-    kr_expect_in(r.out, "ctl_text       1.0\\x07  (plugin ABI 2.0)\n      clears \\x1b[2Jthe screen\n");
+    kr_expect_in(r.out, "ctl_text       1.0\\x07  (plugin ABI 2.1)\n      clears \\x1b[2Jthe screen\n");
     kr_expect_in(r.out, "profile plain        returns\\x0dOVERWRITTEN  [baseline]\n");
     kr_expect_in(r.out, "params: k\\x1b[31m\n");
     for (const char *p = r.out; *p; p++)
