@@ -7,6 +7,9 @@ klab_test(test_csv_sink SOURCES test_csv_sink.c LABELS unit)
 klab_test(test_stats SOURCES test_stats.c LABELS unit)
 klab_test(test_interval SOURCES test_interval.c LABELS unit)
 klab_test(test_verify SOURCES test_verify.c LABELS unit)
+# verify_compare on the pool: byte for byte the figures of the code before it (verify_v0.c, its copy)
+# at 1, 2 and 4 threads; input_scan's checksum, widening and sum of squares at every thread count
+klab_test(test_verify_threads SOURCES test_verify_threads.c verify_v0.c LABELS unit)
 klab_test(test_checksum SOURCES test_checksum.c LABELS unit)
 # the worker's thread pool: its chunks, the same bits at every thread count, fork, KLAB_THREADS
 klab_test(test_parallel SOURCES test_parallel.c LABELS unit)
