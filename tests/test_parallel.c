@@ -286,6 +286,11 @@ static void test_klab_threads(void **state)
     assert_int_equal(parallel_set_threads(0), 0);
     assert_true(parallel_threads() >= 1); /* a wrong value gives the CPU count, never 0 */
     unsetenv("KLAB_THREADS");
+    /* --devices' share: the CPUs split, never below one each */
+    assert_true(parallel_share(1) >= 1);
+    assert_int_equal(parallel_share(0), parallel_share(1));
+    assert_true(parallel_share(2) == (parallel_share(1) / 2 ? parallel_share(1) / 2 : 1));
+    assert_int_equal(parallel_share(1 << 20), 1);
     assert_int_equal(parallel_set_threads(-1), -1);
     assert_int_equal(parallel_set_threads(PARALLEL_MAX_THREADS + 1), -1);
     assert_int_equal(parallel_set_threads(0), 0);

@@ -120,6 +120,12 @@ int parallel_threads_parse(const char *value, int cpus, int *threads, char *err,
     return 0;
 }
 
+int parallel_share(int parts)
+{
+    int c = cpu_count() / (parts > 0 ? parts : 1);
+    return c < 1 ? 1 : c;
+}
+
 int parallel_check_env(char *err, size_t errlen)
 {
     int t;

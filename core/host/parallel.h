@@ -49,6 +49,11 @@ void parallel_shutdown(void);
    1 to PARALLEL_MAX_THREADS. 0 with *threads set, or -1 with the reason in err. */
 int parallel_threads_parse(const char *value, int cpus, int *threads, char *err, size_t errlen);
 
+/* The CPUs this process may run on, shared by `parts` processes that will run side by side (at least 1
+   each): what --devices gives each GPU's klab when KLAB_THREADS is unset, so N workers' host phases do
+   not run N x CPUs threads at once. */
+int parallel_share(int parts);
+
 /* KLAB_THREADS checked, for a command to refuse a wrong value before any work (a pool ignores a wrong
    value and takes the CPU count). 0, or -1 with the reason in err. */
 int parallel_check_env(char *err, size_t errlen);
