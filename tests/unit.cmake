@@ -41,6 +41,14 @@ klab_test(test_references SOURCES test_references.c references_fixture.c ../plug
           ../plugins/vector_add/vector_add_reference.c ../plugins/softmax/softmax_reference.c
           ../plugins/rmsnorm_rope/rmsnorm_rope_reference.c ../plugins/common/row_plan.c LABELS unit)
 
+# the references of every plugin that runs them on the host's threads: the same bytes with no host, at
+# KLAB_THREADS 1 and 4, and as the loops before the pool
+klab_test(test_references_threads SOURCES test_references_threads.c references_fixture.c
+          ../plugins/rmsnorm/rmsnorm_reference.c ../plugins/softmax/softmax_reference.c
+          ../plugins/rmsnorm_rope/rmsnorm_rope_reference.c ../plugins/swiglu/swiglu_reference.c
+          ../plugins/reduction/reduction_reference.c ../plugins/vector_add/vector_add_reference.c
+          ../plugins/fp8_gemm/fp8_gemm_reference.c ../plugins/fused_gated_mlp/fused_gated_mlp_reference.c
+          ../plugins/matmul_h200/matmul_h200_config.c ../plugins/decode_replay/decode_replay_reference.c LABELS unit)
 
 # swiglu and reduction: their references by hand, their shipped INI files validated through the klab
 # binary (test_references_swired), and the machine code of their fast kernels: 16-byte loads, no local

@@ -114,9 +114,10 @@ int fw_launch(const fp8_gemm_shape *sh, const fw_config *c, const void *qa, cons
               size_t whylen);
 
 /* The float64 D = X · W^T, X m x k and W n x k row-major: every element of D (m x n, row-major) when
-   sample is NULL, else out[j] = element sample[j] for j < count. Shared with fused_gated_mlp. */
-void gemm_reference_tn(const double *x, const double *w, size_t m, size_t n, size_t k, const size_t *sample,
-                       size_t count, double *out);
+   sample is NULL, else out[j] = element sample[j] for j < count. Shared with fused_gated_mlp. Elements
+   on the host's threads (host and ctx: verify()'s; both NULL: this thread). */
+void gemm_reference_tn(const klab_host *host, klab_ctx *ctx, const double *x, const double *w, size_t m, size_t n,
+                       size_t k, const size_t *sample, size_t count, double *out);
 
 #ifdef __cplusplus
 }

@@ -44,10 +44,12 @@ int rmsnorm_baseline_launch(klab_dtype d, const void *x, const void *r, const vo
 int rmsnorm_fused_launch(klab_dtype d, const void *x, const void *r, const void *w, void *y, void *h, size_t rows,
                          size_t cols, float eps, const row_plan *p, klab_stream s);
 
-/* The float64 results. The residual form: h = x + r, y = rmsnorm(h) * w. */
-void rmsnorm_reference(const double *x, const double *w, double *y, size_t rows, size_t cols, double eps);
-void rmsnorm_residual_reference(const double *x, const double *r, const double *w, double *y, double *h, size_t rows,
-                                size_t cols, double eps);
+/* The float64 results, rows on the host's threads (host and ctx: verify()'s; both NULL: this thread).
+   The residual form: h = x + r, y = rmsnorm(h) * w. */
+void rmsnorm_reference(const klab_host *host, klab_ctx *ctx, const double *x, const double *w, double *y, size_t rows,
+                       size_t cols, double eps);
+void rmsnorm_residual_reference(const klab_host *host, klab_ctx *ctx, const double *x, const double *r,
+                                const double *w, double *y, double *h, size_t rows, size_t cols, double eps);
 
 #ifdef __cplusplus
 }

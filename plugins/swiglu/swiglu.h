@@ -73,8 +73,10 @@ int geglu_fused_launch(klab_dtype d, const void *gate, const void *up, size_t ld
 int swiglu_baseline_launch(klab_dtype d, const void *gate, const void *up, size_t ld, void *out, void *tmp,
                            size_t rows, size_t n, klab_stream s);
 
-/* The float64 result, operands laid out as for the launches. */
-void swiglu_reference(const double *gate, const double *up, size_t ld, double *out, size_t rows, size_t n);
+/* The float64 result, operands laid out as for the launches; rows on the host's threads (host and ctx:
+   verify()'s; both NULL: this thread). */
+void swiglu_reference(const klab_host *host, klab_ctx *ctx, const double *gate, const double *up, size_t ld,
+                      double *out, size_t rows, size_t n);
 
 #ifdef __cplusplus
 }
