@@ -76,18 +76,18 @@ static int input_checksum(case_instance *in, int copy, uint64_t *sum, char *err,
         const ctx_tensor *t = &in->ctx->tensors[i];
         if (t->role != KLAB_INPUT)
             continue;
-        void *buf = malloc(t->bytes);
-        if (!buf) {
-            snprintf(err, errlen, "out of host memory for '%s'", t->name);
-            return -1;
+        if (t->bytes > in->readback_bytes) {
+            free(in->readback);
+            in->readback_bytes = 0;
+            if (!(in->readback = malloc(t->bytes))) {
+                snprintf(err, errlen, "out of host memory for '%s'", t->name);
+                return -1;
+            }
+            in->readback_bytes = t->bytes;
         }
-        if (copy_out(t, ptr[i], buf, err, errlen) != 0) {
-            free(buf);
+        if (copy_out(t, ptr[i], in->readback, err, errlen) != 0)
             return -1;
-        }
-        int rc = input_scan(t->dtype, buf, t->count, &h, NULL, NULL);
-        free(buf);
-        if (rc != 0) {
+        if (input_scan(t->dtype, in->readback, t->count, &h, NULL, NULL) != 0) {
             snprintf(err, errlen, "out of host memory for the checksum of '%s'", t->name);
             return -1;
         }
@@ -506,6 +506,9 @@ void inst_teardown(case_instance *in)
         free(in->out[o].staged);
     }
     in->nout = 0;
+    free(in->readback);
+    in->readback = NULL;
+    in->readback_bytes = 0;
     ctx_free(in->ctx);
     in->ctx = NULL;
 }
