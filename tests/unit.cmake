@@ -49,6 +49,13 @@ klab_test(test_references_threads SOURCES test_references_threads.c references_f
           ../plugins/reduction/reduction_reference.c ../plugins/vector_add/vector_add_reference.c
           ../plugins/fp8_gemm/fp8_gemm_reference.c ../plugins/fused_gated_mlp/fused_gated_mlp_reference.c
           ../plugins/matmul_h200/matmul_h200_config.c ../plugins/decode_replay/decode_replay_reference.c LABELS unit)
+# klab_host_bench: the host side of a large rows unit and a 2^27 reduction at several thread counts
+# (docs/timing.md "Host-side work"); built so it does not rot, never run by ctest (it times)
+add_executable(klab_host_bench bench_host.c verify_v0.c ../plugins/rmsnorm/rmsnorm_reference.c
+               ../plugins/reduction/reduction_reference.c)
+target_link_libraries(klab_host_bench PRIVATE klab_core)
+target_compile_options(klab_host_bench PRIVATE ${KLAB_C_WARNINGS})
+target_compile_definitions(klab_host_bench PRIVATE _XOPEN_SOURCE=700)
 
 # swiglu and reduction: their references by hand, their shipped INI files validated through the klab
 # binary (test_references_swired), and the machine code of their fast kernels: 16-byte loads, no local
