@@ -17,19 +17,22 @@ typedef struct job {
     size_t n, grain, nchunks;
 } job;
 
-/* Every thread takes part in every job (a generation): the caller returns only once each has
-   finished with it, so no thread is still reading one job's counter when the next job resets it. */
+/* The caller returns once every chunk has run, not once every thread has woken: on a loaded machine a
+   thread still asleep when the work is done would otherwise hold up every call. A thread that joins a
+   job is counted in `active` until it leaves it, and a new job is handed out only when none is left in
+   the last one, so no thread claims from a counter the next job has reset. */
 typedef struct pool {
     pid_t pid;    /* the process that made it: after a fork, the child finds no threads behind it */
     int nthreads; /* threads made, the calling thread not counted */
     pthread_t *tid;
     pthread_mutex_t mu;
-    pthread_cond_t wake, done;
-    unsigned long gen; /* jobs handed out */
+    pthread_cond_t wake, idle; /* a job for the threads; a job done, or its last thread gone */
+    unsigned long gen;         /* jobs handed out */
     int stop;
-    int pending; /* threads not yet finished with the current job */
+    int active; /* threads inside the current job */
     job cur;
     atomic_size_t next; /* the next chunk of the current job to claim */
+    atomic_size_t done; /* chunks of the current job finished */
 } pool;
 
 static pool *the_pool;
@@ -64,6 +67,11 @@ static void run_claimed(pool *p, const job *j)
         if (c >= j->nchunks)
             break;
         run_chunk(j, c);
+        if (atomic_fetch_add(&p->done, 1) + 1 == j->nchunks) { /* the last: the caller may go on */
+            pthread_mutex_lock(&p->mu);
+            pthread_cond_broadcast(&p->idle);
+            pthread_mutex_unlock(&p->mu);
+        }
     }
     in_chunk = was;
 }
@@ -78,13 +86,14 @@ static void *pool_thread(void *arg)
             pthread_cond_wait(&p->wake, &p->mu);
         if (p->stop)
             break;
-        seen = p->gen;
+        seen = p->gen; /* woken late, a thread joins whichever job is current, perhaps one already done */
         job j = p->cur;
+        p->active++;
         pthread_mutex_unlock(&p->mu);
         run_claimed(p, &j);
         pthread_mutex_lock(&p->mu);
-        if (--p->pending == 0)
-            pthread_cond_signal(&p->done);
+        if (--p->active == 0)
+            pthread_cond_broadcast(&p->idle);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -155,7 +164,7 @@ static pool *pool_make(int threads)
         return NULL;
     }
     pthread_cond_init(&p->wake, NULL);
-    pthread_cond_init(&p->done, NULL);
+    pthread_cond_init(&p->idle, NULL);
     p->pid = getpid();
     p->tid = tid;
     /* signals stay the calling thread's business (SIGINT, the watchdog's SIGKILL needs none): the
@@ -181,7 +190,7 @@ static void pool_free(pool *p)
     for (int i = 0; i < p->nthreads; i++)
         pthread_join(p->tid[i], NULL);
     pthread_cond_destroy(&p->wake);
-    pthread_cond_destroy(&p->done);
+    pthread_cond_destroy(&p->idle);
     pthread_mutex_destroy(&p->mu);
     free(p->tid);
     free(p);
@@ -209,16 +218,18 @@ void parallel_for(size_t n, size_t grain, parallel_fn fn, void *arg)
         pool *p = pool_get();
         if (p) {
             pthread_mutex_lock(&p->mu);
+            while (p->active > 0) /* a thread still leaving the last job */
+                pthread_cond_wait(&p->idle, &p->mu);
             p->cur = j;
             atomic_store(&p->next, 0);
-            p->pending = p->nthreads;
+            atomic_store(&p->done, 0);
             p->gen++;
             pthread_cond_broadcast(&p->wake);
             pthread_mutex_unlock(&p->mu);
             run_claimed(p, &j);
             pthread_mutex_lock(&p->mu);
-            while (p->pending)
-                pthread_cond_wait(&p->done, &p->mu);
+            while (atomic_load(&p->done) < j.nchunks)
+                pthread_cond_wait(&p->idle, &p->mu);
             pthread_mutex_unlock(&p->mu);
         }
         pthread_mutex_unlock(&call_mu);
