@@ -12,7 +12,8 @@
  * tests/verify_v0.c). Every figure of every run is checked against the first thread count's, bit for
  * bit; a difference fails the program (exit 1).
  *
- *   build/tests/klab_host_bench [--threads 1,2] [--rows R] [--cols C] [--reduce N] [--reps K] */
+ *   build/tests/klab_host_bench [--threads 1,2] [--rows R] [--cols C] [--reduce N] [--reps K]
+ * (--rows 0: the reduction alone; --reduce 0: the rows unit alone) */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -269,38 +270,43 @@ int main(int argc, char **argv)
     double t[MAX_T][P_COUNT], best[MAX_T][P_COUNT], before[P_COUNT];
     figures first, f, old;
 
-    float *x = random_floats(rows * cols, 0x1234567ull, -1, 1), *w = random_floats(cols, 0x89abcdefull, 0.5f, 1.5f);
-    for (int r = 0; r < reps; r++) { /* "before" */
-        double tb[P_COUNT] = {0};
-        rows_unit(x, w, rows, cols, 3, 1, tb, &old);
-        for (int p = 0; p < P_COUNT; p++)
-            before[p] = r == 0 || tb[p] < before[p] ? tb[p] : before[p];
-    }
-    for (int k = 0; k < nt; k++) {
-        parallel_set_threads(threads[k]);
-        for (int r = 0; r < reps; r++) {
-            memset(t[k], 0, sizeof t[k]);
-            rows_unit(x, w, rows, cols, 3, 0, t[k], &f);
-            if (k == 0 && r == 0)
-                first = f;
-            check_same(&first, &f, "rows", threads[k]);
+    if (rows * cols > 0) { /* --rows 0: the reduction alone */
+        float *x = random_floats(rows * cols, 0x1234567ull, -1, 1), *w = random_floats(cols, 0x89abcdefull, 0.5f, 1.5f);
+        for (int r = 0; r < reps; r++) { /* "before" */
+            double tb[P_COUNT] = {0};
+            rows_unit(x, w, rows, cols, 3, 1, tb, &old);
             for (int p = 0; p < P_COUNT; p++)
-                best[k][p] = r == 0 || t[k][p] < best[k][p] ? t[k][p] : best[k][p];
+                before[p] = r == 0 || tb[p] < before[p] ? tb[p] : before[p];
         }
+        for (int k = 0; k < nt; k++) {
+            parallel_set_threads(threads[k]);
+            for (int r = 0; r < reps; r++) {
+                memset(t[k], 0, sizeof t[k]);
+                rows_unit(x, w, rows, cols, 3, 0, t[k], &f);
+                if (k == 0 && r == 0)
+                    first = f;
+                check_same(&first, &f, "rows", threads[k]);
+                for (int p = 0; p < P_COUNT; p++)
+                    best[k][p] = r == 0 || t[k][p] < best[k][p] ? t[k][p] : best[k][p];
+            }
+        }
+        /* what reaches a row is what the loops before the pool gave (the checksum and the inputs' sum of
+           squares are chunked now: their bits differ, and reach no row) */
+        if (memcmp(&old.fit, &first.fit, sizeof old.fit) || memcmp(&old.cmp, &first.cmp, sizeof old.cmp) ||
+            memcmp(&old.ref_first, &first.ref_first, sizeof old.ref_first) ||
+            memcmp(&old.ref_last, &first.ref_last, sizeof old.ref_last)) {
+            fprintf(stderr, "klab_host_bench: the reference or the comparison differs from the loops before "
+                            "the pool\n");
+            return 1;
+        }
+        print_table("rows unit (rmsnorm fp32); \"before\": the loops before the pool", best, threads, nt, before);
+        free(x);
+        free(w);
     }
-    /* what reaches a row is what the loops before the pool gave (the checksum and the inputs' sum of
-       squares are chunked now: their bits differ, and reach no row) */
-    if (memcmp(&old.fit, &first.fit, sizeof old.fit) || memcmp(&old.cmp, &first.cmp, sizeof old.cmp) ||
-        memcmp(&old.ref_first, &first.ref_first, sizeof old.ref_first) ||
-        memcmp(&old.ref_last, &first.ref_last, sizeof old.ref_last)) {
-        fprintf(stderr, "klab_host_bench: the reference or the comparison differs from the loops before the pool\n");
-        return 1;
-    }
-    print_table("rows unit (rmsnorm fp32); \"before\": the loops before the pool", best, threads, nt, before);
-    free(x);
-    free(w);
 
-    x = random_floats(reduce_n, 0x51ed27ull, 0, 1);
+    if (reduce_n == 0) /* --reduce 0: the rows unit alone */
+        return 0;
+    float *x = random_floats(reduce_n, 0x51ed27ull, 0, 1);
     for (int op = RD_SUM; op <= RD_MAX; op++) {
         for (int k = 0; k < nt; k++) {
             parallel_set_threads(threads[k]);
@@ -319,6 +325,7 @@ int main(int argc, char **argv)
                     best, threads, nt, NULL);
     }
     free(x);
-    printf("\nevery figure (checksum, sum of squares, reference, fitness, comparison) identical at every thread count\n");
+    printf("\nevery figure (checksum, sum of squares, reference, fitness, comparison) identical at every thread "
+           "count\n");
     return 0;
 }
