@@ -38,7 +38,8 @@ double verify_rms(const double *x, size_t n)
 /* The comparisons' figures come from two kinds of loop. Sums of squares are one chain of additions
    in element order, as they always were: any other order changes their last bits, and with them
    rel_l2_err in the CSV. Those chains stay serial (the two of a comparison run side by side, one a
-   thread). Everything else (widening, finiteness, the element rule, counts, the first failure, the
+   thread; with one thread, the error's chain rides along the single pass as it always did).
+   Everything else (widening, finiteness, the element rule, counts, the first failure, the
    maximum error) gives the same answer in any order, and runs on the pool in chunks of CHUNK
    elements, each chunk's findings combined in chunk order: first failure the earliest, maximum by
    the same `>` as the serial loop. */
@@ -153,6 +154,7 @@ typedef struct cmp_job {
     size_t n, esize;
     double tol, ref_rms;
     double chains[2]; /* sum of want^2 over every element; sum of e^2 over the finite outputs */
+    int one_pass;     /* [0, n) is one chunk, run in this thread: it adds chain 1 itself, in order */
     scan *parts;
 } cmp_job;
 
@@ -186,10 +188,10 @@ static void chain(void *arg, size_t which, size_t end)
 /* Everything but the sums, for one chunk: what the serial loop found in these elements. */
 static void compare_chunk(void *arg, size_t begin, size_t end)
 {
-    const cmp_job *j = arg;
+    cmp_job *j = arg;
     scan *s = &j->parts[begin / CHUNK];
     *s = (scan){SIZE_MAX, 0, 0, 0, 0, 0, 1};
-    double got[BLOCK];
+    double got[BLOCK], err2 = 0;
     for (size_t b = begin; b < end; b += BLOCK) {
         size_t m = end - b < BLOCK ? end - b : BLOCK;
         dtype_to_double(j->d, j->raw + b * j->esize, got, m);
@@ -208,6 +210,8 @@ static void compare_chunk(void *arg, size_t begin, size_t end)
                 continue;
             }
             double e = fabs(got[k] - want);
+            if (j->one_pass)
+                err2 += e * e;
             if (e > s->maxabs)
                 s->maxabs = e;
             if (e > 4 * j->tol * (fabs(want) + j->ref_rms)) {
@@ -220,6 +224,8 @@ static void compare_chunk(void *arg, size_t begin, size_t end)
             }
         }
     }
+    if (j->one_pass)
+        j->chains[1] = err2;
 }
 
 verify_verdict verify_compare(const char *name, const double *ref, const void *raw, klab_dtype d,
@@ -232,13 +238,23 @@ verify_verdict verify_compare(const char *name, const double *ref, const void *r
         r->tol = 0;
         return compare_exact(name, ref, raw, d, n, index, r);
     }
-    cmp_job j = {ref, raw, d, n, klab_dtype_size(d), tol, 0, {0, 0}, NULL};
-    parallel_for(2, 1, chain, &j); /* the two chains side by side */
-    double ref_rms = n == 0 ? 0 : sqrt(j.chains[0] / (double)n), err2 = j.chains[1], ref2 = j.chains[0];
-    r->ref_rms = ref_rms;
-    j.ref_rms = ref_rms;
+    /* One thread, or one chunk: chain 0, then a single pass that adds chain 1 as it goes (the loop as
+       it always was: one read of the output fewer). Else the chains side by side, then the chunks. */
     scan one;
-    size_t nc = scan_all(n, compare_chunk, &j, &j.parts, &one);
+    cmp_job j = {ref, raw, d, n, klab_dtype_size(d), tol, 0, {0, 0}, 0, &one};
+    j.one_pass = parallel_threads() == 1 || parallel_chunks(n, CHUNK) <= 1;
+    if (j.one_pass)
+        chain(&j, 0, 1);
+    else
+        parallel_for(2, 1, chain, &j);
+    j.ref_rms = sqrt(j.chains[0] / (double)(n ? n : 1));
+    size_t nc = 1;
+    if (j.one_pass)
+        compare_chunk(&j, 0, n);
+    else
+        nc = scan_all(n, compare_chunk, &j, &j.parts, &one);
+    double ref_rms = n == 0 ? 0 : j.ref_rms, err2 = j.chains[1], ref2 = j.chains[0];
+    r->ref_rms = ref_rms;
     double maxabs = 0, first_got = 0, first_want = 0;
     size_t nonfinite = 0, bad = 0, first = SIZE_MAX;
     int all_zero = 1;
