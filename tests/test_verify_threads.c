@@ -3,8 +3,9 @@
  * naming the first) is byte for byte what the one-thread code before the pool gave (tests/verify_v0.c,
  * its copy), at 1, 2, 3 and 4 threads (both of verify_compare's forms): passing outputs, bad elements
  * in later chunks than the first, elements not finite, zeros, a sampled comparison, lengths around the
- * chunk size, fp32, fp16, bf16, fp8 and int32. And input_scan (an input's checksum, widening and sum of squares): the same bytes
- * at every thread count, as its chunked definition written out serially gives them. */
+ * chunk size, fp32, fp16, bf16, fp8 and int32. And input_scan (an input's checksum, widening and sum
+ * of squares): the same bytes at every thread count, as its chunked definition written out serially
+ * gives them. */
 #include "klab_test.h"
 
 #include <math.h>
