@@ -6,6 +6,7 @@
 #include "app/lab.h"
 #include "app/lab_resume.h"
 #include "evidence/row.h"
+#include "host/parallel.h"
 #include "klab/plugin.h"
 #include "process/supervisor.h"
 #include "scale/devices.h"
@@ -17,6 +18,11 @@ int main(int argc, char **argv)
     cli_opts o;
     char err[1024] = "";
     if (cli_parse(argc, argv, &o, err, sizeof err) != 0) {
+        fprintf(stderr, "klab: %s\n", err);
+        return EXIT_USAGE;
+    }
+    /* the workers' pool would take the CPU count for a wrong KLAB_THREADS: say so before any work */
+    if ((o.cmd == CMD_RUN || o.cmd == CMD_SELF_TEST) && parallel_check_env(err, sizeof err) != 0) {
         fprintf(stderr, "klab: %s\n", err);
         return EXIT_USAGE;
     }
