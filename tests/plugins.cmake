@@ -18,14 +18,17 @@ endfunction()
 # dtype bits of a later ABI beside fp32 (ignored), and alone (nothing left: refused)
 klab_add_variant(abi_dtype_unknown abi_dtype_unknown)
 klab_add_variant(abi_dtype_future abi_dtype_unknown ABI_FUTURE_ONLY)
-# a 2.1 plugin in this 2.0 host: an appended descriptor field; larger profiles
-klab_add_variant(abi_v21_desc abi_v21 ABI_V21_DESC)
-klab_add_variant(abi_v21_profile abi_v21)
+# a 2.2 plugin in this 2.1 host: an appended descriptor field; larger profiles
+klab_add_variant(abi_v22_desc abi_v22 ABI_V22_DESC)
+klab_add_variant(abi_v22_profile abi_v22)
 # 2.0 fields the loader checks: an empty archs list; a profile_size too small
 klab_add_variant(abi_bad_archs abi_bad_archs)
 klab_add_variant(abi_small_profile abi_bad_archs ABI_SMALL_PROFILE)
-list(APPEND KLAB_ABI_PLUGINS abi_dtype_unknown abi_dtype_future abi_v21_desc abi_v21_profile abi_bad_archs
-  abi_small_profile)
+# 2.1's parallel_for: a plugin of 2.0 (minor 0, no parallel_for) and one of 2.1 that uses it
+klab_add_variant(abi_v20 abi_parallel ABI_AS_V20)
+klab_add_variant(abi_v21_parallel abi_parallel)
+list(APPEND KLAB_ABI_PLUGINS abi_dtype_unknown abi_dtype_future abi_v22_desc abi_v22_profile abi_bad_archs
+  abi_small_profile abi_v20 abi_v21_parallel)
 # each required hook left NULL in turn: abi_no_setup.so ... abi_no_teardown.so
 foreach(hook setup run verify teardown)
   klab_add_variant(abi_no_${hook} abi_missing_hook ABI_MISSING_${hook})

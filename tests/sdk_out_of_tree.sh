@@ -117,7 +117,7 @@ list_cmake_build() {
     echo "exit status $rc"
     block saxpy "$tmp/list.txt" >"$tmp/saxpy.txt"
     test -s "$tmp/saxpy.txt" || { echo "saxpy is not listed"; exit 1; }
-    grep -F "(plugin ABI 2.0)" "$tmp/saxpy.txt"
+    grep -F "(plugin ABI $(abi_of_header MAJOR).$(abi_of_header MINOR))" "$tmp/saxpy.txt"
     grep -E "^ +profile naive +.*\[baseline\]$" "$tmp/saxpy.txt"
     grep -E "^ +profile vectorized " "$tmp/saxpy.txt"
     grep -F "dtypes: fp32 fp16   params: a" "$tmp/saxpy.txt"

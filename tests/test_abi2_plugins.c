@@ -233,7 +233,7 @@ static void test_list_names_the_new_dtypes(void **state)
     kr_expect_in(r.out, "profile portable     any device\n");
     kr_expect_in(r.out, "[configurations: klab --tune --validate]\n");
     kr_expect_in(r.out, "profile fixed        y = 2 x, 256 threads a block\n");
-    kr_expect_in(r.out, "(plugin ABI 2.0)");
+    kr_expect_in(r.out, "(plugin ABI 2.1)");
     kr_expect_in(r.out, "5 plugins, 0 refused");
     free(r.out);
 }

@@ -470,12 +470,36 @@ static void test_bad_ini_files(void **state)
                    "allowed)");
 }
 
+/* A wrong KLAB_THREADS is a usage error named before any work (a pool would otherwise quietly take
+   the CPU count); a right one is taken. */
+static void test_bad_klab_threads(void **state)
+{
+    (void)state;
+    const char *bad[] = {"0", "many", "2000"};
+    for (int i = 0; i < 3; i++) {
+        setenv("KLAB_THREADS", bad[i], 1);
+        klab_result r = KLAB("--plugin", "no_such_plugin");
+        unsetenv("KLAB_THREADS");
+        assert_int_equal(r.rc, 2);
+        char want[128];
+        snprintf(want, sizeof want, "klab: KLAB_THREADS is '%s': it must be a whole number of threads from 1 to 1024",
+                 bad[i]);
+        kr_expect_in(r.out, want);
+        free(r.out);
+    }
+    setenv("KLAB_THREADS", "3", 1);
+    klab_result r = KLAB("--plugin", "no_such_plugin");
+    unsetenv("KLAB_THREADS");
+    kr_expect_not_in(r.out, "KLAB_THREADS");
+    free(r.out);
+}
+
 static void test_descriptor_text_is_escaped(void **state)
 {
     (void)state;
     kr_link_plugin(plugins, KLAB_TEST_PLUGINS "/ctl_text.so");
     klab_result r = KLAB("--list", "--plugin-path", plugins, "--plugin", "ctl_text");
-    kr_expect_in(r.out, "ctl_text       1.0\\x07  (plugin ABI 2.0)\n      clears \\x1b[2Jthe screen\n");
+    kr_expect_in(r.out, "ctl_text       1.0\\x07  (plugin ABI 2.1)\n      clears \\x1b[2Jthe screen\n");
     kr_expect_in(r.out, "profile plain        returns\\x0dOVERWRITTEN  [baseline]\n");
     kr_expect_in(r.out, "params: k\\x1b[31m\n");
     for (const char *p = r.out; *p; p++)
@@ -505,6 +529,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_ini_beside_a_good_one_without_gpu, setup_bin, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_bad_ini_files, setup_bin, kr_teardown_tmp),
         cmocka_unit_test_setup_teardown(test_descriptor_text_is_escaped, setup_bin, kr_teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_bad_klab_threads, setup_bin, kr_teardown_tmp),
     };
     KLAB_RUN_TESTS(tests);
 }

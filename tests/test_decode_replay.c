@@ -66,7 +66,7 @@ static void test_attention_by_hand(void **state)
     const double cos_t[4] = {1, 1, 1, 1}, sin_t[4] = {0, 0, 0, 0}, lens[1] = {2};
     double kc[8] = {0, 0, 0, 0, 9, 9, 9, 9}, vc[8] = {1, 2, 3, 4, 9, 9, 9, 9}, y[4];
     const dr_ref_in in = {x, NULL, NULL, NULL, NULL, NULL, NULL, cos_t, sin_t, lens, 0};
-    assert_int_equal(dr_reference(&g, &in, 1, kc, vc, y), 0);
+    assert_int_equal(dr_reference(NULL, NULL, &g, &in, 1, kc, vc, y), 0);
     const double e = exp(1.0), w0 = 1 / (1 + e), w1 = e / (1 + e);
     const double want[4] = {w0 * 1 + w1 * 2, w0 * 2, w0 * 3, w0 * 4 + w1 * 4};
     for (int i = 0; i < 4; i++)
@@ -90,7 +90,7 @@ static void test_rope_in_the_append(void **state)
     const double cos_t[4] = {1, 1, 0, 0}, sin_t[4] = {0, 0, 1, 1}, lens[1] = {2};
     double kc[8] = {0}, vc[8] = {0}, y[4];
     const dr_ref_in in = {x, NULL, NULL, NULL, NULL, NULL, NULL, cos_t, sin_t, lens, 0};
-    assert_int_equal(dr_reference(&g, &in, 1, kc, vc, y), 0);
+    assert_int_equal(dr_reference(NULL, NULL, &g, &in, 1, kc, vc, y), 0);
     const double k1[4] = {-3, -4, 1, 2};
     for (int i = 0; i < 4; i++)
         assert_float_equal(kc[4 + i], k1[i], 1e-15);
@@ -110,11 +110,11 @@ static void test_steps_read_earlier_appends(void **state)
     const double cos_t[4] = {1, 1, 1, 1}, sin_t[4] = {0}, lens[2] = {2, 1};
     double kc[8] = {0}, vc[8] = {-7, -7, -7, -7, -7, -7, -7, -7}, y[4];
     const dr_ref_in in = {x, NULL, NULL, NULL, NULL, NULL, NULL, cos_t, sin_t, lens, 1};
-    assert_int_equal(dr_reference(&g, &in, 1, kc, vc, y), 0);
+    assert_int_equal(dr_reference(NULL, NULL, &g, &in, 1, kc, vc, y), 0);
     for (int i = 0; i < 4; i++)
         assert_float_equal(y[i], 2.0 * (i + 1), 0); /* step 1 alone: o = v */
     double kc2[8] = {0}, vc2[8] = {-7, -7, -7, -7, -7, -7, -7, -7};
-    assert_int_equal(dr_reference(&g, &in, 2, kc2, vc2, y), 0);
+    assert_int_equal(dr_reference(NULL, NULL, &g, &in, 2, kc2, vc2, y), 0);
     for (int i = 0; i < 4; i++) {
         assert_float_equal(vc2[i], 2.0 * (i + 1), 0);     /* written by the first step */
         assert_float_equal(vc2[4 + i], 2.0 * (i + 1), 0); /* and by the second */
@@ -144,7 +144,7 @@ static void test_stack_by_hand(void **state)
     const double cos_t[2] = {1, 1}, sin_t[2] = {0, 0}, lens[1] = {1};
     double kc[4] = {0}, vc[4] = {0}, y[4];
     const dr_ref_in in = {x, wqkv, wo, wgu, wd, gn, gn, cos_t, sin_t, lens, 0};
-    assert_int_equal(dr_reference(&g, &in, 1, kc, vc, y), 0);
+    assert_int_equal(dr_reference(NULL, NULL, &g, &in, 1, kc, vc, y), 0);
     const double r = sqrt(54.0 / 4), m0 = 2 / r, m1 = 3 / r, act = m0 / (1 + exp(-m0)) * m1;
     const double want[4] = {2, 3, 4, 5 + act};
     for (int i = 0; i < 4; i++)

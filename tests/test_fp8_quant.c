@@ -247,8 +247,8 @@ static void test_quantisation_error(void **state)
     }
     double one = sqrt(e2 / v2);
     assert_true(one > 0.015 && one < 0.03);
-    gemm_reference_tn(xa, xw, M, N, K, NULL, 0, ref);
-    gemm_reference_tn(da, dw, M, N, K, NULL, 0, got);
+    gemm_reference_tn(NULL, NULL, xa, xw, M, N, K, NULL, 0, ref);
+    gemm_reference_tn(NULL, NULL, da, dw, M, N, K, NULL, 0, got);
     e2 = v2 = 0;
     for (int i = 0; i < M * N; i++) {
         e2 += (got[i] - ref[i]) * (got[i] - ref[i]);

@@ -42,7 +42,7 @@ static void test_gemm_tn_by_hand(void **state)
     /* X 2 x 3, W 2 x 3: D[r][c] = X row r . W row c */
     const double x[6] = {1, 2, 3, -1, 0, 2}, w[6] = {1, 0, 0, 0.5, 1, -1};
     double d[4];
-    gemm_reference_tn(x, w, 2, 2, 3, NULL, 0, d);
+    gemm_reference_tn(NULL, NULL, x, w, 2, 2, 3, NULL, 0, d);
     assert_float_equal(d[0], 1, 0);
     assert_float_equal(d[1], -0.5, 0);
     assert_float_equal(d[2], -1, 0);
@@ -50,7 +50,7 @@ static void test_gemm_tn_by_hand(void **state)
     /* sampled: only elements 3 and 1, in that order of the sample */
     const size_t sample[2] = {1, 3};
     double s[2];
-    gemm_reference_tn(x, w, 2, 2, 3, sample, 2, s);
+    gemm_reference_tn(NULL, NULL, x, w, 2, 2, 3, sample, 2, s);
     assert_float_equal(s[0], -0.5, 0);
     assert_float_equal(s[1], -2.5, 0);
 }
@@ -100,12 +100,12 @@ static void test_gated_mlp_reference(void **state)
     const double x[2] = {1, 1}, wg[4] = {0.5, 0.5, -1, 0}, wu[4] = {1, 1, 1, 2};
     gated_mlp_shape s = {.m = 1, .k = 2, .f = 2, .act = GM_SILU};
     double out[2];
-    assert_int_equal(gated_mlp_reference(&s, x, wg, wu, NULL, 0, out), 0);
+    assert_int_equal(gated_mlp_reference(NULL, NULL, &s, x, wg, wu, NULL, 0, out), 0);
     assert_float_equal(out[0], 2 / (1 + exp(-1.0)), 1e-15);
     assert_float_equal(out[1], 3 * -1 / (1 + exp(1.0)), 1e-15);
     s.act = GM_GELU;
     const size_t sample[1] = {1};
-    assert_int_equal(gated_mlp_reference(&s, x, wg, wu, sample, 1, out), 0);
+    assert_int_equal(gated_mlp_reference(NULL, NULL, &s, x, wg, wu, sample, 1, out), 0);
     assert_float_equal(out[0], 3 * -(1 - 0.8413447460685429), 1e-15);
 }
 

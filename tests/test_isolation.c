@@ -66,7 +66,7 @@ static void test_list_survives_crashing_plugins(void **state)
 
     /* the good ones, in full */
     list_block(r.out, "crash_good", block, sizeof block);
-    kr_expect_in(block, "2.0.1  (plugin ABI 2.0)");
+    kr_expect_in(block, "2.0.1  (plugin ABI 2.1)");
     kr_expect_in(block, "behaves, whatever its neighbours do");
     kr_expect_in(block, "profile plain");
     kr_expect_in(block, "the obvious loop  [baseline]");

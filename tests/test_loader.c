@@ -1,17 +1,22 @@
 /* The loader (core/loader.c) against plugins that each break one rule of klab/plugin.h: every
  * refusal gives "path: reason" with the exact reason, and a good plugin's descriptor comes back whole.
  * The growth rules: a 1.x plugin refused by name; an older minor's shorter descriptor, a struct_size
- * that cuts a hook pointer in half, dtype bits of a later ABI, and a 2.1 plugin's longer descriptor
+ * that cuts a hook pointer in half, dtype bits of a later ABI, and a 2.2 plugin's longer descriptor
  * and profiles all load, each field this host cannot wholly see reading as absent; a plugin checks a
- * host's size before it uses a newer service.
+ * host's size before it uses a newer service. 2.1's parallel_for: a 2.0 plugin loads and works in
+ * this host; a 2.1 plugin gives the same bytes through a 2.0 host (its own loop), a 2.1 host's
+ * service, and this host's pool at 1 and 4 threads.
  * Also the RTLD_LOCAL promise: a plugin's exported functions named like the host's change nothing for
  * the host, and two plugins exporting the same name each bind their own.
  * The plugins are tests/plugins/abi/, built into KLAB_TEST_PLUGINS by tests/plugins.cmake. */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <dlfcn.h>
+#include <math.h>
 #include <string.h>
 
+#include "host/host_services.h"
 #include "host/loader.h"
+#include "host/parallel.h"
 #include "klab_test.h"
 #include "stats/stats.h"
 #include "util/checksum.h"
@@ -73,20 +78,20 @@ static void test_entry_declines(void **state)
 {
     (void)state;
     expect_refusal(PLUGIN("abi_null_entry"), "abi_null_entry",
-                   "klab_plugin_entry returned no descriptor: the plugin declines this host (ABI 2.0)");
+                   "klab_plugin_entry returned no descriptor: the plugin declines this host (ABI 2.1)");
 }
 
 static void test_other_major(void **state)
 {
     (void)state;
-    expect_refusal(PLUGIN("abi_major3"), "abi_major3", "built for plugin ABI 3.1; this klab speaks 2.0");
+    expect_refusal(PLUGIN("abi_major3"), "abi_major3", "built for plugin ABI 3.1; this klab speaks 2.1");
 }
 
 /* A 1.0 plugin declines a 2.0 host; asked as a 1.x host, it says what it is, and the refusal names it. */
 static void test_abi1_plugin_named(void **state)
 {
     (void)state;
-    expect_refusal(PLUGIN("abi_v1"), "abi_v1", "built for plugin ABI 1.0; this klab speaks 2.0");
+    expect_refusal(PLUGIN("abi_v1"), "abi_v1", "built for plugin ABI 1.0; this klab speaks 2.1");
 }
 
 static void test_struct_too_small(void **state)
@@ -255,12 +260,12 @@ static void test_half_hook_reads_absent(void **state)
     loader_close(&lp);
 }
 
-/* ---- a 2.1 plugin in this 2.0 host, a 2.0 plugin in a newer host ---- */
+/* ---- a 2.2 plugin in this 2.1 host, a 2.1 plugin in a newer host ---- */
 
-typedef struct host_21 {
+typedef struct host_22 {
     klab_host base;
     uint64_t (*future_service)(klab_ctx *ctx);
-} host_21;
+} host_22;
 
 static int future_calls;
 
@@ -277,10 +282,10 @@ static int fake_cc(klab_ctx *ctx)
     return 90;
 }
 
-/* A host table with every 2.0 service NULL but device_cc, declaring `size` bytes. */
-static host_21 fake_host(uint32_t minor, uint32_t size)
+/* A host table with every service NULL but device_cc, declaring `size` bytes. */
+static host_22 fake_host(uint32_t minor, uint32_t size)
 {
-    host_21 h;
+    host_22 h;
     memset(&h, 0, sizeof h);
     h.base.abi_major = KLAB_ABI_MAJOR;
     h.base.abi_minor = minor;
@@ -290,11 +295,11 @@ static host_21 fake_host(uint32_t minor, uint32_t size)
     return h;
 }
 
-static void test_v21_descriptor_loads(void **state)
+static void test_v22_descriptor_loads(void **state)
 {
     (void)state;
-    assert_int_equal(loader_open(PLUGIN("abi_v21_desc"), "abi_v21_desc", &lp, err, sizeof err), 0);
-    assert_int_equal(lp.desc.abi_minor, 1);
+    assert_int_equal(loader_open(PLUGIN("abi_v22_desc"), "abi_v22_desc", &lp, err, sizeof err), 0);
+    assert_int_equal(lp.desc.abi_minor, 2);
     assert_true(lp.desc.struct_size > sizeof(klab_plugin)); /* its own size, kept as it said */
     assert_int_equal(lp.nprofiles, 2);
     assert_int_equal(lp.baseline, 1);
@@ -302,29 +307,29 @@ static void test_v21_descriptor_loads(void **state)
     assert_int_equal(lp.desc.dtypes, KLAB_DTYPE_BIT(KLAB_FP8_E4M3) | KLAB_DTYPE_BIT(KLAB_INT32));
     assert_null(lp.desc.tolerance);
 
-    /* in a 2.0 host it leaves the 2.1 service alone; in a 2.1 host it uses it */
+    /* in a 2.1 host it leaves the 2.2 service alone; in a 2.2 host it uses it */
     void *st = NULL;
-    host_21 h20 = fake_host(0, sizeof(klab_host)), h21 = fake_host(1, sizeof(host_21));
+    host_22 h21 = fake_host(1, sizeof(klab_host)), h22 = fake_host(2, sizeof(host_22));
     klab_case kc = {.struct_size = sizeof kc, .name = "c", .rank = 1, .dims = {4, 1, 1, 1}, .dtype = KLAB_INT32};
     future_calls = 0;
-    assert_int_equal(lp.desc.setup(NULL, &h20.base, &kc, &st), KLAB_OK);
+    assert_int_equal(lp.desc.setup(NULL, &h21.base, &kc, &st), KLAB_OK);
     assert_int_equal((int)(uintptr_t)st, 90);
     assert_int_equal(future_calls, 0);
-    assert_int_equal(lp.desc.setup(NULL, &h21.base, &kc, &st), KLAB_OK);
+    assert_int_equal(lp.desc.setup(NULL, &h22.base, &kc, &st), KLAB_OK);
     assert_int_equal((int)(uintptr_t)st, 1090);
     assert_int_equal(future_calls, 1);
     loader_close(&lp);
 }
 
-/* Profiles of 2.1, larger than this host's: read with the plugin's stride, this host's fields only. */
-static void test_v21_profiles_load(void **state)
+/* Profiles of 2.2, larger than this host's: read with the plugin's stride, this host's fields only. */
+static void test_v22_profiles_load(void **state)
 {
     (void)state;
-    assert_int_equal(loader_open(PLUGIN("abi_v21_profile"), "abi_v21_profile", &lp, err, sizeof err), 0);
+    assert_int_equal(loader_open(PLUGIN("abi_v22_profile"), "abi_v22_profile", &lp, err, sizeof err), 0);
     assert_true(lp.desc.profile_size > sizeof(klab_profile));
     assert_int_equal(lp.nprofiles, 2);
     assert_string_equal(lp.desc.profiles[0].name, "first");
-    assert_string_equal(lp.desc.profiles[0].summary, "a 2.1 profile");
+    assert_string_equal(lp.desc.profiles[0].summary, "a 2.2 profile");
     assert_string_equal(lp.desc.profiles[1].name, "second");
     assert_string_equal(lp.desc.profiles[1].summary, "another");
     assert_int_equal(lp.desc.profiles[1].flags, KLAB_PROFILE_OWNS_GRAPH); /* an unknown flag bit: dropped */
@@ -333,9 +338,9 @@ static void test_v21_profiles_load(void **state)
     loader_close(&lp);
 }
 
-/* A 2.0 plugin asked by a newer host of its major (2.9) answers, and its hooks work with the newer,
-   longer host table: what a 2.0 plugin reads is all there. */
-static void test_v20_plugin_in_newer_host(void **state)
+/* A plugin of this SDK asked by a newer host of its major (2.9) answers, and its hooks work with the
+   newer, longer host table: what it reads is all there. */
+static void test_plugin_in_newer_host(void **state)
 {
     (void)state;
     assert_int_equal(loader_open(PLUGIN("abi_good"), "abi_good", &lp, err, sizeof err), 0);
@@ -347,11 +352,102 @@ static void test_v20_plugin_in_newer_host(void **state)
     assert_non_null(d);
     assert_int_equal(d->abi_minor, KLAB_ABI_MINOR);
     assert_null(entry(KLAB_ABI_MAJOR + 1, 0)); /* another major: declined */
-    host_21 h29 = fake_host(9, sizeof(host_21));
+    host_22 h29 = fake_host(9, sizeof(host_22));
     klab_case kc = {.struct_size = sizeof kc, .name = "c", .rank = 1, .dims = {4, 1, 1, 1}, .dtype = KLAB_FP32};
     void *st = (void *)1;
     assert_int_equal(d->setup(NULL, &h29.base, &kc, &st), KLAB_OK);
     assert_null(st);
+    loader_close(&lp);
+}
+
+/* ---- 2.1: parallel_for ---- */
+
+/* A plugin a 2.0 SDK built (minor 0, knows nothing of parallel_for) loads in this host, and its hooks
+   run with this host's own, longer table. */
+static void test_v20_plugin_loads(void **state)
+{
+    (void)state;
+    assert_int_equal(loader_open(PLUGIN("abi_v20"), "abi_v20", &lp, err, sizeof err), 0);
+    assert_int_equal(lp.desc.abi_major, 2);
+    assert_int_equal(lp.desc.abi_minor, 0);
+    assert_true(host_services.struct_size > offsetof(klab_host, parallel_for));
+    klab_case kc = {.struct_size = sizeof kc, .name = "c", .rank = 1, .dims = {130, 1, 1, 1}, .dtype = KLAB_FP32};
+    void *st = NULL;
+    assert_int_equal(lp.desc.setup(NULL, &host_services, &kc, &st), KLAB_OK);
+    double x[130], y[130];
+    for (int i = 0; i < 130; i++)
+        x[i] = i % 7 - 3;
+    const double *in[1] = {x};
+    double *out[1] = {y};
+    size_t count[1] = {130};
+    klab_verify_io io = {.struct_size = sizeof io, .n_in = 1, .in = in, .in_count = count, .n_out = 1, .out = out,
+                         .out_count = count};
+    assert_int_equal(lp.desc.verify(st, &kc, &io), KLAB_OK);
+    assert_true(y[0] == -3 && y[1] == -3 * 0.75 - 2 && y[64] == x[64]); /* its own loop ran */
+    lp.desc.teardown(st);
+    loader_close(&lp);
+}
+
+static int service_calls;
+
+/* A 2.1 host's parallel_for that runs the chunks last to first: the plugin must not depend on order. */
+static void reversed_parallel_for(klab_ctx *ctx, size_t n, size_t grain, klab_chunk_fn fn, void *arg)
+{
+    (void)ctx;
+    service_calls++;
+    for (size_t c = parallel_chunks(n, grain); c-- > 0;)
+        fn(arg, c * grain, (c + 1) * grain < n ? (c + 1) * grain : n);
+}
+
+/* abi_v21_parallel's reference over 5000 elements through `host`. */
+static void parallel_reference(const klab_host *host, double *y)
+{
+    static double x[5000];
+    for (int i = 0; i < 5000; i++)
+        x[i] = sin(i * 0.37) * 1e3 + 1e-3 * i;
+    klab_case kc = {.struct_size = sizeof kc, .name = "c", .rank = 1, .dims = {5000, 1, 1, 1}, .dtype = KLAB_FP32};
+    void *st = NULL;
+    assert_int_equal(lp.desc.setup(NULL, host, &kc, &st), KLAB_OK);
+    const double *in[1] = {x};
+    double *out[1] = {y};
+    size_t count[1] = {5000};
+    klab_verify_io io = {.struct_size = sizeof io, .n_in = 1, .in = in, .in_count = count, .n_out = 1, .out = out,
+                         .out_count = count};
+    for (int i = 0; i < 5000; i++)
+        y[i] = NAN;
+    assert_int_equal(lp.desc.verify(st, &kc, &io), KLAB_OK);
+    lp.desc.teardown(st);
+}
+
+/* A 2.1 plugin in a 2.0 host (the service in memory but past the declared size: never called) loops
+   itself; in a 2.1 host it calls the service once; in this host the pool runs it at 1 and 4 threads:
+   the same bytes every time. */
+static void test_parallel_for_in_old_and_new_hosts(void **state)
+{
+    (void)state;
+    assert_int_equal(loader_open(PLUGIN("abi_v21_parallel"), "abi_v21_parallel", &lp, err, sizeof err), 0);
+    assert_int_equal(lp.desc.abi_minor, 1);
+    static double serial[5000], y[5000];
+    klab_host h20 = {.abi_major = 2, .abi_minor = 0, .struct_size = offsetof(klab_host, parallel_for),
+                     .parallel_for = reversed_parallel_for};
+    service_calls = 0;
+    parallel_reference(&h20, serial);
+    assert_int_equal(service_calls, 0);
+    for (int i = 0; i < 5000; i++)
+        assert_false(isnan(serial[i]));
+    klab_host h21 = h20;
+    h21.abi_minor = 1;
+    h21.struct_size = sizeof(klab_host);
+    parallel_reference(&h21, y);
+    assert_int_equal(service_calls, 1);
+    assert_memory_equal(y, serial, sizeof y);
+    const int threads[] = {1, 4};
+    for (int t = 0; t < 2; t++) {
+        assert_int_equal(parallel_set_threads(threads[t]), 0);
+        parallel_reference(&host_services, y);
+        assert_memory_equal(y, serial, sizeof y);
+    }
+    assert_int_equal(parallel_set_threads(0), 0);
     loader_close(&lp);
 }
 
@@ -428,9 +524,11 @@ int main(void)
         cmocka_unit_test(test_good_plugin),
         cmocka_unit_test(test_short_descriptor_hides_later_fields),
         cmocka_unit_test(test_half_hook_reads_absent),
-        cmocka_unit_test(test_v21_descriptor_loads),
-        cmocka_unit_test(test_v21_profiles_load),
-        cmocka_unit_test(test_v20_plugin_in_newer_host),
+        cmocka_unit_test(test_v22_descriptor_loads),
+        cmocka_unit_test(test_v22_profiles_load),
+        cmocka_unit_test(test_plugin_in_newer_host),
+        cmocka_unit_test(test_v20_plugin_loads),
+        cmocka_unit_test(test_parallel_for_in_old_and_new_hosts),
         cmocka_unit_test(test_rtld_local),
     };
     KLAB_RUN_TESTS(tests);

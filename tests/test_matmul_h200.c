@@ -32,14 +32,14 @@ static void test_reference_by_hand(void **state)
     const double a[] = {1, 2, 3, 4, 5, 6}, b[] = {1, 0, 0, 1, 2, -1};
     const mm_case c = {2, 2, 3};
     double out[4];
-    mm_reference(&c, a, b, NULL, 4, out);
+    mm_reference(NULL, NULL, &c, a, b, NULL, 4, out);
     assert_true(out[0] == 7 && out[1] == -1 && out[2] == 16 && out[3] == -1);
     /* sampled: elements 3 and 1, in that order of the sample array */
     const size_t sample[] = {1, 3};
-    mm_reference(&c, a, b, sample, 2, out);
+    mm_reference(NULL, NULL, &c, a, b, sample, 2, out);
     assert_true(out[0] == -1 && out[1] == -1);
     const size_t s2[] = {2};
-    mm_reference(&c, a, b, s2, 1, out);
+    mm_reference(NULL, NULL, &c, a, b, s2, 1, out);
     assert_true(out[0] == 16);
 }
 
@@ -59,14 +59,14 @@ static void test_sampled_check_finds_one_wrong_element(void **state)
         a[i] = sin((double)i * 0.37);
     for (size_t i = 0; i < 64 * 80; i++)
         b[i] = cos((double)i * 0.11);
-    mm_reference(&c, a, b, NULL, mn, full);
+    mm_reference(NULL, NULL, &c, a, b, NULL, mn, full);
     for (size_t i = 0; i < mn; i++)
         dev[i] = (float)full[i];
     dev[wrong] += 3.0f;
     int found = 0, clean = 0;
     for (uint64_t run = 0; run < 64; run++) {
         assert_int_equal(sample_indices(12345, run, mn, k, idx), 0);
-        mm_reference(&c, a, b, idx, k, ref);
+        mm_reference(NULL, NULL, &c, a, b, idx, k, ref);
         int drawn = 0;
         for (size_t j = 0; j < k; j++) {
             assert_true(ref[j] == full[idx[j]]); /* the same sums, in the same order */

@@ -25,7 +25,7 @@ static void test_rmsnorm_by_hand(void **state)
     (void)state;
     const double x[8] = {1, 2, 3, 4, -2, 0, 0, 2}, w[4] = {1, 0.5, 2, -1};
     double y[8];
-    rmsnorm_reference(x, w, y, 2, 4, 0.0);
+    rmsnorm_reference(NULL, NULL, x, w, y, 2, 4, 0.0);
     /* row 0: mean of squares 30/4 = 7.5; row 1: 8/4 = 2 */
     const double a = 1 / sqrt(7.5), b = 1 / sqrt(2.0);
     const double want[8] = {a, a, 6 * a, -4 * a, -2 * b, 0, 0, -2 * b};
@@ -34,11 +34,11 @@ static void test_rmsnorm_by_hand(void **state)
     /* eps is inside the square root: a zero row with eps 1 gives zeros, not NaN */
     const double z[2] = {0, 0}, one[2] = {1, 1};
     double yz[2];
-    rmsnorm_reference(z, one, yz, 1, 2, 1.0);
+    rmsnorm_reference(NULL, NULL, z, one, yz, 1, 2, 1.0);
     assert_float_equal(yz[0], 0, 0);
     /* x = [3, 4], eps = 0.5: 1 / sqrt(12.5 + 0.5) */
     const double x2[2] = {3, 4};
-    rmsnorm_reference(x2, one, yz, 1, 2, 0.5);
+    rmsnorm_reference(NULL, NULL, x2, one, yz, 1, 2, 0.5);
     assert_float_equal(yz[0], 3 / sqrt(13.0), 1e-15);
     assert_float_equal(yz[1], 4 / sqrt(13.0), 1e-15);
 }
@@ -49,7 +49,7 @@ static void test_rmsnorm_residual_by_hand(void **state)
     /* h = x + r = [3, 4]; mean of squares 12.5, eps 0.5: y = h / sqrt(13) * w */
     const double x[2] = {1, 2}, r[2] = {2, 2}, w[2] = {1, -2};
     double y[2], h[2];
-    rmsnorm_residual_reference(x, r, w, y, h, 1, 2, 0.5);
+    rmsnorm_residual_reference(NULL, NULL, x, r, w, y, h, 1, 2, 0.5);
     assert_float_equal(h[0], 3, 0);
     assert_float_equal(h[1], 4, 0);
     assert_float_equal(y[0], 3 / sqrt(13.0), 1e-15);
@@ -63,7 +63,7 @@ static void test_softmax_by_hand(void **state)
        gives 1/2, 1/2; row 2: -1000 and 0, the first underflows to 0 */
     const double x[6] = {0, log(2.0), log(3.0), 1000, 1000, 0};
     double y[6];
-    softmax_reference(x, y, 2, 3);
+    softmax_reference(NULL, NULL, x, y, 2, 3);
     assert_float_equal(y[0], 1.0 / 6, 1e-15);
     assert_float_equal(y[1], 1.0 / 3, 1e-15);
     assert_float_equal(y[2], 1.0 / 2, 1e-15);
@@ -71,7 +71,7 @@ static void test_softmax_by_hand(void **state)
     assert_float_equal(y[4], 0.5, 1e-15);
     assert_float_equal(y[5], 0, 1e-300);
     const double one[1] = {-7};
-    softmax_reference(one, y, 1, 1);
+    softmax_reference(NULL, NULL, one, y, 1, 1);
     assert_float_equal(y[0], 1, 0);
 }
 
@@ -84,14 +84,14 @@ static void test_rope_by_hand(void **state)
     const double x[4] = {1, 1, 1, 1}, w[4] = {1, 2, 3, 4}, pos[1] = {1};
     const double cos_t[4] = {NAN, NAN, 0, 1}, sin_t[4] = {NAN, NAN, 1, 0};
     double y[4];
-    rmsnorm_rope_reference(&g, x, w, pos, cos_t, sin_t, y, 0);
+    rmsnorm_rope_reference(NULL, NULL, &g, x, w, pos, cos_t, sin_t, y, 0);
     /* half: pairs (0, 2) by angle 0 of row 1 (cos 0, sin 1), (1, 3) by angle 1 (cos 1, sin 0) */
     const double half[4] = {-3, 2, 1, 4};
     for (int i = 0; i < 4; i++)
         assert_float_equal(y[i], half[i], 1e-15);
     /* interleaved: pairs (0, 1) and (2, 3) */
     g.half = 0;
-    rmsnorm_rope_reference(&g, x, w, pos, cos_t, sin_t, y, 0);
+    rmsnorm_rope_reference(NULL, NULL, &g, x, w, pos, cos_t, sin_t, y, 0);
     const double inter[4] = {-2, 1, 3, 4};
     for (int i = 0; i < 4; i++)
         assert_float_equal(y[i], inter[i], 1e-15);
@@ -252,13 +252,13 @@ static void test_vector_add_by_hand(void **state)
     (void)state;
     const double a[3] = {1, -2, 0.5}, b[3] = {4, 0.25, -1};
     double c[3];
-    vector_add_reference(VA_COPY, a, NULL, c, 3);
+    vector_add_reference(NULL, NULL, VA_COPY, a, NULL, c, 3);
     assert_memory_equal(c, a, sizeof a);
-    vector_add_reference(VA_ADD, a, b, c, 3);
+    vector_add_reference(NULL, NULL, VA_ADD, a, b, c, 3);
     assert_float_equal(c[0], 5, 0);
     assert_float_equal(c[1], -1.75, 0);
     assert_float_equal(c[2], -0.5, 0);
-    vector_add_reference(VA_TRIAD, a, b, c, 3);
+    vector_add_reference(NULL, NULL, VA_TRIAD, a, b, c, 3);
     assert_float_equal(c[0], 13, 0);
     assert_float_equal(c[1], -1.25, 0);
     assert_float_equal(c[2], -2.5, 0);
@@ -300,12 +300,12 @@ static void check_case(const char *plugin, const cfg_case *c)
         }
         double eps = strtod(param(c, "eps", "1e-6"), NULL);
         if (!strcmp(plugin, "softmax")) {
-            softmax_reference(in0, ref, rows, cols);
+            softmax_reference(NULL, NULL, in0, ref, rows, cols);
         } else if (!strcmp(param(c, "residual", "0"), "1")) {
             extra = malloc(n * sizeof *extra);
-            rmsnorm_residual_reference(in0, in1, in1, ref, extra, rows, cols, eps);
+            rmsnorm_residual_reference(NULL, NULL, in0, in1, in1, ref, extra, rows, cols, eps);
         } else {
-            rmsnorm_reference(in0, in1, ref, rows, cols, eps);
+            rmsnorm_reference(NULL, NULL, in0, in1, ref, rows, cols, eps);
         }
     } else if (!strcmp(plugin, "rmsnorm_rope")) {
         static const klab_plugin desc = {.params = row_params, .dims = row_dims};
@@ -334,7 +334,7 @@ static void check_case(const char *plugin, const cfg_case *c)
             in0[i] = uniform(&seed);
             in1[i] = uniform(&seed);
         }
-        rmsnorm_rope_reference(&g, in0, in1, extra + 2 * ntab, extra, extra + ntab, ref,
+        rmsnorm_rope_reference(NULL, NULL, &g, in0, in1, extra + 2 * ntab, extra, extra + ntab, ref,
                                strtod(param(c, "eps", "1e-6"), NULL));
         free(ct);
     } else {
@@ -348,7 +348,7 @@ static void check_case(const char *plugin, const cfg_case *c)
         }
         int op = vector_add_op(param(c, "op", "copy"));
         assert_true(op >= 0);
-        vector_add_reference(op, in0, in1, ref, n);
+        vector_add_reference(NULL, NULL, op, in0, in1, ref, n);
     }
     verify_result r;
     if (verify_reference_fit(ref, n, verify_rms(in0, nin), &r) != VERIFY_PASS)

@@ -49,14 +49,14 @@ static void test_swiglu_by_hand(void **state)
     const double l3 = log(3.0);
     const double gate[3] = {l3, -l3, 0}, up[3] = {2, -4, 5};
     double out[3];
-    swiglu_reference(gate, up, 3, out, 1, 3);
+    swiglu_reference(NULL, NULL, gate, up, 3, out, 1, 3);
     assert_float_equal(out[0], 1.5 * l3, 1e-15);
     assert_float_equal(out[1], l3, 1e-15);
     assert_float_equal(out[2], 0, 0);
     /* packed: rows [gate | up] of width 4, row stride 4, out 2 x 2 */
     const double x[8] = {l3, 0, 2, 7, -l3, l3, -4, 1};
     double o[4];
-    swiglu_reference(x, x + 2, 4, o, 2, 2);
+    swiglu_reference(NULL, NULL, x, x + 2, 4, o, 2, 2);
     assert_float_equal(o[0], 1.5 * l3, 1e-15);
     assert_float_equal(o[1], 0, 0);
     assert_float_equal(o[2], l3, 1e-15);
@@ -123,15 +123,15 @@ static void test_reduction_by_hand(void **state)
     (void)state;
     const double x[6] = {1, 2, 3.5, -1, -0.25, -3};
     double out[2];
-    reduction_reference(RD_SUM, x, 2, 3, out);
+    reduction_reference(NULL, NULL, RD_SUM, x, 2, 3, out);
     assert_float_equal(out[0], 6.5, 0);
     assert_float_equal(out[1], -4.25, 0);
-    reduction_reference(RD_MAX, x, 2, 3, out);
+    reduction_reference(NULL, NULL, RD_MAX, x, 2, 3, out);
     assert_float_equal(out[0], 3.5, 0);
     assert_float_equal(out[1], -0.25, 0); /* a row of negatives: not 0 */
-    reduction_reference(RD_MAX, x, 1, 6, out);
+    reduction_reference(NULL, NULL, RD_MAX, x, 1, 6, out);
     assert_float_equal(out[0], 3.5, 0);
-    reduction_reference(RD_SUM, x + 5, 1, 1, out);
+    reduction_reference(NULL, NULL, RD_SUM, x + 5, 1, 1, out);
     assert_float_equal(out[0], -3, 0);
 }
 
@@ -221,7 +221,7 @@ static void test_reduction_tolerance_separates(void **state)
     uint64_t seed = 0x243f6a8885a308d3ull;
     for (size_t i = 0; i < n; i++)
         xd[i] = x[i] = (float)unit_draw(&seed);
-    reduction_reference(RD_SUM, xd, 1, n, &ref);
+    reduction_reference(NULL, NULL, RD_SUM, xd, 1, n, &ref);
     const size_t tiles = n / 4 / RD_TILE;
     for (int j = 0; j < p.splits; j++) {
         float th[RD_THREADS];
@@ -284,9 +284,9 @@ static void swired_check_case(const char *plugin, const cfg_case *c, const klab_
             for (size_t i = 0; i < nin; i++)
                 in[i] = uniform(&seed);
             if (s.layout == SW_PACKED)
-                swiglu_reference(in, in + s.n, 2 * s.n, ref, rows, s.n);
+                swiglu_reference(NULL, NULL, in, in + s.n, 2 * s.n, ref, rows, s.n);
             else
-                swiglu_reference(in, in + nout, s.n, ref, rows, s.n);
+                swiglu_reference(NULL, NULL, in, in + nout, s.n, ref, rows, s.n);
             tol = verify_default_tol(c->dtypes[d]);
         } else {
             reduction_case rc;
@@ -300,7 +300,7 @@ static void swired_check_case(const char *plugin, const cfg_case *c, const klab_
             for (size_t i = 0; i < nin; i++)
                 in[i] = rc.fill == RD_POSITIVE ? unit_draw(&seed) : rc.fill == RD_NEGATIVE ? -unit_draw(&seed)
                                                                                             : uniform(&seed);
-            reduction_reference(rc.op, in, rows, width, ref);
+            reduction_reference(NULL, NULL, rc.op, in, rows, width, ref);
             tol = reduction_tolerance(&b.kcase);
             assert_true(tol > 0 && tol < 1e-3);
         }

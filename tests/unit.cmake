@@ -7,7 +7,12 @@ klab_test(test_csv_sink SOURCES test_csv_sink.c LABELS unit)
 klab_test(test_stats SOURCES test_stats.c LABELS unit)
 klab_test(test_interval SOURCES test_interval.c LABELS unit)
 klab_test(test_verify SOURCES test_verify.c LABELS unit)
+# verify_compare on the pool: byte for byte the figures of the code before it (verify_v0.c, its copy)
+# at 1, 2 and 4 threads; input_scan's checksum, widening and sum of squares at every thread count
+klab_test(test_verify_threads SOURCES test_verify_threads.c verify_v0.c LABELS unit)
 klab_test(test_checksum SOURCES test_checksum.c LABELS unit)
+# the worker's thread pool: its chunks, the same bits at every thread count, fork, KLAB_THREADS
+klab_test(test_parallel SOURCES test_parallel.c LABELS unit)
 klab_test(test_roofline SOURCES test_roofline.c LABELS unit)
 klab_test(test_row SOURCES test_row.c LABELS unit)
 klab_test(test_timing_order SOURCES test_timing_order.c LABELS unit)
@@ -38,6 +43,21 @@ klab_test(test_references SOURCES test_references.c references_fixture.c
           ../plugins/vector_add/vector_add_reference.c ../plugins/softmax/softmax_reference.c LABELS unit)
 target_link_libraries(test_references PRIVATE klab_lib_row)
 
+# the references of every plugin that runs them on the host's threads: the same bytes with no host, at
+# KLAB_THREADS 1 and 4, and as the loops before the pool (RMSNorm and RoPE from the row library, the
+# TN GEMM from the gemm library)
+klab_test(test_references_threads SOURCES test_references_threads.c references_fixture.c
+          ../plugins/softmax/softmax_reference.c ../plugins/swiglu/swiglu_reference.c
+          ../plugins/reduction/reduction_reference.c ../plugins/vector_add/vector_add_reference.c
+          ../plugins/fused_gated_mlp/fused_gated_mlp_reference.c ../plugins/matmul_h200/matmul_h200_config.c
+          ../plugins/decode_replay/decode_replay_reference.c LABELS unit)
+target_link_libraries(test_references_threads PRIVATE klab_lib_row klab_lib_gemm klab_lib_gated klab_lib_hopper)
+# klab_host_bench: the host side of a large rows unit and a 2^27 reduction at several thread counts
+# (docs/timing.md "Host-side work"); built so it does not rot, never run by ctest (it times)
+add_executable(klab_host_bench bench_host.c verify_v0.c ../plugins/reduction/reduction_reference.c)
+target_link_libraries(klab_host_bench PRIVATE klab_core klab_lib_row)
+target_compile_options(klab_host_bench PRIVATE ${KLAB_C_WARNINGS})
+target_compile_definitions(klab_host_bench PRIVATE _XOPEN_SOURCE=700)
 
 if(NOT KLAB_SANITIZE) # they need plugins the sanitizer build leaves out (CMakeLists.txt)
 # swiglu and reduction: their references by hand, their shipped INI files validated through the klab

@@ -79,6 +79,8 @@ void cli_usage(FILE *fp)
           "  --no-isolate           run plugins in this process, for cuda-gdb and compute-sanitizer; this\n"
           "                         gives up isolation: a crash, a hang or a lost CUDA context in one\n"
           "                         experiment then ends the whole run\n"
+          "  KLAB_THREADS=N         (environment) the worker's CPU threads for references and verification\n"
+          "                         (default: one a CPU it may run on); any N gives the same figures\n"
           "scale-out (docs/scale-out.md):\n"
           "  --with-profiling       after the timed run, each passed row once more under Nsight Compute\n"
           "                         (ncu): its kernels' counters in <plugin>.counters.csv\n"

@@ -6,6 +6,7 @@
 #include "app/lab.h"
 #include "app/lab_resume.h"
 #include "evidence/row.h"
+#include "host/parallel.h"
 #include "klab/plugin.h"
 #include "process/supervisor.h"
 #include "scale/devices.h"
@@ -19,6 +20,11 @@ int main(int argc, char **argv)
     char err[1024] = "";
     if (cli_parse(argc, argv, &o, err, sizeof err) != 0 || cli_check_folders(&o, err, sizeof err) != 0) {
         text_printf(stderr, "klab: %s\n", err);
+        return EXIT_USAGE;
+    }
+    /* the workers' pool would take the CPU count for a wrong KLAB_THREADS: say so before any work */
+    if ((o.cmd == CMD_RUN || o.cmd == CMD_SELF_TEST) && parallel_check_env(err, sizeof err) != 0) {
+        fprintf(stderr, "klab: %s\n", err);
         return EXIT_USAGE;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);

@@ -1,6 +1,7 @@
 #include "host/dtype.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -80,33 +81,40 @@ static double e5m2_to_double(uint8_t b)
 
 /* Every fp16 bit pattern widened once: the gigabyte references decode 134M elements at a time, and
    the table makes that a load instead of an ldexp (2.8 s to 0.2 s on the development machine). The
-   fp8 formats are tables too, 256 entries each. */
+   fp8 formats are tables too, 256 entries each. Made once per process, whichever thread of the pool
+   asks first (pthread_once), never half-made under another's feet. */
+static double *half_tab; /* NULL when out of memory: dtype_to_double then goes element by element */
+static double e4m3_tab[256], e5m2_tab[256];
+static pthread_once_t half_once = PTHREAD_ONCE_INIT, fp8_once = PTHREAD_ONCE_INIT;
+
+static void make_half_table(void)
+{
+    double *t = malloc(65536 * sizeof *t);
+    if (!t)
+        return;
+    for (unsigned h = 0; h < 65536; h++)
+        t[h] = half_to_double((uint16_t)h);
+    half_tab = t;
+}
+
+static void make_fp8_tables(void)
+{
+    for (unsigned b = 0; b < 256; b++) {
+        e4m3_tab[b] = e4m3_to_double((uint8_t)b);
+        e5m2_tab[b] = e5m2_to_double((uint8_t)b);
+    }
+}
+
 static const double *half_table(void)
 {
-    static double *table;
-    if (!table) {
-        double *t = malloc(65536 * sizeof *t);
-        if (!t)
-            return NULL;
-        for (unsigned h = 0; h < 65536; h++)
-            t[h] = half_to_double((uint16_t)h);
-        table = t;
-    }
-    return table;
+    pthread_once(&half_once, make_half_table);
+    return half_tab;
 }
 
 static const double *fp8_table(klab_dtype d)
 {
-    static double e4m3[256], e5m2[256];
-    static int made;
-    if (!made) {
-        for (unsigned b = 0; b < 256; b++) {
-            e4m3[b] = e4m3_to_double((uint8_t)b);
-            e5m2[b] = e5m2_to_double((uint8_t)b);
-        }
-        made = 1;
-    }
-    return d == KLAB_FP8_E4M3 ? e4m3 : e5m2;
+    pthread_once(&fp8_once, make_fp8_tables);
+    return d == KLAB_FP8_E4M3 ? e4m3_tab : e5m2_tab;
 }
 
 double dtype_load(klab_dtype d, const void *src, size_t i)

@@ -9,6 +9,7 @@
 
 #include "host/dtype.h"
 #include "host/gpu_kernels.h"
+#include "host/parallel.h"
 #include "host/redzone.h"
 
 uint64_t seed_mix(uint64_t seed, const char *label)
@@ -275,6 +276,14 @@ static klab_status svc_sample_outputs(klab_ctx *ctx, size_t per_output)
     return KLAB_OK;
 }
 
+/* The plugin's chunks on the worker's pool: the same threads and the same chunking as the host's own
+   float64 work (ctx is not needed: the pool belongs to the process). */
+static void svc_parallel_for(klab_ctx *ctx, size_t n, size_t grain, klab_chunk_fn fn, void *arg)
+{
+    (void)ctx;
+    parallel_for(n, grain, fn, arg);
+}
+
 const klab_host host_services = {
     .abi_major = KLAB_ABI_MAJOR,
     .abi_minor = KLAB_ABI_MINOR,
@@ -288,6 +297,7 @@ const klab_host host_services = {
     .seed = svc_seed,
     .fill_data = svc_fill_data,
     .sample_outputs = svc_sample_outputs,
+    .parallel_for = svc_parallel_for,
 };
 
 klab_ctx *ctx_new(const char *label, uint64_t seed, int cc, klab_stream stream)

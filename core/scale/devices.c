@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -11,6 +12,7 @@
 #include "evidence/csv_sink.h"
 #include "evidence/run_meta.h"
 #include "host/discovery.h"
+#include "host/parallel.h"
 #include "process/supervisor.h"
 #include "report/table.h"
 #include "scale/merge.h"
@@ -152,6 +154,10 @@ int devices_run(const devices_opts *o)
         if (pid == 0) {
             if (!freopen(log, "w", stdout))
                 _exit(EXIT_USAGE);
+            /* the host's CPUs shared among the GPUs' workers, unless the user said how many */
+            char threads[16];
+            snprintf(threads, sizeof threads, "%d", parallel_share(n));
+            setenv("KLAB_THREADS", threads, 0);
             execv(argv[0], argv);
             fprintf(stderr, "klab: cannot run %s: %s\n", argv[0], strerror(errno));
             _exit(EXIT_USAGE);

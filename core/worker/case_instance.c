@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "host/dtype.h"
+#include "host/input_scan.h"
+#include "host/parallel.h"
 #include "host/sample.h"
 #include "timing/timing.h"
 #include "util/checksum.h"
@@ -74,17 +76,21 @@ static int input_checksum(case_instance *in, int copy, uint64_t *sum, char *err,
         const ctx_tensor *t = &in->ctx->tensors[i];
         if (t->role != KLAB_INPUT)
             continue;
-        void *buf = malloc(t->bytes);
-        if (!buf) {
-            snprintf(err, errlen, "out of host memory for '%s'", t->name);
+        if (t->bytes > in->readback_bytes) {
+            free(in->readback);
+            in->readback_bytes = 0;
+            if (!(in->readback = malloc(t->bytes))) {
+                snprintf(err, errlen, "out of host memory for '%s'", t->name);
+                return -1;
+            }
+            in->readback_bytes = t->bytes;
+        }
+        if (copy_out(t, ptr[i], in->readback, err, errlen) != 0)
+            return -1;
+        if (input_scan(t->dtype, in->readback, t->count, &h, NULL, NULL) != 0) {
+            snprintf(err, errlen, "out of host memory for the checksum of '%s'", t->name);
             return -1;
         }
-        if (copy_out(t, ptr[i], buf, err, errlen) != 0) {
-            free(buf);
-            return -1;
-        }
-        h = checksum_update(h, buf, t->bytes);
-        free(buf);
     }
     *sum = h;
     return 0;
@@ -93,6 +99,25 @@ static int input_checksum(case_instance *in, int copy, uint64_t *sum, char *err,
 static double out_tol(const case_instance *in, klab_dtype d)
 {
     return verify_case_tol(&in->lp->desc, &in->bc.kcase, d);
+}
+
+/* Elements a chunk of the worker's plain loops on the pool (filling, gathering): their results are
+   the elements' own, so any fixed size does; this one keeps a chunk's work well above the pool's
+   cost of handing it out. */
+#define FILL_CHUNK 65536
+
+static void nan_chunk(void *arg, size_t begin, size_t end)
+{
+    double *x = arg;
+    for (size_t k = begin; k < end; k++)
+        x[k] = NAN;
+}
+
+/* On the pool: the first write of a gigabyte reference is mostly the kernel's page faults, which
+   threads take side by side. */
+static void fill_nan(double *x, size_t n)
+{
+    parallel_for(n, FILL_CHUNK, nan_chunk, x);
 }
 
 /* The plugin's verify() for the current inputs: of every element, or of fresh indices when sampled,
@@ -109,8 +134,7 @@ static int draw_reference(case_instance *in, char *err, size_t errlen)
             snprintf(err, errlen, "out of host memory for a sample of %zu elements", x->nsample);
             return INST_ERROR;
         }
-        for (size_t k = 0; k < x->nsample; k++)
-            x->ref[k] = NAN; /* an element verify() forgets fails the fitness check */
+        fill_nan(x->ref, x->nsample); /* an element verify() forgets fails the fitness check */
         outs[o] = x->ref;
         counts[o] = x->nsample;
         samples[o] = x->sample;
@@ -164,11 +188,12 @@ int inst_inputs(case_instance *in, char *err, size_t errlen)
             }
             if (copy_out(t, ctx->ptr[i], raw, err, errlen) != 0)
                 return INST_ERROR;
-            if (t->role == KLAB_INPUT)
-                h = checksum_update(h, raw, t->bytes);
-            dtype_to_double(t->dtype, raw, d, t->count);
-            for (size_t e = 0; e < t->count; e++)
-                ss += d[e] * d[e];
+            /* the checksum, the widening and the sum of squares in one pass on the pool; states are
+               not checksummed (run() writes them) */
+            if (input_scan(t->dtype, raw, t->count, t->role == KLAB_INPUT ? &h : NULL, d, &ss) != 0) {
+                snprintf(err, errlen, "out of host memory for %s '%s'", ctx_role_name(t->role), t->name);
+                return INST_ERROR;
+            }
             nn += (double)t->count;
             in->in_count[k] = t->count;
             in->in_dtype[k] = t->dtype;
@@ -279,6 +304,20 @@ int inst_stage(case_instance *in, klab_stream s, char *err, size_t errlen)
     return copy_outputs(in, s, err, errlen);
 }
 
+typedef struct gather_job {
+    const size_t *index;
+    const unsigned char *from;
+    unsigned char *to;
+    size_t es;
+} gather_job;
+
+static void gather_chunk(void *arg, size_t begin, size_t end)
+{
+    const gather_job *g = arg;
+    for (size_t j = begin; j < end; j++)
+        memcpy(g->to + j * g->es, g->from + g->index[j] * g->es, g->es);
+}
+
 /* Compares `raw` (all `x->count` elements of dtype d) with x's reference: the sampled elements are
    gathered first. */
 static int compare_one(const inst_out *x, const char *name, const void *raw, klab_dtype d, verify_result *r,
@@ -293,8 +332,8 @@ static int compare_one(const inst_out *x, const char *name, const void *raw, kla
             snprintf(err, errlen, "out of host memory for a sample of '%s'", name);
             return INST_ERROR;
         }
-        for (size_t j = 0; j < x->nsample; j++)
-            memcpy(gathered + j * es, (const unsigned char *)raw + x->sample[j] * es, es);
+        gather_job g = {x->sample, raw, gathered, es};
+        parallel_for(x->nsample, FILL_CHUNK, gather_chunk, &g);
         cmp = gathered;
     }
     verify_compare(name, x->ref, cmp, d, x->nsample, x->sample, x->tol, r);
@@ -469,6 +508,9 @@ void inst_teardown(case_instance *in)
         free(in->out[o].staged);
     }
     in->nout = 0;
+    free(in->readback);
+    in->readback = NULL;
+    in->readback_bytes = 0;
     ctx_free(in->ctx);
     in->ctx = NULL;
 }

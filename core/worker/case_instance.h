@@ -40,6 +40,10 @@ typedef struct case_instance {
     klab_dtype in_dtype[CTX_MAX_TENSORS];
     double input_rms;
     uint64_t input_sum; /* checksum of the inputs (not the states: run() writes those) */
+    /* where inputs are read back for their checksum after every verified run: kept for the unit (as
+       large as its largest input), so each check does not take a gigabyte's page faults anew */
+    unsigned char *readback;
+    size_t readback_bytes;
     int nout;
     inst_out out[CTX_MAX_TENSORS];
     int sampled;          /* verify() is called for fresh indices every verified run */

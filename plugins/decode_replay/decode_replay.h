@@ -240,12 +240,15 @@ void dr_schedule(const dr_geom *g, uint64_t seed, int32_t *lens);
 /* The float64 reference of `steps` steps from the cursor's initial value c0. In: x, the weights, the
    norms' gains, cos and sin (kv x D/2), the schedule, the caches' initial contents. Out: the caches
    after the steps (kc, vc: initialised by the caller to their initial contents) and y of the last step.
-   Weights may be NULL with attn_only. Returns 0, or -1 out of memory. */
+   Weights may be NULL with attn_only. Products and heads on the host's threads (host and ctx:
+   verify()'s; both NULL: this thread), the same bits at any thread count. Returns 0, or -1 out of
+   memory. */
 typedef struct dr_ref_in {
     const double *x, *wqkv, *wo, *wgu, *wd, *g_attn, *g_mlp, *cos_t, *sin_t, *lens;
     int64_t c0;
 } dr_ref_in;
-int dr_reference(const dr_geom *g, const dr_ref_in *in, int64_t steps, double *kc, double *vc, double *y);
+int dr_reference(const klab_host *host, klab_ctx *ctx, const dr_geom *g, const dr_ref_in *in, int64_t steps,
+                 double *kc, double *vc, double *y);
 
 /* gemv=stream's TMA maps (decode_replay_stream.cuh): each layer's O and down weights and their inputs (attn,
    act), host objects encoded once for a set of tensors and kept (cuTensorMapEncodeTiled costs host time;

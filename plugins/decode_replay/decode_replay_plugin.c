@@ -304,17 +304,47 @@ static klab_status dr_run(void *state, const klab_launch *l)
 }
 
 /* What the reference depends on, cheaply: every input's bits, the steps and the cursor. The inputs are
-   the case's for the whole setup (states restored to the same contents), so this only guards the memo. */
-static uint64_t inputs_key(const klab_verify_io *io)
+   the case's for the whole setup (states restored to the same contents), so this only guards the memo.
+   Its two sums are integer ones (mod 2^64, and xor), whose order never matters: inputs of gigabytes are
+   summed in chunks on the host's threads, with the one loop's value. */
+#define KEY_CHUNK 65536
+
+typedef struct key_job {
+    const double *x;
+    uint64_t *a0, *a1; /* a partial of each sum a chunk */
+} key_job;
+
+static void key_chunk(void *arg, size_t j0, size_t j1)
+{
+    const key_job *k = arg;
+    uint64_t a0 = 0, a1 = 0;
+    for (size_t j = j0; j < j1; j++) {
+        uint64_t b;
+        memcpy(&b, k->x + j, sizeof b); /* the double's bits */
+        a0 += b * (2 * j + 1), a1 ^= b + j;
+    }
+    k->a0[j0 / KEY_CHUNK] = a0;
+    k->a1[j0 / KEY_CHUNK] = a1;
+}
+
+static uint64_t inputs_key(const dr_state *st, const klab_verify_io *io)
 {
     uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)io->steps;
     for (int i = 0; i < io->n_in; i++) {
-        uint64_t a0 = 0, a1 = 0;
-        for (size_t j = 0; j < io->in_count[i]; j++) {
-            uint64_t b;
-            memcpy(&b, io->in[i] + j, sizeof b); /* the double's bits */
-            a0 += b * (2 * j + 1), a1 ^= b + j;
+        const size_t n = io->in_count[i], nc = n / KEY_CHUNK + 1;
+        uint64_t a0 = 0, a1 = 0, *part = malloc(2 * nc * sizeof *part);
+        key_job k = {io->in[i], part, part + nc};
+        if (part) {
+            klab_parallel_for(st->host, st->ctx, n, KEY_CHUNK, key_chunk, &k);
+            for (size_t c = 0; c * KEY_CHUNK < n; c++)
+                a0 += k.a0[c], a1 ^= k.a1[c];
+        } else { /* no memory for the partials: one chunk here */
+            uint64_t one[2];
+            k.a0 = one, k.a1 = one + 1;
+            key_chunk(&k, 0, n);
+            a0 = one[0], a1 = one[1];
         }
+        free(part);
         h = (h ^ a0) * 0x100000001b3ull ^ a1;
     }
     return h;
@@ -332,7 +362,7 @@ static klab_status dr_verify(void *state, const klab_case *k, const klab_verify_
     for (int o = 0; o < no; o++)
         if (io->sample && io->sample[o])
             return st->host->error(st->ctx, "verify: sampled outputs were not asked for");
-    const uint64_t key = inputs_key(io);
+    const uint64_t key = inputs_key(st, io);
     if (!(st->memo_ok && st->memo_key == key)) {
         st->memo_ok = 0;
         for (int o = 0; o < no; o++) {
@@ -351,7 +381,7 @@ static klab_status dr_verify(void *state, const klab_case *k, const klab_verify_
         /* a fixed schedule's steps are the same step replayed (the same x, the same slot written with the
            same values): one step stands for any number */
         const int64_t steps = st->g.dynamic ? io->steps : (io->steps > 0 ? 1 : 0);
-        if (dr_reference(&st->g, &ri, steps, st->memo[0], st->memo[1], st->memo[3]) != 0)
+        if (dr_reference(st->host, st->ctx, &st->g, &ri, steps, st->memo[0], st->memo[1], st->memo[3]) != 0)
             return st->host->error(st->ctx, "out of memory");
         st->memo[2][0] = in[base + 2][0] + (double)io->steps;
         st->memo_key = key;

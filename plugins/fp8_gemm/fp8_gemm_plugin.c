@@ -310,8 +310,8 @@ static klab_status fg_verify(void *state, const klab_case *k, const klab_verify_
     (void)k;
     fg_state *st = state;
     const size_t *sample = io->sample ? io->sample[0] : NULL;
-    gemm_reference_tn(io->in[T_A], io->in[T_W], (size_t)st->sh.m, (size_t)st->sh.n, (size_t)st->sh.k, sample,
-                      io->out_count[0], io->out[0]);
+    gemm_reference_tn(st->host, st->ctx, io->in[T_A], io->in[T_W], (size_t)st->sh.m, (size_t)st->sh.n,
+                      (size_t)st->sh.k, sample, io->out_count[0], io->out[0]);
     return KLAB_OK;
 }
 

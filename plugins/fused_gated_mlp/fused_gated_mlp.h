@@ -70,9 +70,10 @@ int gated_mlp_shape_of(const klab_case *kcase, gated_mlp_shape *s, char *why, si
 double gated_mlp_act(int act, double g, double u);
 
 /* The float64 result: every element of out (m x f) when sample is NULL, else out[j] = element
-   sample[j] for j < count. x m x k, wg and wu f x k, row-major. Returns 0, -1 when out of memory. */
-int gated_mlp_reference(const gated_mlp_shape *s, const double *x, const double *wg, const double *wu,
-                        const size_t *sample, size_t count, double *out);
+   sample[j] for j < count. x m x k, wg and wu f x k, row-major. The products on the host's threads (host
+   and ctx: verify()'s; both NULL: this thread). Returns 0, -1 when out of memory. */
+int gated_mlp_reference(const klab_host *host, klab_ctx *ctx, const gated_mlp_shape *s, const double *x,
+                        const double *wg, const double *wu, const size_t *sample, size_t count, double *out);
 
 #ifdef __cplusplus
 }

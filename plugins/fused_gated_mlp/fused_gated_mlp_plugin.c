@@ -170,7 +170,8 @@ static klab_status gm_verify(void *state, const klab_case *k, const klab_verify_
     (void)k;
     gm_state *st = state;
     const size_t *sample = io->sample ? io->sample[0] : NULL;
-    if (gated_mlp_reference(&st->sh, io->in[T_X], io->in[T_WG], io->in[T_WU], sample, io->out_count[0], io->out[0]) != 0)
+    if (gated_mlp_reference(st->host, st->ctx, &st->sh, io->in[T_X], io->in[T_WG], io->in[T_WU], sample,
+                            io->out_count[0], io->out[0]) != 0)
         return st->host->error(st->ctx, "out of host memory for the reference");
     return KLAB_OK;
 }

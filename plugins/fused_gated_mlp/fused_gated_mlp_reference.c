@@ -58,15 +58,15 @@ double gated_mlp_act(int act, double g, double u)
     return a * u;
 }
 
-int gated_mlp_reference(const gated_mlp_shape *s, const double *x, const double *wg, const double *wu,
-                        const size_t *sample, size_t count, double *out)
+int gated_mlp_reference(const klab_host *host, klab_ctx *ctx, const gated_mlp_shape *s, const double *x,
+                        const double *wg, const double *wu, const size_t *sample, size_t count, double *out)
 {
     const size_t m = (size_t)s->m, k = (size_t)s->k, f = (size_t)s->f, n = sample ? count : m * f;
     double *up = malloc((n ? n : 1) * sizeof *up);
     if (!up)
         return -1;
-    gemm_reference_tn(x, wg, m, f, k, sample, count, out);
-    gemm_reference_tn(x, wu, m, f, k, sample, count, up);
+    gemm_reference_tn(host, ctx, x, wg, m, f, k, sample, count, out);
+    gemm_reference_tn(host, ctx, x, wu, m, f, k, sample, count, up);
     for (size_t j = 0; j < n; j++)
         out[j] = gated_mlp_act(s->act, out[j], up[j]);
     free(up);

@@ -131,9 +131,10 @@ size_t mm_tickets(const mm_case *c);
 int mm_tma_ok(const mm_case *c, char *why, size_t whylen);
 
 /* The float64 reference: out[j] = sum_k A[r][k] B[k][col] for element e = sample[j] (r = e / N,
-   col = e % N), or for every element e = j when sample is NULL (count = M N). */
-void mm_reference(const mm_case *c, const double *a, const double *b, const size_t *sample, size_t count,
-                  double *out);
+   col = e % N), or for every element e = j when sample is NULL (count = M N). Elements on the host's
+   threads (host and ctx: verify()'s; both NULL: this thread). */
+void mm_reference(const klab_host *host, klab_ctx *ctx, const mm_case *c, const double *a, const double *b,
+                  const size_t *sample, size_t count, double *out);
 
 /* Kernels. Each returns 0, 1 (KLAB_UNSUPPORTED: the reason in why) or -1 (a CUDA error, in why). */
 int mm_tiled_launch(klab_dtype d, const mm_case *c, const void *a, const void *b, void *out, klab_stream s,

@@ -381,16 +381,32 @@ const char *mm_config_format(int profile, const mm_case *c, const mm_config *cfg
     return buf;
 }
 
-void mm_reference(const mm_case *c, const double *a, const double *b, const size_t *sample, size_t count,
-                  double *out)
+typedef struct mm_ref_job {
+    const double *a, *b;
+    size_t n, k;
+    const size_t *sample;
+    double *out;
+} mm_ref_job;
+
+static void mm_ref_elements(void *arg, size_t j0, size_t j1)
 {
-    const size_t n = (size_t)c->n, k = (size_t)c->k;
-    for (size_t j = 0; j < count; j++) {
-        const size_t e = sample ? sample[j] : j, r = e / n, col = e % n;
-        const double *ar = a + r * k;
+    const mm_ref_job *m = arg;
+    const size_t n = m->n, k = m->k;
+    for (size_t j = j0; j < j1; j++) {
+        const size_t e = m->sample ? m->sample[j] : j, r = e / n, col = e % n;
+        const double *ar = m->a + r * k;
         double s = 0.0;
         for (size_t i = 0; i < k; i++)
-            s += ar[i] * b[i * n + col];
-        out[j] = s;
+            s += ar[i] * m->b[i * n + col];
+        m->out[j] = s;
     }
+}
+
+/* Output elements on the host's threads, each its own dot product in k order (the same bits at any
+   thread count); a chunk holds about 2^16 multiply-adds. */
+void mm_reference(const klab_host *host, klab_ctx *ctx, const mm_case *c, const double *a, const double *b,
+                  const size_t *sample, size_t count, double *out)
+{
+    mm_ref_job m = {a, b, (size_t)c->n, (size_t)c->k, sample, out};
+    klab_parallel_for(host, ctx, count, m.k >= 65536 ? 1 : 65536 / (m.k ? m.k : 1), mm_ref_elements, &m);
 }

@@ -242,7 +242,8 @@ static klab_status mm_verify(void *state, const klab_case *k, const klab_verify_
 {
     (void)k;
     mm_state *st = state;
-    mm_reference(&st->c, io->in[0], io->in[1], io->sample ? io->sample[0] : NULL, io->out_count[0], io->out[0]);
+    mm_reference(st->host, st->ctx, &st->c, io->in[0], io->in[1], io->sample ? io->sample[0] : NULL,
+                 io->out_count[0], io->out[0]);
     return KLAB_OK;
 }
 

@@ -75,8 +75,10 @@ int reduction_launch(int profile, int op, klab_dtype d, const reduction_plan *p,
 int reduction_cluster_launch(int op, klab_dtype d, const reduction_plan *p, const void *x, float *out,
                              float *partial, unsigned *tickets, klab_stream s);
 
-/* The float64 result: out[r] = sum or max of row r. */
-void reduction_reference(int op, const double *x, size_t rows, size_t cols, double *out);
+/* The float64 result: out[r] = sum or max of row r; on the host's threads (host and ctx: verify()'s; both
+   NULL: this thread) with the one-thread loop's bits (reduction_reference.c says how). */
+void reduction_reference(const klab_host *host, klab_ctx *ctx, int op, const double *x, size_t rows, size_t cols,
+                         double *out);
 
 #ifdef __cplusplus
 }

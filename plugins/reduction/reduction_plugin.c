@@ -86,7 +86,7 @@ static klab_status rd_verify(void *state, const klab_case *k, const klab_verify_
 {
     (void)k;
     rd_state *st = state;
-    reduction_reference(st->rc.op, io->in[0], st->rc.rows, st->rc.cols, io->out[0]);
+    reduction_reference(st->host, st->ctx, st->rc.op, io->in[0], st->rc.rows, st->rc.cols, io->out[0]);
     return KLAB_OK;
 }
 

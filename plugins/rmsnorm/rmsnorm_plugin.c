@@ -110,10 +110,11 @@ static klab_status rms_verify(void *state, const klab_case *k, const klab_verify
     rms_state *st = state;
     (void)k;
     if (st->residual)
-        rmsnorm_residual_reference(io->in[0], io->in[1], io->in[2], io->out[0], io->out[1], st->shape.rows,
-                                   st->shape.cols, st->eps);
+        rmsnorm_residual_reference(st->host, st->ctx, io->in[0], io->in[1], io->in[2], io->out[0], io->out[1],
+                                   st->shape.rows, st->shape.cols, st->eps);
     else
-        rmsnorm_reference(io->in[0], io->in[1], io->out[0], st->shape.rows, st->shape.cols, st->eps);
+        rmsnorm_reference(st->host, st->ctx, io->in[0], io->in[1], io->out[0], st->shape.rows, st->shape.cols,
+                          st->eps);
     return KLAB_OK;
 }
 

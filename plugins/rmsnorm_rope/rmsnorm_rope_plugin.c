@@ -105,8 +105,8 @@ static klab_status rope_verify(void *state, const klab_case *k, const klab_verif
 {
     rope_state *st = state;
     (void)k;
-    rmsnorm_rope_reference(&st->g, io->in[T_X], io->in[T_W], io->in[T_POS], io->in[T_COS], io->in[T_SIN], io->out[0],
-                           st->eps);
+    rmsnorm_rope_reference(st->host, st->ctx, &st->g, io->in[T_X], io->in[T_W], io->in[T_POS], io->in[T_COS],
+                           io->in[T_SIN], io->out[0], st->eps);
     return KLAB_OK;
 }
 

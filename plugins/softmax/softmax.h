@@ -30,8 +30,8 @@ int softmax_baseline_launch(klab_dtype d, const void *x, void *y, float *e, floa
 int softmax_fused_launch(klab_dtype d, const void *x, void *y, size_t rows, size_t cols, const row_plan *p,
                          klab_stream st);
 
-/* The float64 result. */
-void softmax_reference(const double *x, double *y, size_t rows, size_t cols);
+/* The float64 result, rows on the host's threads (host and ctx: verify()'s; both NULL: this thread). */
+void softmax_reference(const klab_host *host, klab_ctx *ctx, const double *x, double *y, size_t rows, size_t cols);
 
 #ifdef __cplusplus
 }

@@ -65,7 +65,7 @@ static klab_status smx_verify(void *state, const klab_case *k, const klab_verify
 {
     smx_state *st = state;
     (void)k;
-    softmax_reference(io->in[0], io->out[0], st->shape.rows, st->shape.cols);
+    softmax_reference(st->host, st->ctx, io->in[0], io->out[0], st->shape.rows, st->shape.cols);
     return KLAB_OK;
 }
 

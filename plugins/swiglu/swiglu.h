@@ -33,8 +33,10 @@ int swiglu_layout(const char *name);
    case and the limit, in why. Pure: setup() and work() both use it. */
 int swiglu_shape_of(const klab_case *kcase, swiglu_shape *s, char *why, size_t whylen);
 
-/* The float64 result, operands laid out as for the launches. */
-void swiglu_reference(const double *gate, const double *up, size_t ld, double *out, size_t rows, size_t n);
+/* The float64 result, operands laid out as for the launches; rows on the host's threads (host and ctx:
+   verify()'s; both NULL: this thread). */
+void swiglu_reference(const klab_host *host, klab_ctx *ctx, const double *gate, const double *up, size_t ld,
+                      double *out, size_t rows, size_t n);
 
 #ifdef __cplusplus
 }

@@ -91,9 +91,9 @@ static klab_status sw_verify(void *state, const klab_case *k, const klab_verify_
     sw_state *st = state;
     const swiglu_shape *sh = &st->shape;
     if (sh->layout == SW_PACKED)
-        swiglu_reference(io->in[0], io->in[0] + sh->n, 2 * sh->n, io->out[0], sh->rows, sh->n);
+        swiglu_reference(st->host, st->ctx, io->in[0], io->in[0] + sh->n, 2 * sh->n, io->out[0], sh->rows, sh->n);
     else
-        swiglu_reference(io->in[0], io->in[1], sh->n, io->out[0], sh->rows, sh->n);
+        swiglu_reference(st->host, st->ctx, io->in[0], io->in[1], sh->n, io->out[0], sh->rows, sh->n);
     return KLAB_OK;
 }
 

@@ -41,11 +41,29 @@ int swiglu_shape_of(const klab_case *k, swiglu_shape *s, char *why, size_t whyle
     return 0;
 }
 
-void swiglu_reference(const double *gate, const double *up, size_t ld, double *out, size_t rows, size_t n)
+/* Elements of work a chunk: enough to outweigh handing a chunk to a thread; a function of the case. */
+#define REF_CHUNK_ELEMS 65536
+
+typedef struct sw_job {
+    const double *gate, *up;
+    size_t ld, n;
+    double *out;
+} sw_job;
+
+static void sw_rows(void *arg, size_t r0, size_t r1)
 {
-    for (size_t r = 0; r < rows; r++)
-        for (size_t c = 0; c < n; c++) {
-            double g = gate[r * ld + c];
-            out[r * n + c] = g / (1.0 + exp(-g)) * up[r * ld + c];
+    const sw_job *j = arg;
+    for (size_t r = r0; r < r1; r++)
+        for (size_t c = 0; c < j->n; c++) {
+            double g = j->gate[r * j->ld + c];
+            j->out[r * j->n + c] = g / (1.0 + exp(-g)) * j->up[r * j->ld + c];
         }
+}
+
+/* Rows on the host's threads: every element is its own, so any split gives the same bits. */
+void swiglu_reference(const klab_host *host, klab_ctx *ctx, const double *gate, const double *up, size_t ld,
+                      double *out, size_t rows, size_t n)
+{
+    sw_job j = {gate, up, ld, n, out};
+    klab_parallel_for(host, ctx, rows, n >= REF_CHUNK_ELEMS ? 1 : REF_CHUNK_ELEMS / (n ? n : 1), sw_rows, &j);
 }

@@ -26,8 +26,10 @@ int vector_add_op(const char *name);
 int vector_add_launch(int profile, int op, klab_dtype d, const void *a, const void *b, void *c, size_t n,
                       klab_stream s);
 
-/* The float64 result of op over n elements. */
-void vector_add_reference(int op, const double *a, const double *b, double *c, size_t n);
+/* The float64 result of op over n elements, on the host's threads (host and ctx: verify()'s; both NULL:
+   this thread). */
+void vector_add_reference(const klab_host *host, klab_ctx *ctx, int op, const double *a, const double *b, double *c,
+                          size_t n);
 
 #ifdef __cplusplus
 }

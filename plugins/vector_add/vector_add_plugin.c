@@ -78,7 +78,8 @@ static klab_status va_verify(void *state, const klab_case *k, const klab_verify_
 {
     (void)k;
     va_state *st = state;
-    vector_add_reference(st->op, io->in[0], st->op == VA_COPY ? NULL : io->in[1], io->out[0], io->out_count[0]);
+    vector_add_reference(st->host, st->ctx, st->op, io->in[0], st->op == VA_COPY ? NULL : io->in[1], io->out[0],
+                         io->out_count[0]);
     return KLAB_OK;
 }
 

@@ -1,5 +1,5 @@
 /*
- * klab/plugin.h — the klab plugin ABI, version 2.0.
+ * klab/plugin.h — the klab plugin ABI, version 2.1.
  *
  * A klab plugin is a shared object that exports ONE symbol, klab_plugin_entry, returning a constant
  * descriptor (struct klab_plugin). The descriptor names the experiment, its profiles (the variants
@@ -65,7 +65,7 @@ extern "C" {
 #endif
 
 #define KLAB_ABI_MAJOR 2
-#define KLAB_ABI_MINOR 0
+#define KLAB_ABI_MINOR 1
 
 /* The one exported symbol. */
 #define KLAB_ENTRY_SYMBOL "klab_plugin_entry"
@@ -202,6 +202,10 @@ typedef enum klab_role {
 /* Opaque: one per setup(). Pass it back to the host services. */
 typedef struct klab_ctx klab_ctx;
 
+/* 2.1: one chunk of a parallel_for: the elements [begin, end) of its range. Chunk c is
+   [c * grain, min(n, (c + 1) * grain)), so c = begin / grain. */
+typedef void (*klab_chunk_fn)(void *arg, size_t begin, size_t end);
+
 /*
  * Services the host offers. Every function is safe to call from setup(), verify() and teardown();
  * only error() and log() are allowed inside run().
@@ -251,7 +255,36 @@ typedef struct klab_host {
        wrong in every run is found across runs; the row says how many were compared. Call from
        setup(); 0 restores full verification. */
     klab_status (*sample_outputs)(klab_ctx *ctx, size_t per_output);
+
+    /* 2.1: runs fn(arg, begin, end) over [0, n) cut into ceil(n / grain) chunks (grain 0 counts as 1),
+       on the host's CPU threads (KLAB_THREADS, else one a CPU), and returns when every chunk has run:
+       for verify()'s float64 loops over large tensors, one row, one output element or one head a
+       unit of work. The chunks depend on n and grain alone, never on the thread count, so a plugin
+       that writes each chunk's results to their own elements, or keeps one partial a chunk and
+       combines the partials in chunk order after the call, gets the same bits with any number of
+       threads; choose grain from the case, never from the machine. Chunks run concurrently and in
+       any order: fn MUST be plain CPU code that writes only its chunk's own memory, and MUST NOT call
+       CUDA or any host service (error() included: record a failure in arg, report it after). A
+       parallel_for inside a chunk runs inline. A plugin checks KLAB_HAS_FIELD(klab_host,
+       host->struct_size, parallel_for) before calling it, and loops over the chunks itself in a 2.0
+       host: klab_parallel_for() below does both. */
+    void (*parallel_for)(klab_ctx *ctx, size_t n, size_t grain, klab_chunk_fn fn, void *arg);
 } klab_host;
+
+/* host->parallel_for where the host has it (2.1), else the same chunks in order in this thread; host
+   NULL (a reference called from a test) runs them here too. Header-only, not part of the ABI. */
+static inline void klab_parallel_for(const klab_host *host, klab_ctx *ctx, size_t n, size_t grain,
+                                     klab_chunk_fn fn, void *arg)
+{
+    if (host && KLAB_HAS_FIELD(klab_host, host->struct_size, parallel_for) && host->parallel_for) {
+        host->parallel_for(ctx, n, grain, fn, arg);
+        return;
+    }
+    if (grain == 0)
+        grain = 1;
+    for (size_t begin = 0; begin < n; begin += grain)
+        fn(arg, begin, n - begin < grain ? n : begin + grain);
+}
 
 /* What run() gets. Filled by the host. */
 typedef struct klab_launch {

@@ -27,10 +27,12 @@ static inline klab_status rmsnorm_eps_of(klab_ctx *ctx, const klab_host *host, c
     return KLAB_OK;
 }
 
-/* The float64 results. The residual form: h = x + r, y = rmsnorm(h) * w. */
-void rmsnorm_reference(const double *x, const double *w, double *y, size_t rows, size_t cols, double eps);
-void rmsnorm_residual_reference(const double *x, const double *r, const double *w, double *y, double *h, size_t rows,
-                                size_t cols, double eps);
+/* The float64 results, rows on the host's threads (host and ctx: verify()'s; both NULL: this thread).
+   The residual form: h = x + r, y = rmsnorm(h) * w. */
+void rmsnorm_reference(const klab_host *host, klab_ctx *ctx, const double *x, const double *w, double *y, size_t rows,
+                       size_t cols, double eps);
+void rmsnorm_residual_reference(const klab_host *host, klab_ctx *ctx, const double *x, const double *r,
+                                const double *w, double *y, double *h, size_t rows, size_t cols, double eps);
 
 #ifdef __cplusplus
 }

@@ -101,17 +101,23 @@ void rope_tables(const rope_geom *g, float *cos_t, float *sin_t)
         }
 }
 
-void rmsnorm_rope_reference(const rope_geom *g, const double *x, const double *w, const double *pos,
-                            const double *cos_t, const double *sin_t, double *y, double eps)
+typedef struct rope_job {
+    const rope_geom *g;
+    const double *pos, *cos_t, *sin_t;
+    double *y;
+} rope_job;
+
+static void rope_tokens(void *arg, size_t t0, size_t t1)
 {
+    const rope_job *j = arg;
+    const rope_geom *g = j->g;
     const size_t D = g->head_dim, half = D / 2;
-    rmsnorm_reference(x, w, y, g->tokens, g->hidden, eps);
-    for (size_t t = 0; t < g->tokens; t++) {
-        const size_t p = (size_t)pos[t];
+    for (size_t t = t0; t < t1; t++) {
+        const size_t p = (size_t)j->pos[t];
         for (size_t h = 0; h < g->hidden; h += D) {
-            double *v = y + t * g->hidden + h;
+            double *v = j->y + t * g->hidden + h;
             for (size_t i = 0; i < half; i++) {
-                const double c = cos_t[p * half + i], s = sin_t[p * half + i];
+                const double c = j->cos_t[p * half + i], s = j->sin_t[p * half + i];
                 const size_t ia = g->half ? i : 2 * i, ib = g->half ? i + half : 2 * i + 1;
                 const double a = v[ia], b = v[ib];
                 v[ia] = a * c - b * s;
@@ -119,4 +125,14 @@ void rmsnorm_rope_reference(const rope_geom *g, const double *x, const double *w
             }
         }
     }
+}
+
+/* Both passes a token row at a time on the host's threads: a token's rotation reads only its own
+   normalised row, so each element is the same serial arithmetic at any thread count. */
+void rmsnorm_rope_reference(const klab_host *host, klab_ctx *ctx, const rope_geom *g, const double *x, const double *w,
+                            const double *pos, const double *cos_t, const double *sin_t, double *y, double eps)
+{
+    rmsnorm_reference(host, ctx, x, w, y, g->tokens, g->hidden, eps);
+    rope_job j = {g, pos, cos_t, sin_t, y};
+    klab_parallel_for(host, ctx, g->tokens, g->hidden >= 65536 ? 1 : 65536 / g->hidden, rope_tokens, &j);
 }

@@ -40,9 +40,10 @@ void rope_positions(const rope_geom *g, uint64_t seed, int32_t *pos);
 /* cos and sin of pos * ROPE_BASE^(-2i/head_dim), cache x head_dim/2 each. */
 void rope_tables(const rope_geom *g, float *cos_t, float *sin_t);
 
-/* The float64 result: RMSNorm, then the rotation in place. */
-void rmsnorm_rope_reference(const rope_geom *g, const double *x, const double *w, const double *pos,
-                            const double *cos_t, const double *sin_t, double *y, double eps);
+/* The float64 result: RMSNorm, then the rotation in place; token rows on the host's threads (host and
+   ctx: verify()'s; both NULL: this thread). */
+void rmsnorm_rope_reference(const klab_host *host, klab_ctx *ctx, const rope_geom *g, const double *x, const double *w,
+                            const double *pos, const double *cos_t, const double *sin_t, double *y, double eps);
 
 #ifdef __cplusplus
 }
