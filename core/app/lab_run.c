@@ -404,6 +404,14 @@ int lab_run(const cli_opts *o)
     /* a resumed run keeps its meta.ini as its start wrote it */
     if (!o->resume[0] && lab_write_meta(meta, run_id, started, o, seed, &dev, cfgs, n, err, sizeof err) != 0)
         fprintf(stderr, "klab: %s\n", err);
+    if (o->resume[0]) {
+        /* a resumed run's time is its parts' together: the earlier parts' [phases] carry over, and its
+           wall time continues theirs */
+        if (phases_read(meta, NULL, "", &phases, err, sizeof err) < 0)
+            text_printf(stderr, "klab: %s\n", err);
+        t0 -= phases.wall_ms;
+        phases.wall_ms = 0;
+    }
     printf("klab %s (%s): run %s on %s (device %d, %d SMs, cc %d.%d), L2 %s, seed %llu\n", KLAB_VERSION,
            KLAB_GIT_COMMIT, run_id, dev.info.name, dev.info.ordinal, dev.info.sms, dev.info.cc / 10, dev.info.cc % 10,
            o->hot ? "hot" : "flushed by a read before each sample", (unsigned long long)seed);
