@@ -117,8 +117,10 @@ klab_test(test_compare_gate SOURCES test_compare_gate.c compare_fixture.c klab_r
 add_dependencies(test_compare_gate klab)
 # klab --with-torch: the command built for tools/torch_rows.py, and through the binary a failing, a
 # missing and a fake interpreter, and the real torch_rows.py --dry-run (no torch, no GPU)
+if(NOT KLAB_SANITIZE) # softmax, Python and libklab_bench: the normal build's (CMakeLists.txt)
 klab_test(test_lab_torch SOURCES test_lab_torch.c klab_run.c GPU LABELS unit) # GPU: its runs time on one where there is one
 add_dependencies(test_lab_torch klab vector_add softmax)
+endif()
 
 # klab report: the claim grammar and its statuses over CSV fixtures, experiment and decision files
 # refused with file:line, the shipped ones loaded; the report written and drawn (test_report)
