@@ -106,9 +106,30 @@ static int end_record(scan *s)
     return 0;
 }
 
+/* A comma ends a cell, a line feed a record, a carriage return waits for its line feed, wherever a cell
+   may end (unquoted, or after its closing quote). 1 when c was one of them, 0 when not, -1 with s->why. */
+static int separator(scan *s, char c)
+{
+    if (c == ',') {
+        if (end_cell(s) != 0)
+            return -1;
+        s->state = AT_START;
+    } else if (c == '\n') {
+        if (end_record(s) != 0)
+            return -1;
+        s->line++;
+    } else if (c == '\r') {
+        s->state = AFTER_CR;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 /* Feeds bytes to the state machine. 0, or -1 with s->why. */
 static int feed(scan *s, const char *b, size_t n)
 {
+    int sep;
     for (size_t i = 0; i < n; i++) {
         char c = b[i];
         if (c == 0)
@@ -120,16 +141,9 @@ static int feed(scan *s, const char *b, size_t n)
         switch (s->state) {
         case AT_START:
         case IN_PLAIN:
-            if (c == ',') {
-                if (end_cell(s) != 0)
+            if ((sep = separator(s, c)) != 0) {
+                if (sep < 0)
                     return -1;
-                s->state = AT_START;
-            } else if (c == '\n') {
-                if (end_record(s) != 0)
-                    return -1;
-                s->line++;
-            } else if (c == '\r') {
-                s->state = AFTER_CR;
             } else if (c == '"') {
                 if (s->state == IN_PLAIN)
                     return fail(s, s->line, "a quote inside a cell that does not start with one");
@@ -161,16 +175,9 @@ static int feed(scan *s, const char *b, size_t n)
                 if (put(s, "\"", 1) != 0)
                     return -1;
                 s->state = IN_QUOTES;
-            } else if (c == ',') {
-                if (end_cell(s) != 0)
+            } else if ((sep = separator(s, c)) != 0) {
+                if (sep < 0)
                     return -1;
-                s->state = AT_START;
-            } else if (c == '\n') {
-                if (end_record(s) != 0)
-                    return -1;
-                s->line++;
-            } else if (c == '\r') {
-                s->state = AFTER_CR;
             } else {
                 return fail(s, s->line, "text after the quote that closes a cell");
             }
