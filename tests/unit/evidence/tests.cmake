@@ -12,3 +12,7 @@ klab_test(test_csv_read SOURCES test_csv_read.c LABELS unit)
 # whose meta.ini and samples files are FIFOs, /dev/zero or outside the folder (the report is written)
 klab_test(test_run_set SOURCES test_run_set.c LABELS unit)
 add_dependencies(test_run_set klab)
+# golden files: every fixtures/csv_sink/*.rows (rows and records with quotes, commas, line breaks,
+# NaN and infinities, empty and full-length cells) written by csv_sink, its bytes against
+# <name>.rows.expected; after an intended change: build/tests/csv_golden tests/fixtures/csv_sink --write
+klab_test(csv_golden SOURCES csv_golden.c LABELS unit ARGS ${KLAB_TESTS_DIR}/fixtures/csv_sink)
