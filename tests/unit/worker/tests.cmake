@@ -5,3 +5,7 @@ klab_test(test_tune SOURCES test_tune.c LABELS unit)
 # --shard and --devices' split of the units
 klab_test(test_shard SOURCES test_shard.c LABELS unit)
 add_dependencies(test_shard klab vector_add)
+# the jobs a worker runs that need no GPU (jobs.c), in this process: describe, validate, --tune's
+# listing, refusals, and a run job stopped by one before its device
+klab_test(test_jobs SOURCES test_jobs.c LABELS unit)
+add_dependencies(test_jobs abi_good abi_no_entry abi_major3)
