@@ -133,6 +133,16 @@ void unit_rows_pick_configs(unit_rows *ur, unit_entry *e, int ne, const klab_cas
     }
 }
 
+/* What inputs changed by a run make of its row (changed > 0: said as `what`; < 0: why it could not
+   tell). Returns 1 when they were kept. */
+static int inputs_kept(klab_row *r, int changed, const char *what, const char *why)
+{
+    if (changed == 0)
+        return 1;
+    row_fail(r, changed > 0 ? ROW_INCORRECT : ROW_FAILED, "%s", changed > 0 ? what : why);
+    return 0;
+}
+
 int unit_row_verified(klab_row *r, int rc, const char *err, const verify_result *last, uint64_t elems,
                       int changed, const char *why)
 {
@@ -153,12 +163,7 @@ int unit_row_verified(klab_row *r, int rc, const char *err, const verify_result 
         row_fail(r, ROW_INCORRECT, "%s%s", err, changed > 0 ? "; and it changed its inputs" : "");
         return 0;
     }
-    if (changed != 0) {
-        row_fail(r, changed > 0 ? ROW_INCORRECT : ROW_FAILED, "%s",
-                 changed > 0 ? "input modified: run changed its inputs (checksum differs after one run)" : why);
-        return 0;
-    }
-    return 1;
+    return inputs_kept(r, changed, "input modified: run changed its inputs (checksum differs after one run)", why);
 }
 
 int unit_row_timed(klab_row *r, const subject *sb, int changed, const char *why)
@@ -168,10 +173,5 @@ int unit_row_timed(klab_row *r, const subject *sb, int changed, const char *why)
                  "%s", sb->why);
         return 0;
     }
-    if (changed != 0) {
-        row_fail(r, changed > 0 ? ROW_INCORRECT : ROW_FAILED, "%s",
-                 changed > 0 ? "input modified during timing (checksum differs after the timed runs)" : why);
-        return 0;
-    }
-    return 1;
+    return inputs_kept(r, changed, "input modified during timing (checksum differs after the timed runs)", why);
 }
