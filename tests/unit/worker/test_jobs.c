@@ -2,7 +2,7 @@
  * messages captured: describe and validate a stub plugin (fixtures/plugins/abi/abi_good), --tune's
  * listing of its configurations, a plugin refused by the loader and an INI refused against the plugin,
  * and a run job that stops at either refusal before it opens a device. The messages and their order
- * are the protocol the parent reads (docs/architecture.md). */
+ * are the protocol the parent reads (docs/workers.md). */
 #include "klab_test.h"
 
 #include <string.h>
