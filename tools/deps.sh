@@ -55,8 +55,9 @@ klab_install_missing() {
   command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
   if [ "${1:-}" = test ]; then
     command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=(chromium)
-    command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 || missing+=(slurm-wlm)
-    command -v munged >/dev/null 2>&1 || missing+=(munge)
+    # the daemons are in /usr/sbin, which a user's PATH may lack
+    PATH=$PATH:/usr/sbin command -v slurmd >/dev/null 2>&1 || missing+=(slurm-wlm)
+    PATH=$PATH:/usr/sbin command -v munged >/dev/null 2>&1 || missing+=(munge)
   fi
   [ ${#missing[@]} -eq 0 ] && return 0
   local sudo=
