@@ -12,7 +12,7 @@
 # Exit status: klab merge's (0; 1 also where a shard's rows did not all pass), 2 when not merged.
 set -u
 
-me=klab-shards-merge.sh
+me="klab-shards-merge.sh"
 if [ $# -ne 3 ]; then
   echo "$me: usage: $me KLAB OUT N" >&2
   exit 2
