@@ -187,22 +187,22 @@ const char *const params[] = {"slope", NULL};
 
 /* In declaration order (C++17 has no designated initializers). */
 const klab_plugin descriptor = {
-    KLAB_ABI_MAJOR,                                                                   /* abi_major */
-    KLAB_ABI_MINOR,                                                                   /* abi_minor */
-    sizeof(klab_plugin),                                                              /* struct_size */
-    sizeof(klab_profile),                                                             /* profile_size */
-    "leaky_relu",                                                                     /* name: the file is leaky_relu.so */
-    "1.0.0",                                                                          /* version */
-    "out = x >= 0 ? x : slope * x (param.slope, default 0.01): the SDK's PyTorch example", /* summary */
-    profiles,                                                                         /* profiles */
-    "naive",                                                                          /* baseline */
+    KLAB_ABI_MAJOR,        /* abi_major */
+    KLAB_ABI_MINOR,        /* abi_minor */
+    sizeof(klab_plugin),   /* struct_size */
+    sizeof(klab_profile),  /* profile_size */
+    "leaky_relu",          /* name: the file is leaky_relu.so */
+    "1.0.0",               /* version */
+    "out = x >= 0 ? x : slope * x (param.slope, default 0.01), beside F.leaky_relu", /* summary */
+    profiles,              /* profiles */
+    "naive",               /* baseline */
     KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16), /* dtypes */
-    0,                                                                                /* min_cc: any */
-    NULL,   /* archs: any device (PTX is JIT-compiled) */
-    params, /* params */
-    NULL,   /* dims: none */
-    0,      /* flags */
-    0,      /* default_steps: not a step plugin */
+    0,                     /* min_cc: any */
+    NULL,                  /* archs: any device (PTX is JIT-compiled) */
+    params,                /* params */
+    NULL,                  /* dims: none */
+    0,                     /* flags */
+    0,                     /* default_steps: not a step plugin */
     lrelu_setup,
     lrelu_run,
     lrelu_verify,
