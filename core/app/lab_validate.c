@@ -198,7 +198,8 @@ int lab_validate(const cli_opts *o)
         printf("\n%d INI file%s checked: %d invalid, %d plugin%s refused\n", checked, checked == 1 ? "" : "s",
                bad_ini, bad_plugin, bad_plugin == 1 ? "" : "s");
     }
-    int torch_rc = o->with_torch && nt ? lab_torch(o, tt, nt, NULL) : 0;
+    /* a selection that names no case has nothing for PyTorch to list either */
+    int torch_rc = o->with_torch && nt && !err[0] ? lab_torch(o, tt, nt, NULL) : 0;
     if (supervise_interrupted())
         return torch_rc;
     return bad_ini ? EXIT_USAGE : bad_plugin || torch_rc ? EXIT_FAILED_ROWS : EXIT_OK;
