@@ -271,7 +271,9 @@ class ReportOptions(TempDir):
         rc, out, err = self.report("--json", "--experiments", os.path.join(FIXTURES, "experiments"),
                                    self.path("archive"))
         self.assertEqual(rc, 0, err)
-        labels = [r["label"] for r in json.loads(out)["runs"]]
+        doc = json.loads(out)
+        self.assertEqual(doc["out_dir"], "out/reports/archive")  # named after the RUN given
+        labels = [r["label"] for r in doc["runs"]]
         self.assertEqual(len(labels), 40)
         self.assertEqual(len(set(labels)), 40, labels)
         args = [self.path("archive", "set%d" % (i % 4), "runs", "r%02d" % i) for i in range(40)]

@@ -44,16 +44,19 @@ static void run_report_dir(const run_set *runs, char *out, size_t len)
     snprintf(out, len, "%.*s/report", dirlen, first->is_file && !slash ? "." : first->path);
 }
 
-/* klab report's folder without --out-dir: <out>/reports/<the first run's folder name>. Never inside
-   the runs it reads: a committed baseline or a read-only archive stays as it was. */
-static void report_home(const cli_opts *o, const run_set *runs, char *out, size_t len)
+/* klab report's folder without --out-dir: <out>/reports/<the first RUN's folder name> (a CSV's: its
+   folder's). Never inside the runs it reads: a committed baseline or a read-only archive stays as it
+   was. */
+static void report_home(const cli_opts *o, const char *first, char *out, size_t len)
 {
-    char dir[4400], real[PATH_MAX];
-    run_report_dir(runs, dir, sizeof dir);
-    dir[strlen(dir) - strlen("/report")] = 0;
-    const char *name = realpath(dir, real) ? real : dir;
-    const char *slash = strrchr(name, '/');
-    name = slash && slash[1] ? slash + 1 : name;
+    char real[PATH_MAX];
+    struct stat st;
+    if (!realpath(first, real))
+        snprintf(real, sizeof real, "%s", first);
+    char *slash = strrchr(real, '/');
+    if (stat(real, &st) == 0 && S_ISREG(st.st_mode) && slash && slash != real)
+        *slash = 0, slash = strrchr(real, '/');
+    const char *name = slash && slash[1] ? slash + 1 : real;
     snprintf(out, len, "%s/reports/%s", o->out_dir, name);
 }
 
@@ -169,7 +172,7 @@ int lab_report(const cli_opts *o)
     if (o->report_out[0])
         snprintf(out, sizeof out, "%s", o->report_out);
     else
-        report_home(o, &runs, out, sizeof out);
+        report_home(o, given[0], out, sizeof out);
     int rd = report_decide(o, &runs, out);
     run_set_free(&runs);
     return rd != EXIT_OK ? rd : rc;
