@@ -91,7 +91,8 @@ static void plugin_text(const wire_plugin *p, const found_plugin *f, const char 
         text_printf(stdout, "   params: %s", p->params);
     if (p->dims[0])
         text_printf(stdout, "   dims: %s", p->dims);
-    text_printf(stdout, "\n      file: %s\n      ini:  %s\n", p->path, ini[0] ? ini : "(none: it runs only with --config FILE)");
+    text_printf(stdout, "\n      file: %s\n      ini:  %s\n", p->path,
+                ini[0] ? ini : "(none: it runs only with --config FILE)");
     if (f->shadows[0])
         text_printf(stdout, "      shadows: %s\n", f->shadows);
 }
