@@ -255,7 +255,11 @@ class ReportOptions(TempDir):
         self.assertIn("reduction", exps)
         self.assertEqual(exps["copy_rate"]["title"], "Copy rate, as the extra folder says")
         self.assertEqual(exps["copy_rate"]["file"], os.path.join(extra, "copy_rate.exp.ini"))
-        self.assertIn("experiment copy_rate: " + os.path.join(extra, "copy_rate.exp.ini") + " replaces", err)
+        said = "experiment copy_rate: %s replaces experiments/copy_rate.exp.ini\n" % os.path.join(extra, "copy_rate.exp.ini")
+        self.assertIn(said, err)
+        rc, out, err = self.report("--quiet", "--experiments", extra, fixture_run("copy"))
+        self.assertEqual(rc, 0, err)
+        self.assertIn("\n" + said + "\ndecisions over 1 run (experiments, " + extra + "):\n", out)
 
     def test_nested_runs_without_a_cap_each_labelled_apart(self):
         # 40 runs, three folders deep, every one's meta.ini id the same ("copy")

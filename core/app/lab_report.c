@@ -117,8 +117,14 @@ static int report_decide(const cli_opts *o, run_set *runs, const char *out)
         text_printf(stderr, "klab: %s\n", err);
         return EXIT_USAGE;
     }
-    if (notes[0])
-        text_printf(o->json ? stderr : stdout, "%s%s", o->json ? "" : "\n", notes);
+    FILE *said = o->json ? stderr : stdout; /* a --json stdout holds the document alone */
+    if (notes[0] && !o->json)
+        fputc('\n', said);
+    for (char *line = notes, *next; *line; line = next) { /* a line at a time: text_printf shows a break as \x0a */
+        next = strchr(line, '\n');
+        next = next ? (*next = 0, next + 1) : line + strlen(line);
+        text_printf(said, "%s\n", line);
+    }
     int rc = EXIT_OK;
     report r;
     if (report_eval(&r, &set, runs) != 0) {
