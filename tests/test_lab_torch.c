@@ -368,13 +368,14 @@ static void test_fake_interpreter_gets_klabs_selection(void **state)
     kr_expect_not_in(words, "--seed");
     free(words);
 
-    /* a case this INI does not have: nothing for PyTorch either */
+    /* a case this INI does not have: refused, and nothing for PyTorch either */
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/argv.txt", kr_tmp);
     unlink(path);
     r = KLAB("--validate", "--with-torch", "--torch", fake, "--plugin", "vector_add", "--plugin-path",
              KLAB_BINARY_DIR "/plugins", "--ini-dir", KLAB_TEST_DATA "/gpu_ini", "--case", "nosuch");
-    kr_expect_in(r.out, "klab: PyTorch rows: no case selected\n");
+    kr_expect_in(r.out, "INVALID --case nosuch: no such case in ");
+    assert_int_equal(r.rc, 2);
     assert_null(recorded());
     free(r.out);
 

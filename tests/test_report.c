@@ -237,12 +237,14 @@ static void test_report_written(void **state)
         if (p - html < 7 || strncmp(p - 7, "xmlns=\"http://www.w3.org/2000/svg\"", 34) != 0)
             fail_msg("a URL in the page: %.60s", p);
     free(html);
-    /* the default place: inside the run folder */
+    /* the default place: under --out (out), named after the run, never inside the folder read */
     r = KLAB("report", "--experiments", "exp", "run");
     assert_int_equal(r.rc, 0);
     free(r.out);
-    snprintf(path, sizeof path, "%s/run/report/report.html", kr_tmp);
+    snprintf(path, sizeof path, "%s/out/reports/run/report.html", kr_tmp);
     assert_int_equal(access(path, R_OK), 0);
+    snprintf(path, sizeof path, "%s/run/report", kr_tmp);
+    assert_int_equal(access(path, F_OK), -1);
     /* no RUN: the latest under --out (here the only folder with a meta.ini) */
     r = KLAB("report", "--experiments", "exp", "--out", ".", "--out-dir", "latest");
     assert_int_equal(r.rc, 0);
