@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "evidence/ncu_csv.h"
+#include "report/chart_sweep.h"
 #include "report/report_charts.h"
 #include "report/report_gaps.h"
 #include "report/svg.h"
