@@ -13,7 +13,7 @@
 #define CHART_W_MAX 1100.0 /* the page's column is 1200 px less its padding */
 #define CHART_ROWS 40      /* rows a row chart holds: about 800 px */
 #define CHART_TOP 48.0     /* the title, a note line, the rows' heading */
-#define CHART_BOTTOM 30.0  /* the x axis's ticks and unit */
+#define CHART_BOTTOM 34.0  /* the x axis's ticks and unit, descenders included */
 
 /* PyTorch's rows (flag external) wear their own colours. */
 int chart_external(const klab_row *row);
