@@ -319,7 +319,7 @@ static void experiment(FILE *fp, const report *r, const report_exp *x)
 
 static const char css[] =
     "body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}"
-    "table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;padding:4px 6px;vertical-align:top;"
+    "table{border-collapse:collapse;margin:.6em 0;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ccc;padding:4px 6px;vertical-align:top;"
     "font-size:13px;text-align:left}th{background:#f3f3f3}.b{padding:1px 6px;border-radius:3px;color:#fff;"
     "font-size:12px;white-space:nowrap}.sup{background:#2a8a2a}.cav{background:#c07a00}.rej{background:#b22}"
     ".mea{background:#2a5db0}.none{background:#777}p.none{background:none;color:#a00}.charts svg{display:block;"
