@@ -190,7 +190,7 @@ int svg_ticks(const svg_axis *a, double *ticks, int max)
 static const char *const klab_colors[] = {"#1f77b4", "#2ca02c", "#9467bd", "#17becf", "#8c564b", "#bcbd22",
                                           "#393b79", "#637939", "#7b4173", "#6b6ecf", "#525252", "#aec7e8",
                                           "#98df8a", "#c5b0d5", "#9edae5", "#c49c94"};
-static const char *const external_colors[] = {"#ff7f0e", "#e377c2", "#8c6d31", "#7f7f7f", "#f7b6d2", "#ad494a",
+static const char *const external_colors[] = {"#ff7f0e", "#e377c2", "#8c6d31", "#7f7f7f", "#f7b6d2", "#bd9e39",
                                               "#e7ba52", "#ce6dbd"};
 #define NCOLORS(a) ((int)(sizeof a / sizeof a[0]))
 
