@@ -125,7 +125,7 @@ static int choose(const report *r, series *s, int ns, char *note, size_t len)
     }
     note[0] = 0;
     if (left)
-        snprintf(note, len, "past %d lines, not drawn: %d of the oldest runs, %s to %s", SWEEP_SERIES, left,
+        snprintf(note, len, "past %d lines, not drawn: %d lines of the oldest runs, %s to %s", SWEEP_SERIES, left,
                  chart_run_name(r, oldest), chart_run_name(r, newest));
     return drawn;
 }
