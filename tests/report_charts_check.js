@@ -16,6 +16,8 @@
     out.tallest = Math.max(out.tallest, box.height);
     if (box.right > out.viewWidth + 0.5) say(`${name(svg)}: ends at x=${box.right} past the window`);
     const texts = [...svg.querySelectorAll("text")].map((t) => [t, t.getBoundingClientRect()]);
+    // the title (the first text) whole: a chart grows to its title, up to the page's width
+    if (texts.length && texts[0][0].querySelector("title")) say(`${name(svg)}: its title is cut`);
     for (const [t, b] of texts) {
       if (b.left < box.left - 0.5 || b.right > box.right + 0.5 || b.top < box.top - 0.5 || b.bottom > box.bottom + 0.5)
         say(`${name(svg)}: text "${t.textContent}" [${b.left|0},${b.top|0} - ${b.right|0},${b.bottom|0}] leaves ` +

@@ -35,6 +35,12 @@ void chart_cols_fit(chart_cols *c, const char *label, const char *value)
         c->value_w = fmin(VALUE_MAX, fmax(c->value_w, svg_text_width(value, 10) + 2 * PAD));
 }
 
+void chart_cols_title(chart_cols *c, const char *title)
+{
+    double want = fmin(CHART_W_MAX, svg_text_width(title, 13) + 2 * PAD);
+    c->plot_w = fmax(c->plot_w, want - c->label_w - c->value_w);
+}
+
 double chart_cols_w(const chart_cols *c)
 {
     return c->label_w + c->plot_w + c->value_w;

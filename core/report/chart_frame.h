@@ -28,6 +28,8 @@ chart_cols chart_cols_new(void);
 /* Makes room for a label (11 px text) and a value (10 px), up to the widths that keep the chart
    within CHART_W_MAX: a longer label is cut with "…" when drawn (chart_label). */
 void chart_cols_fit(chart_cols *c, const char *label, const char *value);
+/* Widens the plot so that a title (13 px) fits whole, up to CHART_W_MAX; after chart_cols_fit. */
+void chart_cols_title(chart_cols *c, const char *title);
 double chart_cols_w(const chart_cols *c);
 
 /* The chart's title (13 px) and, under it, a note (10 px, fill), each cut to the chart's width. */

@@ -174,6 +174,10 @@ int chart_rates(FILE *fp, const report *r, const report_exp *x, const char *kcas
     double top = 0;
     for (int i = 0; i < n; i++)
         top = fmax(top, fmax(bars[i].hi, bars[i].limit));
+    char title[400], part[64];
+    chart_part_suffix(part, sizeof part, n - 1, 1, n); /* the longest the parts' titles get */
+    snprintf(title, sizeof title, "%s: %s per row, 95 %% interval%s", kcase, tflops ? "TFLOP/s" : "GB/s", part);
+    chart_cols_title(&cols, title);
     for (int first = 0; first < n; first += CHART_ROWS) {
         chart_part(fp, first, n);
         rates_part(fp, r, x, kcase, tflops, bars, first, n - first < CHART_ROWS ? n - first : CHART_ROWS, n, &cols,
@@ -240,9 +244,13 @@ static void dot_chart(FILE *fp, const report *r, const char *title, dot *d, int 
     if (hi / lo < 2) /* a narrow range reads better on a linear axis */
         a = (svg_axis){lo - (hi - lo) * 0.08 - 1e-3, hi + (hi - lo) * 0.08 + 1e-3, 0, 0, 0};
     const char *heading = r->runs->n > 1 ? "case dtype profile · run" : "case dtype profile"; /* report_row_label */
+    char longest[600], part[64];
+    chart_part_suffix(part, sizeof part, n - 1, 1, n);
+    snprintf(longest, sizeof longest, "%s%s", title, part);
+    chart_cols_title(&cols, longest);
     for (int first = 0; first < n; first += CHART_ROWS) {
         int count = n - first < CHART_ROWS ? n - first : CHART_ROWS;
-        char full[600], part[64];
+        char full[600];
         chart_part_suffix(part, sizeof part, first, count, n);
         snprintf(full, sizeof full, "%s%s", title, part);
         chart_part(fp, first, n);
@@ -325,6 +333,8 @@ typedef struct counter_row {
 } counter_row;
 
 static const char *const counter_shown[2] = {"dram_pct", "achieved_occupancy_pct"};
+static const char counters_title[] =
+    "counters per profiled row: DRAM throughput % of peak (blue), achieved occupancy % (orange)";
 
 static void counters_part(FILE *fp, const report *r, const counter_row *c, int first, int count, int n,
                           const chart_cols *cols)
@@ -333,8 +343,7 @@ static void counters_part(FILE *fp, const report *r, const counter_row *c, int f
     double h = CHART_TOP + CHART_BOTTOM + count * (2 * BAR_H + BAR_GAP), w = chart_cols_w(cols);
     char title[300], part[64];
     chart_part_suffix(part, sizeof part, first, count, n);
-    snprintf(title, sizeof title,
-             "counters per profiled row: DRAM throughput %% of peak (blue), achieved occupancy %% (orange)%s", part);
+    snprintf(title, sizeof title, "%s%s", counters_title, part);
     svg_begin(fp, w, h, title);
     chart_title(fp, w, title, "", "");
     chart_rows_heading(fp, cols, r->runs->n > 1 ? "case dtype profile · run" : "case dtype profile");
@@ -391,6 +400,10 @@ int chart_counters(FILE *fp, const report *r, const report_exp *x)
             chart_cols_fit(&cols, e.label, e.value);
             c[n++] = e;
         }
+    char title[300], part[64];
+    chart_part_suffix(part, sizeof part, n - 1, 1, n);
+    snprintf(title, sizeof title, "%s%s", counters_title, part);
+    chart_cols_title(&cols, title);
     for (int first = 0; first < n; first += CHART_ROWS) {
         chart_part(fp, first, n);
         counters_part(fp, r, c, first, n - first < CHART_ROWS ? n - first : CHART_ROWS, n, &cols);
