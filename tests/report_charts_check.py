@@ -5,7 +5,8 @@ inside its chart, none over another, no chart past the window, the sweep's lines
 with the copy's red among them), then a screenshot of single charts is read pixel by pixel
 (png_pixels.py): nothing drawn at a chart's left edge where a cut label would show, the copy's red in
 the sweep's plot, the legend's last line drawn.
-    report_charts_check.py KLAB        TAP; exit 77 (skipped) without chromium, unless CI is set"""
+    report_charts_check.py KLAB        TAP; exit 77 (skipped) without chromium, unless CI is set
+    report_charts_check.py --page HTML the page-wide checks over another page (test_report's)"""
 import html
 import json
 import os
@@ -147,7 +148,6 @@ def check_pixels(t, browser, tmp, what, page):
 
 
 def main():
-    klab = os.path.abspath(sys.argv[1])
     browser = chromium()
     if not browser:
         if os.environ.get("CI"):
@@ -156,6 +156,13 @@ def main():
         print("1..0 # SKIP chromium is not installed (apt-get install chromium; tools/deps.sh installs it)")
         return 77
     t = Tap()
+    if sys.argv[1] == "--page":
+        with tempfile.TemporaryDirectory() as tmp:
+            check_page(t, os.path.basename(sys.argv[2]), measure(browser, tmp, os.path.abspath(sys.argv[2])),
+                       closed=None)
+        print(f"1..{t.n}")
+        return 1 if t.failed else 0
+    klab = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
         many = report(klab, tmp, "many", [os.path.join(FIX, "runs", "rowsweep-many")])
         one = report(klab, tmp, "one", [os.path.join(FIX, "runs", "rowsweep-many", "2026-11-13-h200-rowsweep-nightly-26")])

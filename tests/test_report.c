@@ -449,6 +449,15 @@ static void test_html_renders(void **state)
     assert_true(bars > 2000); /* bars and sweep lines drawn */
     assert_true(limit > 50);  /* the copy line */
     assert_int_equal(none, 0);
+    /* every chart's text inside it and over no other, as Chromium lays it out (report_charts_check.py) */
+    char cmd[4 * PATH_MAX], out[PATH_MAX + 32];
+    snprintf(out, sizeof out, "%s/check.txt", kr_tmp);
+    snprintf(cmd, sizeof cmd, "python3 '%s/report_charts_check.py' --page '%s' > '%s' 2>&1", KLAB_TEST_DATA, html, out);
+    int rc = system(cmd);
+    char *txt = slurp(out);
+    kr_echo(txt);
+    free(txt);
+    assert_int_equal(rc, 0);
 }
 
 int main(void)
