@@ -130,6 +130,10 @@ add_dependencies(test_report klab)
 # klab report over tests/fixtures/runs: decisions.md and pages diffed against tests/fixtures/report
 add_test(NAME report_golden COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/report_golden.sh $<TARGET_FILE:klab>)
 set_tests_properties(report_golden PROPERTIES LABELS unit)
+# report.html's charts as Chromium draws them, over one run and over 26 (tests/fixtures/runs/rowsweep-many)
+add_test(NAME report_charts COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/report_charts_check.py $<TARGET_FILE:klab>)
+set_tests_properties(report_charts PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+klab_test(test_svg SOURCES test_svg.c LABELS unit)
 
 # scale-out (docs/scale-out.md): --shard and --devices' split of the units, klab merge (cmocka and the
 # binary), --with-profiling's ncu output from fixtures and a fake ncu, the Slurm script's command lines
