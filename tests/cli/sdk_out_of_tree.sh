@@ -5,7 +5,7 @@
 # which plugin ABI it speaks, and refuses a request for another major or a newer minor. No GPU needed.
 #
 #   sdk_out_of_tree.sh BINARY_DIR EXAMPLE_DIR
-#   environment (set by tests/fixtures/plugins/plugins.cmake): CMAKE_COMMAND, KLAB_NVCC, KLAB_CMAKE_GENERATOR
+#   environment (set by tests/cli/tests.cmake): CMAKE_COMMAND, KLAB_NVCC, KLAB_CMAKE_GENERATOR
 #
 # Prints TAP. Each check runs in a subshell with `set -e`; its output is shown, as TAP comments, only
 # when it fails.

@@ -17,9 +17,18 @@ add_dependencies(test_compare_gate klab)
 # klab report over fixtures/runs: decisions.md and pages diffed against fixtures/report
 add_test(NAME report_golden COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/report_golden.sh $<TARGET_FILE:klab>)
 set_tests_properties(report_golden PROPERTIES LABELS unit)
+# report.html's charts as Chromium draws them, over one run and over 26 (fixtures/runs/rowsweep-many)
+add_test(NAME report_charts COMMAND ${CMAKE_CURRENT_LIST_DIR}/report_charts_check.py $<TARGET_FILE:klab>)
+set_tests_properties(report_charts PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
 # the Slurm script's command lines
 add_test(NAME slurm_dry_run COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/slurm_dry_run.sh ${PROJECT_SOURCE_DIR}/tools/slurm/klab-array.sh)
 set_tests_properties(slurm_dry_run PROPERTIES LABELS unit)
+# the Slurm script under a real single-node Slurm it starts and stops: the build's klab's shards and a
+# stand-in's, each run's merge job (skipped where slurm-wlm or munge is missing, but not under CI)
+add_test(NAME slurm_single_node
+         COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/slurm_single_node.sh ${PROJECT_SOURCE_DIR}/tools/slurm/klab-array.sh
+                 $<TARGET_FILE:klab> ${KLAB_TESTS_DIR}/fixtures/runs/rowsweep-rmsnorm-a)
+set_tests_properties(slurm_single_node PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT 300)
 
 # the ABI 2.0 test plugins where no GPU is needed (their GPU tests: gpu/test_gpu.c)
 klab_test(test_abi2_plugins SOURCES test_abi2_plugins.c LABELS plugins)
@@ -47,6 +56,20 @@ add_test(NAME sdk_out_of_tree
 set_tests_properties(sdk_out_of_tree PROPERTIES
   TIMEOUT 600 LABELS "plugins;sdk"
   ENVIRONMENT "CMAKE_COMMAND=${CMAKE_COMMAND};KLAB_NVCC=${CMAKE_CUDA_COMPILER};KLAB_CMAKE_GENERATOR=${CMAKE_GENERATOR}")
+# ---- a plugin with its PyTorch module from outside: plugin-sdk/examples/leaky_relu, installed klab's
+# --validate, --with-torch --validate and report over fixtures/runs/leaky_relu ----
+add_test(NAME sdk_example_torch
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/sdk_example_torch.sh ${PROJECT_BINARY_DIR}
+          ${PROJECT_SOURCE_DIR}/plugin-sdk/examples/leaky_relu ${KLAB_TESTS_DIR}/fixtures/runs/leaky_relu)
+set_tests_properties(sdk_example_torch PROPERTIES
+  TIMEOUT 600 LABELS "plugins;sdk"
+  ENVIRONMENT "CMAKE_COMMAND=${CMAKE_COMMAND};KLAB_NVCC=${CMAKE_CUDA_COMPILER};KLAB_CMAKE_GENERATOR=${CMAKE_GENERATOR}")
+
+# klab's command line through the binary, no GPU: --shape and --dim cases, a --case that matches
+# nothing refused, each subcommand's --help, --tune --validate's summary, klab report's options, and
+# the --json documents parsed by python3's json (test_cli_options.py)
+add_test(NAME cli_options COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_cli_options.py ${PROJECT_BINARY_DIR})
+set_tests_properties(cli_options PROPERTIES LABELS unit)
 
 # the plugins' INI files (shipped, sweeps, tuning, GPU tests) checked against their plugins, as
 # `klab --validate` does it, without a GPU; the test's name is validate_<folder>_<stem>

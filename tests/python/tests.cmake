@@ -1,7 +1,6 @@
 # tools/torch_rows.py reads every shipped INI (and the row-length sweeps) through libklab_bench and names
 # the PyTorch callables of each case without torch or a GPU: an INI it cannot read, a case it cannot
 # place, or a --dry-run that needs torch fails here, before any GPU work.
-find_package(Python3 COMPONENTS Interpreter)
 if(NOT Python3_Interpreter_FOUND)
   message(FATAL_ERROR "python3 not found: the test of tools/torch_rows.py needs it (apt-get install python3)")
 endif()

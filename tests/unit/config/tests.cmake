@@ -8,3 +8,6 @@ klab_test(test_tune_cache SOURCES test_tune_cache.c LABELS unit)
 # with its line, each resolved case, or the file:line message) against <name>.ini.expected beside it;
 # after an intended change: build/tests/ini_golden tests/fixtures/ini --write, then review the diff
 klab_test(ini_golden SOURCES ini_golden.c LABELS unit ARGS ${KLAB_TESTS_DIR}/fixtures/ini)
+# a case made with --shape or --dim: its name and keys (config/adhoc_case.c), and its [selection]
+# entries, read back by --resume
+klab_test(test_adhoc_case SOURCES test_adhoc_case.c LABELS unit)

@@ -1,5 +1,6 @@
 # core/report: the terminal table, claims, klab compare, the report written
 klab_test(test_table SOURCES test_table.c LABELS unit)
+klab_test(test_svg SOURCES test_svg.c LABELS unit)
 # klab compare: synthetic runs with known noise, judged in the library and through the binary
 klab_test(test_compare SOURCES test_compare.c GPU LABELS unit) # GPU: two real runs where there is one
 if(KLAB_SANITIZE)

@@ -1,8 +1,8 @@
 /* The jobs a worker runs (core/worker/jobs.c) where no GPU is needed, run in this process with their
  * messages captured: describe and validate a stub plugin (fixtures/plugins/abi/abi_good), --tune's
- * listing of its configurations, a plugin refused by the loader and an INI refused against the plugin,
- * and a run job that stops at either refusal before it opens a device. The messages and their order
- * are the protocol the parent reads (docs/workers.md). */
+ * summary and --verbose listing of its configurations, a plugin refused by the loader and an INI
+ * refused against the plugin, and a run job that stops at either refusal before it opens a device.
+ * The messages and their order are the protocol the parent reads (docs/workers.md). */
 #include "klab_test.h"
 
 #include <string.h>
@@ -40,14 +40,16 @@ static const job_out out = {capture, NULL};
 static cfg_experiment exp_; /* large: off the stack */
 static job j;
 
-/* A job of `kind` for the plugin `so`, with the INI `text` (NULL: none) written to kr_tmp. */
+/* A job of `kind` for the plugin `so`, with the INI `text` (NULL: none) written to kr_tmp; tune 2 is
+   --tune --verbose. */
 static int execute(job_kind kind, const char *so, const char *ini_text, int tune)
 {
     memset(&j, 0, sizeof j);
     log_[0] = 0;
     done_status = -1;
     j.kind = kind;
-    j.tune = tune;
+    j.tune = tune > 0;
+    j.verbose = tune > 1;
     snprintf(j.plugin_path, sizeof j.plugin_path, "%s", so);
     if (ini_text) {
         char path[PATH_MAX + 16], err[1024];
@@ -100,7 +102,17 @@ static void test_validate_lists_cases(void **state)
 static void test_validate_tune_lists_configurations(void **state)
 {
     (void)state;
+    /* a line a case: each space's size, and the rows a tune run of the case writes */
     assert_int_equal(execute(JOB_VALIDATE, PLUGIN("abi_good"), good_ini, 1), 0);
+    kr_expect_in(log_, "NOTE   case 64x64          shape 64x64        dtypes fp32,bf16       tune: 10 rows; "
+                       "configurations: fast fp32,bf16 3\n");
+    kr_expect_in(log_, "tune: 2 rows; configurations: none (no profile has a tuning space)\n");
+    kr_expect_in(log_, "NOTE   klab --tune: 12 rows (each configuration, and each profile's own choice); every "
+                       "configuration: --verbose\nDONE\n");
+    kr_expect_not_in(log_, "block=");
+
+    /* --verbose: every configuration a line */
+    assert_int_equal(execute(JOB_VALIDATE, PLUGIN("abi_good"), good_ini, 2), 0);
     kr_expect_in(log_, "NOTE     profile fast fp32,bf16: 3 configurations; its own choice block=128\n"
                        "NOTE         0  block=64\nNOTE         1  block=128\nNOTE         2  block=256\n");
     /* 64x64: slow, fast's own choice and its 3, in 2 dtypes; only-slow: slow in 2 */
