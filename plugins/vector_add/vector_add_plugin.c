@@ -9,8 +9,6 @@
 
 /* Tensor indices in launch->tensors: a, then b (add, triad), then c. */
 typedef struct va_state {
-    klab_ctx *ctx;
-    const klab_host *host;
     int op;
     klab_dtype dtype;
     size_t n;
@@ -32,8 +30,6 @@ static klab_status va_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     va_state *st = calloc(1, sizeof *st);
     if (!st)
         return host->error(ctx, "out of memory");
-    st->ctx = ctx;
-    st->host = host;
     st->op = op;
     st->dtype = k->dtype;
     st->n = klab_case_elements(k);
@@ -55,30 +51,31 @@ static klab_status va_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     return KLAB_OK;
 }
 
-static klab_status va_run(void *state, const klab_launch *l)
+static klab_status va_run(void *state, klab_ctx *ctx, const klab_host *host, const klab_launch *l)
 {
     va_state *st = state;
     void *const *t = l->tensors;
     void *b = st->op == VA_COPY ? NULL : t[st->ib];
     if (l->profile == VA_MEMCPY) {
         if (st->op != VA_COPY) {
-            st->host->error(st->ctx, "memcpy does only op = copy");
+            host->error(ctx, "memcpy does only op = copy");
             return KLAB_UNSUPPORTED;
         }
-        KLAB_CUDA(st->host, st->ctx, cudaMemcpyAsync(t[st->ic], t[st->ia], st->n * klab_dtype_size(st->dtype),
-                                                     cudaMemcpyDeviceToDevice, l->stream));
+        KLAB_CUDA(host, ctx, cudaMemcpyAsync(t[st->ic], t[st->ia], st->n * klab_dtype_size(st->dtype),
+                                             cudaMemcpyDeviceToDevice, l->stream));
         return KLAB_OK;
     }
-    KLAB_CUDA(st->host, st->ctx,
+    KLAB_CUDA(host, ctx,
               (cudaError_t)vector_add_launch(l->profile, st->op, st->dtype, t[st->ia], b, t[st->ic], st->n, l->stream));
     return KLAB_OK;
 }
 
-static klab_status va_verify(void *state, const klab_case *k, const klab_verify_io *io)
+static klab_status va_verify(void *state, klab_ctx *ctx, const klab_host *host, const klab_case *k,
+                             const klab_verify_io *io)
 {
     (void)k;
     va_state *st = state;
-    vector_add_reference(st->host, st->ctx, st->op, io->in[0], st->op == VA_COPY ? NULL : io->in[1], io->out[0],
+    vector_add_reference(host, ctx, st->op, io->in[0], st->op == VA_COPY ? NULL : io->in[1], io->out[0],
                          io->out_count[0]);
     return KLAB_OK;
 }
@@ -120,11 +117,11 @@ static const klab_plugin descriptor = {
     .min_cc = 0,
     .params = params,
     .setup = va_setup,
-    .run = va_run,
-    .verify = va_verify,
     .teardown = va_teardown,
     .work = va_work,
     .tolerance = NULL,
+    .run_host = va_run,
+    .verify_host = va_verify,
 };
 
 KLAB_PLUGIN_ENTRY(descriptor)

@@ -396,7 +396,7 @@ typedef struct klab_plugin {
        case's value and the limit. */
     klab_status (*setup)(klab_ctx *ctx, const klab_host *host, const klab_case *kcase, void **state);
 
-    /* Required. Enqueue one execution of launch->profile with launch->config on launch->stream,
+    /* Required (or run_host, 2.1). Enqueue one execution of launch->profile with launch->config on launch->stream,
        asynchronously, on launch->tensors.
        MUST enqueue all device work on that stream, or on streams it joins back into it with events
        before returning (the fork-join pattern CUDA Graph capture accepts). Work left on the legacy
@@ -410,7 +410,7 @@ typedef struct klab_plugin {
        SHOULD check each launch (KLAB_LAUNCHED in klab/cuda.h). */
     klab_status (*run)(void *state, const klab_launch *launch);
 
-    /* Required. Fill io->out with the float64 result of the case for io->in (only the sampled
+    /* Required (or verify_host, 2.1). Fill io->out with the float64 result of the case for io->in (only the sampled
        elements when io->sample says so). Pure CPU code: it is also what the lab's CPU tests check
        against hand-computed values. */
     klab_status (*verify)(void *state, const klab_case *kcase, const klab_verify_io *io);
@@ -428,6 +428,17 @@ typedef struct klab_plugin {
        the output's dtype (fp32 1e-5, fp16 2e-3, bf16 1.6e-2, fp8 e4m3 6.25e-2, fp8 e5m2 1.25e-1;
        integer outputs must match exactly). */
     double (*tolerance)(const klab_case *kcase);
+
+    /* 2.1, optional: run() with the context and host services of the case's setup, so state need not
+       keep them. When set, the host calls it instead of run, which MAY then be NULL (such a plugin is
+       refused by a 2.0 host, which requires run). The same contract as run; of the services only
+       error() and log() are allowed in it. */
+    klab_status (*run_host)(void *state, klab_ctx *ctx, const klab_host *host, const klab_launch *launch);
+
+    /* 2.1, optional: verify() with the context and host services (parallel_for, error), used instead
+       of verify when set; verify MAY then be NULL. The same contract as verify. */
+    klab_status (*verify_host)(void *state, klab_ctx *ctx, const klab_host *host, const klab_case *kcase,
+                               const klab_verify_io *io);
 } klab_plugin;
 
 /* The version fields of a descriptor, first in its initializer:
