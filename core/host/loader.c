@@ -156,6 +156,7 @@ int loader_open(const char *path, const char *expected, loaded_plugin *p, char *
     KEEP_WHOLE(klab_plugin, d->struct_size, p->desc, tolerance);
     KEEP_WHOLE(klab_plugin, d->struct_size, p->desc, run_host);
     KEEP_WHOLE(klab_plugin, d->struct_size, p->desc, verify_host);
+    KEEP_WHOLE(klab_plugin, d->struct_size, p->desc, check_param);
     klab_plugin *k = &p->desc;
 
     if (!valid_ident(k->name)) {

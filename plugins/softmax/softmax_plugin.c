@@ -1,7 +1,9 @@
 /* softmax.so: the descriptor and hooks. Kernels: softmax_fused.cu (the row-kernel skeleton) and
  * softmax_baseline.cu; float64 reference: softmax_reference.c; the per-shape layout: lib/row/row_plan.c. */
 #include <cuda_runtime.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "klab/cuda.h"
 #include "klab/plugin.h"
@@ -16,12 +18,26 @@ typedef struct smx_state {
     row_plan_cache plan;
 } smx_state;
 
+/* param.spread as a number, or NAN when it is not one. */
+static double spread_of(const char *value)
+{
+    char *end;
+    double v = strtod(value, &end);
+    return end != value && *end == 0 ? v : NAN;
+}
+
+static const char *smx_check_param(const char *key, const char *value)
+{
+    double v = strcmp(key, "spread") == 0 ? spread_of(value) : 1;
+    return v > 0 && v <= 60000 ? NULL : "a number in (0, 60000]";
+}
+
 static klab_status smx_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
 {
     if (k->rank < 1)
         return host->error(ctx, "case %s: softmax needs a shape [ROWSx]COLS", k->name);
     const char *sp = klab_case_param(k, "spread");
-    double spread = sp ? strtod(sp, NULL) : SMX_DEFAULT_SPREAD;
+    double spread = sp ? spread_of(sp) : SMX_DEFAULT_SPREAD;
     if (!(spread > 0 && spread <= 60000))
         return host->error(ctx, "case %s: param.spread must be in (0, 60000] (inputs in [-spread, spread))", k->name);
     smx_state *st = calloc(1, sizeof *st);
@@ -115,6 +131,7 @@ static const klab_plugin descriptor = {
     .tolerance = NULL,
     .run_host = smx_run,
     .verify_host = smx_verify,
+    .check_param = smx_check_param,
 };
 
 KLAB_PLUGIN_ENTRY(descriptor)

@@ -2,6 +2,7 @@
  * vector_add_reference.c. */
 #include <cuda_runtime.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "klab/cuda.h"
 #include "klab/plugin.h"
@@ -93,6 +94,11 @@ static void va_work(const klab_case *k, klab_work *w)
     w->flops = op == VA_ADD ? n : op == VA_TRIAD ? 2 * n : 0;
 }
 
+static const char *va_check_param(const char *key, const char *value)
+{
+    return strcmp(key, "op") == 0 && vector_add_op(value) < 0 ? "copy, add or triad" : NULL;
+}
+
 static const klab_profile profiles[] = {
     {.name = "naive", .summary = "one element a thread"},
     {.name = "vectorized", .summary = "16-byte loads/stores, 4 vectors in flight a thread (as klab's own copy)"},
@@ -122,6 +128,7 @@ static const klab_plugin descriptor = {
     .tolerance = NULL,
     .run_host = va_run,
     .verify_host = va_verify,
+    .check_param = va_check_param,
 };
 
 KLAB_PLUGIN_ENTRY(descriptor)

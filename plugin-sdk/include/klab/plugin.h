@@ -439,6 +439,12 @@ typedef struct klab_plugin {
        of verify when set; verify MAY then be NULL. The same contract as verify. */
     klab_status (*verify_host)(void *state, klab_ctx *ctx, const klab_host *host, const klab_case *kcase,
                                const klab_verify_io *io);
+
+    /* 2.1, optional: whether the plugin accepts `value` for param.KEY (KEY one of `params`): NULL when
+       it does, else one line saying what it must be ("a number in (0, 60000]"). A pure function of
+       its arguments, called without a GPU for every param.* a case sets: `klab --validate` and a run
+       refuse the INI naming file:line:param.KEY, the value and that line, before any setup. */
+    const char *(*check_param)(const char *key, const char *value);
 } klab_plugin;
 
 /* The version fields of a descriptor, first in its initializer:
