@@ -99,16 +99,7 @@ static const char *va_check_param(const char *key, const char *value)
     return strcmp(key, "op") == 0 && vector_add_op(value) < 0 ? "copy, add or triad" : NULL;
 }
 
-static const klab_profile profiles[] = {
-    {.name = "naive", .summary = "one element a thread"},
-    {.name = "vectorized", .summary = "16-byte loads/stores, 4 vectors in flight a thread (as klab's own copy)"},
-    {.name = "memcpy", .summary = "cudaMemcpyAsync device to device (op = copy only)"},
-    {.name = "streaming", .summary = "vectorized with evict-first hints (ld/st.global.cs)"},
-    {.name = "vec8", .summary = "vectorized with 8 vectors in flight a thread"},
-    {.name = "l2_prefetch", .summary = "vectorized with a 256-byte L2 prefetch on each load"},
-    {.name = "persistent", .summary = "vectorized over a resident grid that strides"},
-    {.name = NULL},
-};
+static const klab_profile profiles[] = {KLAB_PROFILE_TABLE(VA_PROFILES)};
 
 static const char *const params[] = {"op", NULL};
 

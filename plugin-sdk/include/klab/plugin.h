@@ -449,11 +449,26 @@ typedef struct klab_plugin {
 
 /* The version fields of a descriptor, first in its initializer:
        static const klab_plugin descriptor = { KLAB_DESCRIPTOR_HEADER, .name = "rmsnorm", ... };
-   (C++ without designated initializers: KLAB_ABI_MAJOR, KLAB_ABI_MINOR, sizeof(klab_plugin),
-   sizeof(klab_profile) in that order.) */
+   Fill the descriptor and the profiles by field name, in C and in C++20 alike: C++20's designated
+   initializers must follow the declaration order above, so a field named out of order does not
+   compile, where a positional initializer of 22 fields (name and version, summary and baseline are
+   the same type) compiles whatever order it has. Positional initializers are not supported. */
 #define KLAB_DESCRIPTOR_HEADER                                                                    \
     .abi_major = KLAB_ABI_MAJOR, .abi_minor = KLAB_ABI_MINOR, .struct_size = sizeof(klab_plugin), \
     .profile_size = sizeof(klab_profile)
+
+/* The profiles and their enumeration from one list, so an index and its profile cannot drift apart:
+       #define SAXPY_PROFILES(X)                                               \
+           X(SAXPY_NAIVE, .name = "naive", .summary = "one element a thread") \
+           X(SAXPY_WIDE, .name = "wide", .summary = "four elements a thread")
+       enum { KLAB_PROFILE_IDS(SAXPY_PROFILES) SAXPY_PROFILE_COUNT };  // SAXPY_NAIVE = 0, SAXPY_WIDE = 1
+       static const klab_profile profiles[] = {KLAB_PROFILE_TABLE(SAXPY_PROFILES)};
+   Each X() is an identifier and the profile's fields by name; the table ends with the name == NULL
+   entry the descriptor needs. launch->profile then compares with the identifiers. */
+#define KLAB_PROFILE_ID_(id, ...) id,
+#define KLAB_PROFILE_ENTRY_(id, ...) {__VA_ARGS__},
+#define KLAB_PROFILE_IDS(list) list(KLAB_PROFILE_ID_)
+#define KLAB_PROFILE_TABLE(list) list(KLAB_PROFILE_ENTRY_){.name = NULL}
 
 /* The entry point every plugin exports with C linkage:
  *

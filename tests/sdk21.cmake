@@ -1,0 +1,19 @@
+# Plugin ABI 2.1: the hooks that get the context and host, check_param, the profile list, the device
+# service, and a plugin built against the 2.0 header as it shipped (tests/plugins/sdk20/klab/plugin.h,
+# found before the SDK's by the quoted include beside its source).
+klab_add_plugin(sdk20_plugin SOURCES plugins/sdk20/sdk20_plugin.c)
+klab_add_plugin(sdk21_hooks SOURCES plugins/sdk21/sdk21_hooks.c)
+klab_test(test_sdk21 SOURCES test_sdk21.c klab_run.c LABELS plugins)
+add_dependencies(test_sdk21 klab sdk20_plugin sdk21_hooks)
+# the descriptor by field name from C++20: a plugin that builds (and loads, test_sdk21), and one whose
+# fields are out of order, which the compiler refuses
+klab_add_plugin(sdk21_cxx SOURCES plugins/sdk21/sdk21_cxx.cpp)
+set_target_properties(sdk21_cxx PROPERTIES CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
+# g++ 12 under -Wextra warns of every field a designated initializer leaves out, which is the point
+target_compile_options(sdk21_cxx PRIVATE -Wall -Wextra -Werror -Wno-missing-field-initializers)
+add_dependencies(test_sdk21 sdk21_cxx)
+add_test(NAME sdk21_cxx_field_order
+  COMMAND ${CMAKE_CXX_COMPILER} -std=c++20 -fsyntax-only -I${PROJECT_SOURCE_DIR}/plugin-sdk/include
+          ${CMAKE_CURRENT_SOURCE_DIR}/plugins/sdk21/sdk21_cxx_misordered.cpp)
+set_tests_properties(sdk21_cxx_field_order PROPERTIES LABELS "plugins;sdk"
+  PASS_REGULAR_EXPRESSION "designator order")
