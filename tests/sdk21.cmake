@@ -17,3 +17,5 @@ add_test(NAME sdk21_cxx_field_order
           ${CMAKE_CURRENT_SOURCE_DIR}/plugins/sdk21/sdk21_cxx_misordered.cpp)
 set_tests_properties(sdk21_cxx_field_order PROPERTIES LABELS "plugins;sdk"
   PASS_REGULAR_EXPRESSION "designator order")
+# klab/convert.h: the half, bfloat16 and fp8 conversions against known values and the host's widening
+klab_test(test_convert SOURCES test_convert.c LABELS unit)
