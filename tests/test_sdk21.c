@@ -1,5 +1,5 @@
 /* Plugin ABI 2.1 from both sides: run_host and verify_host (the hooks that get the context and host),
- * check_param through `klab --validate`, the profile list, and
+ * check_param through `klab --validate`, the profile list, the device service in an older host, and
  * a plugin compiled against the 2.0 header as that SDK shipped it (tests/plugins/sdk20), loaded and
  * validated by this klab. */
 #include <limits.h>
@@ -92,6 +92,25 @@ static void test_host_hooks_get_ctx_and_host(void **state)
     loader_close(&lp);
 }
 
+/* The device service in a host table that ends before it (a 2.0 klab): klab_device_of says so, through
+   the host's error(), rather than calling past the table. */
+static void test_device_service_absent_in_older_host(void **state)
+{
+    (void)state;
+    assert_true(KLAB_HAS_FIELD(klab_host, host_services.struct_size, device));
+    assert_non_null(host_services.device);
+    klab_host old = host_services;
+    old.struct_size = (uint32_t)offsetof(klab_host, parallel_for);
+    old.abi_minor = 0;
+    klab_ctx *ctx = ctx_new("dev", 1, 90, NULL);
+    klab_device dev;
+    memset(&dev, 0, sizeof dev);
+    assert_int_equal(klab_device_of(&old, ctx, &dev), KLAB_UNSUPPORTED);
+    assert_string_equal(ctx_error(ctx, ""), "this klab has no device service (plugin ABI 2.0; it needs 2.1)");
+    assert_int_equal(dev.struct_size, sizeof dev);
+    ctx_free(ctx);
+}
+
 /* klab --validate of ini_text as t.ini, with `plugin` alone in the plugin path (made at the first call
    of a test). */
 static klab_result validate(const char *plugin, const char *ini_text)
@@ -138,6 +157,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sdk20_plugin_loads_and_runs),
         cmocka_unit_test(test_host_hooks_get_ctx_and_host),
+        cmocka_unit_test(test_device_service_absent_in_older_host),
         KR_TEST(test_validate_refuses_bad_param),
         KR_TEST(test_sdk20_plugin_validates),
     };

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/device_info.h"
 #include "host/dtype.h"
 #include "host/gpu_kernels.h"
 #include "host/parallel.h"
@@ -284,6 +285,14 @@ static void svc_parallel_for(klab_ctx *ctx, size_t n, size_t grain, klab_chunk_f
     parallel_for(n, grain, fn, arg);
 }
 
+static klab_status svc_device(klab_ctx *ctx, klab_device *out)
+{
+    char why[256];
+    if (device_plugin_view(out, why, sizeof why) != 0)
+        return svc_error(ctx, "%s", why);
+    return KLAB_OK;
+}
+
 const klab_host host_services = {
     .abi_major = KLAB_ABI_MAJOR,
     .abi_minor = KLAB_ABI_MINOR,
@@ -298,6 +307,7 @@ const klab_host host_services = {
     .fill_data = svc_fill_data,
     .sample_outputs = svc_sample_outputs,
     .parallel_for = svc_parallel_for,
+    .device = svc_device,
 };
 
 klab_ctx *ctx_new(const char *label, uint64_t seed, int cc, klab_stream stream)

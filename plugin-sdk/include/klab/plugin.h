@@ -206,6 +206,28 @@ typedef struct klab_ctx klab_ctx;
    [c * grain, min(n, (c + 1) * grain)), so c = begin / grain. */
 typedef void (*klab_chunk_fn)(void *arg, size_t begin, size_t end);
 
+/* 2.1: the device a case runs on, as host->device() reports it, so a plugin sizes grids and
+   shared memory without querying CUDA itself. The caller sets struct_size to sizeof(klab_device) as
+   it was built; the host fills the fields that lie wholly inside it. */
+typedef struct klab_device {
+    uint32_t struct_size;
+    int ordinal;               /* the CUDA device ordinal the case runs on */
+    int cc;                    /* compute capability, major*10+minor */
+    int sm_count;              /* streaming multiprocessors */
+    int max_threads_per_sm;
+    int max_threads_per_block;
+    int regs_per_sm;           /* 32-bit registers */
+    int clock_khz;             /* peak SM clock */
+    int mem_clock_khz;         /* peak memory clock */
+    int mem_bus_bits;
+    int cluster_launch;        /* 1: thread block clusters can be launched (sm_90 and later) */
+    size_t smem_per_block;     /* shared memory a block gets without opting in */
+    size_t smem_per_block_optin; /* the most a block can opt in to (cudaFuncSetAttribute) */
+    size_t smem_per_sm;
+    size_t l2_bytes;
+    size_t persisting_l2_max;  /* the most of L2 an access policy window may keep */
+} klab_device;
+
 /*
  * Services the host offers. Every function is safe to call from setup(), verify() and teardown();
  * only error() and log() are allowed inside run().
@@ -269,7 +291,23 @@ typedef struct klab_host {
        host->struct_size, parallel_for) before calling it, and loops over the chunks itself in a 2.0
        host: klab_parallel_for() below does both. */
     void (*parallel_for)(klab_ctx *ctx, size_t n, size_t grain, klab_chunk_fn fn, void *arg);
+
+    /* 2.1: the device this case runs on (klab_device), as CUDA reports it; KLAB_ERROR with the
+       reason when CUDA cannot say. From setup() and verify(); klab_device_of() below checks that the
+       host has it. */
+    klab_status (*device)(klab_ctx *ctx, klab_device *out);
 } klab_host;
+
+/* host->device where the host has it (2.1); KLAB_UNSUPPORTED in a 2.0 host, after recording why. */
+static inline klab_status klab_device_of(const klab_host *host, klab_ctx *ctx, klab_device *out)
+{
+    out->struct_size = (uint32_t)sizeof *out;
+    if (KLAB_HAS_FIELD(klab_host, host->struct_size, device) && host->device)
+        return host->device(ctx, out);
+    host->error(ctx, "this klab has no device service (plugin ABI %u.%u; it needs 2.1)", host->abi_major,
+                host->abi_minor);
+    return KLAB_UNSUPPORTED;
+}
 
 /* host->parallel_for where the host has it (2.1), else the same chunks in order in this thread; host
    NULL (a reference called from a test) runs them here too. Header-only, not part of the ABI. */
