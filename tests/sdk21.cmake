@@ -19,3 +19,8 @@ set_tests_properties(sdk21_cxx_field_order PROPERTIES LABELS "plugins;sdk"
   PASS_REGULAR_EXPRESSION "designator order")
 # klab/convert.h: the half, bfloat16 and fp8 conversions against known values and the host's widening
 klab_test(test_convert SOURCES test_convert.c LABELS unit)
+# kb_verify_cpu: a plugin's verify() against outputs computed on the CPU, with no GPU (libklab_bench)
+klab_test(test_verify_cpu SOURCES test_verify_cpu.c klab_run.c LABELS plugins)
+target_link_libraries(test_verify_cpu PRIVATE klab_bench)
+target_include_directories(test_verify_cpu PRIVATE ${PROJECT_SOURCE_DIR}/core)
+add_dependencies(test_verify_cpu vector_add)
