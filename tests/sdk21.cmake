@@ -24,3 +24,8 @@ klab_test(test_verify_cpu SOURCES test_verify_cpu.c klab_run.c LABELS plugins)
 target_link_libraries(test_verify_cpu PRIVATE klab_bench)
 target_include_directories(test_verify_cpu PRIVATE ${PROJECT_SOURCE_DIR}/core)
 add_dependencies(test_verify_cpu vector_add)
+# klab_add_plugin warns when no Hopper architecture is built: the rule, over the lists people write
+add_test(NAME sdk_hopper_archs
+  COMMAND ${CMAKE_COMMAND} -DKLAB_PLUGIN_CMAKE=${PROJECT_SOURCE_DIR}/plugin-sdk/cmake/KlabPlugin.cmake
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/sdk_hopper_archs.cmake)
+set_tests_properties(sdk_hopper_archs PROPERTIES LABELS "plugins;sdk")
