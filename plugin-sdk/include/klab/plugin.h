@@ -10,6 +10,15 @@
  *   verify    compute, in float64 on the CPU, what run must have produced; the host compares
  *   teardown  release what setup made
  *
+ * Since 2.1, run_host and verify_host may stand in for run and verify: the same hooks, given the
+ * case's context and the host services as arguments, so a plugin's state need not keep them;
+ * check_param lets `klab --validate` refuse a parameter value the plugin cannot use.
+ *
+ * Headers beside this one (header-only, not ABI): klab/cuda.h (KLAB_CUDA, KLAB_LAUNCHED, dtype
+ * dispatch for CUDA C++), klab/convert.h (fp16, bf16, fp8 e4m3/e5m2 to and from float on the host).
+ * A plugin's verify() can be tried without a GPU through kb_verify_cpu (core/bench/klab_bench.h,
+ * libklab_bench.so of klab's build tree).
+ *
  * The host does the common work: it fills inputs with fresh random values (or the plugin's own data),
  * poisons outputs, compares against the float64 reference with a dtype-fitting tolerance, guards every
  * tensor with red zones, flushes L2, times with CUDA events, keeps the statistics and their intervals,
@@ -490,7 +499,9 @@ typedef struct klab_plugin {
    Fill the descriptor and the profiles by field name, in C and in C++20 alike: C++20's designated
    initializers must follow the declaration order above, so a field named out of order does not
    compile, where a positional initializer of 22 fields (name and version, summary and baseline are
-   the same type) compiles whatever order it has. Positional initializers are not supported. */
+   the same type) compiles whatever order it has. Positional initializers are not supported. g++'s
+   -Wextra (12 at least) warns in C++ of each field a designated initializer leaves out: name them
+   all (NULL, 0), as plugin-sdk/examples/saxpy does, or add -Wno-missing-field-initializers. */
 #define KLAB_DESCRIPTOR_HEADER                                                                    \
     .abi_major = KLAB_ABI_MAJOR, .abi_minor = KLAB_ABI_MINOR, .struct_size = sizeof(klab_plugin), \
     .profile_size = sizeof(klab_profile)
@@ -506,7 +517,12 @@ typedef struct klab_plugin {
 #define KLAB_PROFILE_ID_(id, ...) id,
 #define KLAB_PROFILE_ENTRY_(id, ...) {__VA_ARGS__},
 #define KLAB_PROFILE_IDS(list) list(KLAB_PROFILE_ID_)
-#define KLAB_PROFILE_TABLE(list) list(KLAB_PROFILE_ENTRY_){.name = NULL}
+#ifdef __cplusplus
+#define KLAB_PROFILE_END_ {} /* value-initialised: no field left out to warn of */
+#else
+#define KLAB_PROFILE_END_ {.name = NULL}
+#endif
+#define KLAB_PROFILE_TABLE(list) list(KLAB_PROFILE_ENTRY_) KLAB_PROFILE_END_
 
 /* The entry point every plugin exports with C linkage:
  *
