@@ -89,7 +89,8 @@ static inline klab_status abi2_twice_verify(void *state, const klab_case *k, con
     static const klab_plugin abi2_descriptor = {                                                           \
         KLAB_ABI_MAJOR, KLAB_ABI_MINOR, sizeof(klab_plugin), sizeof(klab_profile), NAME, "test", SUMMARY, \
         PROFILES,       NULL /* baseline */, DTYPES, 0 /* min_cc */, NULL /* archs */, NULL /* params */, \
-        NULL /* dims */, FLAGS, STEPS, SETUP, RUN, VERIFY, abi2_teardown, WORK, NULL /* tolerance */};   \
+        NULL /* dims */, FLAGS, STEPS, SETUP, RUN, VERIFY, abi2_teardown, WORK, NULL /* tolerance */,    \
+        NULL /* run_host */, NULL /* verify_host */, NULL /* check_param */};                             \
     KLAB_PLUGIN_ENTRY(abi2_descriptor)
 
 #endif

@@ -79,7 +79,8 @@ static void twice_teardown(void *state)
         KLAB_ABI_MAJOR, KLAB_ABI_MINOR, sizeof(klab_plugin), sizeof(klab_profile), NAME, "test", SUMMARY, \
         PROFILES,       NULL /* baseline */, KLAB_DTYPE_BIT(KLAB_FP32), MIN_CC, NULL /* archs */,       \
         twice_params,   NULL /* dims */, 0 /* flags */, 0 /* default_steps */, SETUP, RUN, twice_verify, \
-        TEARDOWN,       NULL /* work */, NULL /* tolerance */};                                        \
+        TEARDOWN,       NULL /* work */, NULL /* tolerance */, NULL /* run_host */, NULL /* verify_host */, \
+        NULL /* check_param */};                                                                        \
     KLAB_PLUGIN_ENTRY(twice_descriptor)
 
 #endif

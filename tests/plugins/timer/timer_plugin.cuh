@@ -102,7 +102,8 @@ static inline void tp_teardown(void *state)
         KLAB_ABI_MAJOR, KLAB_ABI_MINOR, sizeof(klab_plugin), sizeof(klab_profile), NAME, "test", SUMMARY, \
         PROFILES,       NULL /* baseline */, KLAB_DTYPE_BIT(KLAB_FP32), 0 /* min_cc */, NULL /* archs */, \
         NULL /* params */, NULL /* dims */, FLAGS, STEPS, SETUP, RUN, VERIFY, TEARDOWN,                   \
-        NULL /* work */, NULL /* tolerance */};                                                          \
+        NULL /* work */, NULL /* tolerance */, NULL /* run_host */, NULL /* verify_host */,              \
+        NULL /* check_param */};                                                                         \
     KLAB_PLUGIN_ENTRY(tp_descriptor)
 
 #endif
