@@ -1,5 +1,6 @@
-/* klab/convert.h against known values and against the host's own widening (dtype_load, core/host):
- * every code of fp16, bf16, e4m3 and e5m2 widened alike and narrowed back to itself; the midpoint of
+/* klab/convert.h against known values and against a decoding of the bit fields written here: every
+ * code of fp16, bf16, e4m3 and e5m2 widened alike (and alike by the host's dtype_load, which uses
+ * it) and narrowed back to itself; the midpoint of
  * every two neighbours rounds to the even one and a step either side to the nearer; zeros, subnormals,
  * infinities, NaNs and the fp8 types' saturation. */
 #include <math.h>
@@ -16,6 +17,8 @@
 /* The conversions of one dtype, for the checks every type shares. */
 typedef struct fmt {
     klab_dtype dtype;
+    int ebits, mbits, bias;
+    int ieee;              /* 1: the all-ones exponent is infinity and NaN; 0: only S.1111.111 is NaN */
     unsigned codes;        /* 1 << bits */
     unsigned max_finite;   /* the largest finite positive code */
     float (*widen)(unsigned code);
@@ -32,13 +35,30 @@ static float w52(unsigned c) { return klab_e5m2_to_float((uint8_t)c); }
 static unsigned n52(float f) { return klab_float_to_e5m2(f); }
 
 static const fmt fmts[] = {
-    {KLAB_FP16, 1u << 16, 0x7bff, w16, n16},
-    {KLAB_BF16, 1u << 16, 0x7f7f, wbf, nbf},
-    {KLAB_FP8_E4M3, 1u << 8, 0x7e, w43, n43},
-    {KLAB_FP8_E5M2, 1u << 8, 0x7b, w52, n52},
+    {KLAB_FP16, 5, 10, 15, 1, 1u << 16, 0x7bff, w16, n16},
+    {KLAB_BF16, 8, 7, 127, 1, 1u << 16, 0x7f7f, wbf, nbf},
+    {KLAB_FP8_E4M3, 4, 3, 7, 0, 1u << 8, 0x7e, w43, n43},
+    {KLAB_FP8_E5M2, 5, 2, 15, 1, 1u << 8, 0x7b, w52, n52},
 };
 
-/* Every code widens as the host widens it, and a non-NaN narrows back to itself. */
+/* The value of `code` from its sign, exponent and mantissa fields, by the textbook formula. */
+static double decode(const fmt *f, unsigned code)
+{
+    unsigned sign = code >> (f->ebits + f->mbits), exp = (code >> f->mbits) & ((1u << f->ebits) - 1),
+             man = code & ((1u << f->mbits) - 1), top = (1u << f->ebits) - 1;
+    double v;
+    if (f->ieee && exp == top)
+        v = man ? NAN : INFINITY;
+    else if (!f->ieee && exp == top && man == (1u << f->mbits) - 1)
+        v = NAN;
+    else if (exp == 0)
+        v = ldexp((double)man, 1 - f->bias - f->mbits);
+    else
+        v = ldexp((double)(man | (1u << f->mbits)), (int)exp - f->bias - f->mbits);
+    return sign ? -v : v;
+}
+
+/* Every code widens to its value, as the host widens it too, and a non-NaN narrows back to itself. */
 static void test_every_code_round_trips(void **state)
 {
     (void)state;
@@ -48,13 +68,15 @@ static void test_every_code_round_trips(void **state)
             uint16_t raw = (uint16_t)c;
             uint8_t raw8 = (uint8_t)c;
             double host = dtype_load(f->dtype, f->codes == 256 ? (const void *)&raw8 : (const void *)&raw, 0);
+            double want = decode(f, c);
             float v = f->widen(c);
-            if (isnan(host)) {
+            assert_true(isnan(host) == isnan(want) && (isnan(want) || host == want));
+            if (isnan(want)) {
                 assert_true(isnan(v));
                 assert_true(isnan(f->widen(f->narrow(v)))); /* a NaN stays one */
                 continue;
             }
-            assert_true((double)v == host);
+            assert_true((double)v == want);
             if (isinf(v)) /* fp16 and bf16 only: the fp8 narrowing saturates (below) */
                 continue;
             assert_int_equal(f->narrow(v), c);
