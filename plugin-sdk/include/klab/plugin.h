@@ -217,7 +217,7 @@ typedef void (*klab_chunk_fn)(void *arg, size_t begin, size_t end);
 
 /* 2.1: the device a case runs on, as host->device() reports it, so a plugin sizes grids and
    shared memory without querying CUDA itself. The caller sets struct_size to sizeof(klab_device) as
-   it was built; the host fills the fields that lie wholly inside it. */
+   it was built (klab_device_of() does); the host fills the fields that lie wholly inside it. */
 typedef struct klab_device {
     uint32_t struct_size;
     int ordinal;               /* the CUDA device ordinal the case runs on */
@@ -443,8 +443,8 @@ typedef struct klab_plugin {
        case's value and the limit. */
     klab_status (*setup)(klab_ctx *ctx, const klab_host *host, const klab_case *kcase, void **state);
 
-    /* Required (or run_host, 2.1). Enqueue one execution of launch->profile with launch->config on launch->stream,
-       asynchronously, on launch->tensors.
+    /* Required (or run_host, 2.1). Enqueue one execution of launch->profile with launch->config on
+       launch->stream, asynchronously, on launch->tensors.
        MUST enqueue all device work on that stream, or on streams it joins back into it with events
        before returning (the fork-join pattern CUDA Graph capture accepts). Work left on the legacy
        default stream, on a private stream or on a library handle bound to another stream escapes the
@@ -457,9 +457,9 @@ typedef struct klab_plugin {
        SHOULD check each launch (KLAB_LAUNCHED in klab/cuda.h). */
     klab_status (*run)(void *state, const klab_launch *launch);
 
-    /* Required (or verify_host, 2.1). Fill io->out with the float64 result of the case for io->in (only the sampled
-       elements when io->sample says so). Pure CPU code: it is also what the lab's CPU tests check
-       against hand-computed values. */
+    /* Required (or verify_host, 2.1). Fill io->out with the float64 result of the case for io->in
+       (only the sampled elements when io->sample says so). Pure CPU code: it is also what the lab's
+       CPU tests check against hand-computed values, and what kb_verify_cpu tries without a GPU. */
     klab_status (*verify)(void *state, const klab_case *kcase, const klab_verify_io *io);
 
     /* Required. Release what setup made (not the host's tensors). */
@@ -498,8 +498,8 @@ typedef struct klab_plugin {
        static const klab_plugin descriptor = { KLAB_DESCRIPTOR_HEADER, .name = "rmsnorm", ... };
    Fill the descriptor and the profiles by field name, in C and in C++20 alike: C++20's designated
    initializers must follow the declaration order above, so a field named out of order does not
-   compile, where a positional initializer of 22 fields (name and version, summary and baseline are
-   the same type) compiles whatever order it has. Positional initializers are not supported. g++'s
+   compile, where a positional initializer of two dozen fields (name and version, summary and baseline
+   are the same type) compiles whatever order it has. Positional initializers are not supported. g++'s
    -Wextra (12 at least) warns in C++ of each field a designated initializer leaves out: name them
    all (NULL, 0), as plugin-sdk/examples/saxpy does, or add -Wno-missing-field-initializers. */
 #define KLAB_DESCRIPTOR_HEADER                                                                    \
