@@ -1,8 +1,9 @@
 /* Plugin ABI 2.1 from both sides: run_host and verify_host (the hooks that get the context and host),
- * check_param through `klab --validate`, the profile list, the device service in an older host, and
- * a plugin compiled against the 2.0 header as that SDK shipped it (tests/plugins/sdk20), loaded and
- * validated by this klab. */
+ * check_param through `klab --validate`, the profile list, a C++20 plugin filled by field name, the
+ * device service in an older host, and a plugin compiled against the 2.0 header as that SDK shipped
+ * it (tests/plugins/sdk20), loaded and validated by this klab. */
 #include <limits.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -92,6 +93,23 @@ static void test_host_hooks_get_ctx_and_host(void **state)
     loader_close(&lp);
 }
 
+/* The C++20 plugin, its descriptor and profiles filled by field name, loads as it was written: its
+   second profile's flag, its hooks, its reference through klab/convert.h. */
+static void test_cxx_plugin_loads(void **state)
+{
+    (void)state;
+    assert_int_equal(loader_open(PLUGIN("sdk21_cxx"), "sdk21_cxx", &lp, err, sizeof err), 0);
+    assert_int_equal(lp.nprofiles, 2);
+    assert_string_equal(lp.profiles[1].name, "flagged");
+    assert_int_equal(lp.profiles[1].flags, KLAB_PROFILE_FIXED_TENSORS);
+    assert_int_equal(lp.desc.dtypes, KLAB_DTYPE_BIT(KLAB_FP16));
+    klab_case kc = {.struct_size = sizeof kc, .name = "c", .rank = 1, .dims = {4, 1, 1, 1}, .dtype = KLAB_FP16};
+    double x[4] = {1, 1 + 0x1p-11, 1 + 0x1.8p-10, 70000}, y[4];
+    assert_int_equal(verify4(NULL, NULL, &kc, x, y), KLAB_OK);
+    assert_true(y[0] == 1 && y[1] == 1 && y[2] == 1 + 0x1p-9 && y[3] == INFINITY); /* ties to even; overflow */
+    loader_close(&lp);
+}
+
 /* The device service in a host table that ends before it (a 2.0 klab): klab_device_of says so, through
    the host's error(), rather than calling past the table. */
 static void test_device_service_absent_in_older_host(void **state)
@@ -157,6 +175,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sdk20_plugin_loads_and_runs),
         cmocka_unit_test(test_host_hooks_get_ctx_and_host),
+        cmocka_unit_test(test_cxx_plugin_loads),
         cmocka_unit_test(test_device_service_absent_in_older_host),
         KR_TEST(test_validate_refuses_bad_param),
         KR_TEST(test_sdk20_plugin_validates),
