@@ -105,7 +105,7 @@ build_pkg_config() {
     mkdir -p "$pcbuild"
     # the README's one line, plus the warnings
     # shellcheck disable=SC2046,SC2086
-    "$nvcc" -shared -Xcompiler -fPIC -arch=sm_$arch $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags klab) \
+    "$nvcc" -shared -Xcompiler -fPIC -std=c++20 -arch=sm_$arch $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags klab) \
         $warn "$src/saxpy.cu" -o "$pcbuild/saxpy.so"
     test -f "$pcbuild/saxpy.so"
 }

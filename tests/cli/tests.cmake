@@ -87,3 +87,23 @@ foreach(ini ini/rmsnorm.ini ini/softmax.ini ini/rmsnorm_rope.ini experiments/row
   set_tests_properties(validate_${dir}_${stem} PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "0 invalid, 0 plugins refused")
 endforeach()
 endif()
+
+# plugin ABI 2.1: the hooks that get the context and host, check_param, the profile list, the device
+# service, and a plugin built against the 2.0 header loaded and validated (fixtures/plugins/sdk2x)
+klab_test(test_sdk21 SOURCES test_sdk21.c LABELS plugins)
+add_dependencies(test_sdk21 klab sdk20_plugin sdk21_hooks sdk21_cxx)
+# the descriptor by field name from C++20: one whose fields are out of order, which the compiler refuses
+add_test(NAME sdk21_cxx_field_order
+  COMMAND ${CMAKE_CXX_COMPILER} -std=c++20 -fsyntax-only -I${PROJECT_SOURCE_DIR}/plugin-sdk/include
+          ${KLAB_TESTS_DIR}/fixtures/plugins/sdk21/sdk21_cxx_misordered.cpp)
+set_tests_properties(sdk21_cxx_field_order PROPERTIES LABELS "plugins;sdk"
+  PASS_REGULAR_EXPRESSION "designator order")
+# kb_verify_cpu: a plugin's verify() against outputs computed on the CPU, with no GPU (libklab_bench)
+klab_test(test_verify_cpu SOURCES test_verify_cpu.c LABELS plugins)
+target_link_libraries(test_verify_cpu PRIVATE klab_bench)
+add_dependencies(test_verify_cpu vector_add)
+# klab_add_plugin warns when no Hopper architecture is built: the rule, over the lists people write
+add_test(NAME sdk_hopper_archs
+  COMMAND ${CMAKE_COMMAND} -DKLAB_PLUGIN_CMAKE=${PROJECT_SOURCE_DIR}/plugin-sdk/cmake/KlabPlugin.cmake
+          -P ${CMAKE_CURRENT_LIST_DIR}/sdk_hopper_archs.cmake)
+set_tests_properties(sdk_hopper_archs PROPERTIES LABELS "plugins;sdk")

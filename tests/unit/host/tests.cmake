@@ -20,3 +20,5 @@ target_link_libraries(klab_host_bench PRIVATE klab_core klab_lib_row)
 target_compile_options(klab_host_bench PRIVATE ${KLAB_C_WARNINGS})
 target_compile_definitions(klab_host_bench PRIVATE _XOPEN_SOURCE=700)
 target_include_directories(klab_host_bench PRIVATE ${PROJECT_SOURCE_DIR})
+# klab/convert.h: the half, bfloat16 and fp8 conversions against known values and the host's widening
+klab_test(test_convert SOURCES test_convert.c LABELS unit)
