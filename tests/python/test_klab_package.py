@@ -199,8 +199,8 @@ class CommandLine(unittest.TestCase):
             path = os.path.join(d, "phases.ini")
             p.write(path)
             text = read(path)
-        self.assertEqual(text, "[phases]\ncompile_ms = 1500.250\nreference_ms = 4.000\nverify_ms = 6.000\n"
-                               "timing_ms = 8.000\nsetup_ms = 2.000\nteardown_ms = 1.000\nunits = 3\n")
+        # the file klab's own reader is tested on (tests/unit/evidence/test_run_meta.c), byte for byte
+        self.assertEqual(text, read(os.path.join(ROOT, "tests", "fixtures", "phases", "torch.phases.ini")))
 
     def test_run_without_gpu(self):
         """A run's path through rows.py with libklab_bench's GPU part and torch stood in for: the units of
@@ -261,7 +261,7 @@ class CommandLine(unittest.TestCase):
             ("external", "torch.compile", True), ("external", "F.rms_norm", False), ("external", "torch.eager", False),
             ("close",)])
         self.assertEqual(text, "[phases]\ncompile_ms = 30.000\nreference_ms = 4.000\nverify_ms = 6.000\n"
-                               "timing_ms = 8.000\nsetup_ms = 2.000\nteardown_ms = 10.000\nunits = 3\n")
+                               "timing_ms = 8.000\nsetup_ms = 2.000\nteardown_ms = 10.000\n; units = 3\n")
 
     def test_units_read(self):
         with tempfile.TemporaryDirectory() as d:

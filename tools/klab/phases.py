@@ -24,4 +24,5 @@ class Phases:
             f.write("[phases]\n")
             for key in KEYS:
                 f.write(f"{key} = {self.ms[key]:.3f}\n")
-            f.write(f"units = {self.units}\n")
+            # a comment, not a key: klab reads every key of [phases] as PHASE_ms (core/evidence/phases.c)
+            f.write(f"; units = {self.units}\n")

@@ -404,6 +404,28 @@ static void test_bad_phases_file(void **state)
     unlink(file);
 }
 
+/* The file torch_rows.py writes (tools/klab/phases.py; tests/python/test_klab_package.py checks that
+   it writes these bytes) is one klab reads whole: every key a phase, the unit count a comment. */
+static void test_torch_phases_file_reads(void **state)
+{
+    (void)state;
+    static run_phases ph;
+    memset(&ph, 0, sizeof ph);
+    assert_int_equal(phases_read(KLAB_TEST_DATA "/fixtures/phases/torch.phases.ini", "softmax", "torch_", &ph, err,
+                                 sizeof err), 0);
+    static const struct {
+        const char *phase;
+        double ms;
+    } want[] = {{"torch_compile", 1500.25}, {"torch_reference", 4}, {"torch_verify", 6},
+                {"torch_timing", 8},        {"torch_setup", 2},      {"torch_teardown", 1}};
+    assert_int_equal(ph.n, 6);
+    for (int i = 0; i < 6; i++) {
+        assert_string_equal(ph.e[i].plugin, "softmax");
+        assert_string_equal(ph.e[i].phase, want[i].phase);
+        assert_true(ph.e[i].ms == want[i].ms);
+    }
+}
+
 /* The parent's own failed rows of a quick run are flagged quick like its worker's; a profile that has
    reported gets none. */
 static void test_parent_rows_of_a_quick_run(void **state)
@@ -463,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_quick_and_budget_in_method),
         cmocka_unit_test(test_phases_into_meta),
         cmocka_unit_test(test_bad_phases_file),
+        cmocka_unit_test(test_torch_phases_file_reads),
         cmocka_unit_test(test_parent_rows_of_a_quick_run),
     };
     if (!getenv("CMOCKA_MESSAGE_OUTPUT"))
