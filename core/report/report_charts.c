@@ -26,22 +26,22 @@ static int external(const klab_row *row)
    profiles of its kind (klab's or PyTorch's) in the order the runs hold them. */
 static const char *profile_color(const report *r, const report_exp *x, const klab_row *row)
 {
+    (void)r;
     char seen[64][64];
     int n = 0, ext = external(row);
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *o = &r->runs->runs[ri].rows[k];
-            if (!claims_in_scope(x->e, o) || external(o) != ext)
-                continue;
-            int at = -1;
-            for (int i = 0; i < n && at < 0; i++)
-                if (strcmp(seen[i], o->profile) == 0)
-                    at = i;
-            if (at < 0 && n < 64)
-                snprintf(seen[at = n++], sizeof seen[0], "%s", o->profile);
-            if (strcmp(o->profile, row->profile) == 0)
-                return ext ? svg_color_external(at) : svg_color(at);
-        }
+    for (int si = 0; si < x->scope.n; si++) {
+        const klab_row *o = x->scope.at[si].row;
+        if (external(o) != ext)
+            continue;
+        int at = -1;
+        for (int i = 0; i < n && at < 0; i++)
+            if (strcmp(seen[i], o->profile) == 0)
+                at = i;
+        if (at < 0 && n < 64)
+            snprintf(seen[at = n++], sizeof seen[0], "%s", o->profile);
+        if (strcmp(o->profile, row->profile) == 0)
+            return ext ? svg_color_external(at) : svg_color(at);
+    }
     return ext ? svg_color_external(0) : svg_color(0);
 }
 
@@ -72,13 +72,11 @@ typedef struct bar {
 int chart_rates(FILE *fp, const report *r, const report_exp *x, const char *kcase)
 {
     int tflops = 0, n = 0;
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *o = &r->runs->runs[ri].rows[k];
-            if (claims_in_scope(x->e, o) && !strcmp(o->kcase, kcase) && o->has_time &&
-                !strcmp(o->limit, "tensor-peak"))
-                tflops = 1;
-        }
+    for (int si = 0; si < x->scope.n; si++) {
+        const klab_row *o = x->scope.at[si].row;
+        if (!strcmp(o->kcase, kcase) && o->has_time && !strcmp(o->limit, "tensor-peak"))
+            tflops = 1;
+    }
     int cap = 16;
     bar *bars = calloc((size_t)cap, sizeof *bars);
     if (!bars)
@@ -86,46 +84,44 @@ int chart_rates(FILE *fp, const report *r, const report_exp *x, const char *kcas
     /* dtype by dtype, in the order the runs hold them */
     char dtypes[8][8];
     int nd = 0;
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *o = &r->runs->runs[ri].rows[k];
-            if (!claims_in_scope(x->e, o) || strcmp(o->kcase, kcase) || !o->has_time || o->status != ROW_PASSED)
-                continue;
-            int have = 0;
-            for (int d = 0; d < nd; d++)
-                have |= !strcmp(dtypes[d], o->dtype);
-            if (!have && nd < 8)
-                snprintf(dtypes[nd++], sizeof dtypes[0], "%s", o->dtype);
-        }
+    for (int si = 0; si < x->scope.n; si++) {
+        const klab_row *o = x->scope.at[si].row;
+        if (strcmp(o->kcase, kcase) || !o->has_time || o->status != ROW_PASSED)
+            continue;
+        int have = 0;
+        for (int d = 0; d < nd; d++)
+            have |= !strcmp(dtypes[d], o->dtype);
+        if (!have && nd < 8)
+            snprintf(dtypes[nd++], sizeof dtypes[0], "%s", o->dtype);
+    }
     for (int d = 0; d < nd; d++)
-        for (int ri = 0; ri < r->runs->n; ri++)
-            for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-                const klab_row *o = &r->runs->runs[ri].rows[k];
-                if (!claims_in_scope(x->e, o) || strcmp(o->kcase, kcase) || strcmp(o->dtype, dtypes[d]) ||
-                    !o->has_time || o->status != ROW_PASSED)
-                    continue;
-                double v = tflops ? o->tflops : o->gbps;
-                if (!(v > 0))
-                    continue;
-                if (n == cap) {
-                    bar *p = realloc(bars, (size_t)(cap *= 2) * sizeof *p);
-                    if (!p)
-                        break;
-                    bars = p;
-                }
-                bar *b = &bars[n++];
-                memset(b, 0, sizeof *b);
-                b->row = o;
-                b->run = ri;
-                b->v = v;
-                b->has_ci = o->has_ci && o->median_lo > 0;
-                b->lo = b->has_ci ? v * o->median_ms / o->median_hi : v;
-                b->hi = b->has_ci ? v * o->median_ms / o->median_lo : v;
-                if (tflops && !strcmp(o->limit, "tensor-peak") && o->frac_limit > 0)
-                    b->limit = o->tflops / o->frac_limit;
-                else if (!tflops && o->limit_gbps > 0)
-                    b->limit = o->limit_gbps;
+        for (int si = 0; si < x->scope.n; si++) {
+            const klab_row *o = x->scope.at[si].row;
+            int ri = x->scope.at[si].run;
+            if (strcmp(o->kcase, kcase) || strcmp(o->dtype, dtypes[d]) || !o->has_time || o->status != ROW_PASSED)
+                continue;
+            double v = tflops ? o->tflops : o->gbps;
+            if (!(v > 0))
+                continue;
+            if (n == cap) {
+                bar *p = realloc(bars, (size_t)(cap *= 2) * sizeof *p);
+                if (!p)
+                    break;
+                bars = p;
             }
+            bar *b = &bars[n++];
+            memset(b, 0, sizeof *b);
+            b->row = o;
+            b->run = ri;
+            b->v = v;
+            b->has_ci = o->has_ci && o->median_lo > 0;
+            b->lo = b->has_ci ? v * o->median_ms / o->median_hi : v;
+            b->hi = b->has_ci ? v * o->median_ms / o->median_lo : v;
+            if (tflops && !strcmp(o->limit, "tensor-peak") && o->frac_limit > 0)
+                b->limit = o->tflops / o->frac_limit;
+            else if (!tflops && o->limit_gbps > 0)
+                b->limit = o->limit_gbps;
+        }
     if (n == 0) {
         free(bars);
         return 0;
@@ -263,26 +259,25 @@ int chart_speedup(FILE *fp, const report *r, const report_exp *x)
     dot *d = calloc((size_t)cap, sizeof *d);
     if (!d)
         return 0;
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *o = &r->runs->runs[ri].rows[k];
-            if (!claims_in_scope(x->e, o) || !o->has_time || !o->has_speedup || o->status != ROW_PASSED ||
-                o->speedup == 1.0)
-                continue;
-            if (n == cap) {
-                dot *p = realloc(d, (size_t)(cap *= 2) * sizeof *p);
-                if (!p)
-                    break;
-                d = p;
-            }
-            report_row_label(r, ri, o, d[n].label, sizeof d[n].label);
-            d[n].v = o->speedup;
-            d[n].has_ci = o->has_speedup_ci;
-            d[n].lo = o->has_speedup_ci ? o->speedup_lo : o->speedup;
-            d[n].hi = o->has_speedup_ci ? o->speedup_hi : o->speedup;
-            d[n].color = profile_color(r, x, o);
-            n++;
+    for (int si = 0; si < x->scope.n; si++) {
+        const klab_row *o = x->scope.at[si].row;
+        int ri = x->scope.at[si].run;
+        if (!o->has_time || !o->has_speedup || o->status != ROW_PASSED || o->speedup == 1.0)
+            continue;
+        if (n == cap) {
+            dot *p = realloc(d, (size_t)(cap *= 2) * sizeof *p);
+            if (!p)
+                break;
+            d = p;
         }
+        report_row_label(r, ri, o, d[n].label, sizeof d[n].label);
+        d[n].v = o->speedup;
+        d[n].has_ci = o->has_speedup_ci;
+        d[n].lo = o->has_speedup_ci ? o->speedup_lo : o->speedup;
+        d[n].hi = o->has_speedup_ci ? o->speedup_hi : o->speedup;
+        d[n].color = profile_color(r, x, o);
+        n++;
+    }
     if (n)
         dot_chart(fp, "speedup over the plugin's baseline profile, 95 % interval", d, n, 1.0, "x baseline");
     free(d);
@@ -301,12 +296,11 @@ int chart_counters(FILE *fp, const report *r, const report_exp *x)
             if (strcmp(ncu_metrics[i].column, shown[j]) == 0)
                 m[j] = i;
     double v[2];
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *o = &r->runs->runs[ri].rows[k];
-            n += claims_in_scope(x->e, o) && (run_set_counter_value(&r->runs->runs[ri], o, m[0], &v[0]) ||
-                                               run_set_counter_value(&r->runs->runs[ri], o, m[1], &v[1]));
-        }
+    for (int si = 0; si < x->scope.n; si++) {
+        const run_dir *run = &r->runs->runs[x->scope.at[si].run];
+        const klab_row *o = x->scope.at[si].row;
+        n += run_set_counter_value(run, o, m[0], &v[0]) || run_set_counter_value(run, o, m[1], &v[1]);
+    }
     if (n == 0 || m[0] < 0 || m[1] < 0)
         return 0;
     double h = TOP + BOTTOM + n * (2 * BAR_H + BAR_GAP);
@@ -316,26 +310,26 @@ int chart_counters(FILE *fp, const report *r, const report_exp *x)
     svg_axis a = {0, 100, 0, LABEL_W, LABEL_W + PLOT_W};
     x_axis(fp, &a, h - BOTTOM + 4, h, "% (the row's maximum over its kernels)");
     double y = TOP;
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const run_dir *run = &r->runs->runs[ri];
-            const klab_row *o = &run->rows[k];
-            int has[2] = {run_set_counter_value(run, o, m[0], &v[0]), run_set_counter_value(run, o, m[1], &v[1])};
-            if (!claims_in_scope(x->e, o) || !(has[0] || has[1]))
+    for (int si = 0; si < x->scope.n; si++) {
+        int ri = x->scope.at[si].run;
+        const run_dir *run = &r->runs->runs[ri];
+        const klab_row *o = x->scope.at[si].row;
+        int has[2] = {run_set_counter_value(run, o, m[0], &v[0]), run_set_counter_value(run, o, m[1], &v[1])};
+        if (!(has[0] || has[1]))
+            continue;
+        char label[300], tip[400], val[64] = "";
+        report_row_label(r, ri, o, label, sizeof label);
+        svg_text(fp, LABEL_W - 6, y + BAR_H + 3, "end", 11, "#222", label);
+        for (int j = 0; j < 2; j++) {
+            if (!has[j])
                 continue;
-            char label[300], tip[400], val[64] = "";
-            report_row_label(r, ri, o, label, sizeof label);
-            svg_text(fp, LABEL_W - 6, y + BAR_H + 3, "end", 11, "#222", label);
-            for (int j = 0; j < 2; j++) {
-                if (!has[j])
-                    continue;
-                snprintf(tip, sizeof tip, "%s: %s %.2f", label, shown[j], v[j]);
-                svg_rect(fp, LABEL_W, y + j * BAR_H, svg_map(&a, fmin(v[j], 100)) - LABEL_W, BAR_H - 1, color[j], tip);
-                snprintf(val + strlen(val), sizeof val - strlen(val), "%s%.1f %%", j && has[0] ? " · " : "", v[j]);
-            }
-            svg_text(fp, LABEL_W + PLOT_W + 6, y + BAR_H + 3, "start", 10, "#333", val);
-            y += 2 * BAR_H + BAR_GAP;
+            snprintf(tip, sizeof tip, "%s: %s %.2f", label, shown[j], v[j]);
+            svg_rect(fp, LABEL_W, y + j * BAR_H, svg_map(&a, fmin(v[j], 100)) - LABEL_W, BAR_H - 1, color[j], tip);
+            snprintf(val + strlen(val), sizeof val - strlen(val), "%s%.1f %%", j && has[0] ? " · " : "", v[j]);
         }
+        svg_text(fp, LABEL_W + PLOT_W + 6, y + BAR_H + 3, "start", 10, "#333", val);
+        y += 2 * BAR_H + BAR_GAP;
+    }
     svg_end(fp);
     return 1;
 }
@@ -362,46 +356,46 @@ int chart_sweep(FILE *fp, const report *r, const report_exp *x)
     if (!s)
         return 0;
     for (int pass = 0; pass < 2; pass++) /* pass 1: the copy, one line per dtype */
-        for (int ri = 0; ri < r->runs->n; ri++)
-            for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-                const klab_row *o = &r->runs->runs[ri].rows[k];
-                double n = row_length(o), v = pass ? o->limit_gbps : o->gbps;
-                if (!claims_in_scope(x->e, o) || o->status != ROW_PASSED || !o->has_time || !(n > 0) || !(v > 0))
+        for (int si = 0; si < x->scope.n; si++) {
+            int ri = x->scope.at[si].run;
+            const klab_row *o = x->scope.at[si].row;
+            double n = row_length(o), v = pass ? o->limit_gbps : o->gbps;
+            if (o->status != ROW_PASSED || !o->has_time || !(n > 0) || !(v > 0))
+                continue;
+            char key[160];
+            snprintf(key, sizeof key, pass ? "copy %s" : "%s %s%s%s", pass ? o->dtype : o->profile,
+                     pass ? "" : o->dtype, r->runs->n > 1 && !pass ? " · " : "",
+                     r->runs->n > 1 && !pass ? r->runs->runs[ri].id : "");
+            int at = -1;
+            for (int i = 0; i < ns && at < 0; i++)
+                if (!strcmp(s[i].key, key))
+                    at = i;
+            if (at < 0) {
+                if (ns == MAXS)
                     continue;
-                char key[160];
-                snprintf(key, sizeof key, pass ? "copy %s" : "%s %s%s%s", pass ? o->dtype : o->profile,
-                         pass ? "" : o->dtype, r->runs->n > 1 && !pass ? " · " : "",
-                         r->runs->n > 1 && !pass ? r->runs->runs[ri].id : "");
-                int at = -1;
-                for (int i = 0; i < ns && at < 0; i++)
-                    if (!strcmp(s[i].key, key))
-                        at = i;
-                if (at < 0) {
-                    if (ns == MAXS)
-                        continue;
-                    at = ns++;
-                    snprintf(s[at].key, sizeof s[at].key, "%s", key);
-                    s[at].row0 = o;
-                    s[at].copy = pass;
-                }
-                struct series *q = &s[at];
-                int dup = 0;
-                for (int i = 0; i < q->n; i++)
-                    dup |= q->xs[i] == n;
-                if (dup || q->n == MAXP)
-                    continue;
-                int i = q->n++;
-                while (i > 0 && q->xs[i - 1] > n) { /* kept in order of N */
-                    q->xs[i] = q->xs[i - 1];
-                    q->ys[i] = q->ys[i - 1];
-                    i--;
-                }
-                q->xs[i] = n;
-                q->ys[i] = v;
-                xlo = xlo == 0 || n < xlo ? n : xlo;
-                xhi = n > xhi ? n : xhi;
-                yhi = v > yhi ? v : yhi;
+                at = ns++;
+                snprintf(s[at].key, sizeof s[at].key, "%s", key);
+                s[at].row0 = o;
+                s[at].copy = pass;
             }
+            struct series *q = &s[at];
+            int dup = 0;
+            for (int i = 0; i < q->n; i++)
+                dup |= q->xs[i] == n;
+            if (dup || q->n == MAXP)
+                continue;
+            int i = q->n++;
+            while (i > 0 && q->xs[i - 1] > n) { /* kept in order of N */
+                q->xs[i] = q->xs[i - 1];
+                q->ys[i] = q->ys[i - 1];
+                i--;
+            }
+            q->xs[i] = n;
+            q->ys[i] = v;
+            xlo = xlo == 0 || n < xlo ? n : xlo;
+            xhi = n > xhi ? n : xhi;
+            yhi = v > yhi ? v : yhi;
+        }
     int drawn = 0;
     for (int i = 0; i < ns; i++)
         drawn |= s[i].n >= 2 && !s[i].copy;

@@ -280,22 +280,21 @@ static void experiment(FILE *fp, const report *r, const report_exp *x)
     /* one rate chart per case, in the order the runs hold them */
     char done[256][64];
     int nd = 0, hists = 0;
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *o = &r->runs->runs[ri].rows[k];
-            if (!claims_in_scope(e, o))
-                continue;
-            if (o->samples_file[0] && hists < HIST_MAX)
-                hists += chart_histogram(fp, r, ri, o);
-            int seen = 0;
-            for (int i = 0; i < nd && !seen; i++)
-                seen = !strcmp(done[i], o->kcase);
-            if (seen || nd == 256)
-                continue;
-            snprintf(done[nd++], sizeof done[0], "%s", o->kcase);
-            if (strcmp(e->chart, "sweep") != 0)
-                chart_rates(fp, r, x, o->kcase);
-        }
+    int rates = strcmp(e->chart, "sweep") != 0;
+    for (int si = 0; si < x->scope.n; si++) {
+        const klab_row *o = x->scope.at[si].row;
+        if (o->samples_file[0] && hists < HIST_MAX)
+            hists += chart_histogram(fp, r, x->scope.at[si].run, o);
+        if (!rates || nd == 256)
+            continue; /* the cases seen matter only to the rate charts still to draw */
+        int seen = 0;
+        for (int i = 0; i < nd && !seen; i++)
+            seen = !strcmp(done[i], o->kcase);
+        if (seen)
+            continue;
+        snprintf(done[nd++], sizeof done[0], "%s", o->kcase);
+        chart_rates(fp, r, x, o->kcase);
+    }
     fputs("</div>\n", fp);
     report_counters_each(fp, r, x, counters_row);
     para(fp, "Evidence boundary", e->boundary);

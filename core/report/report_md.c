@@ -265,46 +265,43 @@ static void rows_table(FILE *fp, const report *r, const report_exp *x)
 {
     fputs("\n| row | median µs [95 %] | GB/s | TFLOP/s | of limit | speedup [95 %] | status |\n"
           "|---|---|---|---|---|---|---|\n", fp);
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *row = &r->runs->runs[ri].rows[k];
-            if (!claims_in_scope(x->e, row))
-                continue;
-            char label[300];
-            report_row_label(r, ri, row, label, sizeof label);
-            fputs("| ", fp);
-            md_cell(fp, label);
-            if (row->has_time && row->has_ci)
-                fprintf(fp, " | %.2f [%.2f–%.2f]", row->median_ms * 1e3, row->median_lo * 1e3, row->median_hi * 1e3);
-            else if (row->has_time)
-                fprintf(fp, " | %.2f", row->median_ms * 1e3);
-            else
-                fputs(" | —", fp);
-            if (row->has_time && row->bytes > 0)
-                fprintf(fp, " | %.0f", row->gbps);
-            else
-                fputs(" | —", fp);
-            if (row->has_time && row->flops > 0)
-                fprintf(fp, " | %.1f", row->tflops);
-            else
-                fputs(" | —", fp);
-            if (row->has_time && row->has_limit)
-                fprintf(fp, " | %.1f %% %s", 100 * row->frac_limit, row->limit);
-            else
-                fputs(" | —", fp);
-            if (row->has_time && row->has_speedup_ci)
-                fprintf(fp, " | %.3f [%.3f–%.3f]", row->speedup, row->speedup_lo, row->speedup_hi);
-            else if (row->has_time && row->has_speedup)
-                fprintf(fp, " | %.3f", row->speedup);
-            else
-                fputs(" | —", fp);
-            fprintf(fp, " | %s", row_status_name(row->status));
-            if (row->flags[0]) {
-                fputc(' ', fp);
-                md_cell(fp, row->flags);
-            }
-            fputs(" |\n", fp);
+    for (int i = 0; i < x->scope.n; i++) {
+        const klab_row *row = x->scope.at[i].row;
+        char label[300];
+        report_row_label(r, x->scope.at[i].run, row, label, sizeof label);
+        fputs("| ", fp);
+        md_cell(fp, label);
+        if (row->has_time && row->has_ci)
+            fprintf(fp, " | %.2f [%.2f–%.2f]", row->median_ms * 1e3, row->median_lo * 1e3, row->median_hi * 1e3);
+        else if (row->has_time)
+            fprintf(fp, " | %.2f", row->median_ms * 1e3);
+        else
+            fputs(" | —", fp);
+        if (row->has_time && row->bytes > 0)
+            fprintf(fp, " | %.0f", row->gbps);
+        else
+            fputs(" | —", fp);
+        if (row->has_time && row->flops > 0)
+            fprintf(fp, " | %.1f", row->tflops);
+        else
+            fputs(" | —", fp);
+        if (row->has_time && row->has_limit)
+            fprintf(fp, " | %.1f %% %s", 100 * row->frac_limit, row->limit);
+        else
+            fputs(" | —", fp);
+        if (row->has_time && row->has_speedup_ci)
+            fprintf(fp, " | %.3f [%.3f–%.3f]", row->speedup, row->speedup_lo, row->speedup_hi);
+        else if (row->has_time && row->has_speedup)
+            fprintf(fp, " | %.3f", row->speedup);
+        else
+            fputs(" | —", fp);
+        fprintf(fp, " | %s", row_status_name(row->status));
+        if (row->flags[0]) {
+            fputc(' ', fp);
+            md_cell(fp, row->flags);
         }
+        fputs(" |\n", fp);
+    }
 }
 
 /* A profiled row: its counters (ncu, one profiled launch) kernel by kernel, beside its time. */
