@@ -313,3 +313,45 @@ const klab_row *run_set_vs(const run_dir *r, const klab_row *like, const char *p
     }
     return best;
 }
+
+/* ---- a run's profiles ---- */
+
+int run_join_profiles(run_dir *r)
+{
+    int cap = 0;
+    for (int i = 0; i < r->nrows; i++) {
+        const char *p = r->rows[i].profile;
+        int seen = i > 0 && strcmp(p, r->rows[i - 1].profile) == 0; /* a CSV's rows come a few profiles over */
+        for (int k = 0; k < r->nprofiles && !seen; k++)
+            seen = strcmp(p, r->rows[r->profile_first[k]].profile) == 0;
+        if (seen)
+            continue;
+        if (r->nprofiles == cap) {
+            cap = cap ? 2 * cap : 8;
+            int *f = realloc(r->profile_first, (size_t)cap * sizeof *f);
+            if (!f) {
+                free(r->profile_first);
+                r->profile_first = NULL;
+                r->nprofiles = 0;
+                return -1;
+            }
+            r->profile_first = f;
+        }
+        r->profile_first[r->nprofiles++] = i;
+    }
+    return 0;
+}
+
+const klab_row *run_set_profile_first(const run_dir *r, const char *profile)
+{
+    if (r->profile_first || r->nrows == 0) {
+        for (int k = 0; k < r->nprofiles; k++)
+            if (strcmp(r->rows[r->profile_first[k]].profile, profile) == 0)
+                return &r->rows[r->profile_first[k]];
+        return NULL;
+    }
+    for (int i = 0; i < r->nrows; i++)
+        if (strcmp(r->rows[i].profile, profile) == 0)
+            return &r->rows[i];
+    return NULL;
+}

@@ -142,6 +142,7 @@ static void free_run(run_dir *r)
     free(r->counters);
     free(r->kernels);
     free(r->sib);
+    free(r->profile_first);
     for (int i = 0; i < r->nfiles; i++)
         free(r->files[i].err);
     free(r->files);
@@ -156,6 +157,7 @@ static int keep_run(run_set *s, run_dir *r)
     }
     if (run_join_siblings(r) != 0)
         note(s, "%s: out of memory%s: claims find no row beside another", r->path, "");
+    run_join_profiles(r); /* without it, run_set_profile_first scans the rows */
     if (!s->defer_ids)
         unique_id(s, r);
     s->n++;

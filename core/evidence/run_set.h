@@ -52,6 +52,8 @@ typedef struct run_dir {
     run_kernel *kernels;     /* every kernel line, in file order */
     int nkernels;
     struct run_sibling *sib; /* the rows by what they measured, for run_set_vs; private to run_set.c */
+    int *profile_first;      /* each profile's first row, in the order rows first name one (run_set_profile_first) */
+    int nprofiles;
     run_file *files;         /* every CSV of rows, in name order, read or not */
     int nfiles;
 } run_dir;
@@ -89,6 +91,10 @@ const run_counters *run_set_counters(const run_dir *r, const klab_row *row);
    profile), else the first in file order; NULL when there is none. Through an index sorted once per
    run: a claim's `vs` row used to be a scan of the run per row, quadratic over a large run. */
 const klab_row *run_set_vs(const run_dir *r, const klab_row *like, const char *profile);
+
+/* The first row of r (in file order) whose profile is `profile`, or NULL: through the run's few
+   profiles, not its rows (a claim asks whether a profile is PyTorch's for each of its rows). */
+const klab_row *run_set_profile_first(const run_dir *r, const char *profile);
 
 /* The first of a row's kernels in r->kernels (the next: kernels[i].next), or -1: a row's kernels
    without a scan of every kernel of the run. */

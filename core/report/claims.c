@@ -286,10 +286,11 @@ static int profiled(const run_set *runs, const claim_instance *in)
 
 int claims_torch_profile(const run_set *runs, const char *profile)
 {
-    for (int ri = 0; ri < runs->n; ri++)
-        for (int i = 0; i < runs->runs[ri].nrows; i++)
-            if (strcmp(runs->runs[ri].rows[i].profile, profile) == 0)
-                return row_has_flag(&runs->runs[ri].rows[i], "external");
+    for (int ri = 0; ri < runs->n; ri++) {
+        const klab_row *first = run_set_profile_first(&runs->runs[ri], profile);
+        if (first)
+            return row_has_flag(first, "external");
+    }
     return strncmp(profile, "torch", 5) == 0 || strncmp(profile, "F.", 2) == 0;
 }
 
@@ -301,13 +302,9 @@ static int same_subject(const klab_row *a, const klab_row *b)
 
 /* Why a claim picked no row: no row of the plugin at all; or the rows it would pick are PyTorch's
    (its profile condition names only PyTorch profiles) and none is there; or else none meets it. */
-static claim_gap none_gap(const exp_experiment *e, const claim_rule *rule, const run_set *runs)
+static claim_gap none_gap(const row_scope *scope, const claim_rule *rule, const run_set *runs)
 {
-    int plugin = 0;
-    for (int ri = 0; ri < runs->n && !plugin; ri++)
-        for (int i = 0; i < runs->runs[ri].nrows && !plugin; i++)
-            plugin = strcmp(runs->runs[ri].rows[i].plugin, e->plugin) == 0;
-    if (!plugin)
+    if (!scope->plugin_rows)
         return GAP_PLUGIN;
     for (int c = 0; c < rule->nconds; c++) {
         const claim_cond *cd = &rule->conds[c];
@@ -396,7 +393,7 @@ int claims_eval_in(const exp_experiment *e, int k, const run_set *runs, const ro
     out->n = kept;
     out->status = claims_status(out->n, out->met, out->failed, out->open);
     if (out->n == 0)
-        out->none_gap = none_gap(e, rule, runs);
+        out->none_gap = none_gap(scope, rule, runs);
     return 0;
 }
 

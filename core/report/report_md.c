@@ -13,7 +13,16 @@
    cell. */
 static void md_put(FILE *fp, const char *s, int cell)
 {
+    static const char stops[] = "|\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12"
+                                "\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f";
     for (; *s; s++) {
+        size_t n = strcspn(s, stops + !cell);
+        if (n) { /* a run of plain text at once: a page lists every row */
+            fwrite(s, 1, n, fp);
+            s += n;
+            if (!*s)
+                break;
+        }
         if (cell && *s == '|')
             fputs("\\|", fp);
         else if ((unsigned char)*s < 0x20)

@@ -68,6 +68,7 @@ int scope_find(const exp_experiment *e, const run_set *runs, const scope_spans *
         if (strcmp(scope_span_plugin(runs, s), e->plugin) != 0)
             continue;
         const klab_row *rows = runs->runs[s->run].rows;
+        out->plugin_rows += s->n;
         for (int k = s->first; k < s->first + s->n; k++) {
             if (!claims_in_scope(e, &rows[k]))
                 continue;

@@ -19,6 +19,7 @@ typedef struct scope_row {
 typedef struct row_scope {
     scope_row *at; /* n of them, runs in their order, then rows in theirs; NULL when n is 0 */
     int n;
+    int plugin_rows; /* the rows of the experiment's plugin, in scope or not */
 } row_scope;
 
 /* A stretch of one run's rows that share a plugin: a run holds one CSV a plugin, so a run has few. */
