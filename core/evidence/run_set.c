@@ -15,6 +15,7 @@
 #include "evidence/run_set_internal.h"
 #include "util/checksum.h"
 #include "util/dir_list.h"
+#include "util/strpool.h"
 
 static void note(run_set *s, const char *fmt, const char *a, const char *b)
 {
@@ -143,6 +144,7 @@ static void free_run(run_dir *r)
     free(r->kernels);
     free(r->sib);
     free(r->profile_first);
+    strpool_free(r->text);
     for (int i = 0; i < r->nfiles; i++)
         free(r->files[i].err);
     free(r->files);
