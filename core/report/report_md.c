@@ -7,6 +7,7 @@
 #include "evidence/csv_sink.h"
 #include "evidence/ncu_csv.h"
 #include "report/report_gaps.h"
+#include "util/fixed.h"
 
 /* Text from INI files and CSVs on a line of its own: a line break or control character would end it
    early; it is shown as a space, never obeyed. In a table cell (md_cell) a '|' would also split the
@@ -269,6 +270,26 @@ static void section(FILE *fp, const char *title, const char *text)
     fputc('\n', fp);
 }
 
+/* One figure of the rows' table after `before`, as "%.<d>f" writes it (fixed_text): a page lists every
+   row of a million-row run. */
+static void md_fig(FILE *fp, const char *before, double v, int d)
+{
+    char buf[16 + FIXED_MAX];
+    size_t n = strlen(before);
+    memcpy(buf, before, n);
+    n += (size_t)fixed_text(buf + n, v, d);
+    fwrite(buf, 1, n, fp);
+}
+
+/* v [lo–hi] */
+static void md_interval(FILE *fp, double v, double lo, double hi, int d)
+{
+    md_fig(fp, " | ", v, d);
+    md_fig(fp, " [", lo, d);
+    md_fig(fp, "–", hi, d);
+    fputc(']', fp);
+}
+
 /* The passed and failed rows in scope: the figures the claims were judged on. */
 static void rows_table(FILE *fp, const report *r, const report_exp *x)
 {
@@ -281,27 +302,29 @@ static void rows_table(FILE *fp, const report *r, const report_exp *x)
         fputs("| ", fp);
         md_cell(fp, label);
         if (row->has_time && row->has_ci)
-            fprintf(fp, " | %.2f [%.2f–%.2f]", row->median_ms * 1e3, row->median_lo * 1e3, row->median_hi * 1e3);
+            md_interval(fp, row->median_ms * 1e3, row->median_lo * 1e3, row->median_hi * 1e3, 2);
         else if (row->has_time)
-            fprintf(fp, " | %.2f", row->median_ms * 1e3);
+            md_fig(fp, " | ", row->median_ms * 1e3, 2);
         else
             fputs(" | —", fp);
         if (row->has_time && row->bytes > 0)
-            fprintf(fp, " | %.0f", row->gbps);
+            md_fig(fp, " | ", row->gbps, 0);
         else
             fputs(" | —", fp);
         if (row->has_time && row->flops > 0)
-            fprintf(fp, " | %.1f", row->tflops);
+            md_fig(fp, " | ", row->tflops, 1);
         else
             fputs(" | —", fp);
-        if (row->has_time && row->has_limit)
-            fprintf(fp, " | %.1f %% %s", 100 * row->frac_limit, row->limit);
-        else
+        if (row->has_time && row->has_limit) {
+            md_fig(fp, " | ", 100 * row->frac_limit, 1);
+            fprintf(fp, " %% %s", row->limit);
+        } else {
             fputs(" | —", fp);
+        }
         if (row->has_time && row->has_speedup_ci)
-            fprintf(fp, " | %.3f [%.3f–%.3f]", row->speedup, row->speedup_lo, row->speedup_hi);
+            md_interval(fp, row->speedup, row->speedup_lo, row->speedup_hi, 3);
         else if (row->has_time && row->has_speedup)
-            fprintf(fp, " | %.3f", row->speedup);
+            md_fig(fp, " | ", row->speedup, 3);
         else
             fputs(" | —", fp);
         fprintf(fp, " | %s", row_status_name(row->status));
