@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "evidence/ncu_csv.h"
+#include "util/fixed.h"
 
 /* 1 when every case name is "nN": a row-length sweep, drawn as one. */
 static int sweep_cases(const report *r, const char *plugin)
@@ -352,8 +353,11 @@ static void kernel_cells(const run_kernel *k, report_kernel_cells *out)
     snprintf(out->name, sizeof out->name, "%.*s", (int)n, s);
     snprintf(out->grid, sizeof out->grid, "%s", k->grid);
     snprintf(out->block, sizeof out->block, "%s", k->block);
-    for (int m = 0; m < NCU_NMETRICS; m++)
-        snprintf(out->v[m], sizeof out->v[m], k->has[m] ? "%.4g" : "—", k->v[m]);
+    for (int m = 0; m < NCU_NMETRICS; m++) { /* a page shows every profiled row's: printf was most of it */
+        char g[FIXED_MAX];
+        fixed_general(g, k->v[m], 4);
+        snprintf(out->v[m], sizeof out->v[m], "%s", k->has[m] ? g : "—");
+    }
 }
 
 void report_counters_each(FILE *fp, const report *r, const report_exp *x, report_counters_fn fn)

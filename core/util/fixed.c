@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 int fixed_text(char *buf, double v, int d)
 {
@@ -26,5 +27,36 @@ int fixed_text(char *buf, double v, int d)
             buf[len++] = '.';
     }
     buf[len] = 0;
+    return len;
+}
+
+int fixed_general(char *buf, double v, int p)
+{
+    /* "%g" is "%f" with p - 1 - X decimals, X the exponent of v rounded to p digits, while
+       -4 <= X < p, then without trailing zeros; here only where those decimals are 0 to 3 */
+    double a = fabs(v), pow10 = 1;
+    int x = 0;
+    if (p < 1 || p > 15 || !(a >= 1) || !isfinite(v))
+        return snprintf(buf, FIXED_MAX, "%.*g", p, v);
+    while (x < p && a >= pow10 * 10) {
+        pow10 *= 10;
+        x++;
+    }
+    int len = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (x >= p || p - 1 - x > 3)
+            return snprintf(buf, FIXED_MAX, "%.*g", p, v);
+        len = fixed_text(buf, v, p - 1 - x);
+        int whole = (int)strcspn(buf + (v < 0), "."); /* digits before the point */
+        if (whole == x + 1)
+            break;
+        x++; /* rounding carried to 10^(x + 1): one exponent up, one decimal fewer */
+    }
+    if (strchr(buf, '.')) {
+        while (buf[len - 1] == '0')
+            buf[--len] = 0;
+        if (buf[len - 1] == '.')
+            buf[--len] = 0;
+    }
     return len;
 }
