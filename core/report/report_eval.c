@@ -335,6 +335,15 @@ static int counters_heading(const report *r, int run, const klab_row *row, char 
     return 1;
 }
 
+/* The first n bytes of s into dst, cut to its size as snprintf cuts */
+static void cut(char *dst, size_t size, const char *s, size_t n)
+{
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, s, n);
+    dst[n] = 0;
+}
+
 static void kernel_cells(const run_kernel *k, report_kernel_cells *out)
 {
     const char *s = strncmp(k->name, "void ", 5) == 0 ? k->name + 5 : k->name;
@@ -350,13 +359,14 @@ static void kernel_cells(const run_kernel *k, report_kernel_cells *out)
         if (i < n)
             n = i;
     }
-    snprintf(out->name, sizeof out->name, "%.*s", (int)n, s);
-    snprintf(out->grid, sizeof out->grid, "%s", k->grid);
-    snprintf(out->block, sizeof out->block, "%s", k->block);
-    for (int m = 0; m < NCU_NMETRICS; m++) { /* a page shows every profiled row's: printf was most of it */
+    /* a page shows every profiled row's: copies and fixed_general, not printf, which was most of it */
+    cut(out->name, sizeof out->name, s, n);
+    cut(out->grid, sizeof out->grid, k->grid, strlen(k->grid));
+    cut(out->block, sizeof out->block, k->block, strlen(k->block));
+    for (int m = 0; m < NCU_NMETRICS; m++) {
         char g[FIXED_MAX];
-        fixed_general(g, k->v[m], 4);
-        snprintf(out->v[m], sizeof out->v[m], "%s", k->has[m] ? g : "—");
+        int len = k->has[m] ? fixed_general(g, k->v[m], 4) : (int)strlen(strcpy(g, "—"));
+        cut(out->v[m], sizeof out->v[m], g, (size_t)len);
     }
 }
 

@@ -225,8 +225,11 @@ static void counters_row(FILE *fp, int first, const char *label, const char *hea
     if (nk == 0)
         return;
     fputs("<table><tr><th>kernel</th><th>grid</th><th>block</th>", fp);
-    for (int m = 0; m < NCU_NMETRICS; m++)
-        fprintf(fp, "<th>%s</th>", ncu_metrics[m].column);
+    for (int m = 0; m < NCU_NMETRICS; m++) { /* fputs, not fprintf: a table for every profiled row */
+        fputs("<th>", fp);
+        fputs(ncu_metrics[m].column, fp);
+        fputs("</th>", fp);
+    }
     for (int i = 0; i < nk; i++) {
         fputs("</tr>\n<tr><td><code>", fp);
         xml_text(fp, k[i].name);
@@ -235,8 +238,11 @@ static void counters_row(FILE *fp, int first, const char *label, const char *hea
         fputs("</td><td>", fp);
         xml_text(fp, k[i].block);
         fputs("</td>", fp);
-        for (int m = 0; m < NCU_NMETRICS; m++)
-            fprintf(fp, "<td>%s</td>", k[i].v[m]);
+        for (int m = 0; m < NCU_NMETRICS; m++) {
+            fputs("<td>", fp);
+            fputs(k[i].v[m], fp);
+            fputs("</td>", fp);
+        }
     }
     fputs("</tr></table>\n", fp);
 }

@@ -350,8 +350,11 @@ static void counters_row(FILE *fp, int first, const char *label, const char *hea
     if (nk == 0)
         return;
     fputs("\n| kernel | grid | block |", fp);
-    for (int m = 0; m < NCU_NMETRICS; m++)
-        fprintf(fp, " %s |", ncu_metrics[m].column);
+    for (int m = 0; m < NCU_NMETRICS; m++) { /* fputs, not fprintf: a table for every profiled row */
+        fputc(' ', fp);
+        fputs(ncu_metrics[m].column, fp);
+        fputs(" |", fp);
+    }
     fputs("\n|---|---|---|", fp);
     for (int m = 0; m < NCU_NMETRICS; m++)
         fputs("---|", fp);
@@ -362,8 +365,10 @@ static void counters_row(FILE *fp, int first, const char *label, const char *hea
         md_cell(fp, k[i].grid);
         fputs(" | ", fp);
         md_cell(fp, k[i].block);
-        for (int m = 0; m < NCU_NMETRICS; m++)
-            fprintf(fp, " | %s", k[i].v[m]);
+        for (int m = 0; m < NCU_NMETRICS; m++) {
+            fputs(" | ", fp);
+            fputs(k[i].v[m], fp);
+        }
         fputs(" |", fp);
     }
     fputs("\n", fp);
