@@ -163,8 +163,20 @@ const report_exp *report_find_plugin(const report *r, const char *name)
 
 void report_row_label(const report *r, int run, const klab_row *row, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s %s %s%s%s", row->kcase, row->dtype, row->profile, r->runs->n > 1 ? " · " : "",
-             r->runs->n > 1 ? r->runs->runs[run].id : "");
+    /* joined, not printf'd: every row's label is written several times over a million-row report */
+    const char *part[] = {row->kcase, " ", row->dtype, " ", row->profile, r->runs->n > 1 ? " · " : "",
+                          r->runs->n > 1 ? r->runs->runs[run].id : ""};
+    size_t n = 0;
+    if (!len)
+        return;
+    for (size_t i = 0; i < sizeof part / sizeof part[0] && n + 1 < len; i++) {
+        size_t k = strlen(part[i]);
+        if (k > len - 1 - n)
+            k = len - 1 - n; /* cut where snprintf cuts */
+        memcpy(buf + n, part[i], k);
+        n += k;
+    }
+    buf[n] = 0;
 }
 
 void report_cases_with(const report *r, const claim_result *c, claim_verdict verdict, int max, char *buf,
@@ -316,25 +328,6 @@ const char report_counters_intro[] =
     "Nsight Compute's counters of each profiled row's kernels, from one launch under ncu (klab --with-profiling); "
     "a claim over a counter reads the row's maximum over its kernels.";
 
-static int counters_heading(const report *r, int run, const klab_row *row, char *buf, size_t len)
-{
-    const run_counters *c = run_set_counters(&r->runs->runs[run], row);
-    if (!c || !c->present)
-        return 0;
-    buf[0] = 0;
-    if (row->has_time)
-        snprintf(buf, len, "median %.2f µs%s", row->median_ms * 1e3, row->bytes > 0 ? "" : "; ");
-    if (row->has_time && row->bytes > 0)
-        snprintf(buf + strlen(buf), len - strlen(buf), " · %.0f GB/s; ", row->gbps);
-    if (strcmp(c->status, ncu_status_name(NCU_MEASURED)) == 0)
-        snprintf(buf + strlen(buf), len - strlen(buf), "ncu measured %d kernel%s", c->nkernels,
-                 c->nkernels == 1 ? "" : "s");
-    else
-        snprintf(buf + strlen(buf), len - strlen(buf), "no counters: ncu %s%s%.200s", c->status,
-                 c->reason[0] ? ": " : "", c->reason);
-    return 1;
-}
-
 /* The first n bytes of s into dst, cut to its size as snprintf cuts */
 static void cut(char *dst, size_t size, const char *s, size_t n)
 {
@@ -342,6 +335,34 @@ static void cut(char *dst, size_t size, const char *s, size_t n)
         n = size - 1;
     memcpy(dst, s, n);
     dst[n] = 0;
+}
+
+static int counters_heading(const report *r, int run, const klab_row *row, char *buf, size_t len)
+{
+    const run_counters *c = run_set_counters(&r->runs->runs[run], row);
+    if (!c || !c->present)
+        return 0;
+    /* the whole line, then cut to len as the appends cut it; its figures by fixed_text, not printf */
+    char full[2 * FIXED_MAX + 600];
+    size_t n = 0;
+    if (row->has_time) {
+        n += (size_t)sprintf(full + n, "median ");
+        n += (size_t)fixed_text(full + n, row->median_ms * 1e3, 2);
+        n += (size_t)sprintf(full + n, " µs%s", row->bytes > 0 ? "" : "; ");
+    }
+    if (row->has_time && row->bytes > 0) {
+        n += (size_t)sprintf(full + n, " · ");
+        n += (size_t)fixed_text(full + n, row->gbps, 0);
+        n += (size_t)sprintf(full + n, " GB/s; ");
+    }
+    if (strcmp(c->status, ncu_status_name(NCU_MEASURED)) == 0)
+        n += (size_t)snprintf(full + n, sizeof full - n, "ncu measured %d kernel%s", c->nkernels,
+                              c->nkernels == 1 ? "" : "s");
+    else
+        n += (size_t)snprintf(full + n, sizeof full - n, "no counters: ncu %s%s%.200s", c->status,
+                              c->reason[0] ? ": " : "", c->reason);
+    cut(buf, len, full, n);
+    return 1;
 }
 
 static void kernel_cells(const run_kernel *k, report_kernel_cells *out)
