@@ -79,7 +79,7 @@ void write_csv(const char *dir, const char *name, const klab_row *rows, int n)
 }
 
 char dir_a[PATH_MAX], dir_b[PATH_MAX];
-const cmp_opts opts = {CMP_DEFAULT_THRESHOLD, 0, 0};
+const cmp_opts opts = {.threshold = CMP_DEFAULT_THRESHOLD};
 
 void make_runs(double scale_b, double spread)
 {

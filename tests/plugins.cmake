@@ -87,6 +87,14 @@ add_test(NAME sdk_out_of_tree
 set_tests_properties(sdk_out_of_tree PROPERTIES
   TIMEOUT 600 LABELS "plugins;sdk"
   ENVIRONMENT "CMAKE_COMMAND=${CMAKE_COMMAND};KLAB_NVCC=${CMAKE_CUDA_COMPILER};KLAB_CMAKE_GENERATOR=${CMAKE_GENERATOR}")
+# ---- a plugin with its PyTorch module from outside: plugin-sdk/examples/leaky_relu, installed klab's
+# --validate, --with-torch --validate and report over tests/fixtures/runs/leaky_relu ----
+add_test(NAME sdk_example_torch
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sdk_example_torch.sh ${PROJECT_BINARY_DIR}
+          ${PROJECT_SOURCE_DIR}/plugin-sdk/examples/leaky_relu ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/runs/leaky_relu)
+set_tests_properties(sdk_example_torch PROPERTIES
+  TIMEOUT 600 LABELS "plugins;sdk"
+  ENVIRONMENT "CMAKE_COMMAND=${CMAKE_COMMAND};KLAB_NVCC=${CMAKE_CUDA_COMPILER};KLAB_CMAKE_GENERATOR=${CMAKE_GENERATOR}")
 endif()
 
 # These drive the klab binary, and where a GPU is present some of their runs reach it (the supervisor's

@@ -252,9 +252,10 @@ static void test_validate_abi2_inis(void **state)
     free(r.out);
 }
 
-/* `klab --tune --validate` enumerates each case's configurations without launching anything: the space
-   in order, the plugin's own choice named, and the rows a tune run would write (own choice and four
-   configurations of `tiled`, one row of `fixed`, for each of the five cases). Without --tune, none. */
+/* `klab --tune --validate --verbose` enumerates each case's configurations without launching anything:
+   the space in order, the plugin's own choice named, and the rows a tune run would write (own choice
+   and four configurations of `tiled`, one row of `fixed`, for each of the five cases); without
+   --verbose, one line a case. Without --tune, none. */
 static void test_tune_validate_lists_configurations(void **state)
 {
     (void)state;
@@ -262,6 +263,15 @@ static void test_tune_validate_lists_configurations(void **state)
     link_abi2(dir, sizeof dir);
     klab_result r = KLAB("--validate", "--tune", "--plugin-path", dir, "--ini-dir", KLAB_TEST_DATA "/gpu_ini", "--plugin",
                          "abi2_tuning");
+    assert_int_equal(r.rc, 0);
+    kr_expect_in(r.out, "  case own            shape 2^16         dtypes fp32            tune: 6 rows; configurations: "
+                        "tiled fp32 4\n  case t128 ");
+    kr_expect_not_in(r.out, "threads=128");
+    kr_expect_in(r.out, "  klab --tune: 30 rows (each configuration, and each profile's own choice); every "
+                        "configuration: --verbose\n");
+    free(r.out);
+    r = KLAB("--validate", "--tune", "--verbose", "--plugin-path", dir, "--ini-dir", KLAB_TEST_DATA "/gpu_ini",
+             "--plugin", "abi2_tuning");
     assert_int_equal(r.rc, 0);
     kr_expect_in(r.out, "  case own            shape 2^16         dtypes fp32           profiles tiled,fixed\n"
                         "    profile tiled fp32: 4 configurations; its own choice threads=256\n"

@@ -2,14 +2,16 @@
 does (tests/ini/good_bom.ini read, every tests/ini/bad_*.ini refused with klab's own file:line
 message), the statistics are klab's (hand-worked values of tests/test_interval.c and stats.c's
 interpolation), a row the Python side writes is one klab reads back and writes again byte for byte
-(klab merge), a plugin is described as klab --list loads it, and torch_rows.py's --units, --quick and
---phases-out do what the command line promises.
+(klab merge), a plugin is described as klab --list loads it, torch_rows.py's --units, --quick and
+--phases-out do what the command line promises, and a plugin's PyTorch module (<plugin>_torch.py beside
+its .so) is found, loaded without torch and refused, naming its file, where it breaks the contract.
 
     python3 tests/test_klab_package.py BUILD     (BUILD: the folder with klab and libklab_bench.so)
 """
 import contextlib
 import io
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,7 +22,7 @@ from unittest import mock
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from klab import bench, ini, phases, rows, torch_cases, units  # noqa: E402
+from klab import bench, ini, phases, rows, torch_cases, torch_module, units  # noqa: E402
 
 bench.use_build(BUILD)
 KLAB = os.path.join(BUILD, "klab")
@@ -244,6 +246,7 @@ class CommandLine(unittest.TestCase):
             so = []
             for p in ("softmax", "rmsnorm"):
                 open(os.path.join(d, p + ".so"), "w").close()
+                shutil.copy(os.path.join(ROOT, "plugins", p, p + "_torch.py"), d)  # its module, beside it
                 so += ["--so", f"{p}={os.path.join(d, p + '.so')}"]
             path = self.units_file(d, "4096x4096\tfp16\nragged\tbf16\n")
             rc, out, err = torch_rows(*so, "--plugins", "softmax,rmsnorm", "--units", path, "--quick",
@@ -264,6 +267,132 @@ class CommandLine(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             path = self.units_file(d, "a\tfp16\na\tbf16\n")
             self.assertEqual(units.read_units(path), {("a", "fp16"): 1, ("a", "bf16"): 2})
+
+
+GOOD = """from klab.torch_cases import EAGER, Spec
+KLAB_TORCH = 1
+PLUGIN = "toy"
+torch = None
+
+
+def neg(x):
+    return torch.neg(x)
+
+
+def spec(c):
+    return Spec({"x": c.dims}, lambda t: (t["x"],), [("torch.neg", neg, EAGER)])
+"""
+
+
+class Modules(unittest.TestCase):
+    """The contract of tools/klab/torch_module.py, on modules written here beside a stand-in toy.so."""
+
+    def write(self, d, text, plugin):
+        with open(os.path.join(d, plugin + "_torch.py"), "w") as f:
+            f.write(text)
+
+    def load(self, d, text, plugin="toy"):
+        self.write(d, text, plugin)
+        torch_module._loaded.clear()
+        return torch_module.load(os.path.join(d, plugin + ".so"), plugin)
+
+    def case(self, text="[experiment]\nplugin = toy\n[case 4x8]\n"):
+        path = os.path.join(self.d, "toy.ini")
+        with open(path, "w") as f:
+            f.write(text)
+        return ini.Ini(path).cases[0]
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_a_good_module(self):
+        m = self.load(self.d, GOOD)
+        s = torch_module.spec_of(m, self.case())
+        self.assertEqual(([op[0] for op in s.ops], s.tensors), (["torch.neg"], {"x": (4, 8)}))
+        self.assertNotIn("torch", sys.modules)
+        self.assertIsNone(torch_module.load(os.path.join(self.d, "other.so"), "other"))  # none: no PyTorch rows
+        self.assertEqual(torch_module.plugins_in(self.d), ["toy"])
+
+    def test_declarations_refused(self):
+        for old, new, why in (("KLAB_TORCH = 1", "KLAB_TORCH = 2", "KLAB_TORCH = 2; this klab reads version 1"),
+                              ("KLAB_TORCH = 1", "", "no KLAB_TORCH"),
+                              ('PLUGIN = "toy"', 'PLUGIN = "softmax"', "PLUGIN = 'softmax', but it lies beside toy.so"),
+                              ("def spec(c):", "def spec_(c):", "no function spec(case)"),
+                              ("torch = None", "torch = None\nSIZED_BY_DIMS = 1", "SIZED_BY_DIMS must be True or False"),
+                              ("torch = None", "torch = None +", "cannot be loaded: SyntaxError")):
+            with self.assertRaises(torch_module.ModuleError, msg=why) as e:
+                self.load(self.d, GOOD.replace(old, new))
+            self.assertIn(why, str(e.exception))
+            self.assertTrue(str(e.exception).startswith(os.path.join(self.d, "toy_torch.py") + ": "), str(e.exception))
+
+    def test_specs_refused(self):
+        c = self.case()
+        for old, new, why in (('[("torch.neg", neg, EAGER)]', '[("torch.neg", neg, "jit")]', "how 'jit' is none of"),
+                              ('[("torch.neg", neg, EAGER)]', '[("torch.neg", neg, EAGER), ("torch.neg", neg, EAGER)]',
+                               "label 'torch.neg' twice"),
+                              ('"torch.neg"', '"torch neg"', "is not a name"),
+                              ('[("torch.neg", neg, EAGER)]', "[]", "no callables"),
+                              ('{"x": c.dims}', '{"x": (0,)}', "tensor 'x': shape (0,)"),
+                              ("return Spec(", "return None and Spec(", "returned NoneType, not a Spec"),
+                              ("def spec(c):\n", "def spec(c):\n    c.params['nope']\n", "KeyError")):
+            m = self.load(self.d, GOOD.replace(old, new))
+            with self.assertRaises(torch_module.ModuleError, msg=why) as e:
+                torch_module.spec_of(m, c)
+            self.assertIn(f"toy_torch.py: spec() of case '4x8': ", str(e.exception))
+            self.assertIn(why, str(e.exception))
+
+    def test_sized_by_dims(self):
+        c = self.case("[experiment]\nplugin = toy\n[case g]\ndim.m = 4\n")
+        self.assertEqual(torch_module.spec_of(self.load(self.d, GOOD), c).skip, "no shape (sized by dim.* alone)")
+        m = self.load(self.d, GOOD.replace("torch = None", "torch = None\nSIZED_BY_DIMS = True")
+                      .replace('{"x": c.dims}', '{"x": (c.named["m"],)}'))
+        self.assertEqual(torch_module.spec_of(m, c).tensors, {"x": (4,)})
+
+    def test_torch_bound_when_imported(self):
+        m = self.load(self.d, GOOD)
+        fake = types.SimpleNamespace(neg=lambda x: -x)
+        with mock.patch.object(torch_cases, "torch", fake):
+            torch_cases._set(m)
+        self.assertEqual(m.neg(3), -3)
+
+    def test_every_plugin_module_keeps_the_contract(self):
+        """Each in-tree module loads without torch and answers every case of its INI."""
+        names = sorted(n for n in os.listdir(os.path.join(ROOT, "plugins"))
+                       if os.path.exists(os.path.join(ROOT, "plugins", n, n + "_torch.py")))
+        self.assertEqual(names, ["fp8_gemm", "fused_gated_mlp", "matmul_h200", "reduction", "rmsnorm",
+                                 "rmsnorm_rope", "softmax", "swiglu", "vector_add"])
+        for n in names:
+            torch_module._loaded.clear()
+            m = torch_module.load(os.path.join(ROOT, "plugins", n, n + ".so"), n)
+            for c in ini.Ini(os.path.join(ROOT, "ini", n + ".ini")).cases:
+                torch_module.spec_of(m, c)
+        self.assertNotIn("torch", sys.modules)
+
+    def test_dry_run_says_where_torch_is(self):
+        rc, out, err = torch_rows("--dry-run", "--plugins", "softmax")
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out, r"\n# torch: (not installed|installed) for ")
+        self.assertIn(os.path.join("plugins", "softmax_torch.py") + ")", out)  # the module beside softmax.so
+        with tempfile.TemporaryDirectory() as d:
+            self.load(d, GOOD.replace('"toy"', '"vector_add"').replace("torch.neg", "torch.neg2"), "vector_add")
+            rc, out, err = torch_rows("--dry-run", "--ini", os.path.join(INI, "good_bom.ini"),
+                                      "--so", f"vector_add={os.path.join(d, 'vector_add.so')}")
+            self.assertEqual(rc, 0, err)
+            self.assertIn("torch.neg2", out)  # the module found beside --so's library, not the build's
+            os.remove(os.path.join(d, "vector_add_torch.py"))
+            rc, out, err = torch_rows("--dry-run", "--ini", os.path.join(INI, "good_bom.ini"),
+                                      "--so", f"vector_add={os.path.join(d, 'vector_add.so')}")
+            self.assertIn(f"plugin 'vector_add' has no PyTorch module ({d}/vector_add_torch.py): skipped", out)
+            self.write(d, GOOD.replace('"toy"', '"vector_add"').replace("KLAB_TORCH = 1", ""), "vector_add")
+            torch_module._loaded.clear()
+            rc, out, err = torch_rows("--dry-run", "--ini", os.path.join(INI, "good_bom.ini"),
+                                      "--so", f"vector_add={os.path.join(d, 'vector_add.so')}")
+            self.assertEqual(rc, 2)
+            self.assertIn(f"torch_rows: {d}/vector_add_torch.py: no KLAB_TORCH", err)
 
 
 if __name__ == "__main__":

@@ -359,20 +359,23 @@ static void test_fake_interpreter_gets_klabs_selection(void **state)
     char *words = recorded();
     assert_non_null(words);
     kr_echo(words);
-    kr_expect_in(words, "/tools/torch_rows.py\n--build\n");
+    /* klab's own driver and libklab_bench: the build tree's, beside klab (an installed klab's are in its
+       prefix: tests/sdk_example_torch.sh) */
+    kr_expect_in(words, "\n" KLAB_BINARY_DIR "/python/torch_rows.py\n--build\n" KLAB_BINARY_DIR "\n");
     kr_expect_in(words, "\n--dry-run\n--csv-suffix\n.torch\n--ini\n" KLAB_TEST_DATA "/gpu_ini/vector_add.ini\n--so\n"
                         "vector_add=");
     kr_expect_in(words, "/vector_add.so\n--cases\ntriad-2^20\n--ini-cases-only\n--dtypes\nfp32\n--mode\nbatched\n");
     kr_expect_not_in(words, "--seed");
     free(words);
 
-    /* a case this INI does not have: nothing for PyTorch either */
+    /* a case this INI does not have: refused, and nothing for PyTorch either */
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/argv.txt", kr_tmp);
     unlink(path);
     r = KLAB("--validate", "--with-torch", "--torch", fake, "--plugin", "vector_add", "--plugin-path",
              KLAB_BINARY_DIR "/plugins", "--ini-dir", KLAB_TEST_DATA "/gpu_ini", "--case", "nosuch");
-    kr_expect_in(r.out, "klab: PyTorch rows: no case selected\n");
+    kr_expect_in(r.out, "INVALID --case nosuch: no such case in ");
+    assert_int_equal(r.rc, 2);
     assert_null(recorded());
     free(r.out);
 
@@ -575,7 +578,9 @@ static void test_real_dry_run(void **state)
     klab_result r = KLAB("--validate", "--with-torch", "--plugin", "vector_add", "--plugin-path",
                          KLAB_BINARY_DIR "/plugins", "--ini-dir", KLAB_TEST_DATA "/gpu_ini");
     assert_int_equal(r.rc, 0);
-    kr_expect_in(r.out, "plugin vector_add  -> vector_add.torch.csv");
+    kr_expect_in(r.out, "plugin vector_add  -> vector_add.torch.csv  (PyTorch: " KLAB_BINARY_DIR
+                        "/plugins/vector_add_torch.py)"); /* the module beside the plugin klab found */
+    kr_expect_in(r.out, "\n# torch: "); /* whether this python has torch, said without importing it */
     kr_expect_in(r.out, "triad-2^20");
     kr_expect_in(r.out, "param.op = triad: no PyTorch callable");
     kr_expect_in(r.out, "torch.copy_");

@@ -230,6 +230,10 @@ static void test_report_written(void **state)
     kr_expect_in(html, "big fp16 fused: dram_pct 91.50");
     kr_expect_in(html, "no counters: ncu refused: ERR_NVGPUCTRPERM");
     kr_expect_in(html, "<section id=\"plugin-fx\"><h2>Plugin fx</h2>");
+    /* the contents, first on the page: every section, its status and rows */
+    kr_expect_in(html, "<body>\n<nav class=\"toc\"><b>Contents</b><ol>\n<li><a href=\"#decisions\">Kernel decisions</a></li>\n");
+    kr_expect_in(html, "<li><a href=\"#plugin-fx\">Plugin fx</a> <span class=\"b mea\">Measured</span> <small>13 rows</small></li>\n");
+    kr_expect_in(html, "<h1 id=\"decisions\">");
     kr_expect_in(html, "<li>PyTorch rows missing beside 1 row of fx (gemm): <code>klab --plugin fx --case gemm --with-torch</code></li>");
     kr_expect_not_in(html, "<script");
     /* nothing fetched: the SVG namespace is the only URL on the page */
@@ -237,12 +241,14 @@ static void test_report_written(void **state)
         if (p - html < 7 || strncmp(p - 7, "xmlns=\"http://www.w3.org/2000/svg\"", 34) != 0)
             fail_msg("a URL in the page: %.60s", p);
     free(html);
-    /* the default place: inside the run folder */
+    /* the default place: under --out (out), named after the run, never inside the folder read */
     r = KLAB("report", "--experiments", "exp", "run");
     assert_int_equal(r.rc, 0);
     free(r.out);
-    snprintf(path, sizeof path, "%s/run/report/report.html", kr_tmp);
+    snprintf(path, sizeof path, "%s/out/reports/run/report.html", kr_tmp);
     assert_int_equal(access(path, R_OK), 0);
+    snprintf(path, sizeof path, "%s/run/report", kr_tmp);
+    assert_int_equal(access(path, F_OK), -1);
     /* no RUN: the latest under --out (here the only folder with a meta.ini) */
     r = KLAB("report", "--experiments", "exp", "--out", ".", "--out-dir", "latest");
     assert_int_equal(r.rc, 0);
@@ -445,6 +451,15 @@ static void test_html_renders(void **state)
     assert_true(bars > 2000); /* bars and sweep lines drawn */
     assert_true(limit > 50);  /* the copy line */
     assert_int_equal(none, 0);
+    /* every chart's text inside it and over no other, as Chromium lays it out (report_charts_check.py) */
+    char cmd[4 * PATH_MAX], out[PATH_MAX + 32];
+    snprintf(out, sizeof out, "%s/check.txt", kr_tmp);
+    snprintf(cmd, sizeof cmd, "python3 '%s/report_charts_check.py' --page '%s' > '%s' 2>&1", KLAB_TEST_DATA, html, out);
+    int rc = system(cmd);
+    char *txt = slurp(out);
+    kr_echo(txt);
+    free(txt);
+    assert_int_equal(rc, 0);
 }
 
 int main(void)

@@ -130,6 +130,10 @@ add_dependencies(test_report klab)
 # klab report over tests/fixtures/runs: decisions.md and pages diffed against tests/fixtures/report
 add_test(NAME report_golden COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/report_golden.sh $<TARGET_FILE:klab>)
 set_tests_properties(report_golden PROPERTIES LABELS unit)
+# report.html's charts as Chromium draws them, over one run and over 26 (tests/fixtures/runs/rowsweep-many)
+add_test(NAME report_charts COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/report_charts_check.py $<TARGET_FILE:klab>)
+set_tests_properties(report_charts PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+klab_test(test_svg SOURCES test_svg.c LABELS unit)
 
 # scale-out (docs/scale-out.md): --shard and --devices' split of the units, klab merge (cmocka and the
 # binary), --with-profiling's ncu output from fixtures and a fake ncu, the Slurm script's command lines
@@ -144,6 +148,12 @@ add_dependencies(test_resume klab vector_add)
 klab_test(test_profiling SOURCES test_profiling.c klab_run.c LABELS unit)
 add_test(NAME slurm_dry_run COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/slurm_dry_run.sh ${PROJECT_SOURCE_DIR}/tools/slurm/klab-array.sh)
 set_tests_properties(slurm_dry_run PROPERTIES LABELS unit)
+# the Slurm script under a real single-node Slurm it starts and stops: the build's klab's shards and a
+# stand-in's, each run's merge job (skipped where slurm-wlm or munge is missing, but not under CI)
+add_test(NAME slurm_single_node
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/slurm_single_node.sh ${PROJECT_SOURCE_DIR}/tools/slurm/klab-array.sh
+                 $<TARGET_FILE:klab> ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/runs/rowsweep-rmsnorm-a)
+set_tests_properties(slurm_single_node PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT 300)
 
 # matmul_h200: its reference, the sampled check, the tuning space and hopper_gemm's tile scheduler
 # (plain C), and its machine code (sass_matmul_h200.sh: HGMMA and UTMALDG in every wgmma kernel, no

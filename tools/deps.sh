@@ -41,7 +41,7 @@ klab_use_fetched_deps() {
 }
 
 # klab_install_missing [test]: the build's needs; with `test`, also what the tests need (Chromium draws
-# the report in one of them).
+# the report in one of them; a single-node Slurm, slurm-wlm and munge, runs the Slurm script in another).
 klab_install_missing() {
   local missing=()
   if ! pkg-config --exists inih 2>/dev/null || ! [ -f /usr/include/csv.h ]; then
@@ -55,6 +55,9 @@ klab_install_missing() {
   command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
   if [ "${1:-}" = test ]; then
     command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=(chromium)
+    # the daemons are in /usr/sbin, which a user's PATH may lack
+    PATH=$PATH:/usr/sbin command -v slurmd >/dev/null 2>&1 || missing+=(slurm-wlm)
+    PATH=$PATH:/usr/sbin command -v munged >/dev/null 2>&1 || missing+=(munge)
   fi
   [ ${#missing[@]} -eq 0 ] && return 0
   local sudo=

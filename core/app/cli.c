@@ -7,99 +7,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "config/adhoc_case.h"
 #include "host/dtype.h"
 #include "report/compare.h"
+#include "report/report_json.h"
 #include "util/text.h"
 #include "worker/shard.h"
-
-void cli_usage(FILE *fp)
-{
-    fputs("usage: klab [options]            verify and time every experiment (needs a GPU)\n"
-          "       klab --list               list the plugins found, and refusals with their reason\n"
-          "       klab --validate           check every INI against its plugin (no GPU needed)\n"
-          "       klab --tune               time every configuration of each tuning space; cache the best (GPU)\n"
-          "       klab --tune --validate    list each case's configurations (no GPU needed)\n"
-          "       klab --self-test          check the timer against spins of known length (GPU)\n"
-          "       klab report [RUN...]      print the runs' tables; judge the experiments' claims over them\n"
-          "                                 and write the decision matrix, a page per experiment (Markdown)\n"
-          "                                 and report.html (RUN: a run folder, one of its CSVs, or a folder\n"
-          "                                 of run folders; default: the latest run under --out)\n"
-          "       klab compare RUN-A RUN-B  each row of B against A: ratio of medians, FASTER / SLOWER / SAME /\n"
-          "                                 UNSURE from both intervals (runs: folders, or ids under --out)\n"
-          "       klab merge OUT RUN...     one run folder OUT from several (shards, GPUs): same commit, INIs\n"
-          "                                 and schema, or a refusal naming what differs\n"
-          "\n"
-          "selection:\n"
-          "  --plugin NAME[,NAME]   only these experiments (e.g. softmax,rmsnorm)\n"
-          "  --case NAME[,NAME]     only these cases of their INI\n"
-          "  --dtype fp32,fp16,bf16 only these dtypes\n"
-          "  --profile NAME[,NAME]  only these profiles (the baseline must be among them for speedups)\n"
-          "  --config FILE          run this INI instead of the plugin's own (names its plugin)\n"
-          "where:\n"
-          "  --plugin-path DIR      look for plugins here first (repeatable; also KLAB_PLUGIN_PATH)\n"
-          "  --ini-dir DIR          look for <plugin>.ini here first (also KLAB_INI_PATH)\n"
-          "  --out DIR              run folders go here (default: out)\n"
-          "  --tune-cache PATH      the tuning cache --tune writes and every run reads (default:\n"
-          "                         <out DIR>/tune-cache.ini)\n"
-          "  --run-id ID            the run folder's name (default: date-time and commit)\n"
-          "  --out-dir DIR          klab report, --report: write the report here (default: <first RUN>/report)\n"
-          "  --experiments DIR      klab report, --report: the *.exp.ini and decisions/*.ini (default: experiments)\n"
-          "  --device N             the CUDA device to use (default 0)\n"
-          "how:\n"
-          "  --hot                  time each sample right after an untimed run of the same subject (L2 warm;\n"
-          "                         default: one run per sample, L2 flushed by reading 4x its size)\n"
-          "  --batched              time N runs per sample (one CUDA graph, or queued), so the launch floor\n"
-          "                         is paid once per N; the runs rotate through N copies of the tensors\n"
-          "  --verify-only          set up and verify every case, time nothing (for compute-sanitizer)\n"
-          "  --tune                 a run whose rows are every configuration of each profile's tuning space\n"
-          "                         and the plugin's own choice, verified and timed in the same rounds\n"
-          "                         (flag tune-trial); the fastest per GPU, plugin, version, case, dtype and\n"
-          "                         profile goes into the tuning cache, which later runs use (flag tuned)\n"
-          "                         unless the case names its config\n"
-          "  --budget-ms MS         every case's sampling budget instead of its INI's budget_ms (only sampling:\n"
-          "                         setup, references and checks take what they take); recorded in meta.ini\n"
-          "  --quick                a smoke pass: every case set up, referenced and verified as always (poisoned\n"
-          "                         re-verification, escape check, L2 flush), sampled briefly (warmup 2, 10 to 100\n"
-          "                         samples, 50 ms a case; --budget-ms overrides the 50 ms); every row is flagged\n"
-          "                         quick, meta.ini says so, and klab merge keeps quick runs apart; not with --tune\n"
-          "  --report               end the run with its report, as klab report RUN writes it (into\n"
-          "                         <run>/report, or --out-dir), and a summary: the decisions, the rows not\n"
-          "                         passed, the wall time and where it went\n"
-          "  --timeout SECONDS      a worker silent this long (no case, phase or row reported) is killed\n"
-          "                         and its case reported (default 120)\n"
-          "  --throttle FRACTION    discard rounds whose SM clock is under this x peak (default 0.75)\n"
-          "  --seed N               the random inputs' seed (default: from the clock; every row records it)\n"
-          "  --with-torch           also time PyTorch (eager, F.*, torch.compile) on every selected case of the\n"
-          "                         plugins tools/torch_rows.py knows, in the same run folder (<INI>.torch.csv);\n"
-          "                         with --validate, list those cases (torch_rows.py --dry-run)\n"
-          "  --torch PYTHON         --with-torch with this interpreter (default python3)\n"
-          "  --threshold PCT        klab compare: the change that counts (default 5)\n"
-          "  --allow-missing        klab compare: rows in one run only do not fail the gate\n"
-          "  --allow-config-change  klab compare: a changed tuning configuration does not fail the gate\n"
-          "  --no-isolate           run plugins in this process, for cuda-gdb and compute-sanitizer; this\n"
-          "                         gives up isolation: a crash, a hang or a lost CUDA context in one\n"
-          "                         experiment then ends the whole run\n"
-          "  KLAB_THREADS=N         (environment) the worker's CPU threads for references and verification\n"
-          "                         (default: one a CPU it may run on); any N gives the same figures\n"
-          "scale-out (docs/scale-out.md):\n"
-          "  --with-profiling       after the timed run, each passed row once more under Nsight Compute\n"
-          "                         (ncu): its kernels' counters in <plugin>.counters.csv\n"
-          "  --devices N[,N]        spread the units over these GPUs, one klab per GPU, rows merged\n"
-          "  --resume RUN           continue an interrupted run (a folder, or a run id under --out) in its\n"
-          "                         folder: complete CSVs kept, partial ones from their last whole unit; the\n"
-          "                         selection is the run's (meta.ini); commit, INIs, schema and GPU must match\n"
-          "  --shard K/N            only the K-th of N deterministic slices of the selected units (with\n"
-          "                         --validate --with-torch: list the slice's units PyTorch would run)\n"
-          "  --help, --version\n"
-          "\n"
-          "exit status: 0 all passed; 1 a row failed, was incorrect or flagged, or a plugin was refused;\n"
-          "2 a bad command line or INI, or a run --resume refuses; 3 no usable GPU; 130 or 143 stopped by\n"
-          "SIGINT or SIGTERM (a run's rows so far are kept in <plugin>.csv.partial, for --resume; a second\n"
-          "SIGINT ends klab at once). klab compare: 0 no regression; 1 a row SLOWER beyond the threshold, or\n"
-          "passed in A and incorrect, failed or flagged in B, a row in one run only or a changed configuration\n"
-          "(unless allowed); 2 a bad command line, a run that cannot be read or trusted, or no row in common.\n",
-          fp);
-}
 
 static int split(const char *arg, char (*out)[64], int max, int *n, const char *what, char *err, size_t errlen)
 {
@@ -142,6 +55,30 @@ static int number(const char *arg, const char *what, double lo, double hi, doubl
     return 0;
 }
 
+static int cli_check_adhoc(cli_opts *o, char *err, size_t errlen);
+static int cli_check_output(const cli_opts *o, char *err, size_t errlen);
+
+/* Whose help --help asks for: the subcommand among the words (klab report --help), else klab's whole.
+   A word that is an option's value (--run-id report) names none. --help wins over every other word, so
+   the words are read here and not parsed. */
+static cli_cmd help_topic(int argc, char **argv, const struct option *longopts)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *w = argv[i];
+        if (w[0] == '-') {
+            for (const struct option *l = longopts; w[1] == '-' && l->name; l++)
+                if (l->has_arg == required_argument && strcmp(w + 2, l->name) == 0)
+                    i++; /* its value is the next word */
+            if (strcmp(w, "-p") == 0)
+                i++;
+            continue;
+        }
+        return !strcmp(w, "report") ? CMD_REPORT : !strcmp(w, "compare") ? CMD_COMPARE
+               : !strcmp(w, "merge") ? CMD_MERGE : CMD_HELP;
+    }
+    return CMD_HELP;
+}
+
 int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
@@ -170,7 +107,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
            O_HOT, O_BATCHED, O_GRAPH, O_VERIFY_ONLY, O_TUNE, O_TUNE_CACHE, O_TIMEOUT, O_THROTTLE, O_SEED, O_NO_ISOLATE, O_LIST, O_VALIDATE, O_SELF_TEST, O_VERSION,
            O_WITH_TORCH, O_TORCH, O_THRESHOLD, O_OUT_DIR, O_EXPERIMENTS, O_WITH_PROFILING, O_PROFILE_PASS,
            O_DEVICES, O_SHARD, O_BUDGET_MS, O_QUICK, O_REPORT, O_RESUME, O_ALLOW_MISSING,
-           O_ALLOW_CONFIG };
+           O_ALLOW_CONFIG, O_SHAPE, O_DIM, O_JSON, O_VERBOSE, O_QUIET, O_FAIL_ON };
     static const struct option longopts[] = {
         {"plugin", required_argument, 0, 'p'},     {"case", required_argument, 0, O_CASE},
         {"dtype", required_argument, 0, O_DTYPE},  {"profile", required_argument, 0, O_PROFILE},
@@ -194,6 +131,9 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         {"report", no_argument, 0, O_REPORT},
         {"resume", required_argument, 0, O_RESUME},
         {"allow-missing", no_argument, 0, O_ALLOW_MISSING}, {"allow-config-change", no_argument, 0, O_ALLOW_CONFIG},
+        {"shape", required_argument, 0, O_SHAPE}, {"dim", required_argument, 0, O_DIM},
+        {"json", no_argument, 0, O_JSON},          {"verbose", no_argument, 0, O_VERBOSE},
+        {"quiet", no_argument, 0, O_QUIET},        {"fail-on", required_argument, 0, O_FAIL_ON},
         {0, 0, 0, 0},
     };
     opterr = 0;
@@ -354,7 +294,37 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
             }
             snprintf(o->resume, sizeof o->resume, "%s", optarg);
             break;
-        case 'h': o->cmd = CMD_HELP; return 0;
+        case O_SHAPE:
+            if (strlen(optarg) >= sizeof o->adhoc_shape) {
+                snprintf(err, errlen, "--shape: '%.80s...' is longer than %zu characters", optarg,
+                         sizeof o->adhoc_shape - 1);
+                return -1;
+            }
+            snprintf(o->adhoc_shape, sizeof o->adhoc_shape, "%s", optarg);
+            break;
+        case O_DIM:
+            if (strlen(o->adhoc_dims) + strlen(optarg) + 2 > sizeof o->adhoc_dims) {
+                snprintf(err, errlen, "--dim: longer than %zu characters in all", sizeof o->adhoc_dims - 1);
+                return -1;
+            }
+            /* repeatable: --dim m=64 --dim n=4096 is --dim m=64,n=4096 */
+            snprintf(o->adhoc_dims + strlen(o->adhoc_dims), sizeof o->adhoc_dims - strlen(o->adhoc_dims), "%s%s",
+                     o->adhoc_dims[0] ? "," : "", optarg);
+            break;
+        case O_JSON: o->json = 1; break;
+        case O_VERBOSE: o->verbose = 1; break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_FAIL_ON:
+            if (strcmp(optarg, "rejected") == 0)
+                o->fail_on = REPORT_FAIL_REJECTED;
+            else if (strcmp(optarg, "caveated") == 0)
+                o->fail_on = REPORT_FAIL_CAVEATED;
+            else {
+                snprintf(err, errlen, "--fail-on: '%s' is not a status to fail on (rejected, caveated)", optarg);
+                return -1;
+            }
+            break;
+        case 'h': o->cmd = CMD_HELP; o->help_topic = help_topic(argc, argv, longopts); return 0;
         case O_VERSION: o->cmd = CMD_VERSION; return 0;
         case ':':
             snprintf(err, errlen, "%s needs a value", argv[optind - 1]);
@@ -393,13 +363,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
             return -1;
         } else {
             o->cmd = CMD_REPORT;
-            for (int i = optind + 1; i < argc; i++) {
-                if (o->nreports == CLI_MAX) {
-                    snprintf(err, errlen, "report: more than %d runs", CLI_MAX);
-                    return -1;
-                }
-                o->reports[o->nreports++] = argv[i];
-            }
+            o->reports = argv + optind + 1;
+            o->nreports = argc - optind - 1;
             if (o->nreports)
                 snprintf(o->report_dir, sizeof o->report_dir, "%s", o->reports[0]);
         }
@@ -423,7 +388,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
         return -1;
     }
     if (!o->experiments_dir[0])
-        snprintf(o->experiments_dir, sizeof o->experiments_dir, "experiments");
+        snprintf(o->experiments_dir, sizeof o->experiments_dir, "%s", CLI_SHIPPED_EXPERIMENTS);
     if (o->tune && o->cmd != CMD_RUN && o->cmd != CMD_VALIDATE) {
         /* configurations are per case: --list has no cases; --validate lists them */
         snprintf(err, errlen, "--tune goes with a run, or with --validate to list each case's configurations");
@@ -490,6 +455,58 @@ int cli_parse(int argc, char **argv, cli_opts *o, char *err, size_t errlen)
     }
     if (o->config[0] && o->nplugins) {
         snprintf(err, errlen, "--config names its plugin itself; give either --config or --plugin");
+        return -1;
+    }
+    return cli_check_adhoc(o, err, errlen) != 0 || cli_check_output(o, err, errlen) != 0 ? -1 : 0;
+}
+
+/* --shape and --dim: where they go, and the case they name, selected in place of --case. */
+static int cli_check_adhoc(cli_opts *o, char *err, size_t errlen)
+{
+    if (!o->adhoc_shape[0] && !o->adhoc_dims[0])
+        return 0;
+    if (o->cmd != CMD_RUN && o->cmd != CMD_VALIDATE) {
+        snprintf(err, errlen, "--shape and --dim go with a run or --validate");
+        return -1;
+    }
+    if (!o->nplugins && !o->config[0]) {
+        /* every plugin's INI would get a case of one size, most of them a size that means nothing there */
+        snprintf(err, errlen, "--shape and --dim make a case for the plugins named: give --plugin NAME");
+        return -1;
+    }
+    if (o->filter.ncases) {
+        snprintf(err, errlen, "--shape and --dim make the case that runs: give them or --case, not both");
+        return -1;
+    }
+    if (o->with_torch) {
+        /* tools/torch_rows.py reads its cases from the INI file, where this one is not */
+        snprintf(err, errlen, "--with-torch runs the INI's cases: it does not go with --shape or --dim");
+        return -1;
+    }
+    if (cfg_adhoc_name(o->adhoc_shape, o->adhoc_dims, o->adhoc_name, sizeof o->adhoc_name, err, errlen) != 0)
+        return -1;
+    snprintf(o->filter.cases[0], sizeof o->filter.cases[0], "%s", o->adhoc_name);
+    o->filter.ncases = 1;
+    return 0;
+}
+
+/* --json, --verbose, --quiet and --fail-on: the commands that write what they shape. */
+static int cli_check_output(const cli_opts *o, char *err, size_t errlen)
+{
+    if (o->json && o->cmd != CMD_LIST && o->cmd != CMD_VALIDATE && o->cmd != CMD_COMPARE && o->cmd != CMD_REPORT) {
+        snprintf(err, errlen, "--json goes with --list, --validate, klab compare and klab report");
+        return -1;
+    }
+    if (o->json && o->cmd == CMD_VALIDATE && o->with_torch) {
+        snprintf(err, errlen, "--json describes klab's INI checks: it does not go with --with-torch");
+        return -1;
+    }
+    if (o->verbose && !(o->cmd == CMD_VALIDATE && o->tune)) {
+        snprintf(err, errlen, "--verbose goes with --tune --validate (every configuration listed)");
+        return -1;
+    }
+    if ((o->quiet || o->fail_on) && o->cmd != CMD_REPORT) {
+        snprintf(err, errlen, "--quiet and --fail-on go with klab report");
         return -1;
     }
     return 0;

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "config/ini_config.h"
 #include "process/exit_status.h"
 #include "scale/devices.h"
 #include "scale/profiling.h"
@@ -14,6 +15,7 @@ typedef enum cli_cmd { CMD_RUN, CMD_LIST, CMD_VALIDATE, CMD_SELF_TEST, CMD_REPOR
                        CMD_VERSION, CMD_MERGE } cli_cmd;
 
 #define CLI_MAX 32
+#define CLI_SHIPPED_EXPERIMENTS "experiments" /* klab report's experiments, beside any --experiments DIR */
 
 typedef struct cli_opts {
     cli_cmd cmd;
@@ -28,11 +30,20 @@ typedef struct cli_opts {
     char out_dir[4096];
     char report_dir[4096];     /* klab report: the first RUN ("": the latest under --out) */
     int nreports;              /* klab report RUN...: every RUN, as given */
-    const char *reports[CLI_MAX];
+    char *const *reports;      /* pointers into argv: as many runs as the command line holds */
     char report_out[4096];     /* --out-dir: where the report goes ("": <first RUN>/report) */
     char experiments_dir[4096]; /* --experiments: the experiment and decision files (default experiments);
                                   both also with a run's --report */
     int experiments_given;     /* --experiments was named: it must exist (the default may not) */
+    char adhoc_shape[CFG_NAME]; /* --shape, --dim: a case made on the command line (adhoc_case.h) */
+    char adhoc_dims[512];
+    char adhoc_name[CFG_NAME];  /* its name, also the one --case the filter holds; "": none */
+    int json;                  /* --json: --list, --validate, compare and report write one JSON document */
+    int verbose;               /* --verbose: --tune --validate lists every configuration */
+    int quiet;                 /* klab report --quiet: the verdicts alone, no tables */
+    int fail_on;               /* klab report --fail-on (report_fail_on, report_json.h): exit 1 when a decision
+                                  has a status it names */
+    cli_cmd help_topic;        /* --help: CMD_REPORT, CMD_COMPARE, CMD_MERGE for their own help; else the whole */
     char compare[2][4096]; /* klab compare RUN-A RUN-B: run folders, or run ids under --out */
     double threshold;      /* klab compare --threshold PCT, as a fraction (compare.h) */
     int allow_missing, allow_config_change; /* klab compare: what the gate may let pass (compare.h) */
@@ -76,6 +87,7 @@ profiling_opts cli_profiling_opts(const cli_opts *o);
 /* The timing mode the options ask for (--hot, --batched, else plain). */
 timing_mode cli_timing_mode(const cli_opts *o);
 
-void cli_usage(FILE *fp);
+/* The help of `topic` (CMD_REPORT, CMD_COMPARE, CMD_MERGE), else klab's whole (cli_help.c). */
+void cli_usage(FILE *fp, cli_cmd topic);
 
 #endif

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/lab_cases.h"
 #include "app/lab_resume.h"
 #include "app/lab_selection.h"
 #include "app/lab_torch.h"
@@ -329,9 +330,10 @@ int lab_run(const cli_opts *o)
     static cfg_experiment cfgs[DISC_MAX_PLUGINS];
     const found_plugin *sel[DISC_MAX_PLUGINS];
     int n = 0, bad_ini = 0;
-    char err[1200];
+    char err[2400];
+    lab_cases cases = {0};
     if (o->config[0]) {
-        if (cfg_load(o->config, &cfgs[0], err, sizeof err) != 0) {
+        if (cfg_load(o->config, &cfgs[0], err, sizeof err) != 0 || lab_cases_add(o, &cfgs[0], &cases, err, sizeof err)) {
             text_printf(stderr, "klab: %s\n", err);
             return EXIT_USAGE;
         }
@@ -358,7 +360,7 @@ int lab_run(const cli_opts *o)
                 bad_ini += o->nplugins > 0;
                 continue;
             }
-            if (cfg_load(ini, &cfgs[n], err, sizeof err) != 0) {
+            if (cfg_load(ini, &cfgs[n], err, sizeof err) != 0 || lab_cases_add(o, &cfgs[n], &cases, err, sizeof err)) {
                 text_printf(stderr, "klab: %s\n", err);
                 bad_ini++;
                 continue;
@@ -369,6 +371,10 @@ int lab_run(const cli_opts *o)
             }
             sel[n++] = all[i];
         }
+    }
+    if (n > 0 && lab_cases_check(o, &cases, err, sizeof err) != 0) {
+        text_printf(stderr, "klab: %s\n", err);
+        return EXIT_USAGE;
     }
     if (n == 0) {
         fprintf(stderr, "klab: nothing to run%s\n", bad_ini ? " (see the errors above)" : ": no plugin with an INI found");

@@ -41,8 +41,11 @@ void lab_selection_of(const cli_opts *o, lab_selection *s)
     put(s, "plugin", "%s", v);
     absolute(o->config, v, sizeof v);
     put(s, "config", "%s", v);
-    names((char(*)[64])o->filter.cases, o->filter.ncases, v, sizeof v);
+    /* an ad-hoc case is stored as the --shape and --dim that make it, which also select it */
+    names((char(*)[64])o->filter.cases, o->adhoc_name[0] ? 0 : o->filter.ncases, v, sizeof v);
     put(s, "case", "%s", v);
+    put(s, "shape", "%s", o->adhoc_shape);
+    put(s, "dim", "%s", o->adhoc_dims);
     v[0] = 0;
     for (int d = 0; d < KLAB_DTYPE_COUNT; d++)
         if (o->filter.dtypes & KLAB_DTYPE_BIT(d))
@@ -250,6 +253,9 @@ int lab_selection_apply(cli_opts *o, const lab_selection *stored, char *err, siz
     memcpy(o->plugins, s.plugins, sizeof o->plugins);
     memcpy(o->config, s.config, sizeof o->config);
     o->filter = s.filter;
+    memcpy(o->adhoc_shape, s.adhoc_shape, sizeof o->adhoc_shape);
+    memcpy(o->adhoc_dims, s.adhoc_dims, sizeof o->adhoc_dims);
+    memcpy(o->adhoc_name, s.adhoc_name, sizeof o->adhoc_name);
     o->hot = s.hot;
     o->batched = s.batched;
     o->quick = s.quick;

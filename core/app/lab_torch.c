@@ -1,6 +1,7 @@
 #include "app/lab_torch.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,8 +18,11 @@
 #include "util/text.h"
 #include "worker/selection.h"
 
-#ifndef KLAB_SOURCE_DIR
-#define KLAB_SOURCE_DIR "."
+#ifndef KLAB_BIN_TO_LIBDIR /* core/CMakeLists.txt: the install prefix's lib and share, from its bin */
+#define KLAB_BIN_TO_LIBDIR "../lib"
+#endif
+#ifndef KLAB_BIN_TO_DATADIR
+#define KLAB_BIN_TO_DATADIR "../share"
 #endif
 
 static int add(torch_cmd *c, const char *fmt, ...)
@@ -116,10 +120,38 @@ int torch_command(torch_cmd *c, const cli_opts *o, const char *script, const cha
 
 /* ---- running it ---- */
 
-static void script_path(char *buf, size_t len)
+/* `rel` (absolute, or relative to the folder `exe`) and `tail` as a path, resolved when it exists, so
+   that what klab prints is the prefix's path and not bin/../. */
+static void from_exe(char *buf, size_t len, const char *exe, const char *rel, const char *tail)
+{
+    if (rel[0] == '/')
+        snprintf(buf, len, "%s/%s", rel, tail);
+    else
+        snprintf(buf, len, "%s/%s/%s", exe, rel, tail);
+    char real[PATH_MAX];
+    if (realpath(buf, real))
+        snprintf(buf, len, "%s", real);
+}
+
+/* Where the PyTorch driver and libklab_bench are, found as klab's plugins and INIs are (host/discovery.h),
+   from klab's own folder `exe`: the build tree's python/torch_rows.py and libklab_bench.so beside klab,
+   else the install prefix's share/klab/python/torch_rows.py and lib/; KLAB_TORCH_ROWS names another
+   script. Never the source tree: an installed klab runs what was installed with it. `lib` is the
+   folder; each path is the installed one when neither exists, so that a message names it. */
+static void torch_paths(const char *exe, char *script, size_t slen, char *lib, size_t llen)
 {
     const char *env = getenv("KLAB_TORCH_ROWS");
-    snprintf(buf, len, "%s", env && *env ? env : KLAB_SOURCE_DIR "/tools/torch_rows.py");
+    snprintf(script, slen, "%s/python/torch_rows.py", exe);
+    if (env && *env)
+        snprintf(script, slen, "%s", env);
+    else if (access(script, R_OK) != 0)
+        from_exe(script, slen, exe, KLAB_BIN_TO_DATADIR, "klab/python/torch_rows.py");
+    char so[4200];
+    snprintf(so, sizeof so, "%s/libklab_bench.so", exe);
+    if (access(so, R_OK) == 0)
+        snprintf(lib, llen, "%s", exe);
+    else
+        from_exe(lib, llen, exe, KLAB_BIN_TO_LIBDIR, ".");
 }
 
 /* Runs argv; with `out`, its stdout and stderr are read and their tail kept there (NUL-terminated;
@@ -202,14 +234,19 @@ static const char *last_line(char *buf)
 
 int lab_torch_ready(const cli_opts *o)
 {
-    char script[4200], exe[4096], lib[4200], out[4096];
-    script_path(script, sizeof script);
+    char script[4200], exe[4096], lib[4200], so[4300], out[4096];
+    if (exe_dir(exe, sizeof exe) != 0) {
+        text_printf(stdout, "klab: PyTorch rows skipped: klab's own folder cannot be read (/proc/self/exe)\n");
+        return 0;
+    }
+    torch_paths(exe, script, sizeof script, lib, sizeof lib);
     if (access(script, R_OK) != 0) {
         text_printf(stdout, "klab: PyTorch rows skipped: no %s (KLAB_TORCH_ROWS names the script)\n", script);
         return 0;
     }
-    if (exe_dir(exe, sizeof exe) != 0 || (snprintf(lib, sizeof lib, "%s/libklab_bench.so", exe), access(lib, R_OK)) != 0) {
-        text_printf(stdout, "klab: PyTorch rows skipped: no libklab_bench.so beside klab (%s)\n", exe);
+    snprintf(so, sizeof so, "%s/libklab_bench.so", lib);
+    if (access(so, R_OK) != 0) {
+        text_printf(stdout, "klab: PyTorch rows skipped: no %s, beside klab or in its prefix's lib\n", so);
         return 0;
     }
     char *argv[] = {(char *)o->torch_python, script, "--check", NULL};
@@ -296,11 +333,11 @@ static int script_takes(const cli_opts *o, const char *script, const char *optio
 
 /* One run of the script for targets t[0..n) (run NULL: the listing). Returns its exit status, as
    lab_torch's. */
-static int torch_child(const cli_opts *o, const char *script, const char *exe, const torch_target *t, int n,
+static int torch_child(const cli_opts *o, const char *script, const char *lib, const torch_target *t, int n,
                        const torch_run *run)
 {
     torch_cmd c;
-    if (torch_command(&c, o, script, exe, t, n, run) != 0) {
+    if (torch_command(&c, o, script, lib, t, n, run) != 0) {
         printf("klab: PyTorch rows skipped: the command line is too long or out of memory\n");
         return 0;
     }
@@ -330,7 +367,7 @@ static int torch_child(const cli_opts *o, const char *script, const char *exe, c
 
 /* A run's PyTorch rows, one child per plugin, each timed as its plugin's phase "torch"; with
    --phases-out, the script's own phases join them as torch_<key>, and its file is removed. */
-static int torch_rows_per_plugin(const cli_opts *o, const char *script, const char *exe, const torch_target *t,
+static int torch_rows_per_plugin(const cli_opts *o, const char *script, const char *lib, const torch_target *t,
                                  int n, const torch_run *run)
 {
     int takes = script_takes(o, script, "--phases-out"), rc = 0;
@@ -344,7 +381,7 @@ static int torch_rows_per_plugin(const cli_opts *o, const char *script, const ch
         one.phases_out = takes ? phases_out : NULL;
         unlink(phases_out); /* an earlier run's would pass for this one's */
         double t0 = phases_clock_ms();
-        int r = torch_child(o, script, exe, &t[i], 1, &one);
+        int r = torch_child(o, script, lib, &t[i], 1, &one);
         if (run->phases)
             phases_add(run->phases, t[i].plugin, "torch", phases_clock_ms() - t0);
         if (takes && access(phases_out, R_OK) == 0) {
@@ -360,7 +397,7 @@ static int torch_rows_per_plugin(const cli_opts *o, const char *script, const ch
 
 /* Under --shard: each target alone, with the units file of its slice (in the run folder, or for
    --validate in a folder of its own), removed after. */
-static int torch_shard(const cli_opts *o, const char *script, const char *exe, torch_target *t, int n,
+static int torch_shard(const cli_opts *o, const char *script, const char *lib, torch_target *t, int n,
                        const torch_run *run)
 {
     char tmp[4200] = "", err[1200];
@@ -394,7 +431,7 @@ static int torch_shard(const cli_opts *o, const char *script, const char *exe, t
             job_units(&cfg, &o->filter, u, &ci, &dt);
             text_printf(stdout, "  %s %s\n", cfg.cases[ci].name, dtype_name(dt));
         }
-        int r = run ? torch_rows_per_plugin(o, script, exe, &t[i], 1, run) : torch_child(o, script, exe, &t[i], 1, NULL);
+        int r = run ? torch_rows_per_plugin(o, script, lib, &t[i], 1, run) : torch_child(o, script, lib, &t[i], 1, NULL);
         unlink(t[i].units);
         if (r && (!rc || supervise_interrupted()))
             rc = r; /* the first failure, unless a signal stopped a later one */
@@ -406,10 +443,10 @@ static int torch_shard(const cli_opts *o, const char *script, const char *exe, t
 
 int lab_torch(const cli_opts *o, const torch_target *t, int n, const torch_run *run)
 {
-    char script[4200], exe[4096];
-    script_path(script, sizeof script);
+    char script[4200], exe[4096], lib[4200];
     if (exe_dir(exe, sizeof exe) != 0)
         snprintf(exe, sizeof exe, ".");
+    torch_paths(exe, script, sizeof script, lib, sizeof lib);
     torch_target *kept = malloc((size_t)(n ? n : 1) * sizeof *kept);
     if (!kept) {
         fprintf(stdout, "klab: PyTorch rows skipped: out of memory\n");
@@ -434,11 +471,11 @@ int lab_torch(const cli_opts *o, const torch_target *t, int n, const torch_run *
         if (!done) /* a resumed run's kept targets each said so above */
             printf("klab: PyTorch rows: no case selected\n");
     } else if (o->filter.shard_n)
-        rc = torch_shard(o, script, exe, kept, k, run);
+        rc = torch_shard(o, script, lib, kept, k, run);
     else if (!run)
-        rc = torch_child(o, script, exe, kept, k, NULL);
+        rc = torch_child(o, script, lib, kept, k, NULL);
     else
-        rc = torch_rows_per_plugin(o, script, exe, kept, k, run);
+        rc = torch_rows_per_plugin(o, script, lib, kept, k, run);
     free(kept);
     return rc;
 }

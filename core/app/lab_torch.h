@@ -2,9 +2,10 @@
  * tools/torch_rows.py's (PyTorch callables timed by libklab_bench in the same rounds as the plugin's
  * profiles and klab's copy, docs/architecture.md); klab decides what it is given: the INI files klab
  * read, the cases and dtypes klab's selection keeps, the plugin libraries klab loaded, the timing mode,
- * the device, and the run's folder, id and seed. Which plugins have a PyTorch equivalent is said once,
- * in torch_rows.py's TABLE: it skips the INIs of the others with a line. Its CSVs are <INI stem>.torch.csv,
- * so they never replace klab's <plugin>.csv.
+ * the device, and the run's folder, id and seed. A plugin has a PyTorch equivalent when a module
+ * <plugin>_torch.py lies beside its .so (tools/klab/torch_module.py); torch_rows.py skips the INIs of
+ * the others with a line. Its CSVs are <INI stem>.torch.csv, so they never replace klab's <plugin>.csv.
+ * The script and libklab_bench are klab's own: beside it in a build, in its install prefix otherwise.
  *
  * The interpreter is asked first (torch_rows.py --check): without one, without torch or without a CUDA
  * device for it, the PyTorch rows are skipped with one line, and the run goes on as without them. */

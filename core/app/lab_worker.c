@@ -94,6 +94,8 @@ void lab_on_message(void *user, const wire_header *h, const void *payload)
         s->unit_rows++;
         break;
     case WIRE_NOTE:
+        if (s->notes_dropped)
+            break;
         if (s->notes_to_stdout) {
             text_printf(stdout, "%s\n", ((const wire_text *)payload)->text);
         } else {

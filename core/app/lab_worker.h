@@ -33,6 +33,7 @@ typedef struct job_state {
     csv_sink *sink;
     progress_file progress; /* where each unit's rows end in the sink's file (klab --resume) */
     int notes_to_stdout;
+    int notes_dropped; /* neither printed nor said on stderr: a --json document says what matters */
     /* Where the worker's time goes, with `phases` set: each phase from the arrival of the message that
        begins it (lab_spawn: "start"; UNIT; PHASE) to that of the next (UNIT, PHASE, the unit's first
        ROW after teardown, DONE, or the worker's end), added under the plugin `label` names. */

@@ -35,7 +35,7 @@ int main(int argc, char **argv)
         perror("klab: cannot install the SIGINT/SIGTERM handlers");
     switch (o.cmd) {
     case CMD_HELP:
-        cli_usage(stdout);
+        cli_usage(stdout, o.help_topic);
         return EXIT_OK;
     case CMD_VERSION:
         printf("klab %s (commit %s), plugin ABI %d.%d, CSV schema %d\n", KLAB_VERSION, KLAB_GIT_COMMIT,

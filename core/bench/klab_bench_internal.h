@@ -3,7 +3,7 @@
 #ifndef KLAB_BENCH_INTERNAL_H
 #define KLAB_BENCH_INTERNAL_H
 
-#include "bench/json_out.h"
+#include "util/json_out.h"
 #include "bench/klab_bench.h"
 #include "config/ini_config.h"
 #include "timing/stopping.h"

@@ -69,8 +69,12 @@ int cfg_check_plugin(const cfg_experiment *e, const char *const *profile_names, 
             if (!listed(dims, c->dim_key[k], &n)) {
                 char known[512];
                 join(known, sizeof known, dims, n);
-                snprintf(err, errlen, "%s:%d: key 'dim.%s': plugin '%s' takes no dimension '%s' (it takes: %s)",
-                         e->path, c->dim_line[k], c->dim_key[k], e->plugin, c->dim_key[k], known);
+                if (c->dim_line[k] == 0) /* an ad-hoc case's (adhoc_case.h): no line of the file gave it */
+                    snprintf(err, errlen, "%s: --dim %s: plugin '%s' takes no dimension '%s' (it takes: %s)", e->path,
+                             c->dim_key[k], e->plugin, c->dim_key[k], known);
+                else
+                    snprintf(err, errlen, "%s:%d: key 'dim.%s': plugin '%s' takes no dimension '%s' (it takes: %s)",
+                             e->path, c->dim_line[k], c->dim_key[k], e->plugin, c->dim_key[k], known);
                 return -1;
             }
         }

@@ -117,24 +117,40 @@ void run_set_read_meta(run_dir *r, const char *dir)
 }
 
 /* Two runs of one id (every PyTorch run is "torch") would read as one on a page: the later one is
-   named by its parent folder too ("2026-11-22-h200-abi2-timer2/torch"). */
-static void unique_id(run_set *s, run_dir *r)
+   named by its parent folder too ("2026-11-22-h200-abi2-timer2/torch"), and where that is taken as
+   well (six runs/torch of six archives), by its date and commit ("runs/torch 2026-11-22T10:00Z
+   a1b2c3d"), and last by its place in the set ("runs/torch #3"). */
+static int id_taken(const run_set *s, const char *id)
 {
     for (int i = 0; i < s->n; i++)
-        if (strcmp(s->runs[i].id, r->id) == 0) {
-            char dir[4096], id[sizeof r->id];
-            snprintf(dir, sizeof dir, "%s", r->path);
-            char *slash = strrchr(dir, '/');
-            if (r->is_file && slash) /* a CSV: its run is its folder */
-                *slash = 0, slash = strrchr(dir, '/');
-            if (slash) {
-                *slash = 0;
-                const char *parent = strrchr(dir, '/');
-                snprintf(id, sizeof id, "%.30s/%.30s", parent ? parent + 1 : dir, r->id);
-                snprintf(r->id, sizeof r->id, "%s", id);
-            }
-            return;
-        }
+        if (strcmp(s->runs[i].id, id) == 0)
+            return 1;
+    return 0;
+}
+
+static void unique_id(run_set *s, run_dir *r)
+{
+    if (!id_taken(s, r->id))
+        return;
+    char dir[4096], id[sizeof r->id];
+    snprintf(dir, sizeof dir, "%s", r->path);
+    char *slash = strrchr(dir, '/');
+    if (r->is_file && slash) /* a CSV: its run is its folder */
+        *slash = 0, slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = 0;
+        const char *parent = strrchr(dir, '/');
+        snprintf(id, sizeof id, "%.30s/%.30s", parent ? parent + 1 : dir, r->id);
+        snprintf(r->id, sizeof r->id, "%s", id);
+    }
+    if (id_taken(s, r->id) && (r->started[0] || r->commit[0])) {
+        snprintf(id, sizeof id, "%.24s %.20s %.7s", r->id, r->started, r->commit);
+        snprintf(r->id, sizeof r->id, "%s", id);
+    }
+    for (int k = 2; id_taken(s, r->id); k++) {
+        snprintf(id, sizeof id, "%.50s #%d", r->id, k);
+        snprintf(r->id, sizeof r->id, "%s", id);
+    }
 }
 
 static void free_run(run_dir *r)
@@ -190,6 +206,28 @@ static int add_folder(run_set *s, const char *dir)
     return keep_run(s, r);
 }
 
+/* The runs in the folders under dir, at any depth to `depth` levels: a folder with CSVs is a run (its
+   subfolders are its own: report/, *.samples/), one without is looked into. How many runs, or -1 out
+   of memory. */
+static int add_tree(run_set *s, const char *dir, int depth)
+{
+    char **subs;
+    int n = dir_list(dir, NULL, &subs), got = 0;
+    for (int i = 0; i < n && got >= 0; i++) {
+        char sub[4400];
+        struct stat st;
+        snprintf(sub, sizeof sub, "%s/%s", dir, subs[i]);
+        if (stat(sub, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        int k = add_folder(s, sub);
+        if (k == 0 && depth > 1)
+            k = add_tree(s, sub, depth - 1);
+        got = k < 0 ? -1 : got + k;
+    }
+    dir_list_free(subs, n > 0 ? n : 0);
+    return got;
+}
+
 int run_set_add(run_set *s, const char *path, char *err, size_t errlen)
 {
     struct stat st;
@@ -230,15 +268,7 @@ int run_set_add(run_set *s, const char *path, char *err, size_t errlen)
     }
     if (got > 0)
         return 0;
-    char **subs;
-    int n = dir_list(path, NULL, &subs);
-    for (int i = 0; i < n && got >= 0; i++) {
-        char sub[4400];
-        snprintf(sub, sizeof sub, "%s/%s", path, subs[i]);
-        int k = add_folder(s, sub);
-        got = k < 0 ? -1 : got + k;
-    }
-    dir_list_free(subs, n > 0 ? n : 0);
+    got = add_tree(s, path, RUN_SET_DEPTH);
     if (got <= 0) {
         snprintf(err, errlen, got < 0 ? "out of memory" : "%s: no klab CSV here or in its folders", path);
         return -1;

@@ -1,8 +1,8 @@
 /* Run folders read back: each one's meta.ini, every *.csv in it (table_read_csv) and its counters
  * files (counters_read) joined to the rows by the key counters.h names, for the commands
  * that judge or compare evidence after the fact (klab report). A RUN given on the command line is a
- * run folder, one CSV file of one, or a folder whose subfolders are run folders (a set of runs, like
- * experiments/evidence/2026-11-22-h200-rows): each subfolder is then one run. */
+ * run folder, one CSV file of one, or a folder with run folders below it at any depth (a set of runs,
+ * like experiments/evidence/2026-11-22-h200-rows, or an archive of such sets): each is then one run. */
 #ifndef KLAB_RUN_SET_H
 #define KLAB_RUN_SET_H
 
@@ -61,6 +61,7 @@ typedef struct run_dir {
 } run_dir;
 
 #define RUN_SET_NOTES 16
+#define RUN_SET_DEPTH 8 /* folders looked into below a RUN: enough for archives, and no link loop forever */
 
 typedef struct run_set {
     run_dir *runs;

@@ -23,8 +23,10 @@
 #include <stdio.h>
 
 #include "evidence/row.h"
+#include "util/json_out.h"
 
 #define CMP_DEFAULT_THRESHOLD 0.05
+#define CMP_JSON_SCHEMA "klab.compare/1"
 
 typedef enum cmp_verdict {
     CMP_SAME,         /* every ratio both intervals allow is within the threshold */
@@ -64,6 +66,8 @@ typedef struct cmp_opts {
     double threshold;        /* 0.05: 5 % */
     int allow_missing;       /* rows in one run only do not fail the gate */
     int allow_config_change; /* a changed tuning configuration does not fail the gate */
+    json_out *json;          /* non-NULL: the pairs, totals and gate go into it (klab.compare/1, compare_json.c)
+                                inside the object the caller opened, and nothing is printed */
 } cmp_opts;
 
 typedef struct cmp_totals {
@@ -75,7 +79,7 @@ typedef struct cmp_totals {
 } cmp_totals;
 
 /* Compares run folders a and b (their *.csv files, matched by name), printing each file's pairs, a
-   summary and the gate's verdict to fp. Returns 0 with *tot filled, or -1 with the reason in err: a
+   summary and the gate's verdict to fp (o->json: writing them there instead). Returns 0 with *tot filled, or -1 with the reason in err: a
    folder or CSV that cannot be read or trusted (file:line), or no CSV file in either. */
 int cmp_runs(FILE *fp, const char *a, const char *b, const cmp_opts *o, cmp_totals *tot, char *err,
              size_t errlen);

@@ -33,4 +33,10 @@ int cmp_match(const cmp_key *a, int na, const cmp_key *b, int nb, cmp_match_t *m
 /* The pair of A's row a: judged against b (its key's first row in B), or ONLY-IN-A, or ambiguous. */
 void cmp_pair_at(const klab_row *a, const klab_row *b, const cmp_match_t *m, double t, cmp_pair *q);
 
+/* --json's parts (compare_json.c): the runs and the threshold, then each pair of file `name` in the
+   array "rows", then the totals and the gate. */
+void cmp_json_head(json_out *j, const char *a, const char *ga, const char *b, const char *gb, double t);
+void cmp_json_pair(json_out *j, const char *name, const cmp_pair *p);
+void cmp_json_tail(json_out *j, const cmp_opts *o, const cmp_totals *tot);
+
 #endif

@@ -221,18 +221,22 @@ static void print_pair(FILE *fp, const cmp_pair *p)
                     p->b->config[0] ? p->b->config : "(none)");
 }
 
-static void tally(FILE *fp, const cmp_pair *p, cmp_totals *tot)
+static void tally(FILE *fp, const cmp_opts *o, const char *name, const cmp_pair *p, cmp_totals *tot)
 {
-    print_pair(fp, p);
+    if (o->json)
+        cmp_json_pair(o->json, name, p);
+    else
+        print_pair(fp, p);
     tot->n[p->v]++;
     tot->regressions += p->regression;
     tot->config_changed += p->config_changed;
 }
 
 /* One file name of the union: its rows in A and B (either may be absent), judged and printed. */
-static int cmp_file(FILE *fp, const char *a, const char *b, const char *name, int in_a, int in_b, double t,
+static int cmp_file(FILE *fp, const char *a, const char *b, const char *name, int in_a, int in_b, const cmp_opts *o,
                     cmp_totals *tot, char *err, size_t errlen)
 {
+    double t = o->threshold;
     char pa[4400], pb[4400];
     snprintf(pa, sizeof pa, "%s/%s", a, name);
     snprintf(pb, sizeof pb, "%s/%s", b, name);
@@ -264,16 +268,18 @@ static int cmp_file(FILE *fp, const char *a, const char *b, const char *name, in
         snprintf(err, errlen, "%s: out of memory", name);
         goto out;
     }
-    text_printf(fp, "\n%s%s\n", name, !in_a ? " (only in B)" : !in_b ? " (only in A)" : "");
-    fprintf(fp, "%-16s %-5s %-22s %-7s %22s %22s %21s  %s\n", "case", "dtype", "profile", "mode", "A us [95 %]",
-            "B us [95 %]", "B/A [bounds]", "verdict");
+    if (!o->json) {
+        text_printf(fp, "\n%s%s\n", name, !in_a ? " (only in B)" : !in_b ? " (only in A)" : "");
+        fprintf(fp, "%-16s %-5s %-22s %-7s %22s %22s %21s  %s\n", "case", "dtype", "profile", "mode", "A us [95 %]",
+                "B us [95 %]", "B/A [bounds]", "verdict");
+    }
     cmp_pair q;
     for (int i = 0; i < sa.n; i++) { /* one pair at a time, as klab_rows again */
         expand(&sa, &sa.rows[i], &pair[0]);
         if (ma[i].first_b >= 0)
             expand(&sb, &sb.rows[ma[i].first_b], &pair[1]);
         cmp_pair_at(&pair[0], &pair[1], &ma[i], t, &q);
-        tally(fp, &q, tot);
+        tally(fp, o, name, &q, tot);
     }
     for (int j = 0; j < sb.n; j++)
         if (mb[j].na == 0) {
@@ -281,7 +287,7 @@ static int cmp_file(FILE *fp, const char *a, const char *b, const char *name, in
             memset(&q, 0, sizeof q);
             q.b = &pair[1];
             q.v = CMP_ONLY_B;
-            tally(fp, &q, tot);
+            tally(fp, o, name, &q, tot);
         }
     tot->files++;
     rc = 0;
@@ -302,6 +308,10 @@ static void gate(FILE *fp, const cmp_opts *o, cmp_totals *tot)
     int missing = tot->n[CMP_ONLY_A] + tot->n[CMP_ONLY_B];
     int bad_missing = missing && !o->allow_missing, bad_config = tot->config_changed && !o->allow_config_change;
     tot->gate_failed = tot->regressions || bad_missing || bad_config;
+    if (o->json) {
+        cmp_json_tail(o->json, o, tot);
+        return;
+    }
     if (!tot->gate_failed) {
         fprintf(fp, "gate: passed%s%s\n", missing ? " (rows in one run only allowed)" : "",
                 tot->config_changed ? " (changed configurations allowed)" : "");
@@ -347,28 +357,31 @@ int cmp_runs(FILE *fp, const char *a, const char *b, const cmp_opts *o, cmp_tota
         char ga[256], gb[256];
         run_gpu(a, ga, sizeof ga);
         run_gpu(b, gb, sizeof gb);
-        text_printf(fp, "A: %s%s%s%s\nB: %s%s%s%s\nratio = B's median / A's median; threshold %.3g %%\n", a,
-                    ga[0] ? " (" : "", ga, ga[0] ? ")" : "", b, gb[0] ? " (" : "", gb, gb[0] ? ")" : "", t * 100);
-        if (ga[0] && gb[0] && strcmp(ga, gb))
+        if (o->json)
+            cmp_json_head(o->json, a, ga, b, gb, t);
+        else
+            text_printf(fp, "A: %s%s%s%s\nB: %s%s%s%s\nratio = B's median / A's median; threshold %.3g %%\n", a,
+                        ga[0] ? " (" : "", ga, ga[0] ? ")" : "", b, gb[0] ? " (" : "", gb, gb[0] ? ")" : "", t * 100);
+        if (!o->json && ga[0] && gb[0] && strcmp(ga, gb))
             fprintf(fp, "note: two GPUs; the intervals cover one run's sampling noise, not another board\n");
     }
     /* the union of names, merged in order */
     for (int i = 0, j = 0; rc == 0 && (i < na || j < nb);) {
         int c = i == na ? 1 : j == nb ? -1 : strcmp(fa[i], fb[j]);
         const char *name = c <= 0 ? fa[i] : fb[j];
-        rc = cmp_file(fp, a, b, name, c <= 0, c >= 0, t, tot, err, errlen);
+        rc = cmp_file(fp, a, b, name, c <= 0, c >= 0, o, tot, err, errlen);
         i += c <= 0;
         j += c >= 0;
     }
     dir_list_free(fa, na > 0 ? na : 0);
     dir_list_free(fb, nb > 0 ? nb : 0);
-    if (rc == 0) {
+    if (rc == 0 && !o->json)
         fprintf(fp, "\n%d SAME, %d FASTER, %d SLOWER, %d UNSURE, %d not compared, %d only in A, %d only in B, "
                     "%d config changed: %d regression%s\n",
                 tot->n[CMP_SAME], tot->n[CMP_FASTER], tot->n[CMP_SLOWER], tot->n[CMP_UNSURE],
                 tot->n[CMP_NOT_COMPARED], tot->n[CMP_ONLY_A], tot->n[CMP_ONLY_B], tot->config_changed,
                 tot->regressions, tot->regressions == 1 ? "" : "s");
+    if (rc == 0)
         gate(fp, o, tot);
-    }
     return rc;
 }

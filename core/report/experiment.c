@@ -1,13 +1,11 @@
 #include "report/experiment.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config/ini_walk.h"
-#include "util/dir_list.h"
 
 /* ---- what a key's value is ---- */
 
@@ -428,79 +426,4 @@ int exp_load_decision(const char *path, exp_decision *d, char *err, size_t errle
         return -1;
     }
     return 0;
-}
-
-/* ---- a folder of them ---- */
-
-int exp_load_dir(const char *dir, exp_set *s, char *err, size_t errlen)
-{
-    memset(s, 0, sizeof *s);
-    char **names;
-    int n = dir_list(dir, ".exp.ini", &names);
-    if (n < 0) {
-        snprintf(err, errlen, "%s: cannot read: %s", dir, strerror(errno));
-        return -1;
-    }
-    s->exps = calloc((size_t)(n ? n : 1), sizeof *s->exps);
-    char path[4096 + 300];
-    int rc = s->exps ? 0 : -1;
-    if (rc)
-        snprintf(err, errlen, "out of memory");
-    for (int i = 0; rc == 0 && i < n; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        rc = exp_load_experiment(path, &s->exps[s->nexps], err, errlen);
-        if (rc == 0)
-            s->nexps++;
-    }
-    dir_list_free(names, n);
-    if (rc) {
-        exp_set_free(s); /* a malformed file: nothing loaded is kept (the caller frees no set it got -1 for) */
-        return -1;
-    }
-    char ddir[4096 + 16];
-    snprintf(ddir, sizeof ddir, "%s/decisions", dir);
-    n = dir_list(ddir, ".ini", &names);
-    if (n <= 0)
-        return 0; /* experiments without decisions: pages, no matrix */
-    s->decs = calloc((size_t)n, sizeof *s->decs);
-    if (!s->decs) {
-        dir_list_free(names, n);
-        snprintf(err, errlen, "out of memory");
-        exp_set_free(s);
-        return -1;
-    }
-    for (int i = 0; rc == 0 && i < n; i++) {
-        snprintf(path, sizeof path, "%s/%s", ddir, names[i]);
-        exp_decision *d = &s->decs[s->ndecs];
-        rc = exp_load_decision(path, d, err, errlen);
-        if (rc)
-            break;
-        s->ndecs++;
-        for (int k = 0; k < d->nexps; k++)
-            if (!exp_find(s, d->exps[k])) {
-                snprintf(err, errlen, "%s:%d: [decision] key 'experiments': no experiment '%s' (no %s/%s.exp.ini)",
-                         path, d->exps_line, d->exps[k], dir, d->exps[k]);
-                rc = -1;
-                break;
-            }
-    }
-    dir_list_free(names, n);
-    if (rc)
-        exp_set_free(s);
-    return rc;
-}
-
-const exp_experiment *exp_find(const exp_set *s, const char *name)
-{
-    for (int i = 0; i < s->nexps; i++)
-        if (strcmp(s->exps[i].name, name) == 0)
-            return &s->exps[i];
-    return NULL;
-}
-
-void exp_set_free(exp_set *s)
-{
-    free(s->exps);
-    free(s->decs);
-    memset(s, 0, sizeof *s);
 }

@@ -80,8 +80,16 @@ int exp_load_experiment(const char *path, exp_experiment *e, char *err, size_t e
 int exp_load_decision(const char *path, exp_decision *d, char *err, size_t errlen);
 
 /* Every DIR/ *.exp.ini and DIR/decisions/ *.ini; a decision naming an experiment that is not there is
-   refused at its experiments line. Returns 0, or -1 with the first error in err. */
+   refused at its experiments line. Returns 0, or -1 with the first error in err. (experiment_set.c) */
 int exp_load_dir(const char *dir, exp_set *s, char *err, size_t errlen);
+
+/* The same over several folders, later ones added to earlier ones: an experiment or decision whose
+   name an earlier folder has already replaces that one (so a folder beside the shipped one can change
+   a claim without copying the rest). A decision may name an experiment of any of the folders. Each
+   replacement is said in `notes` ("experiment NAME: DIR/NAME.exp.ini replaces ...", one a line; NULL:
+   not said). A folder given twice (the same real path) is read once. 0, or -1 with err. */
+int exp_load_dirs(const char *const *dirs, int ndirs, exp_set *s, char *notes, size_t noteslen, char *err,
+                  size_t errlen);
 
 /* The experiment named `name`, or NULL. */
 const exp_experiment *exp_find(const exp_set *s, const char *name);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "evidence/ncu_csv.h"
+#include "report/chart_sweep.h"
 #include "report/report_charts.h"
 #include "report/report_gaps.h"
 #include "report/svg.h"
@@ -35,8 +36,12 @@ static void para(FILE *fp, const char *title, const char *text)
     fputs("</p>\n", fp);
 }
 
+#define RUNS_SHOWN 8 /* runs listed open; more are folded, so that the matrix stays near the top */
+
 static void runs_list(FILE *fp, const report *r)
 {
+    if (r->runs->n > RUNS_SHOWN)
+        fprintf(fp, "<details><summary>the %d runs given</summary>\n", r->runs->n);
     fputs("<ul class=\"runs\">\n", fp);
     for (int i = 0; i < r->runs->n; i++) {
         const run_dir *d = &r->runs->runs[i];
@@ -61,6 +66,8 @@ static void runs_list(FILE *fp, const report *r)
         fputs("</li>\n", fp);
     }
     fputs("</ul>\n", fp);
+    if (r->runs->n > RUNS_SHOWN)
+        fputs("</details>\n", fp);
 }
 
 /* Derived text: `commands` in code, the rest escaped. */
@@ -126,7 +133,7 @@ static void claim_summary(FILE *fp, const report *r, const report_exp *x, int k)
 
 static void matrix(FILE *fp, const report *r)
 {
-    fputs("<h1>Kernel decisions</h1>\n<p>Each call's status, caveat and next evidence are computed from the claims of "
+    fputs("<h1 id=\"decisions\">Kernel decisions</h1>\n<p>Each call's status, caveat and next evidence are computed from the claims of "
           "its experiments over the runs below (docs/report.md); a case is one row judged against one claim. The prior "
           "study's call is history, not evidence.</p>\n",
           fp);
@@ -317,20 +324,19 @@ static void experiment(FILE *fp, const report *r, const report_exp *x)
 
 static const char css[] =
     "body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}"
-    "table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;padding:4px 6px;vertical-align:top;"
+    "table{border-collapse:collapse;margin:.6em 0;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ccc;padding:4px 6px;vertical-align:top;"
     "font-size:13px;text-align:left}th{background:#f3f3f3}.b{padding:1px 6px;border-radius:3px;color:#fff;"
     "font-size:12px;white-space:nowrap}.sup{background:#2a8a2a}.cav{background:#c07a00}.rej{background:#b22}"
     ".mea{background:#2a5db0}.none{background:#777}p.none{background:none;color:#a00}.charts svg{display:block;"
     "margin:10px 0;border:1px solid #eee}section{border-top:2px solid #ddd;margin-top:2em}code{font-size:12px}"
-    ".meta{color:#555}small{color:#444}td ul{margin:2px 0 6px 0;padding-left:16px}td li{margin-bottom:3px}";
+    ".meta{color:#555}small{color:#444}td ul{margin:2px 0 6px 0;padding-left:16px}td li{margin-bottom:3px}"
+    ".charts svg{max-width:100%;height:auto}summary{cursor:pointer;color:#2a5db0;font-size:13px}"
+    "nav.toc{border:1px solid #ddd;background:#fafafa;padding:6px 12px;font-size:13px}nav.toc ol{margin:4px 0}";
 
-static void page(FILE *fp, const report *r, const void *arg)
+/* Each section of the page in its order: the experiments in the matrix's order, then those no
+   decision names, then the plugins' pages. */
+static void each_section(const report *r, void (*fn)(FILE *, const report *, const report_exp *), FILE *fp)
 {
-    (void)arg;
-    fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>klab report</title>"
-                "<style>%s</style></head><body>\n", css);
-    matrix(fp, r);
-    /* the experiments in the matrix's order, then those no decision names */
     for (int i = 0; i < r->set->ndecs; i++)
         for (int k = 0; k < r->decs[i].d->nexps; k++) {
             const report_exp *x = report_find(r, r->decs[i].d->exps[k]);
@@ -339,7 +345,7 @@ static void page(FILE *fp, const report *r, const void *arg)
                 for (int q = 0; q < r->decs[j].d->nexps && first; q++)
                     first = strcmp(r->decs[j].d->exps[q], r->decs[i].d->exps[k]) != 0;
             if (x && first)
-                experiment(fp, r, x);
+                fn(fp, r, x);
         }
     for (int i = 0; i < r->set->nexps; i++) {
         int named = 0;
@@ -347,10 +353,38 @@ static void page(FILE *fp, const report *r, const void *arg)
             for (int q = 0; q < r->decs[j].d->nexps && !named; q++)
                 named = strcmp(r->decs[j].d->exps[q], r->exps[i].e->name) == 0;
         if (!named)
-            experiment(fp, r, &r->exps[i]);
+            fn(fp, r, &r->exps[i]);
     }
     for (int i = 0; i < r->nplugins; i++)
-        experiment(fp, r, &r->plugins[i]);
+        fn(fp, r, &r->plugins[i]);
+}
+
+static void toc_entry(FILE *fp, const report *r, const report_exp *x)
+{
+    fprintf(fp, "<li><a href=\"#%s-%s\">", x->plugin_page ? "plugin" : "exp", x->e->name);
+    xml_text(fp, x->e->title);
+    fputs("</a> ", fp);
+    status_badge(fp, x->status);
+    fprintf(fp, " <small>%d rows</small></li>\n", x->rows);
+    (void)r;
+}
+
+/* The page's contents: a long report (many runs, many experiments) is read by jumping. */
+static void toc(FILE *fp, const report *r)
+{
+    fputs("<nav class=\"toc\"><b>Contents</b><ol>\n<li><a href=\"#decisions\">Kernel decisions</a></li>\n", fp);
+    each_section(r, toc_entry, fp);
+    fputs("</ol></nav>\n", fp);
+}
+
+static void page(FILE *fp, const report *r, const void *arg)
+{
+    (void)arg;
+    fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>klab report</title>"
+                "<style>%s</style></head><body>\n", css);
+    toc(fp, r);
+    matrix(fp, r);
+    each_section(r, experiment, fp);
     fputs("</body></html>\n", fp);
 }
 

@@ -109,11 +109,12 @@ void svg_circle(FILE *fp, double x, double y, double r, const char *fill, const 
     fputs("</circle>\n", fp);
 }
 
-void svg_polyline(FILE *fp, const double *xs, const double *ys, int n, const char *stroke)
+void svg_polyline(FILE *fp, const double *xs, const double *ys, int n, const char *stroke, const char *dash)
 {
-    fputs("<polyline fill=\"none\" stroke-width=\"2\" stroke=\"", fp);
-    fputs(stroke, fp);
-    fputs("\" points=\"", fp);
+    fprintf(fp, "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"%s\"", stroke);
+    if (dash && *dash)
+        fprintf(fp, " stroke-dasharray=\"%s\"", dash);
+    fputs(" points=\"", fp);
     for (int i = 0; i < n; i++)
         fprintf(fp, "%s%.1f,%.1f", i ? " " : "", xs[i], ys[i]);
     fputs("\"/>\n", fp);
@@ -126,6 +127,71 @@ void svg_text(FILE *fp, double x, double y, const char *anchor, double size, con
     element(fp, "<text x=\"%1\" y=\"%1\" text-anchor=\"%s\" font-size=\"%0\" fill=\"%s\">", v, str);
     xml_text(fp, text);
     fputs("</text>\n", fp);
+}
+
+void svg_text_up(FILE *fp, double x, double y, double size, const char *fill, const char *text)
+{
+    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"%.0f\" fill=\"%s\" "
+                "transform=\"rotate(-90 %.1f %.1f)\">", x, y, size, fill, x, y);
+    xml_text(fp, text);
+    fputs("</text>\n", fp);
+}
+
+/* One character's advance in ems, at least DejaVu Sans's (which draws digits at 0.64, lowercase at
+   0.28-0.98, capitals at 0.63-0.99); the byte after it. */
+static double glyph_em(const char **s)
+{
+    unsigned char c = (unsigned char)**s;
+    (*s)++;
+    if (c >= 0x80) { /* a UTF-8 sequence: one glyph, counted as a full em */
+        while ((**s & 0xc0) == 0x80)
+            (*s)++;
+        return 1.0;
+    }
+    if (strchr("mwMW%@", c))
+        return 1.0;
+    if (strchr(" .,:;'|!()[]{}/\\-ijlftr", c))
+        return 0.45;
+    if ((c >= 'A' && c <= 'Z') || strchr("=+<>#&~^*_", c))
+        return 0.86;
+    return 0.66;
+}
+
+double svg_text_width(const char *text, double size)
+{
+    double em = 0;
+    for (const char *s = text ? text : ""; *s;)
+        em += glyph_em(&s);
+    return em * size;
+}
+
+double svg_text_fit(FILE *fp, double x, double y, const char *anchor, double size, const char *fill,
+                    const char *text, double maxw)
+{
+    double w = svg_text_width(text, size);
+    if (w <= maxw) {
+        svg_text(fp, x, y, anchor, size, fill, text);
+        return w;
+    }
+    /* the longest head that leaves room for the ellipsis, ended at a character's first byte */
+    double room = maxw - svg_text_width("…", size), used = 0;
+    const char *s = text, *cut = text;
+    while (*s) {
+        used += glyph_em(&s) * size;
+        if (used > room)
+            break;
+        cut = s;
+    }
+    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"%.0f\" fill=\"%s\"><title>", x, y,
+            anchor, size, fill);
+    xml_text(fp, text);
+    fputs("</title>", fp);
+    char head[1024];
+    size_t n = (size_t)(cut - text);
+    snprintf(head, sizeof head, "%.*s…", (int)(n < sizeof head - 4 ? n : sizeof head - 4), text);
+    xml_text(fp, head);
+    fputs("</text>\n", fp);
+    return svg_text_width(head, size);
 }
 
 double svg_map(const svg_axis *a, double v)
@@ -166,14 +232,60 @@ int svg_ticks(const svg_axis *a, double *ticks, int max)
     return n;
 }
 
+/* Qualitative, for lines and bars on white: Tableau's ten without its red and orange (the limit's
+   and PyTorch's), then darker and lighter kin far enough from them to tell apart. */
+static const char *const klab_colors[] = {"#1f77b4", "#2ca02c", "#9467bd", "#17becf", "#8c564b", "#bcbd22",
+                                          "#393b79", "#637939", "#7b4173", "#6b6ecf", "#525252", "#aec7e8",
+                                          "#98df8a", "#c5b0d5", "#9edae5", "#c49c94"};
+static const char *const external_colors[] = {"#ff7f0e", "#e377c2", "#8c6d31", "#7f7f7f", "#f7b6d2", "#bd9e39",
+                                              "#e7ba52", "#ce6dbd"};
+#define NCOLORS(a) ((int)(sizeof a / sizeof a[0]))
+
+int svg_colors(int external)
+{
+    return external ? NCOLORS(external_colors) : NCOLORS(klab_colors);
+}
+
 const char *svg_color(int i)
 {
-    static const char *const c[] = {"#1f77b4", "#2ca02c", "#9467bd", "#17becf", "#8c564b", "#bcbd22", "#393b79"};
-    return c[(i < 0 ? 0 : i) % (int)(sizeof c / sizeof c[0])];
+    return klab_colors[(i < 0 ? 0 : i) % NCOLORS(klab_colors)];
 }
 
 const char *svg_color_external(int i)
 {
-    static const char *const c[] = {"#ff7f0e", "#e377c2", "#8c6d31", "#7f7f7f", "#f7b6d2"}; /* no red: the limit is red */
-    return c[(i < 0 ? 0 : i) % (int)(sizeof c / sizeof c[0])];
+    return external_colors[(i < 0 ? 0 : i) % NCOLORS(external_colors)];
+}
+
+svg_style svg_series_style(int i, int external)
+{
+    static const char *const dash[] = {"", "7 3", "2 2", "9 3 2 3"};
+    i = i < 0 ? 0 : i;
+    int round = i / svg_colors(external);
+    svg_style st = {external ? svg_color_external(i) : svg_color(i), dash[round % 4], round % 4};
+    return st;
+}
+
+void svg_marker(FILE *fp, double x, double y, double r, int marker, const char *fill, const char *t)
+{
+    switch (marker) {
+    case 1:
+        fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">", x - r, y - r, 2 * r,
+                2 * r, fill);
+        break;
+    case 2:
+    case 3:
+        fprintf(fp, "<polygon points=\"");
+        if (marker == 2)
+            fprintf(fp, "%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f", x, y - 1.3 * r, x + 1.3 * r, y, x, y + 1.3 * r,
+                    x - 1.3 * r, y);
+        else
+            fprintf(fp, "%.1f,%.1f %.1f,%.1f %.1f,%.1f", x, y - 1.3 * r, x + 1.2 * r, y + r, x - 1.2 * r, y + r);
+        fprintf(fp, "\" fill=\"%s\">", fill);
+        break;
+    default:
+        svg_circle(fp, x, y, r, fill, t);
+        return;
+    }
+    tip(fp, t);
+    fputs(marker == 1 ? "</rect>\n" : "</polygon>\n", fp);
 }

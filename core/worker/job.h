@@ -45,6 +45,7 @@ typedef struct job {
     int verify_only; /* set up, verify, tear down: no timing (for compute-sanitizer and quick checks) */
     int tune;        /* run: every configuration of each tuning space is an entry of its own;
                         validate: each case's configurations are listed */
+    int verbose;     /* validate with tune: every configuration a line; else a case's spaces in its one line */
     char tune_cache[4096]; /* a plain run's tuning cache (tune_cache.h); "": none */
     char run_id[64];
     int profile_pass; /* --with-profiling's pass under ncu: each verified entry launched once inside the

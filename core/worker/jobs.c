@@ -66,13 +66,17 @@ static int same_space(const klab_profile *pr, const klab_case *a, const klab_cas
 }
 
 /* --tune --validate: each profile's configurations for case c, as a tune run enumerates them (dtypes
-   with the same space share a listing); returns the rows a tune run of the case would write. */
-static long list_configs(const job_out *out, const loaded_plugin *lp, const cfg_case *c, const run_filter *f)
+   with the same space share a listing), a line each when `verbose`; else only each space's size, into
+   `brief` for the case's own line. Returns the rows a tune run of the case would write. */
+static long list_configs(const job_out *out, const loaded_plugin *lp, const cfg_case *c, const run_filter *f,
+                         int verbose, char *brief, size_t brieflen)
 {
     /* what a tune run with the same selection (--profile, --dtype) would time */
     const run_filter *all = f;
     long rows = 0;
+    int left_total = 0;
     built_case bc[KLAB_DTYPE_COUNT];
+    brief[0] = 0;
     for (int k = 0; k < c->ndtypes; k++) {
         case_build(&bc[k], c, c->dtypes[k], &lp->desc);
         if (f->dtypes && !(f->dtypes & KLAB_DTYPE_BIT(c->dtypes[k])))
@@ -80,7 +84,8 @@ static long list_configs(const job_out *out, const loaded_plugin *lp, const cfg_
         unit_entry e[UNIT_MAX_ENTRIES];
         int left_out;
         rows += unit_entries_make(lp, c, all, &bc[k].kcase, 1, e, UNIT_MAX_ENTRIES, &left_out);
-        if (left_out)
+        left_total += left_out;
+        if (left_out && verbose)
             worker_text(out, WIRE_NOTE, "    %s: a tune run times the first %d entries; %d configuration%s left out",
                         dtype_name(c->dtypes[k]), UNIT_MAX_ENTRIES, left_out, left_out == 1 ? "" : "s");
     }
@@ -105,11 +110,21 @@ static long list_configs(const job_out *out, const loaded_plugin *lp, const cfg_
             if (d)
                 snprintf(own, sizeof own, "%s", d);
             int n = unit_space_size(pr, &bc[k].kcase);
+            size_t bl = strlen(brief);
+            if (!verbose) {
+                snprintf(brief + bl, brieflen - bl, "%s%s %s %d", bl ? ", " : "", pr->name, dts, n);
+                continue;
+            }
             worker_text(out, WIRE_NOTE, "    profile %s %s: %d configuration%s; its own choice %s", pr->name, dts, n,
                         n == 1 ? "" : "s", own);
             for (int i = 0; i < n; i++)
                 worker_text(out, WIRE_NOTE, "      %3d  %s", i, pr->config(&bc[k].kcase, i));
         }
+    }
+    if (!verbose && left_total) {
+        size_t bl = strlen(brief);
+        snprintf(brief + bl, brieflen - bl, "; %d left out (%d entries a unit at most)", left_total,
+                 UNIT_MAX_ENTRIES);
     }
     return rows;
 }
@@ -148,15 +163,26 @@ static int job_validate(const job *j, const job_out *out)
             lp.desc.work(&bc.kcase, &w);
             snprintf(work, sizeof work, ", %.1f MB moved at %s", w.bytes / 1e6, dtype_name(c->dtypes[0]));
         }
+        if (j->tune && !j->verbose) {
+            /* one line a case: the listing of every configuration (--verbose) runs to thousands of lines */
+            char brief[512];
+            long rows = list_configs(out, &lp, c, &j->filter, 0, brief, sizeof brief);
+            tune_rows += rows;
+            worker_text(out, WIRE_NOTE, "  case %-14s shape %-12s dtypes %-14s  tune: %ld rows; configurations: %s",
+                        c->name, c->shape, dts, rows, brief[0] ? brief : "none (no profile has a tuning space)");
+            continue;
+        }
         worker_text(out, WIRE_NOTE, "  case %-14s shape %-12s dtypes %-14s profiles %s%s", c->name, c->shape,
                     dts, profs, work);
-        if (j->tune)
-            tune_rows += list_configs(out, &lp, c, &j->filter);
+        if (j->tune) {
+            char brief[8];
+            tune_rows += list_configs(out, &lp, c, &j->filter, 1, brief, sizeof brief);
+        }
     }
     worker_text(out, WIRE_NOTE, "  %ld rows (case x dtype x profile)", cfg_row_count(e, lp.nprofiles));
     if (j->tune)
-        worker_text(out, WIRE_NOTE, "  klab --tune: %ld rows (each configuration, and each profile's own choice)",
-                    tune_rows);
+        worker_text(out, WIRE_NOTE, "  klab --tune: %ld rows (each configuration, and each profile's own choice)%s",
+                    tune_rows, j->verbose ? "" : "; every configuration: --verbose");
     return done(out, 0);
 }
 

@@ -8,7 +8,9 @@ imported by torch_cases.need_torch() where PyTorch runs.
     units        --units: the exact (case, dtype) units of a run
     phases       --phases-out: where a run's time went
     meta         whose meta.ini a run folder holds, and what [torch] says
-    torch_cases  the PyTorch callables of each plugin's cases (TABLE)
+    torch_cases  what a plugin's PyTorch module answers for a case (Spec), launch modes, torch imported lazily
+    torch_module a plugin's <plugin>_torch.py beside its .so: found, loaded without torch, its contract checked
+    torch_ops    PyTorch sequences several plugins' modules share
     torch_bench  PyTorch beside a plugin opened by libklab_bench: tensors, CUDA graphs, compiles
     compare      PyTorch rows beside the klab rows they stand for
     rows         tools/torch_rows.py

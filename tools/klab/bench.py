@@ -4,9 +4,9 @@ reader, its messages and lines), a plugin's descriptor and a case's work, the st
 the CSV row and its schema, and the plugin opened on a GPU that verifies and times PyTorch beside it.
 
 Structured answers come as JSON documents (no C struct is mirrored here); a failure raises BenchError
-with the library's own message. The library is found in the build folder a tool is given (--build),
-else in $KLAB_BUILD, <repo>/build or <repo>/build-gpu (tools/gpu-run.sh's); loading it needs no GPU
-and no torch.
+with the library's own message. The library is found in the folder a tool is given (--build: a build
+tree, or an install prefix's lib, which klab --with-torch names), else in $KLAB_BUILD, <repo>/build or
+<repo>/build-gpu (tools/gpu-run.sh's); loading it needs no GPU and no torch.
 """
 import ctypes
 import json

@@ -1,7 +1,7 @@
 """PyTorch beside klab, measured by klab: the same cases, the same tensors, the same float64 reference,
 sampled in the same rounds after the same L2 flush between the same CUDA events (libklab_bench).
 
-    python3 tools/torch_rows.py --build build-gpu --out out/torch                 every plugin of TABLE, ini/<plugin>.ini
+    python3 tools/torch_rows.py --build build-gpu --out out/torch                 every plugin with a module, ini/<plugin>.ini
     python3 tools/torch_rows.py --plugins softmax,rmsnorm [--cases A,B] [--dtypes fp16]
     python3 tools/torch_rows.py --ini experiments/rowsweep_softmax.ini            another INI (it names its plugin)
     python3 tools/torch_rows.py --units units.tsv --quick --phases-out phases.ini the units named, quickly
@@ -10,8 +10,9 @@ sampled in the same rounds after the same L2 flush between the same CUDA events 
     python3 tools/torch_rows.py --check                                           one line: torch and its GPU, or why not
 
 `klab --with-torch` runs this in klab's run folder with klab's selection (--ini, --so, --cases with
---ini-cases-only, --dtypes, --mode, --device, --run-id, --seed, --csv-suffix .torch); TABLE
-(klab/torch_cases.py) is the one list of the plugins that have PyTorch callables.
+--ini-cases-only, --dtypes, --mode, --device, --run-id, --seed, --csv-suffix .torch). A plugin's PyTorch
+callables are its own module, <plugin>_torch.py beside <plugin>.so (klab/torch_module.py: the contract);
+a plugin without one is skipped with a line.
 
 Each INI is read by klab's own reader (libklab_bench), and each case runs as klab runs it
 (kb_begin_case): shape or dim.*, dtypes, param.*, profiles, config, steps, warm-up and stopping rule.
@@ -53,13 +54,16 @@ import os
 import sys
 import time
 
-from . import bench, torch_cases
+import importlib.util
+
+from . import bench, torch_cases, torch_module
 from .compare import compare
 from .ini import Ini, IniError
 from .meta import meta_is_klabs, torch_meta
 from .phases import Phases
 from .torch_bench import TorchBench, callable_of, copy_of
-from .torch_cases import EAGER, TABLE, spec_of
+from .torch_cases import EAGER
+from .torch_module import ModuleError, spec_of
 from .units import UnitsError, check_units, read_units
 
 ROOT = bench.ROOT
@@ -70,32 +74,53 @@ class Fatal(Exception):
     """The run cannot go on (a case is not what its rows would say, or the CUDA context was lost)."""
 
 
+def plugin_dirs(a):
+    """Where a plugin is looked for without --so: <build>/plugins (a build tree), <build>/klab/plugins (an
+    install prefix's lib, where klab passes --build)."""
+    return [os.path.join(a.build, "plugins"), os.path.join(a.build, "klab", "plugins")]
+
+
+def plugin_so(a, plugin):
+    """The plugin's library: --so's, else the first of plugin_dirs that has it (the first when none does)."""
+    if plugin in a.so:
+        return a.so[plugin]
+    places = [os.path.join(d, plugin + ".so") for d in plugin_dirs(a)]
+    return next((p for p in places if os.path.exists(p)), places[0])
+
+
 def plan(a):
-    """[(Ini, [(case, [dtypes])])] from --ini or --plugins, narrowed by --cases, --dtypes and --units;
-    raises IniError or UnitsError."""
+    """[(Ini, module, [(case, [dtypes])])] from --ini or --plugins, narrowed by --cases, --dtypes and
+    --units; raises IniError, UnitsError or ModuleError."""
     inis = []
     if a.ini:
         for p in a.ini:
             i = Ini(p)
-            if i.plugin in TABLE:
-                inis.append(i)
+            so = plugin_so(a, i.plugin)
+            m = torch_module.load(so, i.plugin)
+            if m:
+                inis.append((i, m))
             else:
-                print(f"# {p}: plugin '{i.plugin}' has no PyTorch callables in TABLE: skipped", flush=True)
+                print(f"# {p}: plugin '{i.plugin}' has no PyTorch module ({torch_module.path_of(so, i.plugin)}): "
+                      "skipped", flush=True)
     else:
+        if not a.plugins:
+            a.plugins = sorted({p for d in plugin_dirs(a) for p in torch_module.plugins_in(d)})
         for p in a.plugins:
-            if p not in TABLE:
-                raise IniError(f"--plugins: '{p}' has no PyTorch callables (known: {', '.join(TABLE)})")
+            so = plugin_so(a, p)
+            m = torch_module.load(so, p)
+            if not m:
+                raise IniError(f"--plugins: '{p}' has no PyTorch module (no {torch_module.path_of(so, p)})")
             path = os.path.join(ROOT, "ini", p + ".ini")
             if not os.path.exists(path):
                 print(f"# {p}: no {os.path.relpath(path, ROOT)}: skipped", flush=True)
                 continue
-            inis.append(Ini(path))
+            inis.append((Ini(path), m))
     units = None
     if a.units:
         units = read_units(a.units)
-        check_units(a.units, units, inis)
+        check_units(a.units, units, [i for i, _ in inis])
     out = []
-    for i in inis:
+    for i, m in inis:
         cases = []
         for c in i.select(a.cases, a.ini_cases_only):
             dts = [d for d in c.dtypes if not a.dtypes or d in a.dtypes]
@@ -107,7 +132,9 @@ def plan(a):
         if not cases:
             print(f"# {i.path}: no case selected: skipped", flush=True)
             continue
-        out.append((i, cases))
+        for c, _ in cases:
+            spec_of(m, c)  # a module that breaks its contract stops here, before any GPU work
+        out.append((i, m, cases))
     return out
 
 
@@ -119,10 +146,12 @@ def row_label(a, label, s):
 def dry_run(a, work):
     print("# kb_begin_case runs each case as klab does: every key of the INI, profiles, config and the "
           "stopping rule included" + ("; --quick: klab's quick rule, every row flagged quick" if a.quick else ""))
-    for ini, cases in work:
-        print(f"{os.path.relpath(ini.path, ROOT)}  plugin {ini.plugin}  -> {ini.stem}{a.csv_suffix}.csv")
+    print(torch_presence())
+    for ini, m, cases in work:
+        print(f"{os.path.relpath(ini.path, ROOT)}  plugin {ini.plugin}  -> {ini.stem}{a.csv_suffix}.csv  "
+              f"(PyTorch: {m.__file__})")
         for c, dts in cases:
-            s = spec_of(ini.plugin, c)
+            s = spec_of(m, c)
             rule = c.sampling(a.quick, a.budget_ms)
             head = (f"  {c.name:<26} {c.shape if c.dims else '-':<14} {','.join(dts) or '-':<15} "
                     f"{rule['budget_ms']:>6.0f} ms")
@@ -142,12 +171,20 @@ def dry_run(a, work):
     return 0
 
 
-def run_ini(a, ini, cases, phases):
+def torch_presence():
+    """One line: whether this interpreter has torch, asked without importing it."""
+    if importlib.util.find_spec("torch") is None:
+        return (f"# torch: not installed for {sys.executable}: each module's declarations and cases are "
+                "checked, its callables are not run")
+    return f"# torch: installed for {sys.executable} (not imported by a dry run)"
+
+
+def run_ini(a, ini, m, cases, phases):
     """One INI's cases on its plugin opened once (libklab_bench); returns the CSV's path, or None when
     skipped. The first INI of a run writes the folder's meta.ini (a.meta_done), unless klab's own is there; an
     earlier run of this script into the folder has its meta.ini replaced by this run's."""
     torch = torch_cases.torch
-    so = a.so.get(ini.plugin) or os.path.join(a.build, "plugins", ini.plugin + ".so")
+    so = plugin_so(a, ini.plugin)
     if not os.path.exists(so):
         print(f"# {ini.plugin}: {so} not built: {ini.path} skipped", flush=True)
         return None
@@ -163,7 +200,7 @@ def run_ini(a, ini, cases, phases):
             else:
                 b.bench.write_meta(a.out, torch_meta(torch))
         for c, dts in cases:
-            s = spec_of(ini.plugin, c)
+            s = spec_of(m, c)
             if s.skip:
                 print(f"# {c.name}: skipped: {s.skip}", flush=True)
                 continue
@@ -219,8 +256,9 @@ def arguments(argv):
     ap.add_argument("--out", default="out/torch")
     ap.add_argument("--run-id", default="torch")
     ap.add_argument("--seed", type=int, default=20261122)
-    ap.add_argument("--plugins", type=lambda s: [p for p in s.split(",") if p], default=list(TABLE),
-                    help="plugins, each with its ini/<plugin>.ini (default: every plugin of the table)")
+    ap.add_argument("--plugins", type=lambda s: [p for p in s.split(",") if p], default=[],
+                    help="plugins, each with its ini/<plugin>.ini (default: every plugin with a PyTorch module "
+                         "in the build's plugin folder)")
     ap.add_argument("--ini", action="append", help="an INI instead (repeatable; each names its plugin)")
     ap.add_argument("--cases", type=lambda s: [c for c in s.split(",") if c], default=[],
                     help="only these cases; a name that is no case of the INI but a shape adds that shape")
@@ -260,19 +298,19 @@ def main(argv=None):
     bench.use_build(a.build)
     try:
         work = plan(a)
-    except (IniError, UnitsError, bench.BenchError) as e:
+        if a.dry_run:
+            return dry_run(a, work)
+    except (IniError, UnitsError, ModuleError, bench.BenchError) as e:
         print(f"torch_rows: {e}", file=sys.stderr)
         return 2
-    if a.dry_run:
-        return dry_run(a, work)
     torch = torch_cases.need_torch()
     torch.cuda.set_device(a.device)
     os.makedirs(a.out, exist_ok=True)
     print(f"# torch {torch.__version__}, {torch.cuda.get_device_name(a.device)}", flush=True)
     bad, phases = 0, Phases()
     try:
-        for ini, cases in work:
-            path = run_ini(a, ini, cases, phases)
+        for ini, m, cases in work:
+            path = run_ini(a, ini, m, cases, phases)
             if path:
                 bad += compare(path)
     except (Fatal, bench.BenchError) as e:  # BenchError: kb_close could not complete a CSV

@@ -1,8 +1,9 @@
-/* JSON text for libklab_bench's answers to Python (an INI's cases, a plugin's descriptor, a row's
- * statistics): one document in a malloc'd string, read with Python's json module. A document, not
- * ctypes structs, so the Python side mirrors no C layout and a new field breaks no caller. Strings
- * are escaped as JSON wants; numbers are written exactly (%.17g), a non-finite one as NaN or
- * Infinity, which Python's json reads. */
+/* klab's one JSON writer: libklab_bench's answers to Python (an INI's cases, a plugin's descriptor, a
+ * row's statistics) and the --json documents of klab's commands (docs/outputs.md). One document in a
+ * malloc'd string. A document, not ctypes structs, so the Python side mirrors no C layout and a new
+ * field breaks no caller. Strings are escaped as JSON wants; numbers are written exactly (%.17g), a
+ * non-finite one as NaN or Infinity, which Python's json reads, or as null with finite_only (strict
+ * JSON, for any reader). */
 #ifndef KLAB_JSON_OUT_H
 #define KLAB_JSON_OUT_H
 
@@ -18,6 +19,7 @@ typedef struct json_out {
     int items[JSON_MAX_DEPTH]; /* values written at each open level: a comma before all but the first */
     char close[JSON_MAX_DEPTH]; /* the bracket that ends each open level */
     int overflow;               /* opened deeper than JSON_MAX_DEPTH: json_close refuses the text */
+    int finite_only;            /* set after json_open: NaN and infinities written as null */
 } json_out;
 
 /* 0, or -1 when out of memory. */
@@ -32,5 +34,9 @@ void json_end(json_out *j); /* closes the innermost object or array */
 void json_str(json_out *j, const char *key, const char *v);
 void json_num(json_out *j, const char *key, double v);
 void json_int(json_out *j, const char *key, long long v);
+void json_bool(json_out *j, const char *key, int v);
+
+/* Closes j and writes its text and a line break to fp: 0, or -1 when writing failed. */
+int json_print(json_out *j, FILE *fp);
 
 #endif

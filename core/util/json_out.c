@@ -1,4 +1,4 @@
-#include "bench/json_out.h"
+#include "util/json_out.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -89,7 +89,9 @@ void json_str(json_out *j, const char *key, const char *v)
 void json_num(json_out *j, const char *key, double v)
 {
     lead(j, key);
-    if (isnan(v))
+    if (j->finite_only && !isfinite(v))
+        fputs("null", j->fp);
+    else if (isnan(v))
         fputs("NaN", j->fp);
     else if (isinf(v))
         fputs(v > 0 ? "Infinity" : "-Infinity", j->fp);
@@ -101,4 +103,20 @@ void json_int(json_out *j, const char *key, long long v)
 {
     lead(j, key);
     fprintf(j->fp, "%lld", v);
+}
+
+void json_bool(json_out *j, const char *key, int v)
+{
+    lead(j, key);
+    fputs(v ? "true" : "false", j->fp);
+}
+
+int json_print(json_out *j, FILE *fp)
+{
+    char *text = json_close(j);
+    if (!text)
+        return -1;
+    fprintf(fp, "%s\n", text);
+    free(text);
+    return 0;
 }
