@@ -1,6 +1,6 @@
 /* klab --with-torch: PyTorch's rows beside klab's, in the same run folder. The work is
  * tools/torch_rows.py's (PyTorch callables timed by libklab_bench in the same rounds as the plugin's
- * profiles and klab's copy, docs/architecture.md); klab decides what it is given: the INI files klab
+ * profiles and klab's copy, docs/pytorch.md); klab decides what it is given: the INI files klab
  * read, the cases and dtypes klab's selection keeps, the plugin libraries klab loaded, the timing mode,
  * the device, and the run's folder, id and seed. A plugin has a PyTorch equivalent when a module
  * <plugin>_torch.py lies beside its .so (tools/klab/torch_module.py); torch_rows.py skips the INIs of

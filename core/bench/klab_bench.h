@@ -148,6 +148,26 @@ KLAB_EXPORT int kb_ini_sampling(const kb_ini *ini, int index, int quick, double 
 KLAB_EXPORT void kb_ini_close(kb_ini *ini);
 
 KLAB_EXPORT char *kb_describe(const char *plugin_path);
+
+/* A plugin's verify() on the CPU alone, no GPU (core/bench/verify_cpu.c): for a plugin's own tests of
+   its reference. Case `case_index` of the INI (checked as klab --validate checks it) in `dtype` is set
+   up with its tensors in host memory: inputs and states filled as the host fills them (uniform [-1, 1),
+   fill_uniform, fill_data; the CPU's draws, not the device's), outputs NaN. Then run(arg, ...) stands
+   for the plugin's run of `profile`: it MUST write every output's elements (data, in the tensor's own
+   dtype; klab/convert.h narrows floats) from the inputs, and returns 0. Then the plugin's verify(),
+   through the host's verify path, and the comparison a run makes with the case's tolerance. Returns 0
+   (passed), 1 (an output is outside tolerance, or the reference is unfit: msg says which) or -1 (could
+   not be tried: msg says why; a setup that needs the device, such as one that allocates, is one). */
+typedef struct kb_cpu_tensor {
+    const char *name;
+    int role;     /* klab_role */
+    int dtype;    /* klab_dtype */
+    size_t count; /* elements */
+    void *data;   /* count elements of dtype, in host memory */
+} kb_cpu_tensor;
+typedef int (*kb_cpu_run_fn)(void *arg, const klab_case *kcase, int profile, kb_cpu_tensor *tensors, int n);
+KLAB_EXPORT int kb_verify_cpu(const char *plugin_path, const char *ini_path, int case_index, int dtype,
+                              int profile, kb_cpu_run_fn run, void *arg, char *msg, size_t msglen);
 KLAB_EXPORT char *kb_case_work(const char *plugin_path, const kb_ini *ini, int index, const char *dtype);
 
 KLAB_EXPORT char *kb_stats(const double *samples, size_t n);

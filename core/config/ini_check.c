@@ -1,5 +1,6 @@
 /* An experiment checked against the plugin it names: its profiles, dtypes, param.NAME and dim.NAME
- * keys must be ones the plugin has; and the number of rows the file asks for.
+ * keys must be ones the plugin has, and param values ones it accepts; and the number of rows the file
+ * asks for.
  */
 #include <stdio.h>
 #include <string.h>
@@ -75,6 +76,23 @@ int cfg_check_plugin(const cfg_experiment *e, const char *const *profile_names, 
                 else
                     snprintf(err, errlen, "%s:%d: key 'dim.%s': plugin '%s' takes no dimension '%s' (it takes: %s)",
                              e->path, c->dim_line[k], c->dim_key[k], e->plugin, c->dim_key[k], known);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+int cfg_check_params(const cfg_experiment *e, const char *(*check_param)(const char *key, const char *value),
+                     char *err, size_t errlen)
+{
+    for (int i = 0; check_param && i < e->ncases; i++) {
+        const cfg_case *c = &e->cases[i];
+        for (int k = 0; k < c->nparams; k++) {
+            const char *why = check_param(c->param_key[k], c->param_val[k]);
+            if (why) {
+                snprintf(err, errlen, "%s:%d: key 'param.%s': plugin '%s' refuses '%s': %s", e->path,
+                         c->param_line[k], c->param_key[k], e->plugin, c->param_val[k], why);
                 return -1;
             }
         }

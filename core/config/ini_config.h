@@ -126,6 +126,11 @@ int cfg_check_plugin(const cfg_experiment *e, const char *const *profile_names, 
                      uint32_t dtypes, const char *const *params, const char *const *dims, char *err,
                      size_t errlen);
 
+/* Checks each param.NAME's value with the plugin's check_param (2.1; NULL accepts any). Returns 0, or
+   -1 with "file:line: key 'param.NAME': plugin 'P' refuses 'VALUE': why" in err. */
+int cfg_check_params(const cfg_experiment *e, const char *(*check_param)(const char *key, const char *value),
+                     char *err, size_t errlen);
+
 /* Number of (case, dtype, profile) rows the file asks for, given the plugin's profile count. */
 long cfg_row_count(const cfg_experiment *e, int plugin_profiles);
 

@@ -51,3 +51,36 @@ int device_info_query(int ordinal, device_info *out, char *err, size_t errlen)
     cudaRuntimeGetVersion(&out->runtime_version);
     return 0;
 }
+
+/* A field of klab_device the caller's struct_size holds wholly: written; any other: left alone. */
+#define PUT(out, field, value)                                            \
+    do {                                                                  \
+        if (KLAB_HAS_FIELD(klab_device, (out)->struct_size, field))       \
+            (out)->field = (value);                                       \
+    } while (0)
+
+int device_plugin_view(klab_device *out, char *err, size_t errlen)
+{
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) {
+        snprintf(err, errlen, "no current CUDA device: %s", cudaGetErrorString(e));
+        return -1;
+    }
+    PUT(out, ordinal, dev);
+    PUT(out, cc, attr(cudaDevAttrComputeCapabilityMajor, dev) * 10 + attr(cudaDevAttrComputeCapabilityMinor, dev));
+    PUT(out, sm_count, attr(cudaDevAttrMultiProcessorCount, dev));
+    PUT(out, max_threads_per_sm, attr(cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    PUT(out, max_threads_per_block, attr(cudaDevAttrMaxThreadsPerBlock, dev));
+    PUT(out, regs_per_sm, attr(cudaDevAttrMaxRegistersPerMultiprocessor, dev));
+    PUT(out, clock_khz, attr(cudaDevAttrClockRate, dev));
+    PUT(out, mem_clock_khz, attr(cudaDevAttrMemoryClockRate, dev));
+    PUT(out, mem_bus_bits, attr(cudaDevAttrGlobalMemoryBusWidth, dev));
+    PUT(out, cluster_launch, attr(cudaDevAttrClusterLaunch, dev));
+    PUT(out, smem_per_block, (size_t)attr(cudaDevAttrMaxSharedMemoryPerBlock, dev));
+    PUT(out, smem_per_block_optin, (size_t)attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    PUT(out, smem_per_sm, (size_t)attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    PUT(out, l2_bytes, (size_t)attr(cudaDevAttrL2CacheSize, dev));
+    PUT(out, persisting_l2_max, (size_t)attr(cudaDevAttrMaxPersistingL2CacheSize, dev));
+    return 0;
+}

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "klab/plugin.h"
+
 typedef struct device_info {
     int ordinal;
     char name[128];
@@ -32,5 +34,9 @@ typedef struct device_desc {
 /* 0 on success; otherwise -1 with one plain sentence in `err` ("no CUDA device: ...",
    "device 3 does not exist: this machine has 1"). The first call initialises CUDA. */
 int device_info_query(int ordinal, device_info *out, char *err, size_t errlen);
+
+/* The current device as host->device() gives it to a plugin: the fields out->struct_size holds
+   wholly. 0, or -1 with the reason. */
+int device_plugin_view(klab_device *out, char *err, size_t errlen);
 
 #endif

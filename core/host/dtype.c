@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "klab/convert.h"
+
 static const char *const names[KLAB_DTYPE_COUNT] = {"fp32", "fp16", "bf16", "fp8e4m3", "fp8e5m2", "int32", "int64"};
 /* Other spellings people write: the frameworks' names and the underscored fp8 ones. */
 static const struct {
@@ -38,50 +40,32 @@ int dtype_is_integer(klab_dtype d)
     return d == KLAB_INT32 || d == KLAB_INT64;
 }
 
+/* The widenings are klab/convert.h's, the SDK's: exact, so a double holds the float they give. */
 static double half_to_double(uint16_t h)
 {
-    int sign = h >> 15, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-    double v;
-    if (exp == 0)
-        v = ldexp((double)man, -24); /* subnormal: man * 2^-14 * 2^-10 */
-    else if (exp == 31)
-        v = man ? NAN : INFINITY;
-    else
-        v = ldexp((double)(man | 0x400), exp - 25);
-    return sign ? -v : v;
+    return klab_fp16_to_float(h);
 }
 
 static double bf16_to_double(uint16_t b)
 {
-    uint32_t u = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
+    return klab_bf16_to_float(b);
 }
 
 /* OCP fp8 e4m3 ("fn": finite only): bias 7, no infinities, S.1111.111 is NaN, max 448. */
 static double e4m3_to_double(uint8_t b)
 {
-    int sign = b >> 7, exp = (b >> 3) & 0xf, man = b & 0x7;
-    double v;
-    if (exp == 0xf && man == 0x7)
-        return NAN;
-    if (exp == 0)
-        v = ldexp((double)man, -9); /* subnormal: man/8 * 2^(1-7) */
-    else
-        v = ldexp((double)(man | 0x8), exp - 10);
-    return sign ? -v : v;
+    return klab_e4m3_to_float(b);
 }
 
 /* OCP fp8 e5m2: fp16's layout cut to 8 bits (bias 15, infinities and NaNs), max 57344. */
 static double e5m2_to_double(uint8_t b)
 {
-    return half_to_double((uint16_t)((uint16_t)b << 8));
+    return klab_e5m2_to_float(b);
 }
 
 /* Every fp16 bit pattern widened once: the gigabyte references decode 134M elements at a time, and
-   the table makes that a load instead of an ldexp (2.8 s to 0.2 s on the development machine). The
-   fp8 formats are tables too, 256 entries each. Made once per process, whichever thread of the pool
+   the table makes that a load instead of a decode (with ldexp, 2.8 s to 0.2 s on the development
+   machine). The fp8 formats are tables too, 256 entries each. Made once per process, whichever thread of the pool
    asks first (pthread_once), never half-made under another's feet. */
 static double *half_tab; /* NULL when out of memory: dtype_to_double then goes element by element */
 static double e4m3_tab[256], e5m2_tab[256];

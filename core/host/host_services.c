@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/device_info.h"
 #include "host/dtype.h"
 #include "host/gpu_kernels.h"
+#include "host/host_fill.h"
 #include "host/parallel.h"
 #include "host/redzone.h"
 
@@ -111,6 +113,8 @@ static const unsigned char *guard_pattern(void)
 
 static int arm_guards(klab_ctx *ctx, const ctx_tensor *t, unsigned char *base)
 {
+    if (ctx->on_host)
+        return 0; /* nothing runs on a host context's tensors but the caller's CPU code */
     const unsigned char *g = guard_pattern();
     cudaError_t e = cudaMemcpyAsync(base, g, REDZONE_BYTES, cudaMemcpyHostToDevice, ctx->stream);
     if (e == cudaSuccess)
@@ -125,7 +129,11 @@ static int alloc_copy(klab_ctx *ctx, int i, int copy)
     const ctx_tensor *t = &ctx->tensors[i];
     unsigned char *base = NULL;
     size_t total = t->bytes + 2 * (size_t)REDZONE_BYTES;
-    cudaError_t e = cudaMalloc((void **)&base, total);
+    if (ctx->on_host && !(base = malloc(total))) {
+        ctx_set_error(ctx, "tensor '%s': out of host memory for %zu bytes", t->name, total);
+        return -1;
+    }
+    cudaError_t e = ctx->on_host ? cudaSuccess : cudaMalloc((void **)&base, total);
     if (e != cudaSuccess) {
         cudaGetLastError();
         ctx_set_error(ctx, "tensor '%s': cudaMalloc of %zu bytes: %s", t->name, total, cudaGetErrorString(e));
@@ -139,12 +147,23 @@ static int alloc_copy(klab_ctx *ctx, int i, int copy)
 static int poison_one(klab_ctx *ctx, const ctx_tensor *t, void *dev, klab_stream s)
 {
     uint64_t seed = seed_mix(ctx->seed ^ (0x9e3779b97f4a7c15ull * ++ctx->poisons), t->name);
+    if (ctx->on_host) {
+        host_poison(t->dtype, dev, t->count);
+        return 0;
+    }
     return cuda_ok(ctx, (cudaError_t)gpu_poison(t->dtype, dev, t->count, seed, s), "poisoning", t->name);
 }
 
 /* An input's or state's contents, written to `dev`: the plugin's data, else its uniform values. */
 static int fill_one(klab_ctx *ctx, const ctx_tensor *t, void *dev)
 {
+    if (ctx->on_host) {
+        if (t->data)
+            memcpy(dev, t->data, t->bytes);
+        else
+            host_fill_uniform(t->dtype, dev, t->count, t->seed, t->lo, t->hi);
+        return 0;
+    }
     cudaError_t e = t->data ? cudaMemcpyAsync(dev, t->data, t->bytes, cudaMemcpyHostToDevice, ctx->stream)
                             : (cudaError_t)gpu_fill_uniform(t->dtype, dev, t->count, t->seed, t->lo, t->hi, ctx->stream);
     return cuda_ok(ctx, e, "filling", t->name);
@@ -284,6 +303,16 @@ static void svc_parallel_for(klab_ctx *ctx, size_t n, size_t grain, klab_chunk_f
     parallel_for(n, grain, fn, arg);
 }
 
+static klab_status svc_device(klab_ctx *ctx, klab_device *out)
+{
+    char why[256];
+    if (ctx->on_host)
+        return svc_error(ctx, "device: no device in a verify on the CPU alone");
+    if (device_plugin_view(out, why, sizeof why) != 0)
+        return svc_error(ctx, "%s", why);
+    return KLAB_OK;
+}
+
 const klab_host host_services = {
     .abi_major = KLAB_ABI_MAJOR,
     .abi_minor = KLAB_ABI_MINOR,
@@ -298,6 +327,7 @@ const klab_host host_services = {
     .fill_data = svc_fill_data,
     .sample_outputs = svc_sample_outputs,
     .parallel_for = svc_parallel_for,
+    .device = svc_device,
 };
 
 klab_ctx *ctx_new(const char *label, uint64_t seed, int cc, klab_stream stream)
@@ -321,13 +351,23 @@ klab_ctx *ctx_new(const char *label, uint64_t seed, int cc, klab_stream stream)
     return ctx;
 }
 
+klab_ctx *ctx_new_on_host(const char *label, uint64_t seed, int cc)
+{
+    klab_ctx *ctx = ctx_new(label, seed, cc, NULL);
+    if (ctx)
+        ctx->on_host = 1;
+    return ctx;
+}
+
 /* Frees copies [from, ncopies) of every tensor and forgets them. */
 static void free_copies(klab_ctx *ctx, int from)
 {
     for (int k = from; k < ctx->ncopies; k++)
         for (int i = 0; i < CTX_MAX_TENSORS; i++) {
             void **a = slot(ctx, ctx->alloc, k, i);
-            if (*a)
+            if (*a && ctx->on_host)
+                free(*a);
+            else if (*a)
                 cudaFree(*a);
             *a = NULL;
             *slot(ctx, ctx->ptr, k, i) = NULL;

@@ -43,12 +43,19 @@ struct klab_ctx {
     uint64_t poisons;         /* poison calls so far: each one's pattern is new */
     char err[512];
     int has_err;
+    /* tensors in host memory and no CUDA call (ctx_new_on_host): a plugin's setup and verify run
+       without a GPU, for its reference's tests */
+    int on_host;
 };
 
 extern const klab_host host_services;
 
 /* A context for one setup. Tensor fills go on `stream`. NULL when out of memory. */
 klab_ctx *ctx_new(const char *label, uint64_t seed, int cc, klab_stream stream);
+
+/* A context whose tensors live in host memory: fills and poison are done on the CPU, red zones are
+   not kept, and device() and any device work of the plugin fail. NULL when out of memory. */
+klab_ctx *ctx_new_on_host(const char *label, uint64_t seed, int cc);
 
 /* Frees every copy of the tensors, the plugin's data and the context. */
 void ctx_free(klab_ctx *ctx);

@@ -154,6 +154,9 @@ int loader_open(const char *path, const char *expected, loaded_plugin *p, char *
     memcpy(&p->desc, d, d->struct_size < sizeof p->desc ? d->struct_size : sizeof p->desc);
     KEEP_WHOLE(klab_plugin, d->struct_size, p->desc, work);
     KEEP_WHOLE(klab_plugin, d->struct_size, p->desc, tolerance);
+    KEEP_WHOLE(klab_plugin, d->struct_size, p->desc, run_host);
+    KEEP_WHOLE(klab_plugin, d->struct_size, p->desc, verify_host);
+    KEEP_WHOLE(klab_plugin, d->struct_size, p->desc, check_param);
     klab_plugin *k = &p->desc;
 
     if (!valid_ident(k->name)) {
@@ -165,7 +168,9 @@ int loader_open(const char *path, const char *expected, loaded_plugin *p, char *
         return refuse(p, err, errlen, why);
     }
     static const char *const hook_names[] = {"setup", "run", "verify", "teardown"};
-    const void *hooks[] = {(const void *)k->setup, (const void *)k->run, (const void *)k->verify,
+    /* 2.1's run_host and verify_host stand in for run and verify */
+    const void *hooks[] = {(const void *)k->setup, k->run ? (const void *)k->run : (const void *)k->run_host,
+                           k->verify ? (const void *)k->verify : (const void *)k->verify_host,
                            (const void *)k->teardown};
     for (int i = 0; i < 4; i++)
         if (!hooks[i]) {
@@ -215,6 +220,18 @@ int loader_open(const char *path, const char *expected, loaded_plugin *p, char *
         k->default_steps = 0;
     }
     return 0;
+}
+
+klab_status loader_run(const loaded_plugin *p, void *state, klab_ctx *ctx, const klab_host *host,
+                       const klab_launch *launch)
+{
+    return p->desc.run_host ? p->desc.run_host(state, ctx, host, launch) : p->desc.run(state, launch);
+}
+
+klab_status loader_verify(const loaded_plugin *p, void *state, klab_ctx *ctx, const klab_host *host,
+                          const klab_case *kcase, const klab_verify_io *io)
+{
+    return p->desc.verify_host ? p->desc.verify_host(state, ctx, host, kcase, io) : p->desc.verify(state, kcase, io);
 }
 
 void loader_close(loaded_plugin *p)

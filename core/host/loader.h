@@ -36,6 +36,14 @@ int loader_open(const char *path, const char *expected, loaded_plugin *out, char
 
 void loader_close(loaded_plugin *p);
 
+/* The plugin's run: 2.1's run_host with ctx and host where it has one, else run. */
+klab_status loader_run(const loaded_plugin *p, void *state, klab_ctx *ctx, const klab_host *host,
+                       const klab_launch *launch);
+
+/* The plugin's verify: 2.1's verify_host with ctx and host where it has one, else verify. */
+klab_status loader_verify(const loaded_plugin *p, void *state, klab_ctx *ctx, const klab_host *host,
+                          const klab_case *kcase, const klab_verify_io *io);
+
 int loader_profile_index(const loaded_plugin *p, const char *name);
 
 /* The exact compute capabilities profile `i` has machine code for (its own list, else the plugin's),

@@ -1,5 +1,5 @@
 /* The round scheduler: which subject is sampled when, and when sampling stops. Pure C and no CUDA, so
- * tests/test_rounds.c drives it with made-up times; core/timing.c drives it with the GPU's.
+ * tests/unit/timing/test_rounds.c drives it with made-up times; core/timing.c drives it with the GPU's.
  *
  * A case's subjects are sampled in ROUNDS. Each round every subject still sampled takes one turn,
  * starting one place later each round, so drift in clocks or temperature touches all of them alike.

@@ -132,7 +132,7 @@ int timing_measure(timing_env *env, subject *subs, int n, const timing_opts *o, 
 
 void timing_subject_free(subject *s);
 
-/* ---- the rules, pure functions (tests/test_timing_order.c) ---- */
+/* ---- the rules, pure functions (tests/unit/timing/test_timing_order.c) ---- */
 
 /* Runs per batched sample for a subject whose one run took one_run_ms between events (the launch
    floor included): enough that the floor, paid once per sample, is at most 1 % of it. */

@@ -153,7 +153,7 @@ static int draw_reference(case_instance *in, char *err, size_t errlen)
     io.sample = in->sampled ? samples : NULL;
     io.steps = in->bc.kcase.steps;
     in->ctx->has_err = 0;
-    klab_status st = in->lp->desc.verify(in->state, &in->bc.kcase, &io);
+    klab_status st = loader_verify(in->lp, in->state, in->ctx, &host_services, &in->bc.kcase, &io);
     if (st != KLAB_OK) {
         snprintf(err, errlen, "verify: %s", ctx_error(in->ctx, "failed without a reason"));
         return INST_ERROR;
@@ -255,7 +255,7 @@ klab_status inst_run(case_instance *in, int profile, int config, klab_stream s, 
     l.tensors = ctx_tensors(in->ctx, copy);
     l.step = step;
     in->ctx->has_err = 0; /* this run's reason, not an earlier one's */
-    return in->lp->desc.run(in->state, &l);
+    return loader_run(in->lp, in->state, in->ctx, &host_services, &l);
 }
 
 int inst_poison(case_instance *in, klab_stream s, int copy, int states, char *err, size_t errlen)

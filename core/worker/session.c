@@ -8,7 +8,8 @@
  *   unit_add_external  a PyTorch callable verified against the same reference
  *   unit_finish  every verified subject and klab's copy timed in the same rounds; rows sent; teardown
  *
- * The subjects the timer samples are subjects.h's; klab's copy is copy_ref.h's. */
+ * The rows and every verdict on them that needs no GPU are unit_rows.h's; the subjects the timer samples
+ * are subjects.h's; klab's copy is copy_ref.h's. */
 #include "worker/session.h"
 
 #include <cuda_runtime.h>
@@ -26,6 +27,7 @@
 #include "worker/selection.h"
 #include "worker/subjects.h"
 #include "worker/unit_entries.h"
+#include "worker/unit_rows.h"
 #include "worker/worker.h"
 
 #define MAX_ENTRIES UNIT_MAX_ENTRIES
@@ -54,10 +56,8 @@ struct run_unit {
     const cfg_case *c;
     klab_dtype dtype;
     timing_opts to;
-    char label[192];
-    int nrows;
-    klab_row rows[MAX_ENTRIES + MAX_EXTERNAL];
-    int ne; /* entries (unit_entries.h): row i is entry i's */
+    unit_rows rw; /* row i is entry i's; externals' follow */
+    int ne;       /* entries (unit_entries.h) */
     unit_entry e[MAX_ENTRIES];
     case_instance inst;
     int inst_made;  /* inst_setup was called: inst_teardown is owed */
@@ -75,113 +75,14 @@ static void phase(const run_unit *u, const char *what)
     worker_text(u->s->out, WIRE_PHASE, "%s", what);
 }
 
-/* A row nothing has decided yet: neither skipped, failed nor judged. */
-static int row_open(const klab_row *r)
-{
-    return r->status == ROW_PASSED && !r->reason[0];
-}
-
-static void fail_open_rows(run_unit *u, row_status st, const char *fmt, const char *reason)
-{
-    for (int i = 0; i < u->nrows; i++)
-        if (row_open(&u->rows[i]))
-            row_fail(&u->rows[i], st, fmt, reason);
-}
-
-static klab_row *new_row(run_unit *u, const char *profile)
-{
-    const run_session *ss = u->s;
-    klab_row *r = &u->rows[u->nrows++];
-    memset(r, 0, sizeof *r);
-    snprintf(r->run_id, sizeof r->run_id, "%s", ss->j->run_id);
-    snprintf(r->plugin, sizeof r->plugin, "%s", ss->lp.desc.name);
-    snprintf(r->kcase, sizeof r->kcase, "%s", u->c->name);
-    snprintf(r->shape, sizeof r->shape, "%s", u->c->shape);
-    snprintf(r->dtype, sizeof r->dtype, "%s", dtype_name(u->dtype));
-    snprintf(r->profile, sizeof r->profile, "%s", profile);
-    snprintf(r->l2, sizeof r->l2, "%s", ss->j->topts.mode == TIMING_HOT ? "hot" : "cold");
-    snprintf(r->launch, sizeof r->launch, "%s", ss->j->topts.mode == TIMING_BATCHED ? "batched" : "stream");
-    r->seed = ss->j->topts.seed;
-    row_set_gpu(r, ss->dev.ordinal, ss->dev.name, ss->dev.uuid);
-    if (ss->j->quick)
-        row_add_flag(r, ROW_FLAG_QUICK);
-    return r;
-}
-
-/* The device: the plugin's minimum compute capability for every row, then each profile's exact
-   architectures (its own list, else the plugin's). */
-static void skip_for_device(run_unit *u)
-{
-    const run_session *ss = u->s;
-    const klab_plugin *d = &ss->lp.desc;
-    char msg[400];
-    if (d->min_cc > ss->dev.cc) {
-        snprintf(msg, sizeof msg, "needs compute capability %d.%d; device %d (%s) is %d.%d", d->min_cc / 10,
-                 d->min_cc % 10, ss->dev.ordinal, ss->dev.name, ss->dev.cc / 10, ss->dev.cc % 10);
-        fail_open_rows(u, ROW_SKIPPED, "%s", msg);
-        return;
-    }
-    for (int i = 0; i < u->ne; i++) {
-        const int *archs = loader_profile_archs(&ss->lp, u->e[i].prof);
-        if (loader_arch_admits(archs, ss->dev.cc))
-            continue;
-        char list[200];
-        loader_archs_text(archs, list, sizeof list);
-        row_fail(&u->rows[i], ROW_SKIPPED, "has machine code for %s only; device %d (%s) is %d.%d", list,
-                 ss->dev.ordinal, ss->dev.name, ss->dev.cc / 10, ss->dev.cc % 10);
-    }
-}
-
-/* Each entry's tuning configuration (a trial's is fixed; unit_entry_config picks a plain entry's) and its
-   name in the row. */
-static void pick_configs(run_unit *u, const klab_case *kcase)
-{
-    run_session *ss = u->s;
-    for (int i = 0; i < u->ne; i++) {
-        unit_entry *en = &u->e[i];
-        const klab_profile *pr = &ss->lp.profiles[en->prof];
-        klab_row *r = &u->rows[i];
-        if (!pr->config || (!en->trial && !row_open(r)))
-            continue; /* no tuning space: nothing to pick or name */
-        if (!en->trial) {
-            const tune_entry *cached = NULL;
-            if (ss->have_cache) {
-                tune_key k;
-                tune_key_make(&k, ss->dev.name, ss->lp.desc.name, ss->lp.desc.version, u->c, dtype_name(u->dtype),
-                              pr->name);
-                cached = tune_cache_find(&ss->cache, &k);
-            }
-            int n;
-            switch (unit_entry_config(pr, kcase, u->c->config, cached ? cached->config : NULL, &en->config, &n)) {
-            case CONFIG_NOT_IN_SPACE:
-                snprintf(r->config, sizeof r->config, "%s", u->c->config);
-                row_fail(r, ROW_FAILED, "config '%s' is not in the tuning space of profile '%s' (%d configurations)",
-                         u->c->config, pr->name, n);
-                continue;
-            case CONFIG_STALE:
-                worker_text(ss->out, WIRE_NOTE,
-                            "%s %s: the tuning cache's config '%s' is not in the tuning space any more (%d "
-                            "configurations): a stale entry of %s, not used; the plugin's own choice runs "
-                            "(klab --tune finds a new one)",
-                            u->label, pr->name, cached->config, n, ss->cache.path);
-                break;
-            case CONFIG_CACHE: row_add_flag(r, TUNE_FLAG_TUNED); break;
-            case CONFIG_OWN: case CONFIG_CASE: break;
-            }
-        }
-        const char *d = pr->config(kcase, en->config);
-        snprintf(r->config, sizeof r->config, "%s", d ? d : "");
-    }
-}
-
 /* One verified sequence of each open profile; those that pass become subjects. */
 static void verify_profiles(run_unit *u)
 {
     run_session *ss = u->s;
     char err[1200];
     for (int i = 0; i < u->ne; i++) {
-        klab_row *r = &u->rows[i];
-        if (!row_open(r))
+        klab_row *r = &u->rw.rows[i];
+        if (!unit_row_open(r))
             continue;
         int cuda_err = 0;
         int rc = inst_verify_profile(&u->inst, u->e[i].prof, u->e[i].config, ss->env.stream, &cuda_err, err, sizeof err);
@@ -194,7 +95,7 @@ static void verify_profiles(run_unit *u)
             char msg[1300];
             snprintf(msg, sizeof msg, "not run: %s '%s' lost the CUDA context before it",
                      u->e[i].trial ? "trial" : "profile", u->e[i].label);
-            fail_open_rows(u, ROW_FAILED, "%s", msg);
+            unit_rows_fail_open(&u->rw, ROW_FAILED, "%s", msg);
             u->lost = 1;
             return;
         }
@@ -202,28 +103,8 @@ static void verify_profiles(run_unit *u)
            broken profile cannot fail the profiles after it. */
         char why[1200] = "";
         int changed = inst_inputs_changed(&u->inst, ss->env.stream, why, sizeof why);
-        if (rc == INST_ERROR) {
-            row_fail(r, ROW_FAILED, "%s", err);
+        if (!unit_row_verified(r, rc, err, &u->inst.last, (uint64_t)u->inst.verified_elems, changed, why))
             continue;
-        }
-        if (rc == INST_REFUSED) {
-            row_fail(r, ROW_REFUSED, "%s", err);
-            continue;
-        }
-        r->has_err = 1;
-        r->rel_l2_err = u->inst.last.rel_l2_err;
-        r->max_abs_err = u->inst.last.max_abs_err;
-        r->tol = u->inst.last.tol;
-        r->verified_elems = u->inst.verified_elems;
-        if (rc == INST_MISMATCH) {
-            row_fail(r, ROW_INCORRECT, "%s%s", err, changed > 0 ? "; and it changed its inputs" : "");
-            continue;
-        }
-        if (changed != 0) {
-            row_fail(r, changed > 0 ? ROW_INCORRECT : ROW_FAILED, "%s",
-                     changed > 0 ? "input modified: run changed its inputs (checksum differs after one run)" : why);
-            continue;
-        }
         u->psub[u->ns] = (profile_subject){&u->inst, u->e[i].prof, u->e[i].config};
         u->row_of[u->ns] = i;
         u->ns++;
@@ -244,7 +125,7 @@ run_unit *unit_begin(run_session *ss, int unit, const cfg_case *c, klab_dtype dt
     u->to.warmup = c->warmup;
     u->to.stop = c->stop;
     stop_rule_for_run(&u->to.warmup, &u->to.stop, j->quick, j->budget_ms);
-    snprintf(u->label, sizeof u->label, "%s %s %s", d->name, c->name, dtype_name(dtype));
+    unit_rows_init(&u->rw, j, &ss->lp, &ss->dev, c, dtype);
 
     wire_unit wu;
     memset(&wu, 0, sizeof wu);
@@ -259,52 +140,43 @@ run_unit *unit_begin(run_session *ss, int unit, const cfg_case *c, klab_dtype dt
     u->ne = unit_entries_make(&ss->lp, c, &j->filter, kcase, j->tune, u->e, MAX_ENTRIES, &left_out);
     if (u->ne == 0)
         return u; /* nothing selected: no rows, nothing to do */
-    for (int i = 0; i < u->ne; i++) {
-        const char *name = d->profiles[u->e[i].prof].name;
+    for (int i = 0; i < u->ne; i++)
         if (i == 0 || u->e[i].prof != u->e[i - 1].prof) /* entries are grouped by profile */
-            snprintf(wu.profiles[wu.nprofiles++], sizeof wu.profiles[0], "%s", name);
-        klab_row *r = new_row(u, name);
-        if (u->e[i].trial)
-            row_add_flag(r, TUNE_FLAG_TRIAL);
-        if (u->e[i].trial && u->e[i].config < 0)
-            row_add_flag(r, TUNE_FLAG_OWN);
-    }
+            snprintf(wu.profiles[wu.nprofiles++], sizeof wu.profiles[0], "%s", d->profiles[u->e[i].prof].name);
+    unit_rows_for_entries(&u->rw, u->e, u->ne);
     ss->out->send(ss->out->user, WIRE_UNIT, &wu, sizeof wu);
     if (left_out)
         worker_text(ss->out, WIRE_NOTE, "%s: %d configuration%s left out: a case and dtype times at most %d entries "
                                         "(profile and configuration); select fewer with --profile",
-                    u->label, left_out, left_out == 1 ? "" : "s", MAX_ENTRIES);
+                    u->rw.label, left_out, left_out == 1 ? "" : "s", MAX_ENTRIES);
 
-    skip_for_device(u);
-    pick_configs(u, kcase);
-    int open = 0;
-    for (int i = 0; i < u->ne; i++)
-        open += row_open(&u->rows[i]);
-    if (!open)
+    unit_rows_skip_for_device(&u->rw, u->e, u->ne);
+    unit_rows_pick_configs(&u->rw, u->e, u->ne, kcase, ss->have_cache ? &ss->cache : NULL, ss->out);
+    if (!unit_rows_open(&u->rw))
         return u; /* nothing this device can run: setup would meet kernels it has no code for */
 
     char err[1200] = "";
     uint64_t seed = seed_mix(j->topts.seed, "klab");
     phase(u, "setup");
     if (timing_reset_l2(&ss->env, err, sizeof err) != 0) {
-        fail_open_rows(u, ROW_FAILED, "%s", err);
+        unit_rows_fail_open(&u->rw, ROW_FAILED, "%s", err);
         u->lost = ss->env.sticky != 0;
         return u;
     }
     u->inst_made = 1;
-    int rc = inst_setup(&u->inst, &ss->lp, c, dtype, seed, ss->dev.cc, ss->env.stream, u->label, err, sizeof err);
+    int rc = inst_setup(&u->inst, &ss->lp, c, dtype, seed, ss->dev.cc, ss->env.stream, u->rw.label, err, sizeof err);
     if (rc != INST_OK) {
-        fail_open_rows(u, rc == INST_UNSUPPORTED ? ROW_SKIPPED : ROW_FAILED, rc == INST_UNSUPPORTED ? "%s" : "setup: %s",
+        unit_rows_fail_open(&u->rw, rc == INST_UNSUPPORTED ? ROW_SKIPPED : ROW_FAILED, rc == INST_UNSUPPORTED ? "%s" : "setup: %s",
                        err);
         return u; /* unit_finish finds out whether setup lost the context */
     }
     for (int i = 0; i < u->ne; i++) {
-        u->rows[i].bytes = u->inst.work.bytes;
-        u->rows[i].flops = u->inst.work.flops;
+        u->rw.rows[i].bytes = u->inst.work.bytes;
+        u->rw.rows[i].flops = u->inst.work.flops;
     }
     /* a plugin may have set a persisting-L2 window in setup: none survives into timing */
     if (timing_reset_l2(&ss->env, err, sizeof err) != 0) {
-        fail_open_rows(u, ROW_FAILED, "%s", err);
+        unit_rows_fail_open(&u->rw, ROW_FAILED, "%s", err);
         u->lost = ss->env.sticky != 0;
         return u;
     }
@@ -316,7 +188,7 @@ run_unit *unit_begin(run_session *ss, int unit, const cfg_case *c, klab_dtype dt
         rc = inst_reference(&u->inst, err, sizeof err);
     }
     if (rc != INST_OK) {
-        fail_open_rows(u, rc == INST_REFUSED ? ROW_REFUSED : ROW_FAILED, "%s", err);
+        unit_rows_fail_open(&u->rw, rc == INST_REFUSED ? ROW_REFUSED : ROW_FAILED, "%s", err);
         return u;
     }
 
@@ -353,8 +225,8 @@ int unit_add_external(run_unit *u, const external_subject *e)
         return -1;
     external_entry *x = &u->ext[u->next++];
     x->e = *e;
-    x->row = u->nrows;
-    klab_row *r = new_row(u, e->label);
+    x->row = u->rw.n;
+    klab_row *r = unit_row_new(&u->rw, e->label);
     r->bytes = u->inst.work.bytes;
     r->flops = u->inst.work.flops;
     row_add_flag(r, "external");
@@ -413,7 +285,7 @@ static int make_subjects(run_unit *u, subject *subs, copy_ref *copy, int *copy_a
         n++;
     }
     for (int k = 0; k < u->next; k++) {
-        if (u->rows[u->ext[k].row].status != ROW_PASSED)
+        if (u->rw.rows[u->ext[k].row].status != ROW_PASSED)
             continue;
         u->row_of[n] = u->ext[k].row;
         subs[n].label = u->ext[k].e.label;
@@ -448,18 +320,10 @@ static void judge_timing(run_unit *u, subject *subs, int nsub, int copy_at)
     for (int k = 0; k < nsub; k++) {
         if (k == copy_at)
             continue;
-        klab_row *r = &u->rows[u->row_of[k]];
+        klab_row *r = &u->rw.rows[u->row_of[k]];
         subject *sb = &subs[k];
-        if (sb->state != SUBJ_OK) {
-            row_fail(r, sb->state == SUBJ_INCORRECT ? ROW_INCORRECT : sb->state == SUBJ_ESCAPED ? ROW_FLAGGED : ROW_FAILED,
-                     "%s", sb->why);
+        if (!unit_row_timed(r, sb, changed, err))
             continue;
-        }
-        if (changed != 0) {
-            row_fail(r, changed > 0 ? ROW_INCORRECT : ROW_FAILED, "%s",
-                     changed > 0 ? "input modified during timing (checksum differs after the timed runs)" : err);
-            continue;
-        }
         results_fill_timing(r, sb, &roof, ss->env.launch_floor_ms, &u->to);
         results_fill_limit(r, copy_at >= 0 ? &subs[copy_at] : NULL, &roof);
         results_fill_speedup(r, sb, base);
@@ -491,7 +355,7 @@ static void profile_once(run_unit *u)
     char err[1200];
     phase(u, "profile");
     for (int k = 0; k < u->ns && !u->lost; k++) {
-        klab_row *r = &u->rows[u->row_of[k]];
+        klab_row *r = &u->rw.rows[u->row_of[k]];
         nvtx_range_push_timed();
         int rc = subject_profile_ops.launch(&u->psub[k], ss->env.stream, 0, 0, err, sizeof err);
         cudaError_t e = cudaStreamSynchronize(ss->env.stream);
@@ -519,17 +383,17 @@ int unit_finish(run_unit *u)
     if (u->ready && ss->j->profile_pass)
         profile_once(u);
     if (u->ready && ss->j->verify_only)
-        for (int i = 0; i < u->nrows; i++)
-            if (u->rows[i].status == ROW_PASSED)
-                row_add_flag(&u->rows[i], "verify-only");
+        for (int i = 0; i < u->rw.n; i++)
+            if (u->rw.rows[i].status == ROW_PASSED)
+                row_add_flag(&u->rw.rows[i], "verify-only");
     if (timed) {
         copy = copy_ref_open(u->inst.work.bytes, seed_mix(ss->j->topts.seed, "copy"), ss->env.stream, err, sizeof err);
         if (!copy && u->inst.work.bytes > 0)
-            worker_text(ss->out, WIRE_NOTE, "%s: copy reference unavailable, no fraction of limit: %s", u->label, err);
+            worker_text(ss->out, WIRE_NOTE, "%s: copy reference unavailable, no fraction of limit: %s", u->rw.label, err);
         phase(u, "timing");
         nsub = make_subjects(u, subs, copy, &copy_at);
         if (timing_measure(&ss->env, subs, nsub, &u->to, err, sizeof err) != 0) {
-            fail_open_rows(u, ROW_FAILED, "timing: %s", err);
+            unit_rows_fail_open(&u->rw, ROW_FAILED, "timing: %s", err);
             u->lost = ss->env.sticky != 0;
         } else {
             judge_timing(u, subs, nsub, copy_at);
@@ -543,7 +407,7 @@ int unit_finish(run_unit *u)
         if (e != cudaSuccess && cuda_error_is_sticky(e)) {
             char msg[300];
             snprintf(msg, sizeof msg, "CUDA error %d: %s (context lost)", (int)e, cudaGetErrorString(e));
-            fail_open_rows(u, ROW_FAILED, "%s", msg);
+            unit_rows_fail_open(&u->rw, ROW_FAILED, "%s", msg);
             u->lost = 1;
         }
     }
@@ -554,8 +418,8 @@ int unit_finish(run_unit *u)
     } /* with the context lost, teardown would only meet the same error; the worker exits */
     for (int k = 0; k < nsub; k++)
         timing_subject_free(&subs[k]);
-    for (int i = 0; i < u->nrows; i++)
-        ss->out->send(ss->out->user, WIRE_ROW, &u->rows[i], sizeof u->rows[i]);
+    for (int i = 0; i < u->rw.n; i++)
+        ss->out->send(ss->out->user, WIRE_ROW, &u->rw.rows[i], sizeof u->rw.rows[i]);
     int lost = u->lost;
     free(u);
     return lost ? -1 : 0;

@@ -80,7 +80,8 @@ int worker_check_config(const job *j, const job_out *out, const loaded_plugin *l
         names[i] = lp->desc.profiles[i].name;
     char err[1200];
     if (cfg_check_plugin(j->cfg, names, lp->nprofiles, lp->desc.dtypes, lp->desc.params, lp->desc.dims, err,
-                         sizeof err) != 0) {
+                         sizeof err) != 0 ||
+        cfg_check_params(j->cfg, lp->desc.check_param, err, sizeof err) != 0) {
         worker_text(out, WIRE_REFUSED, "%s", err);
         return -1;
     }

@@ -1,3 +1,17 @@
+# klab_hopper_missing(ARCHS OUT): OUT is TRUE when the CUDA architecture list ARCHS builds no code a
+# Hopper GPU (sm_90, sm_90a) runs natively. klab's kernels are measured on Hopper; a plugin built for
+# CMake's default (nvcc's, sm_75 in CUDA 13) runs there only through the JIT, or not at all for
+# sm_90a code, which is worth a word at configure time rather than a skipped row on the GPU.
+function(klab_hopper_missing archs out)
+  set(missing TRUE)
+  foreach(a IN LISTS archs)
+    if(a MATCHES "^(90a?(-real|-virtual)?|all|all-major|native)$")
+      set(missing FALSE)
+    endif()
+  endforeach()
+  set(${out} ${missing} PARENT_SCOPE)
+endfunction()
+
 # klab_add_plugin(NAME SOURCES src... [TORCH NAME_torch.py] [KEEP_EXPORTS])
 #
 # Builds a klab plugin: a shared object named NAME.so (no "lib" prefix: the host takes the plugin's
@@ -8,6 +22,7 @@
 # TORCH names the plugin's PyTorch baselines (tools/klab/torch_module.py has the contract): copied beside
 # NAME.so whenever it changes, where klab --with-torch looks for it, and installed with the plugin by
 # klab_install_plugins. Used by the lab's own plugins and, through find_package(klab), by out-of-tree ones.
+# Warns when a plugin with CUDA sources is built for no Hopper architecture (klab_hopper_missing, above).
 function(klab_add_plugin name)
   cmake_parse_arguments(ARG "KEEP_EXPORTS" "TORCH" "SOURCES" ${ARGN})
   add_library(${name} MODULE ${ARG_SOURCES})
@@ -17,6 +32,15 @@ function(klab_add_plugin name)
     CXX_VISIBILITY_PRESET hidden
     CUDA_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
+  if(ARG_SOURCES MATCHES "\\.cu(;|$)")
+    get_target_property(archs ${name} CUDA_ARCHITECTURES)
+    klab_hopper_missing("${archs}" missing)
+    if(missing)
+      message(WARNING "klab_add_plugin(${name}): CMAKE_CUDA_ARCHITECTURES is '${archs}', no Hopper "
+                      "architecture (90 or 90a): on an H100 or H200 it runs only through the PTX JIT, if "
+                      "at all. Set it, e.g. -DCMAKE_CUDA_ARCHITECTURES=90a.")
+    endif()
+  endif()
   if(DEFINED KLAB_PLUGIN_OUTPUT_DIR)
     set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${KLAB_PLUGIN_OUTPUT_DIR})
   endif()

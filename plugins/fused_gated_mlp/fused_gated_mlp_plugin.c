@@ -89,9 +89,10 @@ static klab_status gm_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     gated_mlp_shape sh;
     if (gated_mlp_shape_of(k, &sh, why, sizeof why) != 0)
         return host->error(ctx, "%s", why);
-    int dev = 0, sms = 0;
-    KLAB_CUDA(host, ctx, cudaGetDevice(&dev));
-    KLAB_CUDA(host, ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    klab_device dev;
+    if (klab_device_of(host, ctx, &dev) != KLAB_OK)
+        return KLAB_ERROR;
+    int sms = dev.sm_count;
     void *t[T_COUNT];
     if (make_tensors(ctx, host, &sh, t) != 0)
         return KLAB_ERROR;

@@ -1,5 +1,5 @@
 /* matmul_h200: the case's dimensions, the wgmma profiles' tuning spaces and own choices, and the
- * float64 reference. Pure C: the CPU tests (tests/test_matmul_h200.c) check all of it. */
+ * float64 reference. Pure C: the CPU tests (tests/unit/plugins/test_matmul_h200.c) check all of it. */
 #include <stdio.h>
 #include <string.h>
 

@@ -175,13 +175,14 @@ static klab_status mm_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     if (!st)
         return host->error(ctx, "out of memory");
     st->ctx = ctx, st->host = host, st->dtype = k->dtype, st->c = c, st->cc = host->device_cc(ctx);
-    int dev = 0;
+    klab_device dev;
+    if (klab_device_of(host, ctx, &dev) != KLAB_OK) {
+        free(st);
+        return KLAB_ERROR;
+    }
+    st->sms = dev.sm_count;
     klab_status ks = KLAB_OK;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess)
-        e = cudaMalloc(&st->blas_ws, CUBLAS_WS_BYTES);
+    cudaError_t e = cudaMalloc(&st->blas_ws, CUBLAS_WS_BYTES);
     if (e == cudaSuccess)
         e = cudaMalloc((void **)&st->tickets, mm_tickets(&c) * sizeof(unsigned));
     if (e == cudaSuccess)

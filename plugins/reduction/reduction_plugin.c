@@ -12,8 +12,6 @@
 enum { T_X = 0, T_OUT, T_PARTIAL };
 
 typedef struct rd_state {
-    klab_ctx *ctx;
-    const klab_host *host;
     klab_dtype dtype;
     reduction_case rc;
     reduction_plan plan[RD_PROFILES];
@@ -33,8 +31,6 @@ static klab_status rd_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     rd_state *st = calloc(1, sizeof *st);
     if (!st)
         return host->error(ctx, "out of memory");
-    st->ctx = ctx;
-    st->host = host;
     st->dtype = k->dtype;
     st->rc = rc;
     size_t groups = 1;
@@ -69,7 +65,7 @@ static klab_status rd_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     return KLAB_OK;
 }
 
-static klab_status rd_run(void *state, const klab_launch *l)
+static klab_status rd_run(void *state, klab_ctx *ctx, const klab_host *host, const klab_launch *l)
 {
     rd_state *st = state;
     void *const *t = l->tensors;
@@ -78,15 +74,16 @@ static klab_status rd_run(void *state, const klab_launch *l)
                 ? reduction_cluster_launch(st->rc.op, st->dtype, p, t[T_X], t[T_OUT], t[T_PARTIAL], st->tickets, l->stream)
                 : reduction_launch(l->profile, st->rc.op, st->dtype, p, t[T_X], t[T_OUT], t[T_PARTIAL], st->tickets,
                                    l->stream);
-    KLAB_CUDA(st->host, st->ctx, (cudaError_t)e);
+    KLAB_CUDA(host, ctx, (cudaError_t)e);
     return KLAB_OK;
 }
 
-static klab_status rd_verify(void *state, const klab_case *k, const klab_verify_io *io)
+static klab_status rd_verify(void *state, klab_ctx *ctx, const klab_host *host, const klab_case *k,
+                             const klab_verify_io *io)
 {
     (void)k;
     rd_state *st = state;
-    reduction_reference(st->host, st->ctx, st->rc.op, io->in[0], st->rc.rows, st->rc.cols, io->out[0]);
+    reduction_reference(host, ctx, st->rc.op, io->in[0], st->rc.rows, st->rc.cols, io->out[0]);
     return KLAB_OK;
 }
 
@@ -134,11 +131,11 @@ static const klab_plugin descriptor = {
     .min_cc = 0,
     .params = params,
     .setup = rd_setup,
-    .run = rd_run,
-    .verify = rd_verify,
     .teardown = rd_teardown,
     .work = rd_work,
     .tolerance = reduction_tolerance,
+    .run_host = rd_run,
+    .verify_host = rd_verify,
 };
 
 KLAB_PLUGIN_ENTRY(descriptor)

@@ -14,8 +14,17 @@ extern "C" {
 #endif
 
 enum { VA_COPY = 0, VA_ADD, VA_TRIAD };
-/* profiles, in the descriptor's order */
-enum { VA_NAIVE = 0, VA_VECTORIZED, VA_MEMCPY, VA_STREAMING, VA_VEC8, VA_L2_PREFETCH, VA_PERSISTENT };
+/* The profiles: their indices here, their descriptor entries in vector_add_plugin.c, from one list. */
+#define VA_PROFILES(X)                                                                                        \
+    X(VA_NAIVE, .name = "naive", .summary = "one element a thread")                                            \
+    X(VA_VECTORIZED, .name = "vectorized",                                                                     \
+      .summary = "16-byte loads/stores, 4 vectors in flight a thread (as klab's own copy)")                    \
+    X(VA_MEMCPY, .name = "memcpy", .summary = "cudaMemcpyAsync device to device (op = copy only)")            \
+    X(VA_STREAMING, .name = "streaming", .summary = "vectorized with evict-first hints (ld/st.global.cs)")    \
+    X(VA_VEC8, .name = "vec8", .summary = "vectorized with 8 vectors in flight a thread")                     \
+    X(VA_L2_PREFETCH, .name = "l2_prefetch", .summary = "vectorized with a 256-byte L2 prefetch on each load") \
+    X(VA_PERSISTENT, .name = "persistent", .summary = "vectorized over a resident grid that strides")
+enum { KLAB_PROFILE_IDS(VA_PROFILES) VA_PROFILE_COUNT };
 
 #define VA_TRIAD_SCALAR 3.0
 

@@ -2,6 +2,7 @@
  * vector_add_reference.c. */
 #include <cuda_runtime.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "klab/cuda.h"
 #include "klab/plugin.h"
@@ -9,8 +10,6 @@
 
 /* Tensor indices in launch->tensors: a, then b (add, triad), then c. */
 typedef struct va_state {
-    klab_ctx *ctx;
-    const klab_host *host;
     int op;
     klab_dtype dtype;
     size_t n;
@@ -32,8 +31,6 @@ static klab_status va_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     va_state *st = calloc(1, sizeof *st);
     if (!st)
         return host->error(ctx, "out of memory");
-    st->ctx = ctx;
-    st->host = host;
     st->op = op;
     st->dtype = k->dtype;
     st->n = klab_case_elements(k);
@@ -55,30 +52,31 @@ static klab_status va_setup(klab_ctx *ctx, const klab_host *host, const klab_cas
     return KLAB_OK;
 }
 
-static klab_status va_run(void *state, const klab_launch *l)
+static klab_status va_run(void *state, klab_ctx *ctx, const klab_host *host, const klab_launch *l)
 {
     va_state *st = state;
     void *const *t = l->tensors;
     void *b = st->op == VA_COPY ? NULL : t[st->ib];
     if (l->profile == VA_MEMCPY) {
         if (st->op != VA_COPY) {
-            st->host->error(st->ctx, "memcpy does only op = copy");
+            host->error(ctx, "memcpy does only op = copy");
             return KLAB_UNSUPPORTED;
         }
-        KLAB_CUDA(st->host, st->ctx, cudaMemcpyAsync(t[st->ic], t[st->ia], st->n * klab_dtype_size(st->dtype),
-                                                     cudaMemcpyDeviceToDevice, l->stream));
+        KLAB_CUDA(host, ctx, cudaMemcpyAsync(t[st->ic], t[st->ia], st->n * klab_dtype_size(st->dtype),
+                                             cudaMemcpyDeviceToDevice, l->stream));
         return KLAB_OK;
     }
-    KLAB_CUDA(st->host, st->ctx,
+    KLAB_CUDA(host, ctx,
               (cudaError_t)vector_add_launch(l->profile, st->op, st->dtype, t[st->ia], b, t[st->ic], st->n, l->stream));
     return KLAB_OK;
 }
 
-static klab_status va_verify(void *state, const klab_case *k, const klab_verify_io *io)
+static klab_status va_verify(void *state, klab_ctx *ctx, const klab_host *host, const klab_case *k,
+                             const klab_verify_io *io)
 {
     (void)k;
     va_state *st = state;
-    vector_add_reference(st->host, st->ctx, st->op, io->in[0], st->op == VA_COPY ? NULL : io->in[1], io->out[0],
+    vector_add_reference(host, ctx, st->op, io->in[0], st->op == VA_COPY ? NULL : io->in[1], io->out[0],
                          io->out_count[0]);
     return KLAB_OK;
 }
@@ -96,16 +94,12 @@ static void va_work(const klab_case *k, klab_work *w)
     w->flops = op == VA_ADD ? n : op == VA_TRIAD ? 2 * n : 0;
 }
 
-static const klab_profile profiles[] = {
-    {.name = "naive", .summary = "one element a thread"},
-    {.name = "vectorized", .summary = "16-byte loads/stores, 4 vectors in flight a thread (as klab's own copy)"},
-    {.name = "memcpy", .summary = "cudaMemcpyAsync device to device (op = copy only)"},
-    {.name = "streaming", .summary = "vectorized with evict-first hints (ld/st.global.cs)"},
-    {.name = "vec8", .summary = "vectorized with 8 vectors in flight a thread"},
-    {.name = "l2_prefetch", .summary = "vectorized with a 256-byte L2 prefetch on each load"},
-    {.name = "persistent", .summary = "vectorized over a resident grid that strides"},
-    {.name = NULL},
-};
+static const char *va_check_param(const char *key, const char *value)
+{
+    return strcmp(key, "op") == 0 && vector_add_op(value) < 0 ? "copy, add or triad" : NULL;
+}
+
+static const klab_profile profiles[] = {KLAB_PROFILE_TABLE(VA_PROFILES)};
 
 static const char *const params[] = {"op", NULL};
 
@@ -120,11 +114,12 @@ static const klab_plugin descriptor = {
     .min_cc = 0,
     .params = params,
     .setup = va_setup,
-    .run = va_run,
-    .verify = va_verify,
     .teardown = va_teardown,
     .work = va_work,
     .tolerance = NULL,
+    .run_host = va_run,
+    .verify_host = va_verify,
+    .check_param = va_check_param,
 };
 
 KLAB_PLUGIN_ENTRY(descriptor)

@@ -12,6 +12,11 @@
  * x and y, so a kernel that skips elements or writes its inputs is caught. run() takes its tensors
  * from the launch (x, y, out: the order setup made them), never from setup: the host may hand it
  * copies.
+ *
+ * Plugin ABI 2.1, C++20: the descriptor and profiles by field name (a field out of order does not
+ * compile), the profiles and their enum from one list, run_host and verify_host (the context and
+ * host come as arguments, so the state keeps neither), check_param (klab --validate refuses
+ * param.a = abc, naming the line).
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -23,7 +28,13 @@
 
 namespace {
 
-enum { SAXPY_NAIVE = 0, SAXPY_VECTORIZED = 1 }; /* profiles, in the descriptor's order */
+/* The profiles: their indices and their descriptor entries from this one list. */
+#define SAXPY_PROFILES(X)                                                                               \
+    X(SAXPY_NAIVE, .name = "naive", .summary = "one element a thread, scalar loads", .flags = 0,          \
+      .archs = nullptr, .config = nullptr)                                                              \
+    X(SAXPY_VECTORIZED, .name = "vectorized", .summary = "16-byte loads and stores, scalar tail", .flags = 0, \
+      .archs = nullptr, .config = nullptr)
+enum { KLAB_PROFILE_IDS(SAXPY_PROFILES) SAXPY_PROFILE_COUNT };
 
 constexpr int THREADS = 256;
 constexpr unsigned MAX_BLOCKS = 1u << 20; /* grid-stride loops cover anything longer */
@@ -32,23 +43,24 @@ constexpr double DEFAULT_A = 2.0;
 enum { T_X = 0, T_Y, T_OUT }; /* tensors, in the order setup makes them */
 
 struct saxpy_state {
-    klab_ctx *ctx;
-    const klab_host *host;
     klab_dtype dtype;
     size_t n;
     float a;
 };
 
-/* param.a, DEFAULT_A when absent. Returns 0, or -1 when the value is not a finite number. */
-int case_a(const klab_case *k, double *a)
+/* The number `text` says, or NAN when it is not a finite number. */
+double finite_number(const char *text)
 {
-    *a = DEFAULT_A;
-    const char *v = klab_case_param(k, "a");
-    if (!v)
-        return 0;
     char *end;
-    *a = strtod(v, &end);
-    return end == v || *end || !isfinite(*a) ? -1 : 0;
+    double v = strtod(text, &end);
+    return end == text || *end || !isfinite(v) ? NAN : v;
+}
+
+/* param.a, DEFAULT_A when absent (check_param has refused any other value before setup). */
+double case_a(const klab_case *k)
+{
+    const char *v = klab_case_param(k, "a");
+    return v ? finite_number(v) : DEFAULT_A;
 }
 
 /* ---- kernels ---- */
@@ -124,19 +136,21 @@ template <typename T> void launch(const klab_launch *l, const saxpy_state *st)
 
 /* ---- hooks ---- */
 
+/* Every param.* the INI sets, before any setup and without a GPU (params lists only "a"). */
+const char *saxpy_check_param(const char *key, const char *value)
+{
+    (void)key;
+    return isnan(finite_number(value)) ? "a finite number" : nullptr;
+}
+
 klab_status saxpy_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k, void **state)
 {
-    double a;
-    if (case_a(k, &a) != 0)
-        return host->error(ctx, "param.a must be a finite number");
     saxpy_state *st = static_cast<saxpy_state *>(calloc(1, sizeof *st));
     if (!st)
         return host->error(ctx, "out of memory");
-    st->ctx = ctx;
-    st->host = host;
     st->dtype = k->dtype;
     st->n = klab_case_elements(k);
-    st->a = (float)a;
+    st->a = (float)case_a(k);
     if (host->tensor(ctx, "x", KLAB_INPUT, k->dtype, st->n) && host->tensor(ctx, "y", KLAB_INPUT, k->dtype, st->n) &&
         host->tensor(ctx, "out", KLAB_OUTPUT, k->dtype, st->n)) {
         *state = st;
@@ -146,24 +160,25 @@ klab_status saxpy_setup(klab_ctx *ctx, const klab_host *host, const klab_case *k
     return KLAB_ERROR; /* host->tensor recorded why */
 }
 
-klab_status saxpy_run(void *state, const klab_launch *l)
+klab_status saxpy_run(void *state, klab_ctx *ctx, const klab_host *host, const klab_launch *l)
 {
     const saxpy_state *st = static_cast<const saxpy_state *>(state);
     KLAB_DISPATCH_FLOAT(st->dtype, T, {
         launch<T>(l, st);
-        KLAB_LAUNCHED(st->host, st->ctx);
+        KLAB_LAUNCHED(host, ctx);
         return KLAB_OK;
     })
-    return st->host->error(st->ctx, "dtype %d is not one saxpy declared", (int)st->dtype);
+    return host->error(ctx, "dtype %d is not one saxpy declared", (int)st->dtype);
 }
 
 /* The float64 reference: out = a * x + y on the inputs exactly as the device saw them. */
-klab_status saxpy_verify(void *state, const klab_case *k, const klab_verify_io *io)
+klab_status saxpy_verify(void *state, klab_ctx *ctx, const klab_host *host, const klab_case *k,
+                         const klab_verify_io *io)
 {
     (void)state;
-    double a;
-    if (case_a(k, &a) != 0)
-        return KLAB_ERROR;
+    (void)ctx;
+    (void)host;
+    double a = case_a(k);
     const double *x = io->in[0], *y = io->in[1];
     double *out = io->out[0];
     for (size_t i = 0; i < io->out_count[0]; i++)
@@ -184,39 +199,35 @@ void saxpy_work(const klab_case *k, klab_work *w)
     w->flops = 2 * n;
 }
 
-/* name, summary, flags, archs (NULL: the plugin's), config (NULL: no tuning space) */
-const klab_profile profiles[] = {
-    {"naive", "one element a thread, scalar loads", 0, NULL, NULL},
-    {"vectorized", "16-byte loads and stores, scalar tail", 0, NULL, NULL},
-    {NULL, NULL, 0, NULL, NULL},
-};
+const klab_profile profiles[] = {KLAB_PROFILE_TABLE(SAXPY_PROFILES)};
 
-const char *const params[] = {"a", NULL};
+const char *const params[] = {"a", nullptr};
 
-/* In declaration order (C++17 has no designated initializers). */
+/* Every field by name, in declaration order (C++20 refuses another order), those unused as well:
+   g++ -Wextra warns of any left out. */
 const klab_plugin descriptor = {
-    KLAB_ABI_MAJOR,                                         /* abi_major */
-    KLAB_ABI_MINOR,                                         /* abi_minor */
-    sizeof(klab_plugin),                                    /* struct_size */
-    sizeof(klab_profile),                                   /* profile_size */
-    "saxpy",                                                /* name: the file is saxpy.so */
-    "2.0.0",                                                /* version */
-    "out = a * x + y (param.a, default 2): the SDK example", /* summary */
-    profiles,                                               /* profiles */
-    "naive",                                                /* baseline */
-    KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16),  /* dtypes */
-    0,                                                      /* min_cc: any */
-    NULL,                                                   /* archs: any device (PTX is JIT-compiled) */
-    params,                                                 /* params */
-    NULL,                                                   /* dims: none */
-    0,                                                      /* flags */
-    0,                                                      /* default_steps: not a step plugin */
-    saxpy_setup,
-    saxpy_run,
-    saxpy_verify,
-    saxpy_teardown,
-    saxpy_work,
-    NULL, /* tolerance: the host's default for the dtype */
+    KLAB_DESCRIPTOR_HEADER,
+    .name = "saxpy", /* the file is saxpy.so */
+    .version = "2.1.0",
+    .summary = "out = a * x + y (param.a, default 2): the SDK example",
+    .profiles = profiles,
+    .baseline = "naive",
+    .dtypes = KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16),
+    .min_cc = 0,                /* any */
+    .archs = nullptr,           /* any device (PTX is JIT-compiled) */
+    .params = params,
+    .dims = nullptr,            /* none */
+    .flags = 0,
+    .default_steps = 0,         /* not a step plugin */
+    .setup = saxpy_setup,
+    .run = nullptr,             /* run_host below */
+    .verify = nullptr,          /* verify_host below */
+    .teardown = saxpy_teardown,
+    .work = saxpy_work,
+    .tolerance = nullptr,       /* the host's default for the dtype */
+    .run_host = saxpy_run,
+    .verify_host = saxpy_verify,
+    .check_param = saxpy_check_param,
 };
 
 } // namespace

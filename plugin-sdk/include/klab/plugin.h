@@ -10,6 +10,15 @@
  *   verify    compute, in float64 on the CPU, what run must have produced; the host compares
  *   teardown  release what setup made
  *
+ * Since 2.1, run_host and verify_host may stand in for run and verify: the same hooks, given the
+ * case's context and the host services as arguments, so a plugin's state need not keep them;
+ * check_param lets `klab --validate` refuse a parameter value the plugin cannot use.
+ *
+ * Headers beside this one (header-only, not ABI): klab/cuda.h (KLAB_CUDA, KLAB_LAUNCHED, dtype
+ * dispatch for CUDA C++), klab/convert.h (fp16, bf16, fp8 e4m3/e5m2 to and from float on the host).
+ * A plugin's verify() can be tried without a GPU through kb_verify_cpu (core/bench/klab_bench.h,
+ * libklab_bench.so of klab's build tree).
+ *
  * The host does the common work: it fills inputs with fresh random values (or the plugin's own data),
  * poisons outputs, compares against the float64 reference with a dtype-fitting tolerance, guards every
  * tensor with red zones, flushes L2, times with CUDA events, keeps the statistics and their intervals,
@@ -206,6 +215,28 @@ typedef struct klab_ctx klab_ctx;
    [c * grain, min(n, (c + 1) * grain)), so c = begin / grain. */
 typedef void (*klab_chunk_fn)(void *arg, size_t begin, size_t end);
 
+/* 2.1: the device a case runs on, as host->device() reports it, so a plugin sizes grids and
+   shared memory without querying CUDA itself. The caller sets struct_size to sizeof(klab_device) as
+   it was built (klab_device_of() does); the host fills the fields that lie wholly inside it. */
+typedef struct klab_device {
+    uint32_t struct_size;
+    int ordinal;               /* the CUDA device ordinal the case runs on */
+    int cc;                    /* compute capability, major*10+minor */
+    int sm_count;              /* streaming multiprocessors */
+    int max_threads_per_sm;
+    int max_threads_per_block;
+    int regs_per_sm;           /* 32-bit registers */
+    int clock_khz;             /* peak SM clock */
+    int mem_clock_khz;         /* peak memory clock */
+    int mem_bus_bits;
+    int cluster_launch;        /* 1: thread block clusters can be launched (sm_90 and later) */
+    size_t smem_per_block;     /* shared memory a block gets without opting in */
+    size_t smem_per_block_optin; /* the most a block can opt in to (cudaFuncSetAttribute) */
+    size_t smem_per_sm;
+    size_t l2_bytes;
+    size_t persisting_l2_max;  /* the most of L2 an access policy window may keep */
+} klab_device;
+
 /*
  * Services the host offers. Every function is safe to call from setup(), verify() and teardown();
  * only error() and log() are allowed inside run().
@@ -269,7 +300,23 @@ typedef struct klab_host {
        host->struct_size, parallel_for) before calling it, and loops over the chunks itself in a 2.0
        host: klab_parallel_for() below does both. */
     void (*parallel_for)(klab_ctx *ctx, size_t n, size_t grain, klab_chunk_fn fn, void *arg);
+
+    /* 2.1: the device this case runs on (klab_device), as CUDA reports it; KLAB_ERROR with the
+       reason when CUDA cannot say. From setup() and verify(); klab_device_of() below checks that the
+       host has it. */
+    klab_status (*device)(klab_ctx *ctx, klab_device *out);
 } klab_host;
+
+/* host->device where the host has it (2.1); KLAB_UNSUPPORTED in a 2.0 host, after recording why. */
+static inline klab_status klab_device_of(const klab_host *host, klab_ctx *ctx, klab_device *out)
+{
+    out->struct_size = (uint32_t)sizeof *out;
+    if (KLAB_HAS_FIELD(klab_host, host->struct_size, device) && host->device)
+        return host->device(ctx, out);
+    host->error(ctx, "this klab has no device service (plugin ABI %u.%u; it needs 2.1)", host->abi_major,
+                host->abi_minor);
+    return KLAB_UNSUPPORTED;
+}
 
 /* host->parallel_for where the host has it (2.1), else the same chunks in order in this thread; host
    NULL (a reference called from a test) runs them here too. Header-only, not part of the ABI. */
@@ -396,8 +443,8 @@ typedef struct klab_plugin {
        case's value and the limit. */
     klab_status (*setup)(klab_ctx *ctx, const klab_host *host, const klab_case *kcase, void **state);
 
-    /* Required. Enqueue one execution of launch->profile with launch->config on launch->stream,
-       asynchronously, on launch->tensors.
+    /* Required (or run_host, 2.1). Enqueue one execution of launch->profile with launch->config on
+       launch->stream, asynchronously, on launch->tensors.
        MUST enqueue all device work on that stream, or on streams it joins back into it with events
        before returning (the fork-join pattern CUDA Graph capture accepts). Work left on the legacy
        default stream, on a private stream or on a library handle bound to another stream escapes the
@@ -410,9 +457,9 @@ typedef struct klab_plugin {
        SHOULD check each launch (KLAB_LAUNCHED in klab/cuda.h). */
     klab_status (*run)(void *state, const klab_launch *launch);
 
-    /* Required. Fill io->out with the float64 result of the case for io->in (only the sampled
-       elements when io->sample says so). Pure CPU code: it is also what the lab's CPU tests check
-       against hand-computed values. */
+    /* Required (or verify_host, 2.1). Fill io->out with the float64 result of the case for io->in
+       (only the sampled elements when io->sample says so). Pure CPU code: it is also what the lab's
+       CPU tests check against hand-computed values, and what kb_verify_cpu tries without a GPU. */
     klab_status (*verify)(void *state, const klab_case *kcase, const klab_verify_io *io);
 
     /* Required. Release what setup made (not the host's tensors). */
@@ -428,15 +475,54 @@ typedef struct klab_plugin {
        the output's dtype (fp32 1e-5, fp16 2e-3, bf16 1.6e-2, fp8 e4m3 6.25e-2, fp8 e5m2 1.25e-1;
        integer outputs must match exactly). */
     double (*tolerance)(const klab_case *kcase);
+
+    /* 2.1, optional: run() with the context and host services of the case's setup, so state need not
+       keep them. When set, the host calls it instead of run, which MAY then be NULL (such a plugin is
+       refused by a 2.0 host, which requires run). The same contract as run; of the services only
+       error() and log() are allowed in it. */
+    klab_status (*run_host)(void *state, klab_ctx *ctx, const klab_host *host, const klab_launch *launch);
+
+    /* 2.1, optional: verify() with the context and host services (parallel_for, error), used instead
+       of verify when set; verify MAY then be NULL. The same contract as verify. */
+    klab_status (*verify_host)(void *state, klab_ctx *ctx, const klab_host *host, const klab_case *kcase,
+                               const klab_verify_io *io);
+
+    /* 2.1, optional: whether the plugin accepts `value` for param.KEY (KEY one of `params`): NULL when
+       it does, else one line saying what it must be ("a number in (0, 60000]"). A pure function of
+       its arguments, called without a GPU for every param.* a case sets: `klab --validate` and a run
+       refuse the INI naming file:line:param.KEY, the value and that line, before any setup. */
+    const char *(*check_param)(const char *key, const char *value);
 } klab_plugin;
 
 /* The version fields of a descriptor, first in its initializer:
        static const klab_plugin descriptor = { KLAB_DESCRIPTOR_HEADER, .name = "rmsnorm", ... };
-   (C++ without designated initializers: KLAB_ABI_MAJOR, KLAB_ABI_MINOR, sizeof(klab_plugin),
-   sizeof(klab_profile) in that order.) */
+   Fill the descriptor and the profiles by field name, in C and in C++20 alike: C++20's designated
+   initializers must follow the declaration order above, so a field named out of order does not
+   compile, where a positional initializer of two dozen fields (name and version, summary and baseline
+   are the same type) compiles whatever order it has. Positional initializers are not supported. g++'s
+   -Wextra (12 at least) warns in C++ of each field a designated initializer leaves out: name them
+   all (NULL, 0), as plugin-sdk/examples/saxpy does, or add -Wno-missing-field-initializers. */
 #define KLAB_DESCRIPTOR_HEADER                                                                    \
     .abi_major = KLAB_ABI_MAJOR, .abi_minor = KLAB_ABI_MINOR, .struct_size = sizeof(klab_plugin), \
     .profile_size = sizeof(klab_profile)
+
+/* The profiles and their enumeration from one list, so an index and its profile cannot drift apart:
+       #define SAXPY_PROFILES(X)                                               \
+           X(SAXPY_NAIVE, .name = "naive", .summary = "one element a thread") \
+           X(SAXPY_WIDE, .name = "wide", .summary = "four elements a thread")
+       enum { KLAB_PROFILE_IDS(SAXPY_PROFILES) SAXPY_PROFILE_COUNT };  // SAXPY_NAIVE = 0, SAXPY_WIDE = 1
+       static const klab_profile profiles[] = {KLAB_PROFILE_TABLE(SAXPY_PROFILES)};
+   Each X() is an identifier and the profile's fields by name; the table ends with the name == NULL
+   entry the descriptor needs. launch->profile then compares with the identifiers. */
+#define KLAB_PROFILE_ID_(id, ...) id,
+#define KLAB_PROFILE_ENTRY_(id, ...) {__VA_ARGS__},
+#define KLAB_PROFILE_IDS(list) list(KLAB_PROFILE_ID_)
+#ifdef __cplusplus
+#define KLAB_PROFILE_END_ {} /* value-initialised: no field left out to warn of */
+#else
+#define KLAB_PROFILE_END_ {.name = NULL}
+#endif
+#define KLAB_PROFILE_TABLE(list) list(KLAB_PROFILE_ENTRY_) KLAB_PROFILE_END_
 
 /* The entry point every plugin exports with C linkage:
  *

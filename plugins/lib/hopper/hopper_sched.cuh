@@ -1,5 +1,5 @@
 /* hopper_sched.cuh — the tile scheduler of hopper_gemm.cuh in plain C, so the CPU tests check it
- * (tests/test_matmul_h200.c: every tile and K range covered exactly once, for every raster order).
+ * (tests/unit/plugins/test_matmul_h200.c: every tile and K range covered exactly once, for every raster order).
  *
  * The work of C = A B is units: (cluster tile along M, tile along N, K split). A CTA cluster takes units
  * cluster_id, + clusters, ...; a cluster tile is CLUSTER M-adjacent tiles, one a CTA. Splits are the

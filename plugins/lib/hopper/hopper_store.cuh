@@ -11,7 +11,7 @@
  * engine). The chunk of an m64 block's columns [64 j, 64 j + 64) holds fragment indices
  * i = 32 j + 8 q + 2 r (+1) (hopper_gemm.cuh's fragment map), stored by stmatrix x4 number q, register r.
  *
- * The first part is plain C (tests/test_matmul_h200.c checks it on the CPU: every fragment element lands
+ * The first part is plain C (tests/unit/plugins/test_matmul_h200.c checks it on the CPU: every fragment element lands
  * where the TMA store reads it, and each stmatrix phase hits 32 distinct banks); the device part needs
  * nvcc and hopper_epilogue.cuh.
  *
