@@ -10,9 +10,8 @@
 
 #include "evidence/run_set.h"
 #include "report/report_gaps.h"
-#include "report/report_html.h"
 #include "report/report_json.h"
-#include "report/report_md.h"
+#include "report/report_write.h"
 #include "report/table.h"
 #include "util/text.h"
 
@@ -133,7 +132,7 @@ static int report_decide(const cli_opts *o, run_set *runs, const char *out)
     } else {
         char html[4500];
         snprintf(html, sizeof html, "%s/report.html", out);
-        if (report_md_write(&r, out, err, sizeof err) != 0 || report_html_write(&r, html, err, sizeof err) != 0) {
+        if (report_write_all(&r, out, html, err, sizeof err) != 0) {
             text_printf(stderr, "klab: %s\n", err);
             rc = EXIT_USAGE;
         } else {

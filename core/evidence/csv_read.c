@@ -126,11 +126,72 @@ static int separator(scan *s, char c)
     return 1;
 }
 
+/* A whole line at b[0 .. len) (its line feed at b[len]) with no carriage return or NUL, whose quoted
+   cells hold no quote or line break of their own: its cells, taken as the state machine would take
+   them byte by byte, a cell at a time. 1 when it was taken so, 0 when the line needs the state machine
+   (anything else, a cell or record over the limits: it names what is wrong), -1 with s->why. */
+static int plain_line(scan *s, const char *b, size_t len)
+{
+    if (memchr(b, '\r', len) || memchr(b, 0, len))
+        return 0;
+    if (grow(s, len + 1) != 0)
+        return -1;
+    const char *p = b, *end = b + len;
+    size_t at = 0;
+    int nc = 0;
+    for (;;) {
+        const char *text = p, *stop;
+        if (p < end && *p == '"') { /* the cell is its quotes' text; after the closing one, its end */
+            text = p + 1;
+            stop = memchr(text, '"', (size_t)(end - text));
+            if (!stop || (stop + 1 < end && stop[1] != ','))
+                return 0;
+            p = stop + 1;
+        } else {
+            stop = memchr(p, ',', (size_t)(end - p));
+            if (!stop)
+                stop = end;
+            if (memchr(p, '"', (size_t)(stop - p)))
+                return 0;
+            p = stop;
+        }
+        size_t n = (size_t)(stop - text);
+        if (nc == CSV_MAX_CELLS || n > CSV_CELL_MAX)
+            return 0;
+        memcpy(s->rec + at, text, n);
+        s->rec[at + n] = 0;
+        s->start[nc++] = at;
+        at += n + 1;
+        if (p == end)
+            break;
+        p++; /* the comma */
+    }
+    s->ncell = nc - 1; /* end_record ends the last cell, as a line feed does */
+    s->cell0 = s->start[nc - 1];
+    s->len = at - 1;
+    s->in_record = 1;
+    s->rec_line = s->line;
+    if (end_record(s) != 0)
+        return -1;
+    s->line++;
+    return 1;
+}
+
 /* Feeds bytes to the state machine. 0, or -1 with s->why. */
 static int feed(scan *s, const char *b, size_t n)
 {
     int sep;
     for (size_t i = 0; i < n; i++) {
+        if (!s->in_record) { /* a line at once; the state machine only where a line needs it */
+            const char *nl = memchr(b + i, '\n', n - i);
+            int got = nl ? plain_line(s, b + i, (size_t)(nl - (b + i))) : 0;
+            if (got < 0)
+                return -1;
+            if (got) {
+                i = (size_t)(nl - b);
+                continue;
+            }
+        }
         char c = b[i];
         if (c == 0)
             return fail(s, s->line, "a NUL byte (a CSV file is text)");

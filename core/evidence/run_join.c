@@ -12,6 +12,7 @@
 #include "evidence/run_set.h"
 #include "evidence/run_set_internal.h"
 #include "util/checksum.h"
+#include "util/strpool.h"
 
 /* ---- counters: <plugin>.counters.csv joined to the rows by their key ---- */
 
@@ -101,6 +102,13 @@ static void counters_cols_init(counters_cols *c)
         c->metric[m] = counters_column(ncu_metrics[m].column);
 }
 
+/* The pool's copy of at most max bytes of s (as a char[max + 1] kept them), or NULL out of memory. */
+static const char *kept(run_dir *r, const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    return strpool_add(r->text, s, n < max ? n : max);
+}
+
 static int add_kernel(run_dir *r, int row, const counters_cols *cc, char *const *cells)
 {
     if ((r->nkernels & (r->nkernels - 1)) == 0) { /* 0, 1, 2, 4, ...: room doubles */
@@ -112,6 +120,10 @@ static int add_kernel(run_dir *r, int row, const counters_cols *cc, char *const 
     int at = r->nkernels++;
     run_kernel *k = &r->kernels[at];
     memset(k, 0, sizeof *k);
+    if (!(k->name = kept(r, cells[cc->kernel], 199))) {
+        r->nkernels--;
+        return -1;
+    }
     k->row = row;
     k->next = -1;
     run_counters *c = &r->counters[row];
@@ -120,7 +132,6 @@ static int add_kernel(run_dir *r, int row, const counters_cols *cc, char *const 
     else
         r->kernels[c->last_kernel].next = at;
     c->last_kernel = at;
-    snprintf(k->name, sizeof k->name, "%s", cells[cc->kernel]);
     snprintf(k->grid, sizeof k->grid, "%s", cells[cc->grid]);
     snprintf(k->block, sizeof k->block, "%s", cells[cc->block]);
     for (int m = 0; m < NCU_NMETRICS; m++) {
@@ -187,8 +198,11 @@ static int join_line(void *user, char *const *cells, const size_t *len, int n, l
     const char *measured = ncu_status_name(NCU_MEASURED);
     if (!c->present || (strcmp(c->status, measured) != 0 && strcmp(status, measured) == 0))
         snprintf(c->status, sizeof c->status, "%s", status);
-    if (!c->reason[0])
-        snprintf(c->reason, sizeof c->reason, "%s", reason);
+    if (!c->reason[0] && !(c->reason = kept(j->r, reason, 299))) {
+        c->reason = "";
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     c->present = 1;
     if (cells[j->cc.index][0] && add_kernel(j->r, row, &j->cc, cells) != 0)
         j->lost++;
@@ -199,9 +213,17 @@ void run_join_counters(run_dir *r, const char *file, char *why, size_t whylen)
 {
     char err[1200];
     why[0] = 0;
-    if (!r->counters && !(r->counters = calloc((size_t)r->nrows + 1, sizeof *r->counters))) {
+    if (!r->text && !(r->text = strpool_new())) {
         snprintf(why, whylen, "%s: out of memory", file);
         return;
+    }
+    if (!r->counters) {
+        if (!(r->counters = calloc((size_t)r->nrows + 1, sizeof *r->counters))) {
+            snprintf(why, whylen, "%s: out of memory", file);
+            return;
+        }
+        for (int i = 0; i < r->nrows; i++)
+            r->counters[i].reason = "";
     }
     row_key *ix = index_rows(r);
     if (!ix) {
@@ -214,7 +236,7 @@ void run_join_counters(run_dir *r, const char *file, char *why, size_t whylen)
     if (csv_read_each(file, join_line, &j, err, sizeof err) != 0) {
         /* a damaged file joins nothing: the lines read before the damage are undone */
         for (int i = 0; i < j.ntouched; i++)
-            memset(&r->counters[j.touched[i]], 0, sizeof r->counters[0]);
+            r->counters[j.touched[i]] = (run_counters){.reason = ""};
         r->nkernels = nkernels;
         snprintf(why, whylen, "%s: passed over", err);
     } else {
@@ -312,4 +334,46 @@ const klab_row *run_set_vs(const run_dir *r, const klab_row *like, const char *p
             best = o;
     }
     return best;
+}
+
+/* ---- a run's profiles ---- */
+
+int run_join_profiles(run_dir *r)
+{
+    int cap = 0;
+    for (int i = 0; i < r->nrows; i++) {
+        const char *p = r->rows[i].profile;
+        int seen = i > 0 && strcmp(p, r->rows[i - 1].profile) == 0; /* a CSV's rows come a few profiles over */
+        for (int k = 0; k < r->nprofiles && !seen; k++)
+            seen = strcmp(p, r->rows[r->profile_first[k]].profile) == 0;
+        if (seen)
+            continue;
+        if (r->nprofiles == cap) {
+            cap = cap ? 2 * cap : 8;
+            int *f = realloc(r->profile_first, (size_t)cap * sizeof *f);
+            if (!f) {
+                free(r->profile_first);
+                r->profile_first = NULL;
+                r->nprofiles = 0;
+                return -1;
+            }
+            r->profile_first = f;
+        }
+        r->profile_first[r->nprofiles++] = i;
+    }
+    return 0;
+}
+
+const klab_row *run_set_profile_first(const run_dir *r, const char *profile)
+{
+    if (r->profile_first || r->nrows == 0) {
+        for (int k = 0; k < r->nprofiles; k++)
+            if (strcmp(r->rows[r->profile_first[k]].profile, profile) == 0)
+                return &r->rows[r->profile_first[k]];
+        return NULL;
+    }
+    for (int i = 0; i < r->nrows; i++)
+        if (strcmp(r->rows[i].profile, profile) == 0)
+            return &r->rows[i];
+    return NULL;
 }

@@ -15,6 +15,7 @@
 #include "evidence/run_set_internal.h"
 #include "util/checksum.h"
 #include "util/dir_list.h"
+#include "util/strpool.h"
 
 static void note(run_set *s, const char *fmt, const char *a, const char *b)
 {
@@ -158,6 +159,8 @@ static void free_run(run_dir *r)
     free(r->counters);
     free(r->kernels);
     free(r->sib);
+    free(r->profile_first);
+    strpool_free(r->text);
     for (int i = 0; i < r->nfiles; i++)
         free(r->files[i].err);
     free(r->files);
@@ -172,6 +175,7 @@ static int keep_run(run_set *s, run_dir *r)
     }
     if (run_join_siblings(r) != 0)
         note(s, "%s: out of memory%s: claims find no row beside another", r->path, "");
+    run_join_profiles(r); /* without it, run_set_profile_first scans the rows */
     if (!s->defer_ids)
         unique_id(s, r);
     s->n++;

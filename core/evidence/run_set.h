@@ -16,7 +16,8 @@
 typedef struct run_kernel {
     int row;                    /* its index in run_dir.rows */
     int next;                   /* the row's next kernel in kernels[], or -1 */
-    char name[200], grid[32], block[32];
+    const char *name;           /* its first 199 bytes, in run_dir.text */
+    char grid[32], block[32];
     int has[NCU_NMETRICS];      /* ncu gave the metric (ncu_metrics' order) */
     double v[NCU_NMETRICS];
 } run_kernel;
@@ -26,7 +27,7 @@ typedef struct run_kernel {
 typedef struct run_counters {
     int present;
     char status[16];
-    char reason[300];
+    const char *reason;         /* its first 299 bytes, in run_dir.text; "" when none */
     int nkernels;
     int first_kernel, last_kernel; /* the row's kernels: a chain through run_kernel.next; -1 none */
 } run_counters;
@@ -51,7 +52,10 @@ typedef struct run_dir {
     run_counters *counters;  /* nrows of them beside rows, NULL when the run has no counters file */
     run_kernel *kernels;     /* every kernel line, in file order */
     int nkernels;
+    struct strpool *text;    /* the counters' kernel names and reasons, each once: a million lines repeat a few */
     struct run_sibling *sib; /* the rows by what they measured, for run_set_vs; private to run_set.c */
+    int *profile_first;      /* each profile's first row, in the order rows first name one (run_set_profile_first) */
+    int nprofiles;
     run_file *files;         /* every CSV of rows, in name order, read or not */
     int nfiles;
 } run_dir;
@@ -90,6 +94,10 @@ const run_counters *run_set_counters(const run_dir *r, const klab_row *row);
    profile), else the first in file order; NULL when there is none. Through an index sorted once per
    run: a claim's `vs` row used to be a scan of the run per row, quadratic over a large run. */
 const klab_row *run_set_vs(const run_dir *r, const klab_row *like, const char *profile);
+
+/* The first row of r (in file order) whose profile is `profile`, or NULL: through the run's few
+   profiles, not its rows (a claim asks whether a profile is PyTorch's for each of its rows). */
+const klab_row *run_set_profile_first(const run_dir *r, const char *profile);
 
 /* The first of a row's kernels in r->kernels (the next: kernels[i].next), or -1: a row's kernels
    without a scan of every kernel of the run. */

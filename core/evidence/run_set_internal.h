@@ -13,4 +13,7 @@ void run_join_counters(run_dir *r, const char *file, char *why, size_t whylen);
 /* Indexes r's rows for run_set_vs: 0, or -1 when out of memory (run_set_vs then finds nothing). */
 int run_join_siblings(run_dir *r);
 
+/* Lists r's profiles for run_set_profile_first: 0, or -1 when out of memory (it then scans the rows). */
+int run_join_profiles(run_dir *r);
+
 #endif

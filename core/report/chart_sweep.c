@@ -62,42 +62,42 @@ static series *collect(const report *r, const report_exp *x, const char *dtype, 
         return NULL;
     snprintf(s[0].key, sizeof s[0].key, "klab's copy at the same bytes");
     s[0].copy = 1;
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *o = &r->runs->runs[ri].rows[k];
-            double n = row_length(o);
-            if (!claims_in_scope(x->e, o) || o->status != ROW_PASSED || !o->has_time || !(n > 0) ||
-                strcmp(o->dtype, dtype))
-                continue;
-            if (o->limit_gbps > 0)
-                add_point(&s[0], n, o->limit_gbps);
-            if (!(o->gbps > 0))
-                continue;
-            char key[200];
-            snprintf(key, sizeof key, "%s%s%s", o->profile, r->runs->n > 1 ? " · " : "",
-                     r->runs->n > 1 ? chart_run_name(r, ri) : "");
-            int at = -1;
-            for (int i = 1; i < ns && at < 0; i++)
-                if (!strcmp(s[i].key, key))
-                    at = i;
-            if (at < 0) {
-                if (ns == cap) {
-                    series *q = realloc(s, (size_t)(cap *= 2) * sizeof *q);
-                    if (!q) {
-                        free(s);
-                        return NULL;
-                    }
-                    s = q;
+    for (int si = 0; si < x->scope.n; si++) {
+        int ri = x->scope.at[si].run;
+        const klab_row *o = x->scope.at[si].row;
+        double n = row_length(o);
+        if (!claims_in_scope(x->e, o) || o->status != ROW_PASSED || !o->has_time || !(n > 0) ||
+            strcmp(o->dtype, dtype))
+            continue;
+        if (o->limit_gbps > 0)
+            add_point(&s[0], n, o->limit_gbps);
+        if (!(o->gbps > 0))
+            continue;
+        char key[200];
+        snprintf(key, sizeof key, "%s%s%s", o->profile, r->runs->n > 1 ? " · " : "",
+                 r->runs->n > 1 ? chart_run_name(r, ri) : "");
+        int at = -1;
+        for (int i = 1; i < ns && at < 0; i++)
+            if (!strcmp(s[i].key, key))
+                at = i;
+        if (at < 0) {
+            if (ns == cap) {
+                series *q = realloc(s, (size_t)(cap *= 2) * sizeof *q);
+                if (!q) {
+                    free(s);
+                    return NULL;
                 }
-                at = ns++;
-                memset(&s[at], 0, sizeof s[at]);
-                snprintf(s[at].key, sizeof s[at].key, "%s", key);
-                s[at].row0 = o;
-                s[at].run = ri;
-                s[at].external = chart_external(o);
+                s = q;
             }
-            add_point(&s[at], n, o->gbps);
+            at = ns++;
+            memset(&s[at], 0, sizeof s[at]);
+            snprintf(s[at].key, sizeof s[at].key, "%s", key);
+            s[at].row0 = o;
+            s[at].run = ri;
+            s[at].external = chart_external(o);
         }
+        add_point(&s[at], n, o->gbps);
+    }
     *count = ns;
     return s;
 }
@@ -225,15 +225,14 @@ int chart_sweep(FILE *fp, const report *r, const report_exp *x)
     /* one chart per dtype, in the order the runs hold them */
     char dtypes[16][32];
     int nd = 0, any = 0;
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *o = &r->runs->runs[ri].rows[k];
-            int seen = 0;
-            for (int d = 0; d < nd && !seen; d++)
-                seen = !strcmp(dtypes[d], o->dtype);
-            if (!seen && nd < 16 && claims_in_scope(x->e, o))
-                snprintf(dtypes[nd++], sizeof dtypes[0], "%s", o->dtype);
-        }
+    for (int si = 0; si < x->scope.n; si++) {
+        const klab_row *o = x->scope.at[si].row;
+        int seen = 0;
+        for (int d = 0; d < nd && !seen; d++)
+            seen = !strcmp(dtypes[d], o->dtype);
+        if (!seen && nd < 16 && claims_in_scope(x->e, o))
+            snprintf(dtypes[nd++], sizeof dtypes[0], "%s", o->dtype);
+    }
     for (int d = 0; d < nd; d++) {
         int ns = 0, lines = 0;
         series *s = collect(r, x, dtypes[d], &ns);

@@ -22,25 +22,6 @@ const char *evidence_status_name(evidence_status s)
     return "?";
 }
 
-/* ---- which rows ---- */
-
-static int listed(const char *v, const char *list, size_t stride, int n)
-{
-    if (n == 0)
-        return 1;
-    for (int i = 0; i < n; i++)
-        if (strcmp(v, list + (size_t)i * stride) == 0)
-            return 1;
-    return 0;
-}
-
-int claims_in_scope(const exp_experiment *e, const klab_row *r)
-{
-    return strcmp(r->plugin, e->plugin) == 0 && listed(r->kcase, (const char *)e->cases, sizeof e->cases[0], e->ncases) &&
-           listed(r->dtype, (const char *)e->dtypes, sizeof e->dtypes[0], e->ndtypes) &&
-           listed(r->profile, (const char *)e->profiles, sizeof e->profiles[0], e->nprofiles);
-}
-
 static int cond_holds(const claim_cond *c, const klab_row *r)
 {
     char cell[600];
@@ -305,10 +286,11 @@ static int profiled(const run_set *runs, const claim_instance *in)
 
 int claims_torch_profile(const run_set *runs, const char *profile)
 {
-    for (int ri = 0; ri < runs->n; ri++)
-        for (int i = 0; i < runs->runs[ri].nrows; i++)
-            if (strcmp(runs->runs[ri].rows[i].profile, profile) == 0)
-                return row_has_flag(&runs->runs[ri].rows[i], "external");
+    for (int ri = 0; ri < runs->n; ri++) {
+        const klab_row *first = run_set_profile_first(&runs->runs[ri], profile);
+        if (first)
+            return row_has_flag(first, "external");
+    }
     return strncmp(profile, "torch", 5) == 0 || strncmp(profile, "F.", 2) == 0;
 }
 
@@ -320,13 +302,9 @@ static int same_subject(const klab_row *a, const klab_row *b)
 
 /* Why a claim picked no row: no row of the plugin at all; or the rows it would pick are PyTorch's
    (its profile condition names only PyTorch profiles) and none is there; or else none meets it. */
-static claim_gap none_gap(const exp_experiment *e, const claim_rule *rule, const run_set *runs)
+static claim_gap none_gap(const row_scope *scope, const claim_rule *rule, const run_set *runs)
 {
-    int plugin = 0;
-    for (int ri = 0; ri < runs->n && !plugin; ri++)
-        for (int i = 0; i < runs->runs[ri].nrows && !plugin; i++)
-            plugin = strcmp(runs->runs[ri].rows[i].plugin, e->plugin) == 0;
-    if (!plugin)
+    if (!scope->plugin_rows)
         return GAP_PLUGIN;
     for (int c = 0; c < rule->nconds; c++) {
         const claim_cond *cd = &rule->conds[c];
@@ -341,42 +319,39 @@ static claim_gap none_gap(const exp_experiment *e, const claim_rule *rule, const
     return GAP_ROWS;
 }
 
-int claims_eval(const exp_experiment *e, int k, const run_set *runs, claim_result *out)
+int claims_eval_in(const exp_experiment *e, int k, const run_set *runs, const row_scope *scope, claim_result *out)
 {
     memset(out, 0, sizeof *out);
     const claim_rule *rule = &e->claims[k].rule;
     int cap = 0;
-    for (int ri = 0; ri < runs->n; ri++) {
+    for (int si = 0; si < scope->n; si++) {
+        int ri = scope->at[si].run;
         const run_dir *run = &runs->runs[ri];
-        for (int i = 0; i < run->nrows; i++) {
-            const klab_row *r = &run->rows[i];
-            if (!claims_in_scope(e, r))
-                continue;
-            int ok = 1;
-            for (int c = 0; ok && c < rule->nconds; c++)
-                ok = cond_holds(&rule->conds[c], r);
-            for (int v = 0; ok && v < rule->nvs; v++)
-                ok = strcmp(r->profile, rule->vs[v]) != 0; /* a row is not compared with itself */
-            if (!ok)
-                continue;
-            if (out->n == cap) {
-                cap = cap ? 2 * cap : 32;
-                claim_instance *p = realloc(out->inst, (size_t)cap * sizeof *p);
-                if (!p) {
-                    claim_result_free(out);
-                    return -1;
-                }
-                out->inst = p;
+        const klab_row *r = scope->at[si].row;
+        int ok = 1;
+        for (int c = 0; ok && c < rule->nconds; c++)
+            ok = cond_holds(&rule->conds[c], r);
+        for (int v = 0; ok && v < rule->nvs; v++)
+            ok = strcmp(r->profile, rule->vs[v]) != 0; /* a row is not compared with itself */
+        if (!ok)
+            continue;
+        if (out->n == cap) {
+            cap = cap ? 2 * cap : 32;
+            claim_instance *p = realloc(out->inst, (size_t)cap * sizeof *p);
+            if (!p) {
+                claim_result_free(out);
+                return -1;
             }
-            claim_instance *in = &out->inst[out->n++];
-            memset(in, 0, sizeof *in);
-            in->run = ri;
-            in->row = r;
-            in->vs_row = rule->nvs ? find_vs(run, r, rule) : NULL;
-            judge(rule, run, r, in->vs_row, in);
-            if (in->gap == GAP_PAIR && claims_torch_profile(runs, rule->vs[0]))
-                in->gap = GAP_TORCH;
+            out->inst = p;
         }
+        claim_instance *in = &out->inst[out->n++];
+        memset(in, 0, sizeof *in);
+        in->run = ri;
+        in->row = r;
+        in->vs_row = rule->nvs ? find_vs(run, r, rule) : NULL;
+        judge(rule, run, r, in->vs_row, in);
+        if (in->gap == GAP_PAIR && claims_torch_profile(runs, rule->vs[0]))
+            in->gap = GAP_TORCH;
     }
     /* A row whose run has no `vs` row is missing evidence only where no other run measured that case,
        dtype and profile beside one: a plugin's own run and its PyTorch run both hold `fused`. Likewise
@@ -396,7 +371,7 @@ int claims_eval(const exp_experiment *e, int k, const run_set *runs, claim_resul
         int quick = in->gap == GAP_QUICK;
         int unpaired = rule->nvs && !in->vs_row, unprofiled = claim_uses_counters(rule) && !profiled(runs, in);
         int elsewhere = 0;
-        for (int j = 0; j < n && !elsewhere; j++) {
+        for (int j = 0; j < n && !elsewhere && (quick || unpaired || unprofiled); j++) {
             const claim_instance *o = &out->inst[j];
             if (o->gap == GAP_QUICK || !same_subject(o->row, in->row))
                 continue;
@@ -418,8 +393,20 @@ int claims_eval(const exp_experiment *e, int k, const run_set *runs, claim_resul
     out->n = kept;
     out->status = claims_status(out->n, out->met, out->failed, out->open);
     if (out->n == 0)
-        out->none_gap = none_gap(e, rule, runs);
+        out->none_gap = none_gap(scope, rule, runs);
     return 0;
+}
+
+int claims_eval(const exp_experiment *e, int k, const run_set *runs, claim_result *out)
+{
+    scope_spans sp;
+    row_scope scope;
+    if (scope_spans_find(runs, &sp) != 0)
+        return -1;
+    int rc = scope_find(e, runs, &sp, &scope) == 0 ? claims_eval_in(e, k, runs, &scope, out) : -1;
+    scope_free(&scope);
+    scope_spans_free(&sp);
+    return rc;
 }
 
 void claim_result_free(claim_result *c)

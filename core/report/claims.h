@@ -16,6 +16,7 @@
 
 #include "evidence/row.h"
 #include "report/claim_rule.h"
+#include "report/scope.h"
 
 typedef enum claim_verdict { VERDICT_MET, VERDICT_FAILED, VERDICT_OPEN } claim_verdict;
 
@@ -70,15 +71,16 @@ typedef struct claim_result {
 struct run_set;
 struct exp_experiment;
 
-/* 1 when a row is in the experiment's scope (plugin, cases, dtypes, profiles). */
-int claims_in_scope(const struct exp_experiment *e, const klab_row *r);
-
 /* 1 when `profile` is PyTorch's (tools/torch_rows.py, klab --with-torch): a row of it in the runs is
    flagged external; with none in the runs, its name says so (torch..., F....). */
 int claims_torch_profile(const struct run_set *runs, const char *profile);
 
 /* Evaluates claim `k` of `e` over every row of every run. 0, or -1 when out of memory. */
 int claims_eval(const struct exp_experiment *e, int k, const struct run_set *runs, claim_result *out);
+
+/* The same over the rows of e's scope, found once beforehand (scope_find). */
+int claims_eval_in(const struct exp_experiment *e, int k, const struct run_set *runs, const row_scope *scope,
+                   claim_result *out);
 
 void claim_result_free(claim_result *c);
 

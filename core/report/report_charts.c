@@ -18,22 +18,22 @@
    profiles of its kind (klab's or PyTorch's) in the order the runs hold them. */
 static const char *profile_color(const report *r, const report_exp *x, const klab_row *row)
 {
+    (void)r;
     char seen[64][64];
     int n = 0, ext = chart_external(row);
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *o = &r->runs->runs[ri].rows[k];
-            if (!claims_in_scope(x->e, o) || chart_external(o) != ext)
-                continue;
-            int at = -1;
-            for (int i = 0; i < n && at < 0; i++)
-                if (strcmp(seen[i], o->profile) == 0)
-                    at = i;
-            if (at < 0 && n < 64)
-                snprintf(seen[at = n++], sizeof seen[0], "%s", o->profile);
-            if (strcmp(o->profile, row->profile) == 0)
-                return ext ? svg_color_external(at) : svg_color(at);
-        }
+    for (int si = 0; si < x->scope.n; si++) {
+        const klab_row *o = x->scope.at[si].row;
+        if (!claims_in_scope(x->e, o) || chart_external(o) != ext)
+            continue;
+        int at = -1;
+        for (int i = 0; i < n && at < 0; i++)
+            if (strcmp(seen[i], o->profile) == 0)
+                at = i;
+        if (at < 0 && n < 64)
+            snprintf(seen[at = n++], sizeof seen[0], "%s", o->profile);
+        if (strcmp(o->profile, row->profile) == 0)
+            return ext ? svg_color_external(at) : svg_color(at);
+    }
     return ext ? svg_color_external(0) : svg_color(0);
 }
 
@@ -114,59 +114,57 @@ static void rates_part(FILE *fp, const report *r, const report_exp *x, const cha
 int chart_rates(FILE *fp, const report *r, const report_exp *x, const char *kcase)
 {
     int tflops = 0, n = 0, cap = 16;
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *o = &r->runs->runs[ri].rows[k];
-            tflops |= rate_row(x, o, kcase) && !strcmp(o->limit, "tensor-peak");
-        }
+    for (int si = 0; si < x->scope.n; si++) {
+        const klab_row *o = x->scope.at[si].row;
+        tflops |= rate_row(x, o, kcase) && !strcmp(o->limit, "tensor-peak");
+    }
     /* dtype by dtype, then profile by profile, each in the order the runs hold them: a profile's runs
        side by side */
     char dtypes[16][64], profiles[64][64];
     int nd = 0, np = 0;
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *o = &r->runs->runs[ri].rows[k];
-            if (rate_row(x, o, kcase)) {
-                name_index(dtypes, &nd, 16, o->dtype);
-                name_index(profiles, &np, 64, o->profile);
-            }
+    for (int si = 0; si < x->scope.n; si++) {
+        const klab_row *o = x->scope.at[si].row;
+        if (rate_row(x, o, kcase)) {
+            name_index(dtypes, &nd, 16, o->dtype);
+            name_index(profiles, &np, 64, o->profile);
         }
+    }
     bar *bars = calloc((size_t)cap, sizeof *bars);
     chart_cols cols = chart_cols_new();
     for (int d = 0; d < nd && bars; d++)
         for (int p = 0; p < np && bars; p++)
-            for (int ri = 0; ri < r->runs->n && bars; ri++)
-                for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-                    const klab_row *o = &r->runs->runs[ri].rows[k];
-                    double v = tflops ? o->tflops : o->gbps;
-                    if (!rate_row(x, o, kcase) || strcmp(o->dtype, dtypes[d]) || strcmp(o->profile, profiles[p]) ||
-                        !(v > 0))
-                        continue;
-                    if (n == cap) {
-                        bar *q = realloc(bars, (size_t)(cap *= 2) * sizeof *q);
-                        if (!q)
-                            break;
-                        bars = q;
-                    }
-                    bar *b = &bars[n++];
-                    memset(b, 0, sizeof *b);
-                    b->row = o;
-                    b->run = ri;
-                    b->v = v;
-                    b->has_ci = o->has_ci && o->median_lo > 0;
-                    b->lo = b->has_ci ? v * o->median_ms / o->median_hi : v;
-                    b->hi = b->has_ci ? v * o->median_ms / o->median_lo : v;
-                    if (tflops && !strcmp(o->limit, "tensor-peak") && o->frac_limit > 0)
-                        b->limit = o->tflops / o->frac_limit;
-                    else if (!tflops && o->limit_gbps > 0)
-                        b->limit = o->limit_gbps;
-                    snprintf(b->label, sizeof b->label, "%s%s%s", o->profile, r->runs->n > 1 ? " · " : "",
-                             r->runs->n > 1 ? chart_run_name(r, ri) : "");
-                    snprintf(b->value, sizeof b->value, "%.0f", v);
-                    if (o->has_limit)
-                        snprintf(b->value, sizeof b->value, "%.0f (%.0f %%)", v, 100 * o->frac_limit);
-                    chart_cols_fit(&cols, b->label, b->value);
+            for (int si = 0; si < x->scope.n && bars; si++) {
+                int ri = x->scope.at[si].run;
+                const klab_row *o = x->scope.at[si].row;
+                double v = tflops ? o->tflops : o->gbps;
+                if (!rate_row(x, o, kcase) || strcmp(o->dtype, dtypes[d]) || strcmp(o->profile, profiles[p]) ||
+                    !(v > 0))
+                    continue;
+                if (n == cap) {
+                    bar *q = realloc(bars, (size_t)(cap *= 2) * sizeof *q);
+                    if (!q)
+                        break;
+                    bars = q;
                 }
+                bar *b = &bars[n++];
+                memset(b, 0, sizeof *b);
+                b->row = o;
+                b->run = ri;
+                b->v = v;
+                b->has_ci = o->has_ci && o->median_lo > 0;
+                b->lo = b->has_ci ? v * o->median_ms / o->median_hi : v;
+                b->hi = b->has_ci ? v * o->median_ms / o->median_lo : v;
+                if (tflops && !strcmp(o->limit, "tensor-peak") && o->frac_limit > 0)
+                    b->limit = o->tflops / o->frac_limit;
+                else if (!tflops && o->limit_gbps > 0)
+                    b->limit = o->limit_gbps;
+                snprintf(b->label, sizeof b->label, "%s%s%s", o->profile, r->runs->n > 1 ? " · " : "",
+                         r->runs->n > 1 ? chart_run_name(r, ri) : "");
+                snprintf(b->value, sizeof b->value, "%.0f", v);
+                if (o->has_limit)
+                    snprintf(b->value, sizeof b->value, "%.0f (%.0f %%)", v, 100 * o->frac_limit);
+                chart_cols_fit(&cols, b->label, b->value);
+            }
     if (!bars || n == 0) {
         free(bars);
         return 0;
@@ -296,26 +294,26 @@ int chart_speedup(FILE *fp, const report *r, const report_exp *x)
     dot *d = calloc((size_t)cap, sizeof *d);
     if (!d)
         return 0;
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *o = &r->runs->runs[ri].rows[k];
-            if (!claims_in_scope(x->e, o) || !o->has_time || !o->has_speedup || o->status != ROW_PASSED ||
-                o->speedup == 1.0)
-                continue;
-            if (n == cap) {
-                dot *p = realloc(d, (size_t)(cap *= 2) * sizeof *p);
-                if (!p)
-                    break;
-                d = p;
-            }
-            report_row_label(r, ri, o, d[n].label, sizeof d[n].label);
-            d[n].v = o->speedup;
-            d[n].has_ci = o->has_speedup_ci;
-            d[n].lo = o->has_speedup_ci ? o->speedup_lo : o->speedup;
-            d[n].hi = o->has_speedup_ci ? o->speedup_hi : o->speedup;
-            d[n].color = profile_color(r, x, o);
-            n++;
+    for (int si = 0; si < x->scope.n; si++) {
+        int ri = x->scope.at[si].run;
+        const klab_row *o = x->scope.at[si].row;
+        if (!claims_in_scope(x->e, o) || !o->has_time || !o->has_speedup || o->status != ROW_PASSED ||
+            o->speedup == 1.0)
+            continue;
+        if (n == cap) {
+            dot *p = realloc(d, (size_t)(cap *= 2) * sizeof *p);
+            if (!p)
+                break;
+            d = p;
         }
+        report_row_label(r, ri, o, d[n].label, sizeof d[n].label);
+        d[n].v = o->speedup;
+        d[n].has_ci = o->has_speedup_ci;
+        d[n].lo = o->has_speedup_ci ? o->speedup_lo : o->speedup;
+        d[n].hi = o->has_speedup_ci ? o->speedup_hi : o->speedup;
+        d[n].color = profile_color(r, x, o);
+        n++;
+    }
     if (n)
         dot_chart(fp, r, "speedup over the plugin's baseline profile, 95 % interval", d, n, 1.0, "x baseline");
     free(d);
@@ -377,29 +375,29 @@ int chart_counters(FILE *fp, const report *r, const report_exp *x)
         return 0;
     counter_row *c = NULL;
     chart_cols cols = chart_cols_new();
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const run_dir *run = &r->runs->runs[ri];
-            const klab_row *o = &run->rows[k];
-            counter_row e = {ri, o, {0, 0}, {0, 0}, "", ""};
-            for (int j = 0; j < 2; j++)
-                e.has[j] = run_set_counter_value(run, o, m[j], &e.v[j]);
-            if (!claims_in_scope(x->e, o) || !(e.has[0] || e.has[1]))
-                continue;
-            if (n == cap) {
-                counter_row *q = realloc(c, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *q);
-                if (!q)
-                    break;
-                c = q;
-            }
-            report_row_label(r, ri, o, e.label, sizeof e.label);
-            for (int j = 0; j < 2; j++)
-                if (e.has[j])
-                    snprintf(e.value + strlen(e.value), sizeof e.value - strlen(e.value), "%s%.1f %%",
-                             j && e.has[0] ? " · " : "", e.v[j]);
-            chart_cols_fit(&cols, e.label, e.value);
-            c[n++] = e;
+    for (int si = 0; si < x->scope.n; si++) {
+        int ri = x->scope.at[si].run;
+        const run_dir *run = &r->runs->runs[ri];
+        const klab_row *o = x->scope.at[si].row;
+        counter_row e = {ri, o, {0, 0}, {0, 0}, "", ""};
+        for (int j = 0; j < 2; j++)
+            e.has[j] = run_set_counter_value(run, o, m[j], &e.v[j]);
+        if (!claims_in_scope(x->e, o) || !(e.has[0] || e.has[1]))
+            continue;
+        if (n == cap) {
+            counter_row *q = realloc(c, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *q);
+            if (!q)
+                break;
+            c = q;
         }
+        report_row_label(r, ri, o, e.label, sizeof e.label);
+        for (int j = 0; j < 2; j++)
+            if (e.has[j])
+                snprintf(e.value + strlen(e.value), sizeof e.value - strlen(e.value), "%s%.1f %%",
+                         j && e.has[0] ? " · " : "", e.v[j]);
+        chart_cols_fit(&cols, e.label, e.value);
+        c[n++] = e;
+    }
     char title[300], part[64];
     chart_part_suffix(part, sizeof part, n - 1, 1, n);
     snprintf(title, sizeof title, "%s%s", counters_title, part);

@@ -6,62 +6,72 @@
 #include <string.h>
 
 #include "evidence/ncu_csv.h"
+#include "util/fixed.h"
 
 /* 1 when every case name is "nN": a row-length sweep, drawn as one. */
-static int sweep_cases(const run_set *runs, const char *plugin)
+static int sweep_cases(const report *r, const char *plugin)
 {
     int any = 0;
-    for (int ri = 0; ri < runs->n; ri++)
-        for (int k = 0; k < runs->runs[ri].nrows; k++) {
-            const klab_row *o = &runs->runs[ri].rows[k];
-            if (strcmp(o->plugin, plugin) != 0)
-                continue;
-            if (o->kcase[0] != 'n' || !o->kcase[1] || strspn(o->kcase + 1, "0123456789") != strlen(o->kcase + 1))
+    for (int i = 0; i < r->spans.n; i++) {
+        const scope_span *sp = &r->spans.at[i];
+        if (strcmp(scope_span_plugin(r->runs, sp), plugin) != 0)
+            continue;
+        for (int k = sp->first; k < sp->first + sp->n; k++) {
+            const char *c = r->runs->runs[sp->run].rows[k].kcase;
+            if (c[0] != 'n' || !c[1] || strspn(c + 1, "0123456789") != strlen(c + 1))
                 return 0;
             any = 1;
         }
+    }
     return any;
 }
 
+/* x's rows, found once: every page, table and chart of it goes over them. 0, or -1 when out of memory. */
+static int find_scope(report *r, report_exp *x)
+{
+    if (scope_find(x->e, r->runs, &r->spans, &x->scope) != 0)
+        return -1;
+    x->rows = x->scope.n;
+    return 0;
+}
+
 /* A page for each plugin in the runs. 0, or -1 when out of memory. */
-static int plugin_pages(report *r, const run_set *runs)
+static int plugin_pages(report *r)
 {
     int cap = 0;
-    for (int ri = 0; ri < runs->n; ri++)
-        for (int k = 0; k < runs->runs[ri].nrows; k++) {
-            const klab_row *o = &runs->runs[ri].rows[k];
-            if (report_find_plugin(r, o->plugin))
-                continue;
-            if (r->nplugins == cap) {
-                cap = cap ? 2 * cap : 8;
-                exp_experiment *e = realloc(r->plugin_exps, (size_t)cap * sizeof *e);
-                if (!e)
-                    return -1;
-                r->plugin_exps = e;
-                report_exp *x = realloc(r->plugins, (size_t)cap * sizeof *x);
-                if (!x)
-                    return -1;
-                r->plugins = x;
-            }
-            exp_experiment *e = &r->plugin_exps[r->nplugins];
-            memset(e, 0, sizeof *e);
-            snprintf(e->name, sizeof e->name, "%s", o->plugin);
-            snprintf(e->plugin, sizeof e->plugin, "%s", o->plugin);
-            snprintf(e->title, sizeof e->title, "Plugin %s", o->plugin);
-            snprintf(e->question, sizeof e->question, "What did the runs measure of plugin %s? Every row of it, "
-                     "whether or not an experiment names it.", o->plugin);
-            snprintf(e->run, sizeof e->run, "klab --plugin %s", o->plugin);
-            snprintf(e->chart, sizeof e->chart, "%s", sweep_cases(runs, o->plugin) ? "sweep" : "bars");
-            memset(&r->plugins[r->nplugins++], 0, sizeof r->plugins[0]);
+    for (int i = 0; i < r->spans.n; i++) {
+        const char *plugin = scope_span_plugin(r->runs, &r->spans.at[i]);
+        if (report_find_plugin(r, plugin))
+            continue;
+        if (r->nplugins == cap) {
+            cap = cap ? 2 * cap : 8;
+            exp_experiment *e = realloc(r->plugin_exps, (size_t)cap * sizeof *e);
+            if (!e)
+                return -1;
+            r->plugin_exps = e;
+            report_exp *x = realloc(r->plugins, (size_t)cap * sizeof *x);
+            if (!x)
+                return -1;
+            r->plugins = x;
         }
+        exp_experiment *e = &r->plugin_exps[r->nplugins];
+        memset(e, 0, sizeof *e);
+        snprintf(e->name, sizeof e->name, "%s", plugin);
+        snprintf(e->plugin, sizeof e->plugin, "%s", plugin);
+        snprintf(e->title, sizeof e->title, "Plugin %s", plugin);
+        snprintf(e->question, sizeof e->question, "What did the runs measure of plugin %s? Every row of it, "
+                 "whether or not an experiment names it.", plugin);
+        snprintf(e->run, sizeof e->run, "klab --plugin %s", plugin);
+        snprintf(e->chart, sizeof e->chart, "%s", sweep_cases(r, plugin) ? "sweep" : "bars");
+        memset(&r->plugins[r->nplugins++], 0, sizeof r->plugins[0]);
+    }
     /* the array may have moved while it grew: point each page at its experiment once it stands */
     for (int i = 0; i < r->nplugins; i++) {
         report_exp *x = &r->plugins[i];
         x->e = &r->plugin_exps[i];
         x->plugin_page = 1;
-        for (int ri = 0; ri < runs->n; ri++)
-            for (int k = 0; k < runs->runs[ri].nrows; k++)
-                x->rows += claims_in_scope(x->e, &runs->runs[ri].rows[k]);
+        if (find_scope(r, x) != 0)
+            return -1;
         x->status = claims_combine(NULL, 0, x->rows);
     }
     return 0;
@@ -74,19 +84,20 @@ int report_eval(report *r, const exp_set *set, const run_set *runs)
     r->runs = runs;
     r->exps = calloc((size_t)(set->nexps ? set->nexps : 1), sizeof *r->exps);
     r->decs = calloc((size_t)(set->ndecs ? set->ndecs : 1), sizeof *r->decs);
-    if (!r->exps || !r->decs) {
+    if (!r->exps || !r->decs || scope_spans_find(runs, &r->spans) != 0) {
         report_free(r);
         return -1;
     }
     for (int i = 0; i < set->nexps; i++) {
         report_exp *x = &r->exps[i];
         x->e = &set->exps[i];
-        for (int ri = 0; ri < runs->n; ri++)
-            for (int k = 0; k < runs->runs[ri].nrows; k++)
-                x->rows += claims_in_scope(x->e, &runs->runs[ri].rows[k]);
+        if (find_scope(r, x) != 0) {
+            report_free(r);
+            return -1;
+        }
         const claim_result *all[EXP_MAX_CLAIMS];
         for (int k = 0; k < x->e->nclaims; k++) {
-            if (claims_eval(x->e, k, runs, &x->claims[k]) != 0) {
+            if (claims_eval_in(x->e, k, runs, &x->scope, &x->claims[k]) != 0) {
                 report_free(r);
                 return -1;
             }
@@ -109,7 +120,7 @@ int report_eval(report *r, const exp_set *set, const run_set *runs)
         }
         d->status = claims_combine(all, n, d->rows);
     }
-    if (plugin_pages(r, runs) != 0) {
+    if (plugin_pages(r) != 0) {
         report_free(r);
         return -1;
     }
@@ -119,9 +130,14 @@ int report_eval(report *r, const exp_set *set, const run_set *runs)
 void report_free(report *r)
 {
     if (r->exps)
-        for (int i = 0; i < r->set->nexps; i++)
+        for (int i = 0; i < r->set->nexps; i++) {
             for (int k = 0; k < EXP_MAX_CLAIMS; k++)
                 claim_result_free(&r->exps[i].claims[k]);
+            scope_free(&r->exps[i].scope);
+        }
+    for (int i = 0; i < r->nplugins; i++)
+        scope_free(&r->plugins[i].scope);
+    scope_spans_free(&r->spans);
     free(r->exps);
     free(r->decs);
     free(r->plugin_exps);
@@ -147,8 +163,20 @@ const report_exp *report_find_plugin(const report *r, const char *name)
 
 void report_row_label(const report *r, int run, const klab_row *row, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s %s %s%s%s", row->kcase, row->dtype, row->profile, r->runs->n > 1 ? " · " : "",
-             r->runs->n > 1 ? r->runs->runs[run].id : "");
+    /* joined, not printf'd: every row's label is written several times over a million-row report */
+    const char *part[] = {row->kcase, " ", row->dtype, " ", row->profile, r->runs->n > 1 ? " · " : "",
+                          r->runs->n > 1 ? r->runs->runs[run].id : ""};
+    size_t n = 0;
+    if (!len)
+        return;
+    for (size_t i = 0; i < sizeof part / sizeof part[0] && n + 1 < len; i++) {
+        size_t k = strlen(part[i]);
+        if (k > len - 1 - n)
+            k = len - 1 - n; /* cut where snprintf cuts */
+        memcpy(buf + n, part[i], k);
+        n += k;
+    }
+    buf[n] = 0;
 }
 
 void report_cases_with(const report *r, const claim_result *c, claim_verdict verdict, int max, char *buf,
@@ -257,34 +285,32 @@ static void rate(char *buf, size_t len, double v)
 void report_measured_figure(const report *r, const report_exp *x, char *buf, size_t len)
 {
     /* quick rows count only where the runs hold nothing else: a figure from them is said so */
+    (void)r;
     int full = 0;
-    for (int ri = 0; ri < r->runs->n && !full; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows && !full; k++) {
-            const klab_row *row = &r->runs->runs[ri].rows[k];
-            full = claims_in_scope(x->e, row) && row->status == ROW_PASSED && row->has_time &&
-                   !row_has_flag(row, "quick");
-        }
+    for (int i = 0; i < x->scope.n && !full; i++) {
+        const klab_row *row = x->scope.at[i].row;
+        full = row->status == ROW_PASSED && row->has_time && !row_has_flag(row, "quick");
+    }
     double lo = 0, hi = 0;
     int n = 0, tf = 0, quick = 0;
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *row = &r->runs->runs[ri].rows[k];
-            if (!claims_in_scope(x->e, row) || row->status != ROW_PASSED || !row->has_time)
-                continue;
-            if (full && row_has_flag(row, "quick")) {
-                quick++;
-                continue;
-            }
-            int t = strcmp(row->limit, "tensor-peak") == 0;
-            double v = t ? row->tflops : row->gbps;
-            if (n == 0)
-                tf = t;
-            if (t != tf || !(v > 0))
-                continue;
-            lo = n == 0 || v < lo ? v : lo;
-            hi = n == 0 || v > hi ? v : hi;
-            n++;
+    for (int i = 0; i < x->scope.n; i++) {
+        const klab_row *row = x->scope.at[i].row;
+        if (row->status != ROW_PASSED || !row->has_time)
+            continue;
+        if (full && row_has_flag(row, "quick")) {
+            quick++;
+            continue;
         }
+        int t = strcmp(row->limit, "tensor-peak") == 0;
+        double v = t ? row->tflops : row->gbps;
+        if (n == 0)
+            tf = t;
+        if (t != tf || !(v > 0))
+            continue;
+        lo = n == 0 || v < lo ? v : lo;
+        hi = n == 0 || v > hi ? v : hi;
+        n++;
+    }
     if (n == 0) {
         snprintf(buf, len, "no timed row in the runs given");
         return;
@@ -302,22 +328,40 @@ const char report_counters_intro[] =
     "Nsight Compute's counters of each profiled row's kernels, from one launch under ncu (klab --with-profiling); "
     "a claim over a counter reads the row's maximum over its kernels.";
 
+/* The first n bytes of s into dst, cut to its size as snprintf cuts */
+static void cut(char *dst, size_t size, const char *s, size_t n)
+{
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, s, n);
+    dst[n] = 0;
+}
+
 static int counters_heading(const report *r, int run, const klab_row *row, char *buf, size_t len)
 {
     const run_counters *c = run_set_counters(&r->runs->runs[run], row);
     if (!c || !c->present)
         return 0;
-    buf[0] = 0;
-    if (row->has_time)
-        snprintf(buf, len, "median %.2f µs%s", row->median_ms * 1e3, row->bytes > 0 ? "" : "; ");
-    if (row->has_time && row->bytes > 0)
-        snprintf(buf + strlen(buf), len - strlen(buf), " · %.0f GB/s; ", row->gbps);
+    /* the whole line, then cut to len as the appends cut it; its figures by fixed_text, not printf */
+    char full[2 * FIXED_MAX + 600];
+    size_t n = 0;
+    if (row->has_time) {
+        n += (size_t)sprintf(full + n, "median ");
+        n += (size_t)fixed_text(full + n, row->median_ms * 1e3, 2);
+        n += (size_t)sprintf(full + n, " µs%s", row->bytes > 0 ? "" : "; ");
+    }
+    if (row->has_time && row->bytes > 0) {
+        n += (size_t)sprintf(full + n, " · ");
+        n += (size_t)fixed_text(full + n, row->gbps, 0);
+        n += (size_t)sprintf(full + n, " GB/s; ");
+    }
     if (strcmp(c->status, ncu_status_name(NCU_MEASURED)) == 0)
-        snprintf(buf + strlen(buf), len - strlen(buf), "ncu measured %d kernel%s", c->nkernels,
-                 c->nkernels == 1 ? "" : "s");
+        n += (size_t)snprintf(full + n, sizeof full - n, "ncu measured %d kernel%s", c->nkernels,
+                              c->nkernels == 1 ? "" : "s");
     else
-        snprintf(buf + strlen(buf), len - strlen(buf), "no counters: ncu %s%s%.200s", c->status,
-                 c->reason[0] ? ": " : "", c->reason);
+        n += (size_t)snprintf(full + n, sizeof full - n, "no counters: ncu %s%s%.200s", c->status,
+                              c->reason[0] ? ": " : "", c->reason);
+    cut(buf, len, full, n);
     return 1;
 }
 
@@ -336,23 +380,29 @@ static void kernel_cells(const run_kernel *k, report_kernel_cells *out)
         if (i < n)
             n = i;
     }
-    snprintf(out->name, sizeof out->name, "%.*s", (int)n, s);
-    snprintf(out->grid, sizeof out->grid, "%s", k->grid);
-    snprintf(out->block, sizeof out->block, "%s", k->block);
-    for (int m = 0; m < NCU_NMETRICS; m++)
-        snprintf(out->v[m], sizeof out->v[m], k->has[m] ? "%.4g" : "—", k->v[m]);
+    /* a page shows every profiled row's: copies and fixed_general, not printf, which was most of it */
+    cut(out->name, sizeof out->name, s, n);
+    cut(out->grid, sizeof out->grid, k->grid, strlen(k->grid));
+    cut(out->block, sizeof out->block, k->block, strlen(k->block));
+    for (int m = 0; m < NCU_NMETRICS; m++) {
+        char g[FIXED_MAX];
+        int len = k->has[m] ? fixed_general(g, k->v[m], 4) : (int)strlen(strcpy(g, "—"));
+        cut(out->v[m], sizeof out->v[m], g, (size_t)len);
+    }
 }
 
 void report_counters_each(FILE *fp, const report *r, const report_exp *x, report_counters_fn fn)
 {
     int first = 1;
-    for (int ri = 0; ri < r->runs->n; ri++) {
+    for (int ri = 0, si = 0; ri < r->runs->n; ri++) {
         const run_dir *run = &r->runs->runs[ri];
+        if (si == x->scope.n || x->scope.at[si].run != ri)
+            continue; /* none of the run's rows is in scope */
         report_kernel_cells *cells = calloc((size_t)run->nkernels + 1, sizeof *cells);
-        for (int k = 0; cells && k < run->nrows; k++) {
-            const klab_row *row = &run->rows[k];
+        for (; cells && si < x->scope.n && x->scope.at[si].run == ri; si++) {
+            const klab_row *row = x->scope.at[si].row;
             char label[300], head[600];
-            if (!claims_in_scope(x->e, row) || !counters_heading(r, ri, row, head, sizeof head))
+            if (!counters_heading(r, ri, row, head, sizeof head))
                 continue;
             int nk = 0;
             for (int i = run_set_first_kernel(run, row); i >= 0; i = run->kernels[i].next)

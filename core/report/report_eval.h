@@ -10,11 +10,13 @@
 #include "evidence/run_set.h"
 #include "report/claims.h"
 #include "report/experiment.h"
+#include "report/scope.h"
 
 typedef struct report_exp {
     const exp_experiment *e;
     claim_result claims[EXP_MAX_CLAIMS];
-    int rows; /* rows in its scope, over every run */
+    row_scope scope; /* its rows, over every run */
+    int rows;        /* scope.n */
     evidence_status status;
     int plugin_page; /* a plugin's page: every row of it, no claims (report.plugins) */
 } report_exp;
@@ -36,6 +38,7 @@ typedef struct report {
     exp_experiment *plugin_exps; /* nplugins, in the order the runs first hold them */
     report_exp *plugins;
     int nplugins;
+    scope_spans spans; /* the runs' rows by plugin, for finding each page's scope */
 } report;
 
 /* 0, or -1 when out of memory. */

@@ -232,8 +232,11 @@ static void counters_row(FILE *fp, int first, const char *label, const char *hea
     if (nk == 0)
         return;
     fputs("<table><tr><th>kernel</th><th>grid</th><th>block</th>", fp);
-    for (int m = 0; m < NCU_NMETRICS; m++)
-        fprintf(fp, "<th>%s</th>", ncu_metrics[m].column);
+    for (int m = 0; m < NCU_NMETRICS; m++) { /* fputs, not fprintf: a table for every profiled row */
+        fputs("<th>", fp);
+        fputs(ncu_metrics[m].column, fp);
+        fputs("</th>", fp);
+    }
     for (int i = 0; i < nk; i++) {
         fputs("</tr>\n<tr><td><code>", fp);
         xml_text(fp, k[i].name);
@@ -242,8 +245,11 @@ static void counters_row(FILE *fp, int first, const char *label, const char *hea
         fputs("</td><td>", fp);
         xml_text(fp, k[i].block);
         fputs("</td>", fp);
-        for (int m = 0; m < NCU_NMETRICS; m++)
-            fprintf(fp, "<td>%s</td>", k[i].v[m]);
+        for (int m = 0; m < NCU_NMETRICS; m++) {
+            fputs("<td>", fp);
+            fputs(k[i].v[m], fp);
+            fputs("</td>", fp);
+        }
     }
     fputs("</tr></table>\n", fp);
 }
@@ -287,22 +293,21 @@ static void experiment(FILE *fp, const report *r, const report_exp *x)
     /* one rate chart per case, in the order the runs hold them */
     char done[256][64];
     int nd = 0, hists = 0;
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *o = &r->runs->runs[ri].rows[k];
-            if (!claims_in_scope(e, o))
-                continue;
-            if (o->samples_file[0] && hists < HIST_MAX)
-                hists += chart_histogram(fp, r, ri, o);
-            int seen = 0;
-            for (int i = 0; i < nd && !seen; i++)
-                seen = !strcmp(done[i], o->kcase);
-            if (seen || nd == 256)
-                continue;
-            snprintf(done[nd++], sizeof done[0], "%s", o->kcase);
-            if (strcmp(e->chart, "sweep") != 0)
-                chart_rates(fp, r, x, o->kcase);
-        }
+    int rates = strcmp(e->chart, "sweep") != 0;
+    for (int si = 0; si < x->scope.n; si++) {
+        const klab_row *o = x->scope.at[si].row;
+        if (o->samples_file[0] && hists < HIST_MAX)
+            hists += chart_histogram(fp, r, x->scope.at[si].run, o);
+        if (!rates || nd == 256)
+            continue; /* the cases seen matter only to the rate charts still to draw */
+        int seen = 0;
+        for (int i = 0; i < nd && !seen; i++)
+            seen = !strcmp(done[i], o->kcase);
+        if (seen)
+            continue;
+        snprintf(done[nd++], sizeof done[0], "%s", o->kcase);
+        chart_rates(fp, r, x, o->kcase);
+    }
     fputs("</div>\n", fp);
     report_counters_each(fp, r, x, counters_row);
     para(fp, "Evidence boundary", e->boundary);

@@ -7,13 +7,23 @@
 #include "evidence/csv_sink.h"
 #include "evidence/ncu_csv.h"
 #include "report/report_gaps.h"
+#include "util/fixed.h"
 
 /* Text from INI files and CSVs on a line of its own: a line break or control character would end it
    early; it is shown as a space, never obeyed. In a table cell (md_cell) a '|' would also split the
    cell. */
 static void md_put(FILE *fp, const char *s, int cell)
 {
+    static const char stops[] = "|\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12"
+                                "\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f";
     for (; *s; s++) {
+        size_t n = strcspn(s, stops + !cell);
+        if (n) { /* a run of plain text at once: a page lists every row */
+            fwrite(s, 1, n, fp);
+            s += n;
+            if (!*s)
+                break;
+        }
         if (cell && *s == '|')
             fputs("\\|", fp);
         else if ((unsigned char)*s < 0x20)
@@ -260,51 +270,70 @@ static void section(FILE *fp, const char *title, const char *text)
     fputc('\n', fp);
 }
 
+/* One figure of the rows' table after `before`, as "%.<d>f" writes it (fixed_text): a page lists every
+   row of a million-row run. */
+static void md_fig(FILE *fp, const char *before, double v, int d)
+{
+    char buf[16 + FIXED_MAX];
+    size_t n = strlen(before);
+    memcpy(buf, before, n);
+    n += (size_t)fixed_text(buf + n, v, d);
+    fwrite(buf, 1, n, fp);
+}
+
+/* v [lo–hi] */
+static void md_interval(FILE *fp, double v, double lo, double hi, int d)
+{
+    md_fig(fp, " | ", v, d);
+    md_fig(fp, " [", lo, d);
+    md_fig(fp, "–", hi, d);
+    fputc(']', fp);
+}
+
 /* The passed and failed rows in scope: the figures the claims were judged on. */
 static void rows_table(FILE *fp, const report *r, const report_exp *x)
 {
     fputs("\n| row | median µs [95 %] | GB/s | TFLOP/s | of limit | speedup [95 %] | status |\n"
           "|---|---|---|---|---|---|---|\n", fp);
-    for (int ri = 0; ri < r->runs->n; ri++)
-        for (int k = 0; k < r->runs->runs[ri].nrows; k++) {
-            const klab_row *row = &r->runs->runs[ri].rows[k];
-            if (!claims_in_scope(x->e, row))
-                continue;
-            char label[300];
-            report_row_label(r, ri, row, label, sizeof label);
-            fputs("| ", fp);
-            md_cell(fp, label);
-            if (row->has_time && row->has_ci)
-                fprintf(fp, " | %.2f [%.2f–%.2f]", row->median_ms * 1e3, row->median_lo * 1e3, row->median_hi * 1e3);
-            else if (row->has_time)
-                fprintf(fp, " | %.2f", row->median_ms * 1e3);
-            else
-                fputs(" | —", fp);
-            if (row->has_time && row->bytes > 0)
-                fprintf(fp, " | %.0f", row->gbps);
-            else
-                fputs(" | —", fp);
-            if (row->has_time && row->flops > 0)
-                fprintf(fp, " | %.1f", row->tflops);
-            else
-                fputs(" | —", fp);
-            if (row->has_time && row->has_limit)
-                fprintf(fp, " | %.1f %% %s", 100 * row->frac_limit, row->limit);
-            else
-                fputs(" | —", fp);
-            if (row->has_time && row->has_speedup_ci)
-                fprintf(fp, " | %.3f [%.3f–%.3f]", row->speedup, row->speedup_lo, row->speedup_hi);
-            else if (row->has_time && row->has_speedup)
-                fprintf(fp, " | %.3f", row->speedup);
-            else
-                fputs(" | —", fp);
-            fprintf(fp, " | %s", row_status_name(row->status));
-            if (row->flags[0]) {
-                fputc(' ', fp);
-                md_cell(fp, row->flags);
-            }
-            fputs(" |\n", fp);
+    for (int i = 0; i < x->scope.n; i++) {
+        const klab_row *row = x->scope.at[i].row;
+        char label[300];
+        report_row_label(r, x->scope.at[i].run, row, label, sizeof label);
+        fputs("| ", fp);
+        md_cell(fp, label);
+        if (row->has_time && row->has_ci)
+            md_interval(fp, row->median_ms * 1e3, row->median_lo * 1e3, row->median_hi * 1e3, 2);
+        else if (row->has_time)
+            md_fig(fp, " | ", row->median_ms * 1e3, 2);
+        else
+            fputs(" | —", fp);
+        if (row->has_time && row->bytes > 0)
+            md_fig(fp, " | ", row->gbps, 0);
+        else
+            fputs(" | —", fp);
+        if (row->has_time && row->flops > 0)
+            md_fig(fp, " | ", row->tflops, 1);
+        else
+            fputs(" | —", fp);
+        if (row->has_time && row->has_limit) {
+            md_fig(fp, " | ", 100 * row->frac_limit, 1);
+            fprintf(fp, " %% %s", row->limit);
+        } else {
+            fputs(" | —", fp);
         }
+        if (row->has_time && row->has_speedup_ci)
+            md_interval(fp, row->speedup, row->speedup_lo, row->speedup_hi, 3);
+        else if (row->has_time && row->has_speedup)
+            md_fig(fp, " | ", row->speedup, 3);
+        else
+            fputs(" | —", fp);
+        fprintf(fp, " | %s", row_status_name(row->status));
+        if (row->flags[0]) {
+            fputc(' ', fp);
+            md_cell(fp, row->flags);
+        }
+        fputs(" |\n", fp);
+    }
 }
 
 /* A profiled row: its counters (ncu, one profiled launch) kernel by kernel, beside its time. */
@@ -321,8 +350,11 @@ static void counters_row(FILE *fp, int first, const char *label, const char *hea
     if (nk == 0)
         return;
     fputs("\n| kernel | grid | block |", fp);
-    for (int m = 0; m < NCU_NMETRICS; m++)
-        fprintf(fp, " %s |", ncu_metrics[m].column);
+    for (int m = 0; m < NCU_NMETRICS; m++) { /* fputs, not fprintf: a table for every profiled row */
+        fputc(' ', fp);
+        fputs(ncu_metrics[m].column, fp);
+        fputs(" |", fp);
+    }
     fputs("\n|---|---|---|", fp);
     for (int m = 0; m < NCU_NMETRICS; m++)
         fputs("---|", fp);
@@ -333,8 +365,10 @@ static void counters_row(FILE *fp, int first, const char *label, const char *hea
         md_cell(fp, k[i].grid);
         fputs(" | ", fp);
         md_cell(fp, k[i].block);
-        for (int m = 0; m < NCU_NMETRICS; m++)
-            fprintf(fp, " | %s", k[i].v[m]);
+        for (int m = 0; m < NCU_NMETRICS; m++) {
+            fputs(" | ", fp);
+            fputs(k[i].v[m], fp);
+        }
         fputs(" |", fp);
     }
     fputs("\n", fp);

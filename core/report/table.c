@@ -36,8 +36,20 @@ void table_print(FILE *fp, const char *title, const klab_row *rows, int n)
         for (int i = 0; i < ROW_NCOLUMNS; i++)
             if (fixed_column(i)) {
                 row_term(r, i, cell, sizeof cell);
-                /* escaped where it needs it: text_printf on every cell of a million rows is seconds */
-                (cell[text_plain_length(cell)] ? text_printf : fprintf)(fp, "%*s ", row_schema[i].width, cell);
+                /* escaped where it needs it: text_printf on every cell of a million rows is seconds;
+                   a plain cell is padded as "%*s " pads it, without printf */
+                size_t n = text_plain_length(cell);
+                if (cell[n]) {
+                    text_printf(fp, "%*s ", row_schema[i].width, cell);
+                    continue;
+                }
+                int w = row_schema[i].width, pad = (w < 0 ? -w : w) - (int)n; /* a negative width: on the left */
+                for (; w > 0 && pad > 0; pad--)
+                    fputc(' ', fp);
+                fwrite(cell, 1, n, fp);
+                for (; pad > 0; pad--)
+                    fputc(' ', fp);
+                fputc(' ', fp);
             }
         for (int i = 0; i < ROW_NCOLUMNS; i++)
             if (row_schema[i].show == SHOW_STATUS) {

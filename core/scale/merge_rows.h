@@ -26,6 +26,7 @@ typedef struct merge_rec {
 typedef struct rec_set {
     merge_rec *r;
     size_t n, cap;
+    struct rec_block *text; /* the records' text, in blocks that never move (merge_rows.c) */
     size_t *slot;       /* open addressing: 1 + a record's index, 0 empty */
     size_t nslot;       /* a power of two, at least twice n */
 } rec_set;

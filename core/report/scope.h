@@ -1,0 +1,47 @@
+/* The rows in an experiment's scope (claims_in_scope: plugin, cases, dtypes, profiles), found once per
+ * report and kept in the runs' order, rather than looked up again over every row of every run for each
+ * claim, page, table and chart: over two million-row runs those passes were most of a report's time. */
+#ifndef KLAB_SCOPE_H
+#define KLAB_SCOPE_H
+
+#include "evidence/run_set.h"
+
+struct exp_experiment;
+
+/* 1 when a row is in the experiment's scope (plugin, cases, dtypes, profiles). */
+int claims_in_scope(const struct exp_experiment *e, const klab_row *r);
+
+typedef struct scope_row {
+    int run;             /* its index in the run set */
+    const klab_row *row;
+} scope_row;
+
+typedef struct row_scope {
+    scope_row *at; /* n of them, runs in their order, then rows in theirs; NULL when n is 0 */
+    int n;
+    int plugin_rows; /* the rows of the experiment's plugin, in scope or not */
+} row_scope;
+
+/* A stretch of one run's rows that share a plugin: a run holds one CSV a plugin, so a run has few. */
+typedef struct scope_span {
+    int run, first, n;
+} scope_span;
+
+typedef struct scope_spans {
+    scope_span *at; /* in the runs' order */
+    int n;
+} scope_spans;
+
+/* The runs' rows as stretches of one plugin each. 0, or -1 when out of memory. */
+int scope_spans_find(const struct run_set *runs, scope_spans *out);
+void scope_spans_free(scope_spans *s);
+
+/* The plugin of a stretch's rows. */
+const char *scope_span_plugin(const struct run_set *runs, const scope_span *sp);
+
+/* e's rows among the stretches of its plugin (sp from scope_spans_find over runs). 0, or -1 when out
+   of memory. */
+int scope_find(const struct exp_experiment *e, const struct run_set *runs, const scope_spans *sp, row_scope *out);
+void scope_free(row_scope *s);
+
+#endif
