@@ -185,30 +185,31 @@ const klab_profile profiles[] = {
 
 const char *const params[] = {"slope", NULL};
 
-/* In declaration order (C++17 has no designated initializers). */
+/* Every field by name, in declaration order (C++20 refuses another order), those unused as well:
+   g++ -Wextra warns of any left out. */
 const klab_plugin descriptor = {
-    KLAB_ABI_MAJOR,        /* abi_major */
-    KLAB_ABI_MINOR,        /* abi_minor */
-    sizeof(klab_plugin),   /* struct_size */
-    sizeof(klab_profile),  /* profile_size */
-    "leaky_relu",          /* name: the file is leaky_relu.so */
-    "1.0.0",               /* version */
-    "out = x >= 0 ? x : slope * x (param.slope, default 0.01), beside F.leaky_relu", /* summary */
-    profiles,              /* profiles */
-    "naive",               /* baseline */
-    KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16), /* dtypes */
-    0,                     /* min_cc: any */
-    NULL,                  /* archs: any device (PTX is JIT-compiled) */
-    params,                /* params */
-    NULL,                  /* dims: none */
-    0,                     /* flags */
-    0,                     /* default_steps: not a step plugin */
-    lrelu_setup,
-    lrelu_run,
-    lrelu_verify,
-    lrelu_teardown,
-    lrelu_work,
-    NULL, /* tolerance: the host's default for the dtype */
+    KLAB_DESCRIPTOR_HEADER,
+    .name = "leaky_relu", /* the file is leaky_relu.so */
+    .version = "1.0.0",
+    .summary = "out = x >= 0 ? x : slope * x (param.slope, default 0.01), beside F.leaky_relu",
+    .profiles = profiles,
+    .baseline = "naive",
+    .dtypes = KLAB_DTYPE_BIT(KLAB_FP32) | KLAB_DTYPE_BIT(KLAB_FP16) | KLAB_DTYPE_BIT(KLAB_BF16),
+    .min_cc = 0,      /* any */
+    .archs = NULL,    /* any device (PTX is JIT-compiled) */
+    .params = params,
+    .dims = NULL,     /* none */
+    .flags = 0,
+    .default_steps = 0, /* not a step plugin */
+    .setup = lrelu_setup,
+    .run = lrelu_run,
+    .verify = lrelu_verify,
+    .teardown = lrelu_teardown,
+    .work = lrelu_work,
+    .tolerance = NULL, /* the host's default for the dtype */
+    .run_host = NULL,
+    .verify_host = NULL,
+    .check_param = NULL,
 };
 
 } // namespace
