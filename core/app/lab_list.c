@@ -14,18 +14,6 @@
 
 #define LIST_JSON_SCHEMA "klab.list/1"
 
-/* "a,b,c" as a JSON array of its names. */
-static void names_json(json_out *j, const char *key, const char *joined)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", joined);
-    json_array(j, key);
-    char *save = NULL;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        json_str(j, NULL, t);
-    json_end(j);
-}
-
 /* One plugin as --list --json describes it (klab.list/1, docs/outputs.md). */
 static void plugin_json(json_out *j, const wire_plugin *p, const found_plugin *f, const char *ini)
 {
@@ -46,7 +34,7 @@ static void plugin_json(json_out *j, const wire_plugin *p, const found_plugin *f
         json_str(j, "name", p->profiles[k]);
         json_str(j, "summary", p->profile_summary[k]);
         json_bool(j, "tunes", p->profile_tunes[k]);
-        names_json(j, "archs", p->profile_archs[k][0] ? p->profile_archs[k] : p->archs);
+        json_names(j, "archs", p->profile_archs[k][0] ? p->profile_archs[k] : p->archs);
         json_end(j);
     }
     json_end(j);
@@ -56,9 +44,9 @@ static void plugin_json(json_out *j, const wire_plugin *p, const found_plugin *f
             json_str(j, NULL, dtype_name((klab_dtype)k));
     json_end(j);
     json_int(j, "min_cc", p->min_cc);
-    names_json(j, "archs", p->archs);
-    names_json(j, "params", p->params);
-    names_json(j, "dims", p->dims);
+    json_names(j, "archs", p->archs);
+    json_names(j, "params", p->params);
+    json_names(j, "dims", p->dims);
     json_str(j, "shadows", f->shadows);
     json_end(j);
 }

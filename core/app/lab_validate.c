@@ -10,6 +10,7 @@
 #include "app/lab_torch.h"
 #include "app/lab_worker.h"
 #include "app/plugin_select.h"
+#include "config/case_json.h"
 #include "config/ini_config.h"
 #include "host/dtype.h"
 #include "util/json_out.h"
@@ -18,32 +19,13 @@
 
 #define VALIDATE_JSON_SCHEMA "klab.validate/1"
 
-/* The cases of cfg the selection keeps, as --validate --json lists them (profiles [] : every one). */
+/* The cases of cfg the selection keeps, each as libklab_bench writes one (config/case_json.c). */
 static void cases_json(json_out *j, const cfg_experiment *cfg, const run_filter *f)
 {
     json_array(j, "cases");
-    for (int i = 0; i < cfg->ncases; i++) {
-        const cfg_case *c = &cfg->cases[i];
-        if (!job_keeps_case(c, f))
-            continue;
-        json_object(j, NULL);
-        json_str(j, "name", c->name);
-        json_str(j, "shape", c->rank ? c->shape : "");
-        json_object(j, "dims");
-        for (int k = 0; k < c->ndims_named; k++)
-            json_int(j, c->dim_key[k], c->dim_val[k]);
-        json_end(j);
-        json_array(j, "dtypes");
-        for (int k = 0; k < c->ndtypes; k++)
-            if (!f->dtypes || (f->dtypes & KLAB_DTYPE_BIT(c->dtypes[k])))
-                json_str(j, NULL, dtype_name(c->dtypes[k]));
-        json_end(j);
-        json_array(j, "profiles");
-        for (int k = 0; k < c->nprofiles; k++)
-            json_str(j, NULL, c->profiles[k]);
-        json_end(j);
-        json_end(j);
-    }
+    for (int i = 0; i < cfg->ncases; i++)
+        if (job_keeps_case(&cfg->cases[i], f))
+            case_json(j, &cfg->cases[i], f->dtypes);
     json_end(j);
 }
 

@@ -8,6 +8,7 @@
 
 #include "bench/klab_bench_internal.h"
 #include "config/case_build.h"
+#include "config/case_json.h"
 #include "host/dtype.h"
 #include "host/loader.h"
 #include "host/verify.h"
@@ -41,59 +42,6 @@ void kb_ini_close(kb_ini *ini)
     free(ini);
 }
 
-/* The case's keys as klab resolved them, [defaults] folded in; a key's line is where the file gives
-   it (its case or [defaults]), 0 where neither does. */
-static void case_json(json_out *j, const cfg_case *c)
-{
-    json_object(j, NULL);
-    json_str(j, "name", c->name);
-    json_int(j, "line", c->line);
-    json_str(j, "shape", c->rank ? c->shape : "");
-    json_array(j, "dims");
-    for (int k = 0; k < c->rank; k++)
-        json_int(j, NULL, c->dims[k]);
-    json_end(j);
-    json_array(j, "dtypes");
-    for (int k = 0; k < c->ndtypes; k++)
-        json_str(j, NULL, dtype_name(c->dtypes[k]));
-    json_end(j);
-    json_array(j, "profiles");
-    for (int k = 0; k < c->nprofiles; k++)
-        json_str(j, NULL, c->profiles[k]);
-    json_end(j);
-    json_int(j, "warmup", c->warmup);
-    json_int(j, "min_reps", c->stop.min_reps);
-    json_int(j, "max_reps", c->stop.max_reps);
-    json_num(j, "precision", c->stop.precision);
-    json_num(j, "budget_ms", c->stop.budget_ms);
-    json_int(j, "steps", c->steps);
-    json_str(j, "config", c->config);
-    json_object(j, "params");
-    for (int k = 0; k < c->nparams; k++)
-        json_str(j, c->param_key[k], c->param_val[k]);
-    json_end(j);
-    json_object(j, "named");
-    for (int k = 0; k < c->ndims_named; k++)
-        json_int(j, c->dim_key[k], c->dim_val[k]);
-    json_end(j);
-    json_object(j, "lines");
-    const char *name;
-    for (int k = 0; (name = cfg_case_key_name(k)) != NULL; k++)
-        if (cfg_case_key_line(c, name))
-            json_int(j, name, cfg_case_key_line(c, name));
-    char key[CFG_NAME + 8];
-    for (int k = 0; k < c->nparams; k++) {
-        snprintf(key, sizeof key, "param.%s", c->param_key[k]);
-        json_int(j, key, cfg_case_key_line(c, key));
-    }
-    for (int k = 0; k < c->ndims_named; k++) {
-        snprintf(key, sizeof key, "dim.%s", c->dim_key[k]);
-        json_int(j, key, cfg_case_key_line(c, key));
-    }
-    json_end(j);
-    json_end(j);
-}
-
 char *kb_ini_json(const kb_ini *ini)
 {
     json_out j;
@@ -107,7 +55,7 @@ char *kb_ini_json(const kb_ini *ini)
     json_str(&j, "question", e->question);
     json_array(&j, "cases");
     for (int i = 0; i < e->ncases; i++)
-        case_json(&j, &e->cases[i]);
+        case_json(&j, &e->cases[i], 0);
     json_end(&j);
     json_end(&j);
     return kb_json_close(&j);
@@ -166,18 +114,6 @@ static int on_describe(void *user, wire_type type, const void *payload, uint32_t
     return 0;
 }
 
-/* "a,b,c" (a wire_plugin list) as a JSON array under key. */
-static void names_json(json_out *j, const char *key, const char *joined)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", joined);
-    json_array(j, key);
-    char *save = NULL;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        json_str(j, NULL, t);
-    json_end(j);
-}
-
 char *kb_describe(const char *plugin_path)
 {
     static job jb; /* large (paths): not on the caller's stack */
@@ -221,8 +157,8 @@ char *kb_describe(const char *plugin_path)
     json_end(&j);
     json_int(&j, "min_cc", p->min_cc);
     json_str(&j, "archs", p->archs);
-    names_json(&j, "params", p->params);
-    names_json(&j, "dims", p->dims);
+    json_names(&j, "params", p->params);
+    json_names(&j, "dims", p->dims);
     json_end(&j);
     return kb_json_close(&j);
 }

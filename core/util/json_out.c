@@ -120,3 +120,14 @@ int json_print(json_out *j, FILE *fp)
     free(text);
     return 0;
 }
+
+void json_names(json_out *j, const char *key, const char *joined)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", joined ? joined : "");
+    json_array(j, key);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        json_str(j, NULL, t);
+    json_end(j);
+}

@@ -35,6 +35,8 @@ void json_str(json_out *j, const char *key, const char *v);
 void json_num(json_out *j, const char *key, double v);
 void json_int(json_out *j, const char *key, long long v);
 void json_bool(json_out *j, const char *key, int v);
+/* "a,b,c" (a comma-joined list, as the wire carries a plugin's) as an array of strings under key */
+void json_names(json_out *j, const char *key, const char *joined);
 
 /* Closes j and writes its text and a line break to fp: 0, or -1 when writing failed. */
 int json_print(json_out *j, FILE *fp);
