@@ -21,8 +21,8 @@ static const char *profile_color(const report *r, const report_exp *x, const kla
     (void)r;
     char seen[64][64];
     int n = 0, ext = chart_external(row);
-    for (int si = 0; si < x->scope.n; si++) {
-        const klab_row *o = x->scope.at[si].row;
+    for (int si = 0; si < x->shown.n; si++) {
+        const klab_row *o = x->shown.at[si].row;
         if (!claims_in_scope(x->e, o) || chart_external(o) != ext)
             continue;
         int at = -1;
@@ -114,16 +114,16 @@ static void rates_part(FILE *fp, const report *r, const report_exp *x, const cha
 int chart_rates(FILE *fp, const report *r, const report_exp *x, const char *kcase)
 {
     int tflops = 0, n = 0, cap = 16;
-    for (int si = 0; si < x->scope.n; si++) {
-        const klab_row *o = x->scope.at[si].row;
+    for (int si = 0; si < x->shown.n; si++) {
+        const klab_row *o = x->shown.at[si].row;
         tflops |= rate_row(x, o, kcase) && !strcmp(o->limit, "tensor-peak");
     }
     /* dtype by dtype, then profile by profile, each in the order the runs hold them: a profile's runs
        side by side */
     char dtypes[16][64], profiles[64][64];
     int nd = 0, np = 0;
-    for (int si = 0; si < x->scope.n; si++) {
-        const klab_row *o = x->scope.at[si].row;
+    for (int si = 0; si < x->shown.n; si++) {
+        const klab_row *o = x->shown.at[si].row;
         if (rate_row(x, o, kcase)) {
             name_index(dtypes, &nd, 16, o->dtype);
             name_index(profiles, &np, 64, o->profile);
@@ -133,9 +133,9 @@ int chart_rates(FILE *fp, const report *r, const report_exp *x, const char *kcas
     chart_cols cols = chart_cols_new();
     for (int d = 0; d < nd && bars; d++)
         for (int p = 0; p < np && bars; p++)
-            for (int si = 0; si < x->scope.n && bars; si++) {
-                int ri = x->scope.at[si].run;
-                const klab_row *o = x->scope.at[si].row;
+            for (int si = 0; si < x->shown.n && bars; si++) {
+                int ri = x->shown.at[si].run;
+                const klab_row *o = x->shown.at[si].row;
                 double v = tflops ? o->tflops : o->gbps;
                 if (!rate_row(x, o, kcase) || strcmp(o->dtype, dtypes[d]) || strcmp(o->profile, profiles[p]) ||
                     !(v > 0))
@@ -294,9 +294,9 @@ int chart_speedup(FILE *fp, const report *r, const report_exp *x)
     dot *d = calloc((size_t)cap, sizeof *d);
     if (!d)
         return 0;
-    for (int si = 0; si < x->scope.n; si++) {
-        int ri = x->scope.at[si].run;
-        const klab_row *o = x->scope.at[si].row;
+    for (int si = 0; si < x->shown.n; si++) {
+        int ri = x->shown.at[si].run;
+        const klab_row *o = x->shown.at[si].row;
         if (!claims_in_scope(x->e, o) || !o->has_time || !o->has_speedup || o->status != ROW_PASSED ||
             o->speedup == 1.0)
             continue;
@@ -375,10 +375,10 @@ int chart_counters(FILE *fp, const report *r, const report_exp *x)
         return 0;
     counter_row *c = NULL;
     chart_cols cols = chart_cols_new();
-    for (int si = 0; si < x->scope.n; si++) {
-        int ri = x->scope.at[si].run;
+    for (int si = 0; si < x->shown.n; si++) {
+        int ri = x->shown.at[si].run;
         const run_dir *run = &r->runs->runs[ri];
-        const klab_row *o = x->scope.at[si].row;
+        const klab_row *o = x->shown.at[si].row;
         counter_row e = {ri, o, {0, 0}, {0, 0}, "", ""};
         for (int j = 0; j < 2; j++)
             e.has[j] = run_set_counter_value(run, o, m[j], &e.v[j]);

@@ -295,10 +295,10 @@ static void rows_table(FILE *fp, const report *r, const report_exp *x)
 {
     fputs("\n| row | median µs [95 %] | GB/s | TFLOP/s | of limit | speedup [95 %] | status |\n"
           "|---|---|---|---|---|---|---|\n", fp);
-    for (int i = 0; i < x->scope.n; i++) {
-        const klab_row *row = x->scope.at[i].row;
+    for (int i = 0; i < x->shown.n; i++) {
+        const klab_row *row = x->shown.at[i].row;
         char label[300];
-        report_row_label(r, x->scope.at[i].run, row, label, sizeof label);
+        report_row_label(r, x->shown.at[i].run, row, label, sizeof label);
         fputs("| ", fp);
         md_cell(fp, label);
         if (row->has_time && row->has_ci)
@@ -477,7 +477,12 @@ void report_md_page(FILE *fp, const report *r, const report_exp *x, const char *
     fputs("\n## Result figures\n", fp);
     if (x->rows == 0)
         fputs("\nNo row of this experiment in the runs given: no evidence yet.\n", fp);
-    else
+    else if (report_left_out(r, x, roll, sizeof roll)) {
+        fputs("\n", fp);
+        md_text(fp, roll);
+        fputc('\n', fp);
+    }
+    if (x->rows)
         rows_table(fp, r, x);
     report_counters_each(fp, r, x, counters_row);
     section(fp, "Evidence boundary", e->boundary);

@@ -92,3 +92,31 @@ void scope_free(row_scope *s)
     free(s->at);
     memset(s, 0, sizeof *s);
 }
+
+int scope_shown(const row_scope *all, int nruns, int max, row_scope *out)
+{
+    *out = *all;
+    if (all->n <= max)
+        return 0;
+    int share = max / (nruns > 0 ? nruns : 1);
+    out->at = malloc((size_t)max * sizeof *out->at);
+    if (!out->at) {
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    out->n = 0;
+    for (int i = 0, run = -1, k = 0; i < all->n; i++) {
+        if (all->at[i].run != run)
+            run = all->at[i].run, k = 0;
+        if (k++ < share && out->n < max)
+            out->at[out->n++] = all->at[i];
+    }
+    return 0;
+}
+
+void scope_shown_free(const row_scope *all, row_scope *shown)
+{
+    if (shown->at != all->at)
+        free(shown->at);
+    memset(shown, 0, sizeof *shown);
+}
