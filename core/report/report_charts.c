@@ -265,9 +265,10 @@ int chart_claim(FILE *fp, const report *r, const report_exp *x, int k)
     int n = 0;
     if (!d)
         return 0;
+    int all = 0; /* the instances with a value: a claim over a million rows draws the first SCOPE_SHOWN_MAX */
     for (int i = 0; i < c->n; i++) {
         const claim_instance *in = &c->inst[i];
-        if (!in->has_value)
+        if (!in->has_value || all++ >= SCOPE_SHOWN_MAX)
             continue;
         report_row_label(r, in->run, in->row, d[n].label, sizeof d[n].label);
         d[n].v = in->value;
@@ -280,8 +281,10 @@ int chart_claim(FILE *fp, const report *r, const report_exp *x, int k)
     if (n) {
         char title[400], m[160];
         claim_metric_name(&cl->rule, m, sizeof m);
-        snprintf(title, sizeof title, "claim %s: %s%s%s (green met, red not met, orange undecided)", cl->name, m,
-                 cl->rule.nvs ? " vs " : "", cl->rule.nvs ? cl->rule.vs[0] : "");
+        int len = snprintf(title, sizeof title, "claim %s: %s%s%s (green met, red not met, orange undecided)",
+                           cl->name, m, cl->rule.nvs ? " vs " : "", cl->rule.nvs ? cl->rule.vs[0] : "");
+        if (n < all && len > 0 && (size_t)len < sizeof title)
+            snprintf(title + len, sizeof title - (size_t)len, ", the first %d of %d cases", n, all);
         dot_chart(fp, r, title, d, n, cl->rule.threshold, m);
     }
     free(d);
