@@ -30,7 +30,7 @@ static int sweep_cases(const report *r, const char *plugin)
 static int find_scope(report *r, report_exp *x)
 {
     if (scope_find(x->e, r->runs, &r->spans, &x->scope) != 0 ||
-        scope_shown(&x->scope, r->runs->n, SCOPE_SHOWN_MAX, &x->shown) != 0)
+        scope_shown(&x->scope, r->runs->n, &x->shown) != 0)
         return -1;
     x->rows = x->scope.n;
     return 0;
@@ -400,12 +400,16 @@ int report_left_out(const report *r, const report_exp *x, char *buf, size_t len)
     buf[0] = 0;
     if (x->shown.n == x->scope.n)
         return 0;
+    char which[120];
+    if (r->runs->n > 1)
+        snprintf(which, sizeof which, "at most the first %d of each of the %d runs", scope_shown_share(r->runs->n),
+                 r->runs->n);
+    else
+        snprintf(which, sizeof which, "the run's first %d", x->shown.n);
     snprintf(buf, len,
-             "Of the %d rows in scope, the tables and charts below show %d (at most the first %d of each of the "
-             "%d runs): %d rows are left out of them. The runs' CSVs hold every row, and the claims and status "
-             "are judged over all %d.",
-             x->scope.n, x->shown.n, SCOPE_SHOWN_MAX / (r->runs->n > 0 ? r->runs->n : 1), r->runs->n,
-             x->scope.n - x->shown.n, x->scope.n);
+             "Of the %d rows in scope, the tables and charts below show %d (%s): %d rows are left out of them. "
+             "The runs' CSVs hold every row, and the claims and status are judged over all %d.",
+             x->scope.n, x->shown.n, which, x->scope.n - x->shown.n, x->scope.n);
     return 1;
 }
 

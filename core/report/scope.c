@@ -93,13 +93,19 @@ void scope_free(row_scope *s)
     memset(s, 0, sizeof *s);
 }
 
-int scope_shown(const row_scope *all, int nruns, int max, row_scope *out)
+int scope_shown_share(int nruns)
+{
+    int share = SCOPE_SHOWN_MAX / (nruns > 0 ? nruns : 1);
+    return share > 0 ? share : 1; /* more runs than rows shown: the first row of each, up to the bound */
+}
+
+int scope_shown(const row_scope *all, int nruns, row_scope *out)
 {
     *out = *all;
-    if (all->n <= max)
+    if (all->n <= SCOPE_SHOWN_MAX)
         return 0;
-    int share = max / (nruns > 0 ? nruns : 1);
-    out->at = malloc((size_t)max * sizeof *out->at);
+    int share = scope_shown_share(nruns);
+    out->at = malloc((size_t)SCOPE_SHOWN_MAX * sizeof *out->at);
     if (!out->at) {
         memset(out, 0, sizeof *out);
         return -1;
@@ -108,7 +114,7 @@ int scope_shown(const row_scope *all, int nruns, int max, row_scope *out)
     for (int i = 0, run = -1, k = 0; i < all->n; i++) {
         if (all->at[i].run != run)
             run = all->at[i].run, k = 0;
-        if (k++ < share && out->n < max)
+        if (k++ < share && out->n < SCOPE_SHOWN_MAX)
             out->at[out->n++] = all->at[i];
     }
     return 0;
