@@ -15,11 +15,17 @@ static int listed(const char *v, const char *list, size_t stride, int n)
     return 0;
 }
 
-int claims_in_scope(const exp_experiment *e, const klab_row *r)
+/* The scope but its plugin: an experiment with no lists (a plugin's page) reads nothing of the row */
+static int in_lists(const exp_experiment *e, const klab_row *r)
 {
-    return strcmp(r->plugin, e->plugin) == 0 && listed(r->kcase, (const char *)e->cases, sizeof e->cases[0], e->ncases) &&
+    return listed(r->kcase, (const char *)e->cases, sizeof e->cases[0], e->ncases) &&
            listed(r->dtype, (const char *)e->dtypes, sizeof e->dtypes[0], e->ndtypes) &&
            listed(r->profile, (const char *)e->profiles, sizeof e->profiles[0], e->nprofiles);
+}
+
+int claims_in_scope(const exp_experiment *e, const klab_row *r)
+{
+    return strcmp(r->plugin, e->plugin) == 0 && in_lists(e, r);
 }
 
 int scope_spans_find(const run_set *runs, scope_spans *out)
@@ -70,7 +76,7 @@ int scope_find(const exp_experiment *e, const run_set *runs, const scope_spans *
         const klab_row *rows = runs->runs[s->run].rows;
         out->plugin_rows += s->n;
         for (int k = s->first; k < s->first + s->n; k++) {
-            if (!claims_in_scope(e, &rows[k]))
+            if (!in_lists(e, &rows[k])) /* the stretch is the plugin's: its name is not compared again */
                 continue;
             if (out->n == cap) {
                 cap = cap ? 2 * cap : 64;
