@@ -62,9 +62,9 @@ static series *collect(const report *r, const report_exp *x, const char *dtype, 
         return NULL;
     snprintf(s[0].key, sizeof s[0].key, "klab's copy at the same bytes");
     s[0].copy = 1;
-    for (int si = 0; si < x->scope.n; si++) {
-        int ri = x->scope.at[si].run;
-        const klab_row *o = x->scope.at[si].row;
+    for (int si = 0; si < x->shown.n; si++) {
+        int ri = x->shown.at[si].run;
+        const klab_row *o = x->shown.at[si].row;
         double n = row_length(o);
         if (!claims_in_scope(x->e, o) || o->status != ROW_PASSED || !o->has_time || !(n > 0) ||
             strcmp(o->dtype, dtype))
@@ -225,8 +225,8 @@ int chart_sweep(FILE *fp, const report *r, const report_exp *x)
     /* one chart per dtype, in the order the runs hold them */
     char dtypes[16][32];
     int nd = 0, any = 0;
-    for (int si = 0; si < x->scope.n; si++) {
-        const klab_row *o = x->scope.at[si].row;
+    for (int si = 0; si < x->shown.n; si++) {
+        const klab_row *o = x->shown.at[si].row;
         int seen = 0;
         for (int d = 0; d < nd && !seen; d++)
             seen = !strcmp(dtypes[d], o->dtype);

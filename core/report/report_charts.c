@@ -21,8 +21,8 @@ static const char *profile_color(const report *r, const report_exp *x, const kla
     (void)r;
     char seen[64][64];
     int n = 0, ext = chart_external(row);
-    for (int si = 0; si < x->scope.n; si++) {
-        const klab_row *o = x->scope.at[si].row;
+    for (int si = 0; si < x->shown.n; si++) {
+        const klab_row *o = x->shown.at[si].row;
         if (!claims_in_scope(x->e, o) || chart_external(o) != ext)
             continue;
         int at = -1;
@@ -114,16 +114,16 @@ static void rates_part(FILE *fp, const report *r, const report_exp *x, const cha
 int chart_rates(FILE *fp, const report *r, const report_exp *x, const char *kcase)
 {
     int tflops = 0, n = 0, cap = 16;
-    for (int si = 0; si < x->scope.n; si++) {
-        const klab_row *o = x->scope.at[si].row;
+    for (int si = 0; si < x->shown.n; si++) {
+        const klab_row *o = x->shown.at[si].row;
         tflops |= rate_row(x, o, kcase) && !strcmp(o->limit, "tensor-peak");
     }
     /* dtype by dtype, then profile by profile, each in the order the runs hold them: a profile's runs
        side by side */
     char dtypes[16][64], profiles[64][64];
     int nd = 0, np = 0;
-    for (int si = 0; si < x->scope.n; si++) {
-        const klab_row *o = x->scope.at[si].row;
+    for (int si = 0; si < x->shown.n; si++) {
+        const klab_row *o = x->shown.at[si].row;
         if (rate_row(x, o, kcase)) {
             name_index(dtypes, &nd, 16, o->dtype);
             name_index(profiles, &np, 64, o->profile);
@@ -133,9 +133,9 @@ int chart_rates(FILE *fp, const report *r, const report_exp *x, const char *kcas
     chart_cols cols = chart_cols_new();
     for (int d = 0; d < nd && bars; d++)
         for (int p = 0; p < np && bars; p++)
-            for (int si = 0; si < x->scope.n && bars; si++) {
-                int ri = x->scope.at[si].run;
-                const klab_row *o = x->scope.at[si].row;
+            for (int si = 0; si < x->shown.n && bars; si++) {
+                int ri = x->shown.at[si].run;
+                const klab_row *o = x->shown.at[si].row;
                 double v = tflops ? o->tflops : o->gbps;
                 if (!rate_row(x, o, kcase) || strcmp(o->dtype, dtypes[d]) || strcmp(o->profile, profiles[p]) ||
                     !(v > 0))
@@ -265,9 +265,10 @@ int chart_claim(FILE *fp, const report *r, const report_exp *x, int k)
     int n = 0;
     if (!d)
         return 0;
+    int all = 0; /* the instances with a value: a claim over a million rows draws the first SCOPE_SHOWN_MAX */
     for (int i = 0; i < c->n; i++) {
         const claim_instance *in = &c->inst[i];
-        if (!in->has_value)
+        if (!in->has_value || all++ >= SCOPE_SHOWN_MAX)
             continue;
         report_row_label(r, in->run, in->row, d[n].label, sizeof d[n].label);
         d[n].v = in->value;
@@ -280,8 +281,10 @@ int chart_claim(FILE *fp, const report *r, const report_exp *x, int k)
     if (n) {
         char title[400], m[160];
         claim_metric_name(&cl->rule, m, sizeof m);
-        snprintf(title, sizeof title, "claim %s: %s%s%s (green met, red not met, orange undecided)", cl->name, m,
-                 cl->rule.nvs ? " vs " : "", cl->rule.nvs ? cl->rule.vs[0] : "");
+        int len = snprintf(title, sizeof title, "claim %s: %s%s%s (green met, red not met, orange undecided)",
+                           cl->name, m, cl->rule.nvs ? " vs " : "", cl->rule.nvs ? cl->rule.vs[0] : "");
+        if (n < all && len > 0 && (size_t)len < sizeof title)
+            snprintf(title + len, sizeof title - (size_t)len, ", the first %d of %d cases", n, all);
         dot_chart(fp, r, title, d, n, cl->rule.threshold, m);
     }
     free(d);
@@ -294,9 +297,9 @@ int chart_speedup(FILE *fp, const report *r, const report_exp *x)
     dot *d = calloc((size_t)cap, sizeof *d);
     if (!d)
         return 0;
-    for (int si = 0; si < x->scope.n; si++) {
-        int ri = x->scope.at[si].run;
-        const klab_row *o = x->scope.at[si].row;
+    for (int si = 0; si < x->shown.n; si++) {
+        int ri = x->shown.at[si].run;
+        const klab_row *o = x->shown.at[si].row;
         if (!claims_in_scope(x->e, o) || !o->has_time || !o->has_speedup || o->status != ROW_PASSED ||
             o->speedup == 1.0)
             continue;
@@ -375,10 +378,10 @@ int chart_counters(FILE *fp, const report *r, const report_exp *x)
         return 0;
     counter_row *c = NULL;
     chart_cols cols = chart_cols_new();
-    for (int si = 0; si < x->scope.n; si++) {
-        int ri = x->scope.at[si].run;
+    for (int si = 0; si < x->shown.n; si++) {
+        int ri = x->shown.at[si].run;
         const run_dir *run = &r->runs->runs[ri];
-        const klab_row *o = x->scope.at[si].row;
+        const klab_row *o = x->shown.at[si].row;
         counter_row e = {ri, o, {0, 0}, {0, 0}, "", ""};
         for (int j = 0; j < 2; j++)
             e.has[j] = run_set_counter_value(run, o, m[j], &e.v[j]);

@@ -29,7 +29,8 @@ static int sweep_cases(const report *r, const char *plugin)
 /* x's rows, found once: every page, table and chart of it goes over them. 0, or -1 when out of memory. */
 static int find_scope(report *r, report_exp *x)
 {
-    if (scope_find(x->e, r->runs, &r->spans, &x->scope) != 0)
+    if (scope_find(x->e, r->runs, &r->spans, &x->scope) != 0 ||
+        scope_shown(&x->scope, r->runs->n, &x->shown) != 0)
         return -1;
     x->rows = x->scope.n;
     return 0;
@@ -133,10 +134,13 @@ void report_free(report *r)
         for (int i = 0; i < r->set->nexps; i++) {
             for (int k = 0; k < EXP_MAX_CLAIMS; k++)
                 claim_result_free(&r->exps[i].claims[k]);
+            scope_shown_free(&r->exps[i].scope, &r->exps[i].shown);
             scope_free(&r->exps[i].scope);
         }
-    for (int i = 0; i < r->nplugins; i++)
+    for (int i = 0; i < r->nplugins; i++) {
+        scope_shown_free(&r->plugins[i].scope, &r->plugins[i].shown);
         scope_free(&r->plugins[i].scope);
+    }
     scope_spans_free(&r->spans);
     free(r->exps);
     free(r->decs);
@@ -391,16 +395,34 @@ static void kernel_cells(const run_kernel *k, report_kernel_cells *out)
     }
 }
 
+int report_left_out(const report *r, const report_exp *x, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (x->shown.n == x->scope.n)
+        return 0;
+    char which[120];
+    if (r->runs->n > 1)
+        snprintf(which, sizeof which, "at most the first %d of each of the %d runs", scope_shown_share(r->runs->n),
+                 r->runs->n);
+    else
+        snprintf(which, sizeof which, "the run's first %d", x->shown.n);
+    snprintf(buf, len,
+             "Of the %d rows in scope, the tables and charts below show %d (%s): %d rows are left out of them. "
+             "The runs' CSVs hold every row, and the claims and status are judged over all %d.",
+             x->scope.n, x->shown.n, which, x->scope.n - x->shown.n, x->scope.n);
+    return 1;
+}
+
 void report_counters_each(FILE *fp, const report *r, const report_exp *x, report_counters_fn fn)
 {
     int first = 1;
     for (int ri = 0, si = 0; ri < r->runs->n; ri++) {
         const run_dir *run = &r->runs->runs[ri];
-        if (si == x->scope.n || x->scope.at[si].run != ri)
+        if (si == x->shown.n || x->shown.at[si].run != ri)
             continue; /* none of the run's rows is in scope */
         report_kernel_cells *cells = calloc((size_t)run->nkernels + 1, sizeof *cells);
-        for (; cells && si < x->scope.n && x->scope.at[si].run == ri; si++) {
-            const klab_row *row = x->scope.at[si].row;
+        for (; cells && si < x->shown.n && x->shown.at[si].run == ri; si++) {
+            const klab_row *row = x->shown.at[si].row;
             char label[300], head[600];
             if (!counters_heading(r, ri, row, head, sizeof head))
                 continue;

@@ -17,6 +17,7 @@ typedef struct report_exp {
     claim_result claims[EXP_MAX_CLAIMS];
     row_scope scope; /* its rows, over every run */
     int rows;        /* scope.n */
+    row_scope shown; /* the rows its tables and charts show: scope, or SCOPE_SHOWN_MAX of it */
     evidence_status status;
     int plugin_page; /* a plugin's page: every row of it, no claims (report.plugins) */
 } report_exp;
@@ -69,6 +70,11 @@ void report_claim_summary(const report *r, const exp_claim *claim, const claim_r
 /* The figure of an experiment without claims: its rate's range over the passed rows in scope. */
 void report_measured_figure(const report *r, const report_exp *x, char *buf, size_t len);
 
+/* What a page says of the rows its tables and charts leave out (x->shown, scope.h): how many of how
+   many it shows, and that the CSVs hold the rest and the claims went over every row. 0 and an empty
+   buf when it shows them all, as every run of a real size is shown; else 1. */
+int report_left_out(const report *r, const report_exp *x, char *buf, size_t len);
+
 /* ---- counters on a page (run_set.h joins them to the rows) ---- */
 
 /* The sentence a page's counters open with. */
@@ -82,7 +88,7 @@ typedef struct report_kernel_cells {
     char v[NCU_NMETRICS][24];
 } report_kernel_cells;
 
-/* Writes a page's counters through fn, once per row of x's scope that a counters line names, in the
+/* Writes a page's counters through fn, once per row x's page shows (x->shown) that a counters line names, in the
    runs' order: its label, what the page says beside it ("median 19.76 µs · 3397 GB/s; ncu measured 1
    kernel", or "...; no counters: ncu refused: why"), its nk kernels; first is 1 for the first row. */
 typedef void (*report_counters_fn)(FILE *fp, int first, const char *label, const char *head,

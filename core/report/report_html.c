@@ -283,6 +283,12 @@ static void experiment(FILE *fp, const report *r, const report_exp *x)
     }
     if (x->rows == 0)
         fputs("<p class=\"none\">No row of this experiment in the runs given: no evidence yet.</p>\n", fp);
+    char left[600];
+    if (report_left_out(r, x, left, sizeof left)) {
+        fputs("<p class=\"none\">", fp);
+        xml_text(fp, left);
+        fputs("</p>\n", fp);
+    }
     fputs("<div class=\"charts\">\n", fp);
     if (!strcmp(e->chart, "sweep"))
         chart_sweep(fp, r, x);
@@ -294,10 +300,10 @@ static void experiment(FILE *fp, const report *r, const report_exp *x)
     char done[256][64];
     int nd = 0, hists = 0;
     int rates = strcmp(e->chart, "sweep") != 0;
-    for (int si = 0; si < x->scope.n; si++) {
-        const klab_row *o = x->scope.at[si].row;
+    for (int si = 0; si < x->shown.n; si++) {
+        const klab_row *o = x->shown.at[si].row;
         if (o->samples_file[0] && hists < HIST_MAX)
-            hists += chart_histogram(fp, r, x->scope.at[si].run, o);
+            hists += chart_histogram(fp, r, x->shown.at[si].run, o);
         if (!rates || nd == 256)
             continue; /* the cases seen matter only to the rate charts still to draw */
         int seen = 0;

@@ -295,10 +295,10 @@ static void rows_table(FILE *fp, const report *r, const report_exp *x)
 {
     fputs("\n| row | median µs [95 %] | GB/s | TFLOP/s | of limit | speedup [95 %] | status |\n"
           "|---|---|---|---|---|---|---|\n", fp);
-    for (int i = 0; i < x->scope.n; i++) {
-        const klab_row *row = x->scope.at[i].row;
+    for (int i = 0; i < x->shown.n; i++) {
+        const klab_row *row = x->shown.at[i].row;
         char label[300];
-        report_row_label(r, x->scope.at[i].run, row, label, sizeof label);
+        report_row_label(r, x->shown.at[i].run, row, label, sizeof label);
         fputs("| ", fp);
         md_cell(fp, label);
         if (row->has_time && row->has_ci)
@@ -389,10 +389,15 @@ static void claim_block(FILE *fp, const report *r, const exp_claim *cl, const cl
     if (c->failed + c->open + c->aside == 0)
         return;
     fputs("\n| row | verdict | why |\n|---|---|---|\n", fp);
+    int listed = 0, more = 0; /* the rows' bound (scope.h): a million cases not met are counted above */
     for (int i = 0; i < c->n + c->aside; i++) {
         const claim_instance *in = &c->inst[i];
         if (in->verdict == VERDICT_MET && i < c->n)
             continue;
+        if (listed++ >= SCOPE_SHOWN_MAX) {
+            more++;
+            continue;
+        }
         char label[300];
         report_row_label(r, in->run, in->row, label, sizeof label);
         fputs("| ", fp);
@@ -404,6 +409,9 @@ static void claim_block(FILE *fp, const report *r, const exp_claim *cl, const cl
             fputs(": a full row of this case, dtype and profile decides", fp);
         fputs(" |\n", fp);
     }
+    if (more)
+        fprintf(fp, "\n%d more rows not met, undecided or set aside are left out of this table; the claim is "
+                    "judged over every one.\n", more);
 }
 
 /* Where the page's links point: the matrix, and beside it the experiments' and plugins' pages. */
@@ -477,7 +485,12 @@ void report_md_page(FILE *fp, const report *r, const report_exp *x, const char *
     fputs("\n## Result figures\n", fp);
     if (x->rows == 0)
         fputs("\nNo row of this experiment in the runs given: no evidence yet.\n", fp);
-    else
+    else if (report_left_out(r, x, roll, sizeof roll)) {
+        fputs("\n", fp);
+        md_text(fp, roll);
+        fputc('\n', fp);
+    }
+    if (x->rows)
         rows_table(fp, r, x);
     report_counters_each(fp, r, x, counters_row);
     section(fp, "Evidence boundary", e->boundary);

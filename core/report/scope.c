@@ -15,11 +15,17 @@ static int listed(const char *v, const char *list, size_t stride, int n)
     return 0;
 }
 
-int claims_in_scope(const exp_experiment *e, const klab_row *r)
+/* The scope but its plugin: an experiment with no lists (a plugin's page) reads nothing of the row */
+static int in_lists(const exp_experiment *e, const klab_row *r)
 {
-    return strcmp(r->plugin, e->plugin) == 0 && listed(r->kcase, (const char *)e->cases, sizeof e->cases[0], e->ncases) &&
+    return listed(r->kcase, (const char *)e->cases, sizeof e->cases[0], e->ncases) &&
            listed(r->dtype, (const char *)e->dtypes, sizeof e->dtypes[0], e->ndtypes) &&
            listed(r->profile, (const char *)e->profiles, sizeof e->profiles[0], e->nprofiles);
+}
+
+int claims_in_scope(const exp_experiment *e, const klab_row *r)
+{
+    return strcmp(r->plugin, e->plugin) == 0 && in_lists(e, r);
 }
 
 int scope_spans_find(const run_set *runs, scope_spans *out)
@@ -70,7 +76,7 @@ int scope_find(const exp_experiment *e, const run_set *runs, const scope_spans *
         const klab_row *rows = runs->runs[s->run].rows;
         out->plugin_rows += s->n;
         for (int k = s->first; k < s->first + s->n; k++) {
-            if (!claims_in_scope(e, &rows[k]))
+            if (!in_lists(e, &rows[k])) /* the stretch is the plugin's: its name is not compared again */
                 continue;
             if (out->n == cap) {
                 cap = cap ? 2 * cap : 64;
@@ -91,4 +97,38 @@ void scope_free(row_scope *s)
 {
     free(s->at);
     memset(s, 0, sizeof *s);
+}
+
+int scope_shown_share(int nruns)
+{
+    int share = SCOPE_SHOWN_MAX / (nruns > 0 ? nruns : 1);
+    return share > 0 ? share : 1; /* more runs than rows shown: the first row of each, up to the bound */
+}
+
+int scope_shown(const row_scope *all, int nruns, row_scope *out)
+{
+    *out = *all;
+    if (all->n <= SCOPE_SHOWN_MAX)
+        return 0;
+    int share = scope_shown_share(nruns);
+    out->at = malloc((size_t)SCOPE_SHOWN_MAX * sizeof *out->at);
+    if (!out->at) {
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    out->n = 0;
+    for (int i = 0, run = -1, k = 0; i < all->n; i++) {
+        if (all->at[i].run != run)
+            run = all->at[i].run, k = 0;
+        if (k++ < share && out->n < SCOPE_SHOWN_MAX)
+            out->at[out->n++] = all->at[i];
+    }
+    return 0;
+}
+
+void scope_shown_free(const row_scope *all, row_scope *shown)
+{
+    if (shown->at != all->at)
+        free(shown->at);
+    memset(shown, 0, sizeof *shown);
 }

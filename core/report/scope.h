@@ -44,4 +44,19 @@ const char *scope_span_plugin(const struct run_set *runs, const scope_span *sp);
 int scope_find(const struct exp_experiment *e, const struct run_set *runs, const scope_spans *sp, row_scope *out);
 void scope_free(row_scope *s);
 
+/* The most rows an experiment's tables and charts show: far above any real run (the committed
+   baseline holds some 850 rows), while a page of a million-row run's every row, drawn and tabled, is
+   gigabytes no one reads. The claims are judged over every row all the same. */
+#define SCOPE_SHOWN_MAX 2000
+
+/* The rows of each run a page shows past SCOPE_SHOWN_MAX: an equal share, so runs compared side by
+   side stay so. */
+int scope_shown_share(int nruns);
+
+/* The rows of `all` that the pages show: every one when there are at most SCOPE_SHOWN_MAX, else the
+   first scope_shown_share(nruns) of each run, at most SCOPE_SHOWN_MAX in all, in the same order. out
+   shares all's rows when it holds them all (scope_shown_free knows). 0, or -1 when out of memory. */
+int scope_shown(const row_scope *all, int nruns, row_scope *out);
+void scope_shown_free(const row_scope *all, row_scope *shown);
+
 #endif

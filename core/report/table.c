@@ -7,6 +7,7 @@
 #include "evidence/counters.h"
 #include "evidence/csv_read.h"
 #include "evidence/run_set.h"
+#include "report/scope.h"
 #include "util/dir_list.h"
 #include "util/file_read.h"
 #include "util/text.h"
@@ -101,7 +102,13 @@ int table_report_run(FILE *fp, FILE *errfp, const run_dir *d)
         }
         char title[4500];
         snprintf(title, sizeof title, "%s (%d rows)", f->path, f->n);
-        table_print(fp, title, d->rows + f->first, f->n);
+        /* a million rows on a terminal are read by no one and were seconds of the report's time: the
+           pages' bound, the first rows, and a line that says the CSV holds the rest */
+        int shown = f->n < SCOPE_SHOWN_MAX ? f->n : SCOPE_SHOWN_MAX;
+        table_print(fp, title, d->rows + f->first, shown);
+        if (shown < f->n)
+            text_printf(fp, "(the first %d of %d rows: %d left out here; %s holds every row)\n", shown, f->n,
+                        f->n - shown, f->path);
     }
     return rc;
 }

@@ -13,7 +13,8 @@ void table_print(FILE *fp, const char *title, const klab_row *rows, int n);
 int table_report(FILE *fp, const char *dir, char *err, size_t errlen);
 
 /* The same from a run read already (run_set.h): its meta.ini header and each CSV's table, without
-   reading the CSVs again; a CSV that could not be read is named on errfp. Returns 0, or -1 when one
+   reading the CSVs again; a CSV that could not be read is named on errfp. Of a CSV of more than
+   SCOPE_SHOWN_MAX rows (scope.h), the first that many, and a line saying how many are left out. Returns 0, or -1 when one
    could not. */
 struct run_dir;
 int table_report_run(FILE *fp, FILE *errfp, const struct run_dir *d);

@@ -20,6 +20,10 @@ set_tests_properties(report_golden PROPERTIES LABELS unit)
 # report.html's charts as Chromium draws them, over one run and over 26 (fixtures/runs/rowsweep-many)
 add_test(NAME report_charts COMMAND ${CMAKE_CURRENT_LIST_DIR}/report_charts_check.py $<TARGET_FILE:klab>)
 set_tests_properties(report_charts PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+# past the 2,000 rows a page shows: what each page and the terminal left out, the claims over every row
+add_test(NAME report_bound COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/report_bound.sh $<TARGET_FILE:klab>
+         ${PROJECT_SOURCE_DIR}/tools/gen_bench_runs.py)
+set_tests_properties(report_bound PROPERTIES LABELS unit)
 # the Slurm script's command lines
 add_test(NAME slurm_dry_run COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/slurm_dry_run.sh ${PROJECT_SOURCE_DIR}/tools/slurm/klab-array.sh)
 set_tests_properties(slurm_dry_run PROPERTIES LABELS unit)
