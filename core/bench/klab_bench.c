@@ -276,8 +276,8 @@ static int case_keys(kb_session *s, cfg_case *c, const char *params)
 }
 
 /* The unit of the case in s->e.cases[0] and dtype d. As klab refuses such an INI before a GPU run, the
-   case is first checked against the plugin: a profile it lacks, a dim or a param it does not take is
-   an error, never dropped on the way to setup. Then it is timed by the case's own rule (kb_case_sampling),
+   case is first checked against the plugin: a profile it lacks, a dim or a param it does not take, a
+   value its check_param refuses is an error, never dropped on the way to setup. Then it is timed by the case's own rule (kb_case_sampling),
    set up, referenced and verified. Returns 0, 1 (begun and not ready: its rows say why), or -1 (not
    begun: kb_error says why). */
 static int begin_unit(kb_session *s, const char *who, klab_dtype d, double budget_ms)
@@ -296,7 +296,8 @@ static int begin_unit(kb_session *s, const char *who, klab_dtype d, double budge
     snprintf(s->e.plugin, sizeof s->e.plugin, "%s", s->plugin.name);
     s->e.ncases = 1;
     /* every dtype: the unit's was checked above, and a case's others are not this unit's business */
-    if (cfg_check_plugin(&s->e, profiles, s->plugin.nprofiles, ~0u, pnames, dnames, err, sizeof err) != 0) {
+    if (cfg_check_plugin(&s->e, profiles, s->plugin.nprofiles, ~0u, pnames, dnames, err, sizeof err) != 0 ||
+        session_check_params(s->rs, &s->e, err, sizeof err) != 0) {
         set_err(s, "%s: %s", who, err);
         return -1;
     }

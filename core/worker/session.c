@@ -477,6 +477,11 @@ klab_stream run_session_stream(const run_session *ss)
     return ss->env.stream;
 }
 
+int session_check_params(const run_session *ss, const cfg_experiment *e, char *err, size_t errlen)
+{
+    return cfg_check_params(e, ss->lp.desc.check_param, err, errlen);
+}
+
 void session_close(run_session *ss)
 {
     if (!ss)

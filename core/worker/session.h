@@ -20,6 +20,9 @@ typedef struct run_unit run_unit;
 run_session *session_open(const job *j, const job_out *out, int *fatal);
 void session_close(run_session *s);
 klab_stream run_session_stream(const run_session *s);
+/* e's parameters put to the plugin's check_param (ABI 2.1), as a run's worker does before any case:
+   -1 with file:line: key 'param.X' in err where the plugin refuses one */
+int session_check_params(const run_session *s, const cfg_experiment *e, char *err, size_t errlen);
 run_unit *unit_begin(run_session *s, int unit, const cfg_case *c, klab_dtype dtype);
 int unit_ready(const run_unit *u); /* set up, referenced and verified */
 int unit_tensor(const run_unit *u, const char *name, void **dev, klab_dtype *dtype, size_t *count);

@@ -248,6 +248,20 @@ static void test_named_dims(void **state)
     free(rows);
 }
 
+/* A parameter value the plugin's check_param (ABI 2.1) refuses is refused by kb_begin as by klab's
+   --validate, before any setup: vector_add takes op = copy, add or triad. */
+static void test_checked_param(void **state)
+{
+    (void)state;
+    USE_PLUGINS("vector_add");
+    kb_session *s = open_plugin("vector_add");
+    if (kb_begin(s, "bad-op", "4096", "fp32", "op=scale", 50) == 0)
+        fail_msg("kb_begin op=scale was taken");
+    kr_expect_in(kb_error(s), "key 'param.op': plugin 'vector_add' refuses 'scale': copy, add or triad");
+    if (kb_close(s) != 0)
+        fail_msg("vector_add: kb_close failed");
+}
+
 int main(void)
 {
     KLAB_SKIP_WITHOUT_GPU();
@@ -256,6 +270,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         KR_TEST(test_externals_batched),
         KR_TEST(test_named_dims),
+        KR_TEST(test_checked_param),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
