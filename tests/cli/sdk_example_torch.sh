@@ -31,28 +31,7 @@ prefix=$tmp/prefix
 build=$tmp/build
 unset KLAB_PLUGIN_PATH KLAB_INI_PATH KLAB_TORCH_ROWS KLAB_BUILD || true
 
-n=0
-failed=0
-check() {
-    desc=$1
-    shift
-    n=$((n + 1))
-    log=$tmp/check-$n.log
-    set +e
-    (
-        set -e
-        "$@"
-    ) >"$log" 2>&1
-    rc=$?
-    set -e
-    if [ $rc -eq 0 ]; then
-        echo "ok $n - $desc"
-    else
-        failed=$((failed + 1))
-        echo "not ok $n - $desc"
-        sed 's/^/#   /' "$log"
-    fi
-}
+. "$(dirname "$0")/../support/tap_check.sh" # check, tap_end
 
 # $1 holds no path into the build tree or the source tree's tools/
 no_tree_paths() {
@@ -163,5 +142,4 @@ check "the installed klab --with-torch --validate runs the prefix's driver over 
 check "cmake --install of the example: klab finds plugin, INI and module in the prefix" installed_plugin_with_torch
 check "a module that breaks the contract is refused, naming its file" bad_module_refused
 check "the installed klab report over the fixture run: both kinds of rows, the example's claim judged" report_fixture
-[ $failed -eq 0 ] && echo "# all $n passed" || echo "# $failed of $n failed"
-exit $((failed > 0))
+tap_end

@@ -32,28 +32,7 @@ build=$tmp/build-cmake # the CMake route
 pcbuild=$tmp/build-pc  # the pkg-config route
 unset KLAB_PLUGIN_PATH KLAB_INI_PATH || true
 
-n=0
-failed=0
-check() {
-    desc=$1
-    shift
-    n=$((n + 1))
-    log=$tmp/check-$n.log
-    set +e
-    (
-        set -e
-        "$@"
-    ) >"$log" 2>&1
-    rc=$?
-    set -e
-    if [ $rc -eq 0 ]; then
-        echo "ok $n - $desc"
-    else
-        failed=$((failed + 1))
-        echo "not ok $n - $desc"
-        sed 's/^/#   /' "$log"
-    fi
-}
+. "$(dirname "$0")/../support/tap_check.sh" # check, tap_end
 
 # The `klab --list` block of plugin $1 in file $2: from its heading to the next blank line.
 block() {
@@ -212,5 +191,4 @@ check "the installed klab --list shows saxpy (CMake build) with both profiles, n
 check "the installed klab --validate --config saxpy.ini says ok" validate_cmake_build
 check "the pkg-config build lists and validates the same" list_validate_pkg_config_build
 check "the CMake package and klab.pc export the plugin ABI version, and refuse another" package_exports_abi
-[ $failed -eq 0 ] && echo "# all $n passed" || echo "# $failed of $n failed"
-exit $((failed > 0))
+tap_end
