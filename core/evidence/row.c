@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/decimal.h"
 #include "util/fixed.h"
 
 const char *row_status_name(row_status s)
@@ -226,58 +227,17 @@ static int digits(const char *s, int sign)
     return 1;
 }
 
-/* A decimal as klab writes them (%.6g, %.0f: at most 15 significant digits, a power of ten within
-   +-22), read exactly without strtod: m and 10^k are both exact doubles, so m * 10^k or m / 10^k is
-   the correctly rounded value strtod gives (Clinger's fast path). Returns 0, or -1 to leave the text
-   to strtod (more digits, a larger exponent, or anything else). A million-row run has 25 million of
-   them; strtod was a sixth of compare's time. */
-static int fast_decimal(const char *s, double *out)
+int row_parse(klab_row *r, int i, const char *s, char *why, size_t whylen)
 {
-    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    const char *p = s;
-    int neg = *p == '-';
-    p += neg;
-    uint64_t m = 0;
-    int digits = 0, frac = 0, any = 0;
-    for (; *p >= '0' && *p <= '9'; p++, any = 1)
-        if (m || *p != '0')
-            m = 10 * m + (uint64_t)(*p - '0'), digits++;
-    if (*p == '.')
-        for (p++; *p >= '0' && *p <= '9'; p++, any = 1, frac++)
-            if (m || *p != '0')
-                m = 10 * m + (uint64_t)(*p - '0'), digits++;
-    if (!any || digits > 15)
-        return -1;
-    int e = 0;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        int eneg = *p == '-';
-        p += *p == '-' || *p == '+';
-        if (*p < '0' || *p > '9')
-            return -1;
-        for (; *p >= '0' && *p <= '9' && e < 1000; p++)
-            e = 10 * e + (*p - '0');
-        e = eneg ? -e : e;
-    }
-    if (*p)
-        return -1;
-    e -= frac;
-    if (e < -22 || e > 22)
-        return -1;
-    double v = (double)m;
-    v = e < 0 ? v / pow10[-e] : v * pow10[e];
-    *out = neg ? -v : v;
-    return 0;
+    return row_parse_len(r, i, s, strlen(s), why, whylen);
 }
 
-int row_parse(klab_row *r, int i, const char *s, char *why, size_t whylen)
+int row_parse_len(klab_row *r, int i, const char *s, size_t len, char *why, size_t whylen)
 {
     if (i < 0 || i >= ROW_NCOLUMNS || !*s)
         return 0;
     const row_column *c = &row_schema[i];
     void *p = (char *)r + c->off;
-    size_t len = strlen(s);
     switch (c->kind) {
     case COL_TEXT:
         /* cut to fit, a longer text would read as another one: a case "n4096x8192-long" as "n4096" */
@@ -312,10 +272,10 @@ int row_parse(klab_row *r, int i, const char *s, char *why, size_t whylen)
     case COL_COUNT: {
         char *end = (char *)"";
         double v;
-        if (fast_decimal(s, &v) != 0)
+        if (decimal_read(s, &v) != 0)
             v = strtod(s, &end);
         else
-            end = (char *)s + strlen(s);
+            end = (char *)s + len;
         if (end == s || *end || isspace((unsigned char)*s)) {
             snprintf(why, whylen, "column '%s': '%.40s' is not a number", c->name, s);
             return -1;

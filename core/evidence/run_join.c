@@ -12,6 +12,7 @@
 #include "evidence/run_set.h"
 #include "evidence/run_set_internal.h"
 #include "util/checksum.h"
+#include "util/decimal.h"
 #include "util/strpool.h"
 
 /* ---- counters: <plugin>.counters.csv joined to the rows by their key ---- */
@@ -31,11 +32,12 @@ typedef struct row_key {
     int row;
 } row_key;
 
-static uint64_t key_hash(const char *const *key)
+/* len: each key's length where the caller knows it (a counters line's cells), else NULL */
+static uint64_t key_hash(const char *const *key, const size_t *len)
 {
     uint64_t h = CHECKSUM_INIT;
     for (int k = 0; k < COUNTERS_NKEY; k++)
-        h = checksum_update(h, key[k], strlen(key[k]) + 1);
+        h = checksum_update(h, key[k], (len ? len[k] : strlen(key[k])) + 1);
     return h;
 }
 
@@ -52,7 +54,7 @@ static row_key *index_rows(const run_dir *r)
         char gpu[16];
         const char *key[COUNTERS_NKEY];
         counters_row_key(&r->rows[i], gpu, key);
-        ix[i] = (row_key){key_hash(key), i};
+        ix[i] = (row_key){key_hash(key, NULL), i};
     }
     if (ix && r->nrows > 1)
         qsort(ix, (size_t)r->nrows, sizeof *ix, cmp_row_key);
@@ -60,9 +62,9 @@ static row_key *index_rows(const run_dir *r)
 }
 
 /* The first row (in file order) whose key is the line's first cells, or -1. */
-static int find_row(const run_dir *r, const row_key *ix, char *const *cells)
+static int find_row(const run_dir *r, const row_key *ix, char *const *cells, const size_t *len)
 {
-    uint64_t h = key_hash((const char *const *)cells);
+    uint64_t h = key_hash((const char *const *)cells, len);
     size_t lo = 0, hi = (size_t)r->nrows;
     while (lo < hi) { /* the first entry of hash h */
         size_t mid = lo + (hi - lo) / 2;
@@ -109,7 +111,17 @@ static const char *kept(run_dir *r, const char *s, size_t max)
     return strpool_add(r->text, s, n < max ? n : max);
 }
 
-static int add_kernel(run_dir *r, int row, const counters_cols *cc, char *const *cells)
+/* A cell of n bytes into dst[size], cut to fit as snprintf("%s") cuts it, without printf's cost on
+   each of a million lines */
+static void cut_copy(char *dst, size_t size, const char *cell, size_t n)
+{
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, cell, n);
+    dst[n] = 0;
+}
+
+static int add_kernel(run_dir *r, int row, const counters_cols *cc, char *const *cells, const size_t *len)
 {
     if ((r->nkernels & (r->nkernels - 1)) == 0) { /* 0, 1, 2, 4, ...: room doubles */
         run_kernel *p = realloc(r->kernels, (size_t)(r->nkernels ? 2 * r->nkernels : 1) * sizeof *p);
@@ -132,13 +144,17 @@ static int add_kernel(run_dir *r, int row, const counters_cols *cc, char *const 
     else
         r->kernels[c->last_kernel].next = at;
     c->last_kernel = at;
-    snprintf(k->grid, sizeof k->grid, "%s", cells[cc->grid]);
-    snprintf(k->block, sizeof k->block, "%s", cells[cc->block]);
+    cut_copy(k->grid, sizeof k->grid, cells[cc->grid], len[cc->grid]);
+    cut_copy(k->block, sizeof k->block, cells[cc->block], len[cc->block]);
     for (int m = 0; m < NCU_NMETRICS; m++) {
         const char *v = cells[cc->metric[m]];
         char *end;
-        k->v[m] = strtod(v, &end);
-        k->has[m] = *v && !*end;
+        if (decimal_read(v, &k->v[m]) == 0) /* strtod's value, most of a million lines' metrics */
+            k->has[m] = 1;
+        else {
+            k->v[m] = strtod(v, &end);
+            k->has[m] = *v && !*end;
+        }
     }
     c->nkernels++;
     return 0;
@@ -158,7 +174,6 @@ typedef struct joining {
 static int join_line(void *user, char *const *cells, const size_t *len, int n, long line, char *err, size_t errlen)
 {
     joining *j = user;
-    (void)len;
     (void)line;
     if (!j->header_seen) {
         int ok = n == COUNTERS_NCOLUMNS;
@@ -175,7 +190,7 @@ static int join_line(void *user, char *const *cells, const size_t *len, int n, l
         snprintf(err, errlen, "%d cells, but the header has %d", n, COUNTERS_NCOLUMNS);
         return -1;
     }
-    int row = find_row(j->r, j->ix, cells);
+    int row = find_row(j->r, j->ix, cells, len);
     if (row < 0) {
         j->lost++;
         return 0;
@@ -204,7 +219,7 @@ static int join_line(void *user, char *const *cells, const size_t *len, int n, l
         return -1;
     }
     c->present = 1;
-    if (cells[j->cc.index][0] && add_kernel(j->r, row, &j->cc, cells) != 0)
+    if (cells[j->cc.index][0] && add_kernel(j->r, row, &j->cc, cells, len) != 0)
         j->lost++;
     return 0;
 }

@@ -202,7 +202,7 @@ static int on_row(void *user, char *const *cells, const size_t *lens, int n, lon
        the row is only written by the parse, never read: not cleared first, 2 KB a row */
     klab_row scratch;
     for (int i = 0; i < n; i++)
-        if (row_parse(&scratch, i, cells[i], err, errlen) != 0)
+        if (row_parse_len(&scratch, i, cells[i], lens[i], err, errlen) != 0)
             return -1;
     if (!cells[row_column_index("status")][0]) {
         snprintf(err, errlen, "the row has no status");
