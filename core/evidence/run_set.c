@@ -1,7 +1,6 @@
 #include "evidence/run_set.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include "evidence/csv_read.h"
 #include "evidence/run_meta.h"
 #include "evidence/run_set_internal.h"
+#include "host/parallel.h"
 #include "util/checksum.h"
 #include "util/dir_list.h"
 #include "util/strpool.h"
@@ -283,24 +283,13 @@ typedef struct add_job {
     char err[1200];
 } add_job;
 
-typedef struct add_pool {
-    add_job *jobs;
-    int njobs, next;
-    pthread_mutex_t lock;
-} add_pool;
-
-static void *add_some(void *arg)
+/* Runs [begin, end) of the jobs: each a path read into a set of its own, joined in order below. */
+static void add_some(void *arg, size_t begin, size_t end)
 {
-    add_pool *p = arg;
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        int i = p->next++;
-        pthread_mutex_unlock(&p->lock);
-        if (i >= p->njobs)
-            return NULL;
-        add_job *j = &p->jobs[i];
-        j->set.defer_ids = 1;
-        j->rc = run_set_add(&j->set, j->path, j->err, sizeof j->err);
+    add_job *jobs = arg;
+    for (size_t i = begin; i < end; i++) {
+        jobs[i].set.defer_ids = 1;
+        jobs[i].rc = run_set_add(&jobs[i].set, jobs[i].path, jobs[i].err, sizeof jobs[i].err);
     }
 }
 
@@ -313,19 +302,10 @@ int run_set_add_all(run_set *s, const char *const *paths, int n, char *err, size
     }
     for (int i = 0; i < n; i++)
         jobs[i].path = paths[i];
-    /* reading and checking a run's CSVs is most of a report's time: the runs are read at once */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int nthreads = (int)(cpus < 1 ? 1 : cpus > 8 ? 8 : cpus), started = 0;
-    if (nthreads > n)
-        nthreads = n > 0 ? n : 1;
-    add_pool pool = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER};
-    pthread_t th[8];
-    while (started + 1 < nthreads && pthread_create(&th[started], NULL, add_some, &pool) == 0)
-        started++;
-    add_some(&pool);
-    for (int t = 0; t < started; t++)
-        pthread_join(th[t], NULL);
-    pthread_mutex_destroy(&pool.lock);
+    /* reading and checking a run's CSVs is most of a report's time: the runs are read at once, on the
+       host's pool (stopped after, so this process forks no worker with its threads running) */
+    parallel_for((size_t)n, 1, add_some, jobs);
+    parallel_shutdown();
     int rc = 0;
     for (int i = 0; i < n; i++) {
         add_job *j = &jobs[i];

@@ -1,7 +1,6 @@
 #include "scale/merge_rows.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include "evidence/csv_read.h"
 #include "evidence/csv_sink.h"
 #include "evidence/row.h"
+#include "host/parallel.h"
 #include "util/checksum.h"
 
 /* One file being read into a set. */
@@ -332,27 +332,14 @@ typedef struct read_job {
     char err[2000];
 } read_job;
 
-typedef struct read_pool {
-    read_job *jobs;
-    int njobs, next;
-    pthread_mutex_t lock;
-} read_pool;
-
-/* Takes the next unread run's file until none is left: however many threads started, every file is
-   read once. */
-static void *read_some(void *arg)
+/* Reads [begin, end) of the runs' files, each into a set of its own: absorbed in the runs' order below. */
+static void read_some(void *arg, size_t begin, size_t end)
 {
-    read_pool *p = arg;
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        int i = p->next++;
-        pthread_mutex_unlock(&p->lock);
-        if (i >= p->njobs)
-            return NULL;
-        read_job *j = &p->jobs[i];
-        if (j->present)
-            j->rc = read_into(&j->set, j->path, j->from, j->counters, j->err, sizeof j->err);
-    }
+    read_job *jobs = arg;
+    for (size_t i = begin; i < end; i++)
+        if (jobs[i].present)
+            jobs[i].rc = read_into(&jobs[i].set, jobs[i].path, jobs[i].from, jobs[i].counters, jobs[i].err,
+                                   sizeof jobs[i].err);
 }
 
 int merge_read_all(rec_set *s, const char *const *dirs, int nruns, const char *name, int counters, char *err,
@@ -363,7 +350,6 @@ int merge_read_all(rec_set *s, const char *const *dirs, int nruns, const char *n
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int present = 0;
     for (int r = 0; r < nruns; r++) {
         read_job *j = &jobs[r];
         struct stat st;
@@ -371,22 +357,11 @@ int merge_read_all(rec_set *s, const char *const *dirs, int nruns, const char *n
         j->from = dirs[r];
         j->counters = counters;
         j->present = !(lstat(j->path, &st) != 0 && errno == ENOENT); /* a shard without this plugin's units */
-        present += j->present;
     }
-    /* the runs' files read at once, one a CPU: parsing and checking them is most of a merge's time */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int nthreads = (int)(cpus < 1 ? 1 : cpus > 8 ? 8 : cpus);
-    if (nthreads > present)
-        nthreads = present > 0 ? present : 1;
-    read_pool pool = {jobs, nruns, 0, PTHREAD_MUTEX_INITIALIZER};
-    pthread_t th[8];
-    int started = 0;
-    while (started + 1 < nthreads && pthread_create(&th[started], NULL, read_some, &pool) == 0)
-        started++;
-    read_some(&pool); /* this thread too, and alone where no other started */
-    for (int t = 0; t < started; t++)
-        pthread_join(th[t], NULL);
-    pthread_mutex_destroy(&pool.lock);
+    /* the runs' files read at once on the host's pool (stopped after, so no worker is forked with its
+       threads running): parsing and checking them is most of a merge's time */
+    parallel_for((size_t)nruns, 1, read_some, jobs);
+    parallel_shutdown();
     /* joined in the runs' order: the first refusal in that order is the one said */
     int rc = 0;
     for (int r = 0; r < nruns; r++) {
