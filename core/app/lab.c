@@ -79,13 +79,10 @@ int lab_compare(const cli_opts *o)
     json_out j;
     cmp_opts co = {o->threshold, o->allow_missing, o->allow_config_change, o->json ? &j : NULL};
     if (o->json) {
-        if (json_open(&j) != 0) {
+        if (json_open_document(&j, CMP_JSON_SCHEMA) != 0) {
             fprintf(stderr, "klab: out of memory\n");
             return EXIT_USAGE;
         }
-        j.finite_only = 1;
-        json_object(&j, NULL);
-        json_str(&j, "schema", CMP_JSON_SCHEMA);
     }
     int rc = cmp_runs(stdout, a, b, &co, &t, err, sizeof err);
     if (o->json) {

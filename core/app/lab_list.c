@@ -91,13 +91,10 @@ int lab_list(const cli_opts *o)
     lab_discover(o, &d);
     json_out j; /* --json: one document on stdout, and no text */
     if (o->json) {
-        if (json_open(&j) != 0) {
+        if (json_open_document(&j, LIST_JSON_SCHEMA) != 0) {
             fprintf(stderr, "klab: out of memory\n");
             return EXIT_USAGE;
         }
-        j.finite_only = 1;
-        json_object(&j, NULL);
-        json_str(&j, "schema", LIST_JSON_SCHEMA);
         json_array(&j, "plugin_dirs");
         for (int i = 0; i < d.ndirs; i++)
             json_str(&j, NULL, d.dirs[i]);

@@ -117,14 +117,11 @@ int lab_validate(const cli_opts *o)
     static torch_target tt[DISC_MAX_PLUGINS];
     json_out doc, *json = NULL;
     if (o->json) {
-        if (json_open(&doc) != 0) {
+        if (json_open_document(&doc, VALIDATE_JSON_SCHEMA) != 0) {
             fprintf(stderr, "klab: out of memory\n");
             return EXIT_USAGE;
         }
         json = &doc;
-        json->finite_only = 1;
-        json_object(json, NULL);
-        json_str(json, "schema", VALIDATE_JSON_SCHEMA);
         json_array(json, "inis");
     }
     int rc = EXIT_OK;

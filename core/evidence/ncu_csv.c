@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/decimal.h"
+
 /* ---- CSV records ---- */
 
 typedef struct rec_reader {
@@ -185,16 +187,6 @@ static void plain_number(const char *s, char *buf, size_t len)
     buf[o] = 0;
 }
 
-static int is_index(const char *s)
-{
-    if (!*s)
-        return 0;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return 0;
-    return 1;
-}
-
 /* The first line that holds `what`, into buf without its "==ERROR== " tag. 1 if found. */
 static int find_line(const char *text, size_t len, const char *what, char *buf, size_t blen)
 {
@@ -263,7 +255,7 @@ void ncu_parse(const char *text, size_t len, ncu_result *r)
         col[m] = parsed ? csv_records_column(&rec, ncu_metrics[m].metric) : -1;
     for (int i = 1; parsed && id >= 0 && i < rec.n; i++) {
         char **c = rec.cells[i];
-        if (rec.nf[i] <= id || !is_index(c[id]))
+        if (rec.nf[i] <= id || !decimal_is_whole(c[id], 0))
             continue; /* the units line under the header */
         if (r->nkernels == NCU_MAX_KERNELS) {
             r->more++;

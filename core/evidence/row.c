@@ -214,19 +214,6 @@ void row_cell(const klab_row *r, int i, char *buf, size_t len)
     }
 }
 
-/* 1 when s is decimal digits, after a '-' where `sign` allows one: what strtoll would also read
-   from " 12", "+12" or "0x1f" is not a cell klab writes. */
-static int digits(const char *s, int sign)
-{
-    s += sign && *s == '-';
-    if (!*s)
-        return 0;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return 0;
-    return 1;
-}
-
 int row_parse(klab_row *r, int i, const char *s, char *why, size_t whylen)
 {
     return row_parse_len(r, i, s, strlen(s), why, whylen);
@@ -260,8 +247,8 @@ int row_parse_len(klab_row *r, int i, const char *s, size_t len, char *why, size
     }
     case COL_INT: {
         errno = 0;
-        long long v = digits(s, 1) ? strtoll(s, NULL, 10) : 0;
-        if (!digits(s, 1) || errno || v < INT_MIN || v > INT_MAX) {
+        long long v = decimal_is_whole(s, 1) ? strtoll(s, NULL, 10) : 0;
+        if (!decimal_is_whole(s, 1) || errno || v < INT_MIN || v > INT_MAX) {
             snprintf(why, whylen, "column '%s': '%.40s' is not a whole number", c->name, s);
             return -1;
         }
@@ -290,8 +277,8 @@ int row_parse_len(klab_row *r, int i, const char *s, size_t len, char *why, size
     }
     case COL_U64: {
         errno = 0;
-        unsigned long long v = digits(s, 0) ? strtoull(s, NULL, 10) : 0;
-        if (!digits(s, 0) || errno) {
+        unsigned long long v = decimal_is_whole(s, 0) ? strtoull(s, NULL, 10) : 0;
+        if (!decimal_is_whole(s, 0) || errno) {
             snprintf(why, whylen, "column '%s': '%.40s' is not a whole number", c->name, s);
             return -1;
         }

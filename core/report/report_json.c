@@ -101,11 +101,8 @@ int report_json_print(FILE *fp, const report *r, const run_set *runs, const char
                       const char *out, report_fail_on fail_on)
 {
     json_out j;
-    if (json_open(&j) != 0)
+    if (json_open_document(&j, REPORT_JSON_SCHEMA) != 0)
         return -1;
-    j.finite_only = 1;
-    json_object(&j, NULL);
-    json_str(&j, "schema", REPORT_JSON_SCHEMA);
     runs_json(&j, runs);
     json_array(&j, "experiment_dirs");
     for (int i = 0; i < ndirs; i++)

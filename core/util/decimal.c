@@ -41,3 +41,14 @@ int decimal_read(const char *s, double *out)
     *out = neg ? -v : v;
     return 0;
 }
+
+int decimal_is_whole(const char *s, int sign)
+{
+    s += sign && *s == '-';
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}

@@ -10,4 +10,8 @@
    sign or space strtod takes, or anything else). */
 int decimal_read(const char *s, double *out);
 
+/* 1 when s is decimal digits, after a '-' where `sign` allows one: what strtoll would also read from
+   " 12", "+12" or "0x1f" is not a whole number klab writes. */
+int decimal_is_whole(const char *s, int sign);
+
 #endif

@@ -11,6 +11,16 @@ int json_open(json_out *j)
     return j->fp ? 0 : -1;
 }
 
+int json_open_document(json_out *j, const char *schema)
+{
+    if (json_open(j) != 0)
+        return -1;
+    j->finite_only = 1;
+    json_object(j, NULL);
+    json_str(j, "schema", schema);
+    return 0;
+}
+
 char *json_close(json_out *j)
 {
     int bad = ferror(j->fp) || j->depth != 0 || j->overflow;

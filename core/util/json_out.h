@@ -24,6 +24,9 @@ typedef struct json_out {
 
 /* 0, or -1 when out of memory. */
 int json_open(json_out *j);
+/* A klab command's --json document: json_open, non-finite numbers as null, the outer object begun
+   with its "schema" (e.g. "klab.list/1"). 0, or -1 out of memory. */
+int json_open_document(json_out *j, const char *schema);
 /* The text (free it), or NULL when writing failed; j is closed either way. */
 char *json_close(json_out *j);
 
